@@ -1,0 +1,48 @@
+# Finds every dependency of Meniscus; a missing one stops configure with the Debian package to install.
+# Recipe and traps: shared/deps.md (PETSc via pkg-config, Kokkos via Kokkos_ROOT, Debian's broken
+# Kokkos include path).
+
+function(meniscus_require found what package)
+  if(NOT ${found})
+    message(FATAL_ERROR "Meniscus needs ${what}: install the Debian package '${package}' "
+                        "(scripts/install-deps.sh does this), or point CMake at your own build.")
+  endif()
+endfunction()
+
+find_package(MPI COMPONENTS C CXX)
+meniscus_require(MPI_FOUND "MPI (C and C++)" "libopenmpi-dev openmpi-bin")
+
+find_package(PkgConfig)
+meniscus_require(PKG_CONFIG_FOUND "pkg-config" "pkg-config")
+if(DEFINED ENV{PETSC_DIR})
+  set(ENV{PKG_CONFIG_PATH} "$ENV{PETSC_DIR}/lib/pkgconfig:$ENV{PKG_CONFIG_PATH}")
+endif()
+pkg_check_modules(PETSc IMPORTED_TARGET PETSc>=3.18)
+meniscus_require(PETSc_FOUND "PETSc >= 3.18" "petsc-dev")
+
+# Kokkos: a user build through Kokkos_ROOT wins; otherwise the OpenMP build that
+# scripts/install-deps.sh makes; Debian's Serial-only Trilinos export is the last resort.
+if(NOT DEFINED Kokkos_ROOT AND NOT DEFINED ENV{Kokkos_ROOT} AND EXISTS /opt/kokkos-3.4.01)
+  set(Kokkos_ROOT /opt/kokkos-3.4.01)
+endif()
+find_package(Kokkos 3.4 QUIET)
+meniscus_require(Kokkos_FOUND "Kokkos 3.4-4.x" "libtrilinos-kokkos-dev (or run scripts/install-deps.sh for OpenMP)")
+if(TARGET Kokkos::kokkos AND Kokkos_INCLUDE_DIRS MATCHES "trilinos")
+  get_filename_component(_kk_inc "${Kokkos_INCLUDE_DIRS}" REALPATH)
+  set_property(TARGET Kokkos::kokkos PROPERTY INTERFACE_INCLUDE_DIRECTORIES "${_kk_inc}")
+endif()
+message(STATUS "Kokkos ${Kokkos_VERSION} devices: ${Kokkos_DEVICES}")
+
+find_package(Eigen3 3.3 QUIET NO_MODULE)
+meniscus_require(Eigen3_FOUND "Eigen 3" "libeigen3-dev")
+
+find_package(yaml-cpp QUIET)
+meniscus_require(yaml-cpp_FOUND "yaml-cpp" "libyaml-cpp-dev")
+if(TARGET yaml-cpp::yaml-cpp)
+  set(MENISCUS_YAML_TARGET yaml-cpp::yaml-cpp)
+else()
+  set(MENISCUS_YAML_TARGET yaml-cpp)
+endif()
+
+find_package(nlohmann_json 3.9 QUIET)
+meniscus_require(nlohmann_json_FOUND "nlohmann-json" "nlohmann-json3-dev")
