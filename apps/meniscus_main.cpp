@@ -1,6 +1,179 @@
+// meniscus: the one executable. Thin by design: parse the command line, load and validate the deck,
+// start the runtime, hand over to run::Simulation. Input errors exit with code 2 on every rank,
+// printed once by rank 0.
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/runtime.hpp"
+#include "meniscus/version.hpp"
+#include "run/deck_schema.hpp"
+#include "run/simulation.hpp"
+
+namespace {
+
+const char* kUsage = R"(meniscus - surface-tension-dominated liquids and solids, MPI + Kokkos + PETSc
+
+usage:
+  meniscus run DECK [--set key.path=value ...] [--output DIR] [--steps N | --end-time T]
+                    [--threads N] [--quiet] [-- PETSC_OPTIONS...]
+  meniscus check DECK [--set key.path=value ...]
+  meniscus reference [--output FILE]
+  meniscus --help | --version
+
+  run        runs the deck; writes DIR/diagnostics.csv and DIR/run.json
+  check      validates the deck and prints every resolved parameter with its unit
+  reference  prints the input reference (docs/input-reference.md) from the parameter declarations
+
+  --set key.path=value   override a deck value (YAML syntax; lists as sources[0].radius=0.1)
+  --output DIR           output folder (default: the deck's output.directory)
+  --steps N              stop after N steps
+  --end-time T           stop at simulated time T [s]
+  --threads N            Kokkos threads per rank (default: cores per node / ranks per node)
+  --quiet                no progress lines
+  -- ...                 everything after -- goes to PETSc's options database (e.g. -log_view)
+
+exit codes: 0 success, 1 runtime failure, 2 bad input or usage
+)";
+
+struct Cli {
+  std::string command, deck, output, reference_out;
+  std::vector<std::string> sets, petsc;
+  long steps = -1;
+  double end_time = -1;
+  int threads = 0;
+  bool quiet = false;
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+Cli parse(int argc, char** argv) {
+  Cli c;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) throw UsageError("no command given");
+  size_t i = 0;
+  c.command = args[i++];
+  auto value = [&](const std::string& flag) {
+    if (i >= args.size()) throw UsageError(flag + " needs a value");
+    return args[i++];
+  };
+  auto number = [&](const std::string& flag, const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0' || !(v == v)) throw UsageError(flag + " needs a number, got '" + text + "'");
+    return v;
+  };
+  while (i < args.size()) {
+    const std::string a = args[i++];
+    if (a == "--") {
+      c.petsc.assign(args.begin() + i, args.end());
+      break;
+    } else if (a == "--set") {
+      c.sets.push_back(value(a));
+    } else if (a.rfind("--set=", 0) == 0) {
+      c.sets.push_back(a.substr(6));
+    } else if (a == "--output") {
+      c.output = value(a);
+      c.reference_out = c.output;
+    } else if (a == "--steps") {
+      c.steps = static_cast<long>(number(a, value(a)));
+      if (c.steps < 0) throw UsageError("--steps must be >= 0");
+    } else if (a == "--end-time") {
+      c.end_time = number(a, value(a));
+      if (!(c.end_time > 0)) throw UsageError("--end-time must be > 0");
+    } else if (a == "--threads") {
+      c.threads = static_cast<int>(number(a, value(a)));
+    } else if (a == "--quiet") {
+      c.quiet = true;
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("unknown option " + a);
+    } else if (c.deck.empty()) {
+      c.deck = a;
+    } else {
+      throw UsageError("unexpected argument " + a);
+    }
+  }
+  if ((c.command == "run" || c.command == "check") && c.deck.empty()) throw UsageError(c.command + " needs a DECK");
+  return c;
+}
+
+std::vector<std::string> split_options(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream is(s);
+  std::string tok;
+  while (is >> tok) out.push_back(tok);
+  return out;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  meniscus::Runtime rt(&argc, &argv);
-  rt.start_libraries({});
-  return 0;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--") == 0) break;
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (std::strcmp(argv[i], "--version") == 0) {
+      std::cout << "meniscus " << meniscus::kVersion << " (" << meniscus::kGitCommit << ")\n";
+      return 0;
+    }
+  }
+  using namespace meniscus;
+  Runtime rt(&argc, &argv);
+  try {
+    Cli cli = parse(argc, argv);
+    log::set_quiet(cli.quiet);
+    if (cli.command == "reference") {
+      const std::string md = run::reference_markdown();
+      if (rt.rank() == 0) {
+        if (cli.reference_out.empty()) {
+          std::cout << md;
+        } else {
+          std::ofstream(cli.reference_out) << md;
+        }
+      }
+      return 0;
+    }
+    if (cli.command != "run" && cli.command != "check") throw UsageError("unknown command '" + cli.command + "'");
+    run::LoadedDeck deck = run::load_deck(cli.deck, cli.sets);
+    if (cli.command == "check") {
+      if (rt.rank() == 0) {
+        std::cout << cli.deck << ": valid (" << deck.method << ", " << deck.deck.dimension() << "D)\n";
+        std::cout << deck.deck.describe(deck.schema);
+      }
+      return 0;
+    }
+    std::vector<std::string> petsc = split_options(deck.deck.root().section("petsc").text("options"));
+    petsc.insert(petsc.end(), cli.petsc.begin(), cli.petsc.end());
+    rt.start_libraries(petsc, cli.threads);
+    run::RunOptions opt;
+    opt.output_dir = cli.output;
+    opt.max_steps = cli.steps;
+    opt.end_time = cli.end_time;
+    opt.runtime_description = rt.describe();
+    {
+      run::Simulation sim(rt.comm(), deck, opt);
+      sim.run();
+    }
+    return 0;
+  } catch (const UsageError& e) {
+    log::error("%s (see meniscus --help)", e.what());
+    return 2;
+  } catch (const InputError& e) {
+    log::error("%s", e.what());
+    return 2;
+  } catch (const RuntimeError& e) {
+    // Runtime failures are detected collectively, so every rank arrives here together.
+    log::error("%s", e.what());
+    return 1;
+  }
 }

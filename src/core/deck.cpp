@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/units.hpp"
+#include <charconv>
 
 namespace meniscus::config {
 namespace fs = std::filesystem;
@@ -19,6 +20,13 @@ struct Ctx {
   std::string dir;
   int dim;
 };
+
+// Shortest text that reads back as the same double, so resolved decks stay exact and readable.
+YAML::Node real_node(double v) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v);
+  return YAML::Node(std::string(buf, res.ptr));
+}
 
 std::string join(const std::string& prefix, const std::string& key) { return prefix.empty() ? key : prefix + "." + key; }
 
@@ -75,7 +83,7 @@ YAML::Node resolve_map(const Schema& s, const YAML::Node& in, const Ctx& c, cons
 
 YAML::Node resolve_value(const Param& p, const YAML::Node& n, const Ctx& c, const std::string& path) {
   switch (p.kind) {
-    case Kind::Real: return YAML::Node(parse_real(n, p, c, path));
+    case Kind::Real: return real_node(parse_real(n, p, c, path));
     case Kind::Integer: {
       double v = parse_real(n, p, c, path);
       if (v != std::floor(v)) throw InputError(c.file, path, "expected an integer, got '" + n.Scalar() + "'");
@@ -104,7 +112,7 @@ YAML::Node resolve_value(const Param& p, const YAML::Node& n, const Ctx& c, cons
       if (static_cast<int>(n.size()) != c.dim)
         throw InputError(c.file, path, log::format("expected %d components (dimension is %d), got %zu", c.dim, c.dim, n.size()));
       YAML::Node out(YAML::NodeType::Sequence);
-      for (size_t i = 0; i < n.size(); ++i) out.push_back(parse_real(n[i], p, c, path + "[" + std::to_string(i) + "]"));
+      for (size_t i = 0; i < n.size(); ++i) out.push_back(real_node(parse_real(n[i], p, c, path + "[" + std::to_string(i) + "]")));
       out.SetStyle(YAML::EmitterStyle::Flow);
       return out;
     }

@@ -1,0 +1,134 @@
+#include "geometry/shapes.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace meniscus::geometry {
+namespace {
+
+template <int Dim>
+void require_finite(const std::array<double, Dim>& v, const char* what) {
+  for (double c : v)
+    if (!std::isfinite(c)) throw std::invalid_argument(std::string(what) + " has a non-finite component");
+}
+
+}  // namespace
+
+template <int Dim>
+Shape<Dim> half_space(const std::array<double, Dim>& point, const std::array<double, Dim>& outward_normal) {
+  require_finite<Dim>(point, "half-space point");
+  require_finite<Dim>(outward_normal, "half-space normal");
+  double len = 0;
+  for (double c : outward_normal) len += c * c;
+  len = std::sqrt(len);
+  if (!(len > 0)) throw std::invalid_argument("half-space normal is the zero vector");
+  Shape<Dim> s;
+  s.kind = ShapeKind::HalfSpace;
+  for (int d = 0; d < Dim; ++d) {
+    s.a[d] = point[d];
+    s.b[d] = outward_normal[d] / len;
+  }
+  return s;
+}
+
+template <int Dim>
+Shape<Dim> box(const std::array<double, Dim>& lower, const std::array<double, Dim>& upper) {
+  require_finite<Dim>(lower, "box lower corner");
+  require_finite<Dim>(upper, "box upper corner");
+  Shape<Dim> s;
+  s.kind = ShapeKind::Box;
+  for (int d = 0; d < Dim; ++d) {
+    if (!(upper[d] > lower[d]))
+      throw std::invalid_argument("box upper corner must exceed the lower corner along axis " + std::to_string(d));
+    s.a[d] = lower[d];
+    s.b[d] = upper[d];
+  }
+  return s;
+}
+
+template <int Dim>
+Shape<Dim> sphere(const std::array<double, Dim>& center, double radius) {
+  require_finite<Dim>(center, "sphere centre");
+  if (!(radius > 0) || !std::isfinite(radius)) throw std::invalid_argument("sphere radius must be positive and finite");
+  Shape<Dim> s;
+  s.kind = ShapeKind::Sphere;
+  for (int d = 0; d < Dim; ++d) s.a[d] = center[d];
+  s.r = radius;
+  return s;
+}
+
+template <int Dim>
+Shape<Dim> ellipsoid(const std::array<double, Dim>& center, const std::array<double, Dim>& radii) {
+  require_finite<Dim>(center, "ellipsoid centre");
+  require_finite<Dim>(radii, "ellipsoid radii");
+  Shape<Dim> s;
+  s.kind = ShapeKind::Ellipsoid;
+  for (int d = 0; d < Dim; ++d) {
+    if (!(radii[d] > 0)) throw std::invalid_argument("ellipsoid radius along axis " + std::to_string(d) + " must be positive");
+    s.a[d] = center[d];
+    s.b[d] = radii[d];
+  }
+  return s;
+}
+
+template <int Dim>
+Shape<Dim> sampled(const SampledSdf<Dim>& sdf) {
+  for (int d = 0; d < Dim; ++d)
+    if (sdf.count[d] < 2) throw std::invalid_argument("sampled distance field needs at least 2 nodes per axis");
+  if (!(sdf.h > 0)) throw std::invalid_argument("sampled distance field has a non-positive spacing");
+  if (static_cast<int64_t>(sdf.values.extent(0)) != sdf.size())
+    throw std::invalid_argument("sampled distance field has the wrong number of values");
+  Shape<Dim> s;
+  s.kind = ShapeKind::Sampled;
+  s.sampled = sdf;
+  return s;
+}
+
+template <int Dim>
+Shape<Dim> complement(Shape<Dim> shape) {
+  shape.inverted = !shape.inverted;
+  return shape;
+}
+
+template <int Dim>
+bool bounding_box(const Shape<Dim>& shape, std::array<double, Dim>& lower, std::array<double, Dim>& upper) {
+  if (shape.inverted) return false;
+  for (int d = 0; d < Dim; ++d) {
+    switch (shape.kind) {
+      case ShapeKind::HalfSpace: return false;
+      case ShapeKind::Box:
+        lower[d] = shape.a[d];
+        upper[d] = shape.b[d];
+        break;
+      case ShapeKind::Sphere:
+        lower[d] = shape.a[d] - shape.r;
+        upper[d] = shape.a[d] + shape.r;
+        break;
+      case ShapeKind::Ellipsoid:
+        lower[d] = shape.a[d] - shape.b[d];
+        upper[d] = shape.a[d] + shape.b[d];
+        break;
+      case ShapeKind::Sampled:
+        // The continuation beyond the lattice is positive, so the lattice box encloses the inside.
+        lower[d] = shape.sampled.origin[d];
+        upper[d] = shape.sampled.origin[d] + (shape.sampled.count[d] - 1) * shape.sampled.h;
+        break;
+    }
+  }
+  return true;
+}
+
+#define MENISCUS_INSTANTIATE_SHAPES(D)                                                                     \
+  template Shape<D> half_space<D>(const std::array<double, D>&, const std::array<double, D>&);            \
+  template Shape<D> box<D>(const std::array<double, D>&, const std::array<double, D>&);                   \
+  template Shape<D> sphere<D>(const std::array<double, D>&, double);                                      \
+  template Shape<D> ellipsoid<D>(const std::array<double, D>&, const std::array<double, D>&);             \
+  template Shape<D> sampled<D>(const SampledSdf<D>&);                                                     \
+  template Shape<D> complement<D>(Shape<D>);                                                              \
+  template bool bounding_box<D>(const Shape<D>&, std::array<double, D>&, std::array<double, D>&);
+
+MENISCUS_INSTANTIATE_SHAPES(2)
+MENISCUS_INSTANTIATE_SHAPES(3)
+
+}  // namespace meniscus::geometry

@@ -1,0 +1,44 @@
+#include "grid/domain_deck.hpp"
+
+#include <cmath>
+#include <memory>
+
+#include "core/error.hpp"
+
+namespace meniscus::grid {
+
+void declare_domain(config::Schema& root) {
+  auto s = std::make_shared<config::Schema>();
+  s->vector("lower", "m", "lower corner of the simulation box").req();
+  s->vector("upper", "m", "upper corner of the simulation box").req();
+  s->real("cell_size", "m", "grid spacing dx").req().positive();
+  s->vector("ranks", "1", "MPI process grid per axis; 0 entries are chosen automatically").def_dim("[0, 0]", "[0, 0, 0]");
+  s->choice("walls", {"slip", "sticky", "friction", "none"}, "boundary condition on the box faces").def("slip");
+  s->real("wall_friction", "1", "Coulomb friction coefficient of the box faces (walls: friction)").def(0.0).nonnegative();
+  s->integer("wall_cells", "thickness of the box faces in cells").def("2").min(1);
+  root.section("domain", s, "Simulation box, grid spacing and domain decomposition.");
+}
+
+template <int Dim>
+typename Decomposition<Dim>::Spec read_domain(const config::Section& root, int stencil_width, int dof) {
+  const auto d = root.section("domain");
+  typename Decomposition<Dim>::Spec spec;
+  const auto lo = d.vector("lower"), hi = d.vector("upper"), r = d.vector("ranks");
+  for (int a = 0; a < Dim; ++a) {
+    spec.lower[a] = lo[a];
+    spec.upper[a] = hi[a];
+    if (r[a] < 0 || r[a] != std::floor(r[a]))
+      throw InputError(d.file(), d.key_path("ranks"), "process grid entries must be non-negative integers");
+    spec.procs[a] = static_cast<int>(r[a]);
+  }
+  spec.dx = d.real("cell_size");
+  spec.stencil_width = stencil_width;
+  spec.dof = dof;
+  spec.deck_file = d.file();
+  return spec;
+}
+
+template Decomposition<2>::Spec read_domain<2>(const config::Section&, int, int);
+template Decomposition<3>::Spec read_domain<3>(const config::Section&, int, int);
+
+}  // namespace meniscus::grid

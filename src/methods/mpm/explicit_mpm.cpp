@@ -1,0 +1,428 @@
+#include "methods/mpm/explicit_mpm.hpp"
+
+#include <Kokkos_ScatterView.hpp>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "grid/bspline.hpp"
+#include "grid/domain_deck.hpp"
+#include "particles/migration.hpp"
+#include "particles/particle_sources.hpp"
+#include "physics/collider_deck.hpp"
+
+namespace meniscus::mpm {
+
+namespace {
+template <int Dim>
+constexpr int stencil_size() {
+  return Dim == 2 ? 9 : 27;
+}
+
+template <int Dim>
+KOKKOS_INLINE_FUNCTION void stencil_offset(int n, int* o) {
+  for (int d = 0; d < Dim; ++d) {
+    o[d] = n % 3;
+    n /= 3;
+  }
+}
+
+// Global sums over particles for diagnostics, as one array reduction.
+template <int Dim>
+struct ParticleSums {
+  using value_type = double[];
+  using size_type = int;
+  static constexpr int kCount = 1 + Dim + 3 + 2 + Dim;  // mass, p, L, KE, PE, sum m x
+  size_type value_count = kCount;
+  particles::RealField x, v, C, m;
+  double g[Dim];
+  double inertia;  // dx^2/4
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int p, double* s) const {
+    const double mp = m(p, 0);
+    double vv = 0, cc = 0, gx = 0;
+    s[0] += mp;
+    for (int d = 0; d < Dim; ++d) {
+      s[1 + d] += mp * v(p, d);
+      vv += v(p, d) * v(p, d);
+      gx += g[d] * x(p, d);
+      s[1 + Dim + 3 + 2 + d] += mp * x(p, d);
+    }
+    for (int i = 0; i < Dim * Dim; ++i) cc += C(p, i) * C(p, i);
+    double L[3] = {0, 0, 0};
+    if constexpr (Dim == 2) {
+      L[2] = x(p, 0) * v(p, 1) - x(p, 1) * v(p, 0) + inertia * (C(p, 2) - C(p, 1));
+    } else {
+      L[0] = x(p, 1) * v(p, 2) - x(p, 2) * v(p, 1) + inertia * (C(p, 7) - C(p, 5));
+      L[1] = x(p, 2) * v(p, 0) - x(p, 0) * v(p, 2) + inertia * (C(p, 2) - C(p, 6));
+      L[2] = x(p, 0) * v(p, 1) - x(p, 1) * v(p, 0) + inertia * (C(p, 3) - C(p, 1));
+    }
+    for (int a = 0; a < 3; ++a) s[1 + Dim + a] += mp * L[a];
+    s[1 + Dim + 3] += 0.5 * mp * (vv + inertia * cc);
+    s[1 + Dim + 4] += -mp * gx;
+  }
+  KOKKOS_INLINE_FUNCTION void join(volatile double* dst, const volatile double* src) const {
+    for (int i = 0; i < kCount; ++i) dst[i] += src[i];
+  }
+  KOKKOS_INLINE_FUNCTION void init(double* dst) const {
+    for (int i = 0; i < kCount; ++i) dst[i] = 0;
+  }
+};
+
+// Largest coordinate along each axis and of its negative (so one max-reduction gives min and max).
+template <int Dim>
+struct ParticleBounds {
+  using value_type = double[];
+  using size_type = int;
+  size_type value_count = 2 * Dim;
+  particles::RealField x;
+  KOKKOS_INLINE_FUNCTION void operator()(const int p, double* s) const {
+    for (int d = 0; d < Dim; ++d) {
+      s[d] = s[d] > x(p, d) ? s[d] : x(p, d);
+      s[Dim + d] = s[Dim + d] > -x(p, d) ? s[Dim + d] : -x(p, d);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void join(volatile double* dst, const volatile double* src) const {
+    for (int i = 0; i < 2 * Dim; ++i) dst[i] = dst[i] > src[i] ? dst[i] : src[i];
+  }
+  KOKKOS_INLINE_FUNCTION void init(double* dst) const {
+    for (int i = 0; i < 2 * Dim; ++i) dst[i] = -1e300;
+  }
+};
+}  // namespace
+
+template <int Dim>
+ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
+  const auto& root = ctx.root;
+  auto spec = grid::read_domain<Dim>(root, 2, Dim + 1);
+  decomp_ = std::make_unique<grid::Decomposition<Dim>>(comm_, spec);
+  grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
+
+  const auto m = root.section("mpm");
+  cfl_ = m.real("cfl");
+  dt_max_ = m.real("dt_max");
+  dt_min_ = m.real("dt_min");
+  sort_every_ = m.integer("sort_every");
+  const auto g = m.vector("gravity");
+  for (int d = 0; d < Dim; ++d) gravity_[d] = g[d];
+
+  table_ = read_materials(root);
+  materials_ = Kokkos::View<physics::Material*>("materials", table_.materials.size());
+  {
+    auto h = Kokkos::create_mirror_view(materials_);
+    for (size_t i = 0; i < table_.materials.size(); ++i) h(i) = table_.materials[i];
+    Kokkos::deep_copy(materials_, h);
+  }
+  for (const auto& mat : table_.materials) {
+    max_wave_speed_ = std::max(max_wave_speed_, mat.wave_speed());
+    if (mat.model == physics::MaterialModel::Fluid)
+      max_viscous_rate_ = std::max(max_viscous_rate_, mat.viscosity / mat.density);
+  }
+  colliders_ = physics::read_colliders<Dim>(root, *decomp_);
+
+  f_.x = set_.add_field("position", Dim);
+  f_.v = set_.add_field("velocity", Dim);
+  f_.C = set_.add_field("affine_velocity", Dim * Dim);
+  f_.F = set_.add_field("deformation_gradient", Dim * Dim);
+  f_.J = set_.add_field("volume_ratio", 1);
+  f_.mass = set_.add_field("mass", 1);
+  f_.volume = set_.add_field("initial_volume", 1);
+
+  auto seeded = particles::seed_sources<Dim>(root, *decomp_, table_.names);
+  const size_t n = seeded.x.extent(0);
+  set_.resize(n);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = set_.field(f_.F);
+  auto J = set_.field(f_.J), mass = set_.field(f_.mass), vol = set_.field(f_.volume);
+  auto id = set_.id();
+  auto mat = set_.material();
+  auto mats = materials_;
+  Kokkos::parallel_for(
+      "mpm::init", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+        for (int d = 0; d < Dim; ++d) {
+          x(p, d) = seeded.x(p, d);
+          v(p, d) = seeded.v(p, d);
+        }
+        // The affine field of a rigid rotation is its velocity gradient, so APIC carries it exactly.
+        for (int i = 0; i < Dim * Dim; ++i) {
+          C(p, i) = 0;
+          F(p, i) = (i % (Dim + 1) == 0) ? 1.0 : 0.0;
+        }
+        C(p, 1) = -seeded.omega(p);
+        C(p, Dim) = seeded.omega(p);
+        J(p, 0) = 1;
+        vol(p, 0) = seeded.volume(p);
+        mass(p, 0) = seeded.volume(p) * mats(seeded.material(p)).density;
+        id(p) = seeded.id(p);
+        mat(p) = seeded.material(p);
+      });
+  particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+}
+
+template <int Dim>
+ExplicitMPM<Dim>::~ExplicitMPM() = default;
+
+template <int Dim>
+double ExplicitMPM<Dim>::stable_dt() {
+  auto v = set_.field(f_.v);
+  double vmax = 0;
+  Kokkos::parallel_reduce(
+      "mpm::max_speed", Kokkos::RangePolicy<>(0, set_.size()),
+      KOKKOS_LAMBDA(const int p, double& m) {
+        double s = 0;
+        for (int d = 0; d < Dim; ++d) s += v(p, d) * v(p, d);
+        m = s > m ? s : m;
+      },
+      Kokkos::Max<double>(vmax));
+  vmax = std::sqrt(vmax);
+  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  const double dx = decomp_->dx();
+  double dt = cfl_ * dx / (vmax + max_wave_speed_ + 1e-300);
+  if (max_viscous_rate_ > 0) dt = std::min(dt, cfl_ * dx * dx / (2.0 * Dim * max_viscous_rate_));
+  return std::min(dt, dt_max_);
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::p2g(double dt) {
+  auto t = timers_.scope("p2g");
+  const auto gbox = grid_->ghost_box();
+  grid::NodeArray local = grid_->acquire_local(true);
+  auto scatter = Kokkos::Experimental::create_scatter_view(local);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = set_.field(f_.F);
+  auto J = set_.field(f_.J), mass = set_.field(f_.mass), vol = set_.field(f_.volume);
+  auto mat = set_.material();
+  auto mats = materials_;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
+  Kokkos::parallel_for(
+      "mpm::p2g", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
+        double xp[Dim], Fp[Dim * Dim], Cp[Dim * Dim], tau[Dim * Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        for (int i = 0; i < Dim * Dim; ++i) {
+          Fp[i] = F(p, i);
+          Cp[i] = C(p, i);
+        }
+        physics::kirchhoff_stress<Dim>(mats(mat(p)), Fp, J(p, 0), Cp, tau);
+        grid::Stencil<Dim> st;
+        st.compute(xp, lower, inv_dx);
+        const double mp = mass(p, 0), stress_scale = dt * vol(p, 0);
+        double mv[Dim], mC[Dim * Dim];
+        for (int d = 0; d < Dim; ++d) mv[d] = mp * v(p, d);
+        for (int i = 0; i < Dim * Dim; ++i) mC[i] = mp * Cp[i];
+        auto acc = scatter.access();
+        for (int n = 0; n < stencil_size<Dim>(); ++n) {
+          int o[Dim], node[Dim];
+          stencil_offset<Dim>(n, o);
+          double r[Dim], grad[Dim];
+          for (int d = 0; d < Dim; ++d) {
+            node[d] = st.base[d] + o[d];
+            r[d] = lower[d] + node[d] * dx - xp[d];
+          }
+          const double w = st.weight(o);
+          st.gradient(o, grad);
+          const long idx = gbox.index(node);
+          acc(idx, 0) += w * mp;
+          for (int a = 0; a < Dim; ++a) {
+            double val = mv[a];
+            double force = 0;
+            for (int b = 0; b < Dim; ++b) {
+              val += mC[a * Dim + b] * r[b];
+              force += tau[a * Dim + b] * grad[b];
+            }
+            acc(idx, 1 + a) += w * val - stress_scale * force;
+          }
+        }
+      });
+  Kokkos::Experimental::contribute(local, scatter);
+  grid_->release_local(local);
+  grid_->local_to_global_add();
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::grid_update(double dt) {
+  auto t = timers_.scope("grid_update");
+  const auto obox = grid_->owned_box();
+  grid::NodeArray a = grid_->acquire_owned();
+  double lower[Dim], g[Dim];
+  for (int d = 0; d < Dim; ++d) {
+    lower[d] = decomp_->lower()[d];
+    g[d] = gravity_[d];
+  }
+  const double dx = decomp_->dx();
+  const auto colliders = colliders_;
+  Kokkos::parallel_for(
+      "mpm::grid_update", Kokkos::RangePolicy<>(0, obox.size()), KOKKOS_LAMBDA(const long i) {
+        const double m = a(i, 0);
+        if (m <= 0) {
+          for (int d = 0; d < Dim; ++d) a(i, 1 + d) = 0;
+          return;
+        }
+        int node[Dim];
+        obox.node(i, node);
+        double xi[Dim], vi[Dim];
+        for (int d = 0; d < Dim; ++d) {
+          xi[d] = lower[d] + node[d] * dx;
+          vi[d] = a(i, 1 + d) / m + dt * g[d];
+        }
+        colliders.apply(xi, vi);
+        for (int d = 0; d < Dim; ++d) a(i, 1 + d) = vi[d];
+      });
+  grid_->release_owned(a);
+  grid_->global_to_local();
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::g2p(double dt) {
+  auto t = timers_.scope("g2p");
+  const auto gbox = grid_->ghost_box();
+  grid::NodeArray local = grid_->acquire_local(false);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = set_.field(f_.F);
+  auto J = set_.field(f_.J);
+  auto mat = set_.material();
+  auto mats = materials_;
+  auto ids = set_.id();
+  double lower[Dim], lo_clamp[Dim], hi_clamp[Dim];
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx, dinv = grid::apic_inverse_inertia(dx);
+  for (int d = 0; d < Dim; ++d) {
+    lower[d] = decomp_->lower()[d];
+    // Keep every stencil inside the grid even if a particle escapes the walls.
+    lo_clamp[d] = decomp_->lower()[d] + dx;
+    hi_clamp[d] = decomp_->upper()[d] - dx;
+  }
+  long clamped = 0;
+  Kokkos::View<int64_t*> bad("bad_particle", 1);
+  Kokkos::deep_copy(bad, -1);
+  Kokkos::parallel_reduce(
+      "mpm::g2p", Kokkos::RangePolicy<>(0, set_.size()),
+      KOKKOS_LAMBDA(const int p, long& nclamp) {
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        grid::Stencil<Dim> st;
+        st.compute(xp, lower, inv_dx);
+        double vp[Dim] = {}, B[Dim * Dim] = {}, gv[Dim * Dim] = {};
+        for (int n = 0; n < stencil_size<Dim>(); ++n) {
+          int o[Dim], node[Dim];
+          stencil_offset<Dim>(n, o);
+          double r[Dim], grad[Dim];
+          for (int d = 0; d < Dim; ++d) {
+            node[d] = st.base[d] + o[d];
+            r[d] = lower[d] + node[d] * dx - xp[d];
+          }
+          const double w = st.weight(o);
+          st.gradient(o, grad);
+          const long idx = gbox.index(node);
+          for (int a = 0; a < Dim; ++a) {
+            const double vi = local(idx, 1 + a);
+            vp[a] += w * vi;
+            for (int b = 0; b < Dim; ++b) {
+              B[a * Dim + b] += w * vi * r[b];
+              gv[a * Dim + b] += vi * grad[b];
+            }
+          }
+        }
+        bool finite = true;
+        for (int d = 0; d < Dim; ++d) finite = finite && kmath::isfinite(vp[d]);
+        if (!finite) bad(0) = ids(p);
+        for (int i = 0; i < Dim * Dim; ++i) C(p, i) = dinv * B[i];
+        // F <- (I + dt grad v) F; J follows det(I + dt grad v) so fluids and solids agree.
+        double Fo[Dim * Dim], Fn[Dim * Dim], dF[Dim * Dim];
+        for (int i = 0; i < Dim * Dim; ++i) {
+          Fo[i] = F(p, i);
+          dF[i] = (i % (Dim + 1) == 0 ? 1.0 : 0.0) + dt * gv[i];
+        }
+        physics::matmul<Dim>(dF, Fo, Fn);
+        const bool solid = mats(mat(p)).model == physics::MaterialModel::FixedCorotated;
+        for (int i = 0; i < Dim * Dim; ++i) F(p, i) = solid ? Fn[i] : Fo[i];
+        J(p, 0) *= physics::det<Dim>(dF);
+        for (int d = 0; d < Dim; ++d) {
+          v(p, d) = vp[d];
+          double xn = xp[d] + dt * vp[d];
+          if (xn < lo_clamp[d] || xn > hi_clamp[d]) {
+            xn = xn < lo_clamp[d] ? lo_clamp[d] : hi_clamp[d];
+            nclamp += 1;
+          }
+          x(p, d) = xn;
+        }
+      },
+      clamped);
+  grid_->release_local(local);
+  auto bad_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bad);
+  long bad_local = bad_h(0), bad_any = -1;
+  MPI_Allreduce(&bad_local, &bad_any, 1, MPI_LONG, MPI_MAX, comm_);
+  if (bad_any >= 0)
+    throw RuntimeError(log::format("non-finite velocity at particle %ld after step %ld: the run is unstable "
+                                   "(reduce mpm.cfl or mpm.dt_max)",
+                                   bad_any, steps_ + 1));
+  clamped_ += clamped;
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::step(double dt) {
+  p2g(dt);
+  grid_update(dt);
+  g2p(dt);
+  {
+    auto t = timers_.scope("migrate");
+    particles::migrate<Dim>(set_, *decomp_, f_.x);
+  }
+  ++steps_;
+  if (sort_every_ > 0 && steps_ % sort_every_ == 0) {
+    auto t = timers_.scope("sort");
+    particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+  }
+}
+
+template <int Dim>
+long ExplicitMPM<Dim>::global_particle_count() {
+  long n = static_cast<long>(set_.size()), total = 0;
+  MPI_Allreduce(&n, &total, 1, MPI_LONG, MPI_SUM, comm_);
+  return total;
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::diagnostics(DiagnosticRow& row) {
+  auto t = timers_.scope("diagnostics");
+  ParticleSums<Dim> sums;
+  sums.x = set_.field(f_.x);
+  sums.v = set_.field(f_.v);
+  sums.C = set_.field(f_.C);
+  sums.m = set_.field(f_.mass);
+  for (int d = 0; d < Dim; ++d) sums.g[d] = gravity_[d];
+  sums.inertia = decomp_->dx() * decomp_->dx() / 4.0;
+  constexpr int K = ParticleSums<Dim>::kCount;
+  double s[K];
+  Kokkos::parallel_reduce("mpm::sums", Kokkos::RangePolicy<>(0, set_.size()), sums, s);
+  MPI_Allreduce(MPI_IN_PLACE, s, K, MPI_DOUBLE, MPI_SUM, comm_);
+  ParticleBounds<Dim> bounds;
+  bounds.x = set_.field(f_.x);
+  double b[2 * Dim];
+  Kokkos::parallel_reduce("mpm::bounds", Kokkos::RangePolicy<>(0, set_.size()), bounds, b);
+  MPI_Allreduce(MPI_IN_PLACE, b, 2 * Dim, MPI_DOUBLE, MPI_MAX, comm_);
+  long n = static_cast<long>(set_.size()), nmin = 0, nmax = 0, ntot = 0, clamped = 0;
+  MPI_Allreduce(&n, &nmin, 1, MPI_LONG, MPI_MIN, comm_);
+  MPI_Allreduce(&n, &nmax, 1, MPI_LONG, MPI_MAX, comm_);
+  MPI_Allreduce(&n, &ntot, 1, MPI_LONG, MPI_SUM, comm_);
+  MPI_Allreduce(&clamped_, &clamped, 1, MPI_LONG, MPI_SUM, comm_);
+
+  const char* axes[3] = {"x", "y", "z"};
+  row.emplace_back("particles", static_cast<double>(ntot));
+  row.emplace_back("mass", s[0]);
+  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("momentum_") + axes[d], d < Dim ? s[1 + d] : 0.0);
+  for (int a = 0; a < 3; ++a) row.emplace_back(std::string("angular_momentum_") + axes[a], s[1 + Dim + a]);
+  row.emplace_back("kinetic_energy", s[1 + Dim + 3]);
+  row.emplace_back("potential_energy", s[1 + Dim + 4]);
+  for (int d = 0; d < 3; ++d)
+    row.emplace_back(std::string("centroid_") + axes[d], d < Dim && s[0] > 0 ? s[1 + Dim + 5 + d] / s[0] : 0.0);
+  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("extent_") + axes[d], d < Dim && ntot > 0 ? b[d] + b[Dim + d] : 0.0);
+  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("max_") + axes[d], d < Dim && ntot > 0 ? b[d] : 0.0);
+  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("min_") + axes[d], d < Dim && ntot > 0 ? -b[Dim + d] : 0.0);
+  row.emplace_back("rank_particles_min", static_cast<double>(nmin));
+  row.emplace_back("rank_particles_max", static_cast<double>(nmax));
+  row.emplace_back("clamped_particles", static_cast<double>(clamped));
+}
+
+template class ExplicitMPM<2>;
+template class ExplicitMPM<3>;
+
+}  // namespace meniscus::mpm

@@ -1,0 +1,54 @@
+#include "methods/mpm/mpm_deck.hpp"
+
+#include <memory>
+
+#include "core/error.hpp"
+
+namespace meniscus::mpm {
+
+void declare_mpm_sections(config::Schema& root) {
+  auto mpm = std::make_shared<config::Schema>();
+  mpm->real("cfl", "1", "CFL number: dt <= cfl * dx / max(|v| + wave speed)").def(0.4).min(0.0, true).max(1.0);
+  mpm->real("dt_max", "s", "largest time step").def(1e-3).positive();
+  mpm->real("dt_min", "s", "smallest time step before the run stops as unstable").def(1e-9).positive();
+  mpm->vector("gravity", "m/s^2", "gravitational acceleration").def_dim("[0, -9.81]", "[0, -9.81, 0]");
+  mpm->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
+  root.section("mpm", mpm, "Material point method settings.");
+
+  auto fluid = std::make_shared<config::Schema>("Weakly compressible Newtonian fluid, Tait equation of state in J.");
+  fluid->text("name", "material name used by sources").req();
+  fluid->text("model", "material model").req();
+  fluid->real("density", "kg/m^3", "rest density").req().positive();
+  fluid->real("bulk_modulus", "Pa", "bulk modulus K (sound speed sqrt(K/density))").req().positive();
+  fluid->real("tait_gamma", "1", "Tait exponent gamma: p = K/gamma (J^-gamma - 1)").def(7.0).min(1.0);
+  fluid->real("viscosity", "Pa*s", "dynamic viscosity").def(0.0).nonnegative();
+  auto elastic = std::make_shared<config::Schema>("Fixed-corotated hyperelastic solid (Stomakhin et al. 2012).");
+  elastic->text("name", "material name used by sources").req();
+  elastic->text("model", "material model").req();
+  elastic->real("density", "kg/m^3", "rest density").req().positive();
+  elastic->real("youngs_modulus", "Pa", "Young's modulus E").req().positive();
+  elastic->real("poisson_ratio", "1", "Poisson ratio nu").def(0.3).min(-0.99).max(0.49);
+  root.variant_list("materials", "model", {{"fluid", fluid}, {"fixed-corotated", elastic}},
+                    "Materials that sources refer to by name.");
+}
+
+MaterialTable read_materials(const config::Section& root) {
+  MaterialTable t;
+  for (const auto& m : root.list("materials")) {
+    const std::string name = m.text("name");
+    for (const auto& n : t.names)
+      if (n == name) throw InputError(m.file(), m.key_path("name"), "material '" + name + "' is defined twice");
+    t.names.push_back(name);
+    if (m.text("model") == "fluid") {
+      t.materials.push_back(physics::Material::fluid(m.real("density"), m.real("bulk_modulus"), m.real("tait_gamma"),
+                                                     m.real("viscosity")));
+    } else {
+      t.materials.push_back(
+          physics::Material::fixed_corotated(m.real("density"), m.real("youngs_modulus"), m.real("poisson_ratio")));
+    }
+  }
+  if (t.names.empty()) throw InputError(root.file(), "materials", "the deck defines no materials");
+  return t;
+}
+
+}  // namespace meniscus::mpm

@@ -1,0 +1,28 @@
+#pragma once
+// Ghost particles: copies of the particles that lie within `width` of a neighbouring rank's region.
+// build() decides who goes where once per step; refresh() replays that plan for any field, as many
+// times as a solver needs (one message per neighbour per refresh).
+#include "grid/decomposition.hpp"
+#include "particles/neighbor_exchange.hpp"
+#include "particles/particle_set.hpp"
+
+namespace meniscus::particles {
+
+template <int Dim>
+class HaloPlan {
+ public:
+  // Collective among neighbours.
+  void build(const ParticleSet& set, const grid::Decomposition<Dim>& decomp, int position_field, double width);
+  size_t ghost_count() const { return exchange_.recv_total(); }
+  size_t sent_count() const { return exchange_.send_total(); }
+  // Ghost copies of `field` (ghost_count x components), in neighbour order.
+  RealField refresh(const RealField& field);
+  void refresh_into(const RealField& field, RealField& ghosts);
+  IdField ghost_ids() const { return ghost_ids_; }
+
+ private:
+  NeighborExchange exchange_;
+  IdField ghost_ids_;
+};
+
+}  // namespace meniscus::particles

@@ -1,0 +1,182 @@
+#include "particles/particle_sources.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "geometry/sampled_sdf.hpp"
+#include "geometry/shapes.hpp"
+#include "geometry/sources.hpp"
+#include "geometry/triangle_mesh.hpp"
+
+namespace meniscus::particles {
+
+void declare_sources(config::Schema& root) {
+  auto common = [](config::Schema& s) {
+    s.text("material", "name of a material in `materials`").req();
+    s.integer("particles_per_cell", "particles per grid cell (a perfect square in 2D, cube in 3D)").def("4").min(1);
+    s.vector("velocity", "m/s", "initial velocity").def_dim("[0, 0]", "[0, 0, 0]");
+    s.real("angular_velocity", "1/s", "initial rigid rotation rate about the z axis through rotation_center").def(0.0);
+    s.vector("rotation_center", "m", "centre of the initial rotation").def_dim("[0, 0]", "[0, 0, 0]");
+    s.text("type", "source kind").req();
+  };
+  auto box = std::make_shared<config::Schema>("An axis-aligned box.");
+  box->vector("lower", "m", "lower corner").req();
+  box->vector("upper", "m", "upper corner").req();
+  common(*box);
+  auto sphere = std::make_shared<config::Schema>("A sphere (a disc in 2D).");
+  sphere->vector("center", "m", "centre").req();
+  sphere->real("radius", "m", "radius").req().positive();
+  common(*sphere);
+  auto ellipsoid = std::make_shared<config::Schema>("An axis-aligned ellipsoid (an ellipse in 2D).");
+  ellipsoid->vector("center", "m", "centre").req();
+  ellipsoid->vector("radii", "m", "semi-axes").req();
+  common(*ellipsoid);
+  auto mesh = std::make_shared<config::Schema>("The inside of a watertight triangle mesh (Wavefront OBJ, 3D only).");
+  mesh->file("file", "OBJ file, relative to the deck").req();
+  mesh->real("scale", "1", "scale applied to the mesh coordinates").def(1.0).positive();
+  mesh->vector("translate", "m", "translation applied after scaling").def_dim("[0, 0]", "[0, 0, 0]");
+  common(*mesh);
+  root.variant_list("sources", "type", {{"box", box}, {"sphere", sphere}, {"ellipsoid", ellipsoid}, {"mesh", mesh}},
+                    "Regions filled with particles at start.");
+}
+
+template <int Dim>
+SeededParticles seed_sources(const config::Section& root, const grid::Decomposition<Dim>& decomp,
+                             const std::vector<std::string>& material_names) {
+  const auto sources = root.list("sources");
+  if (sources.empty()) throw InputError(root.file(), "sources", "the deck has no particle sources");
+  const double dx = decomp.dx();
+  double owned_lo[Dim], owned_hi[Dim];
+  decomp.region(decomp.rank(), owned_lo, owned_hi);
+  std::array<double, Dim> olo, ohi;
+  for (int d = 0; d < Dim; ++d) {
+    olo[d] = std::max(owned_lo[d], -1e300);
+    ohi[d] = std::min(owned_hi[d], 1e300);
+  }
+
+  struct Part {
+    geometry::Seeds<Dim> seeds;
+    int material;
+    double spacing;
+    std::array<double, Dim> v0, c0;
+    double omega;
+    int64_t offset;
+  };
+  std::vector<Part> parts;
+  int64_t offset = 0;
+  for (const auto& s : sources) {
+    const std::string type = s.text("type");
+    const std::string mat = s.text("material");
+    auto it = std::find(material_names.begin(), material_names.end(), mat);
+    if (it == material_names.end())
+      throw InputError(s.file(), s.key_path("material"), "no material named '" + mat + "' in `materials`");
+    double spacing = 0;
+    try {
+      spacing = geometry::lattice_spacing(dx, static_cast<int>(s.integer("particles_per_cell")), Dim);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(s.file(), s.key_path("particles_per_cell"), e.what());
+    }
+    geometry::Shape<Dim> shape;
+    std::array<double, Dim> lo{}, hi{};
+    auto vec = [&](const std::string& key) {
+      std::array<double, Dim> a{};
+      auto v = s.vector(key);
+      for (int d = 0; d < Dim; ++d) a[d] = v[d];
+      return a;
+    };
+    if (type == "box") {
+      lo = vec("lower");
+      hi = vec("upper");
+      for (int d = 0; d < Dim; ++d)
+        if (!(hi[d] > lo[d])) throw InputError(s.file(), s.key_path("upper"), "upper must exceed lower on every axis");
+      shape = geometry::box<Dim>(lo, hi);
+    } else if (type == "sphere") {
+      shape = geometry::sphere<Dim>(vec("center"), s.real("radius"));
+    } else if (type == "ellipsoid") {
+      auto r = vec("radii");
+      for (int d = 0; d < Dim; ++d)
+        if (!(r[d] > 0)) throw InputError(s.file(), s.key_path("radii"), "every semi-axis must be positive");
+      shape = geometry::ellipsoid<Dim>(vec("center"), r);
+    } else if (type == "mesh") {
+      if constexpr (Dim != 3) {
+        throw InputError(s.file(), s.key_path("type"), "mesh sources need simulation.dimension: 3");
+      } else {
+        auto mesh = geometry::load_obj(s.text("file"), s.file(), s.key_path("file"));
+        auto t = vec("translate");
+        geometry::transform(mesh, s.real("scale"), {t[0], t[1], t[2]});
+        shape = geometry::sampled<3>(geometry::sdf_from_mesh(mesh, spacing, 2));
+      }
+    }
+    if (type != "box" && !geometry::bounding_box<Dim>(shape, lo, hi))
+      throw InputError(s.file(), s.key_path("type"), "source has no bounded extent");
+    for (int d = 0; d < Dim; ++d)
+      if (lo[d] < decomp.lower()[d] || hi[d] > decomp.upper()[d])
+        throw InputError(s.file(), s.path(), "source extends outside the domain");
+    Part p;
+    p.seeds = geometry::seed_lattice<Dim>(shape, lo, hi, spacing, olo, ohi);
+    p.material = static_cast<int>(it - material_names.begin());
+    p.spacing = spacing;
+    p.v0 = vec("velocity");
+    p.c0 = vec("rotation_center");
+    p.omega = s.real("angular_velocity");
+    p.offset = offset;
+    parts.push_back(p);
+    int64_t lattice = 1;
+    for (int d = 0; d < Dim; ++d) lattice *= static_cast<int64_t>(std::ceil((hi[d] - lo[d]) / spacing - 1e-9));
+    offset += lattice;
+  }
+
+  size_t total = 0;
+  for (const auto& p : parts) total += p.seeds.x.extent(0);
+  SeededParticles out;
+  out.x = Kokkos::View<double**, MemSpace>("seed_x", total, Dim);
+  out.v = Kokkos::View<double**, MemSpace>("seed_v", total, Dim);
+  out.volume = Kokkos::View<double*, MemSpace>("seed_volume", total);
+  out.omega = Kokkos::View<double*, MemSpace>("seed_omega", total);
+  out.id = IdField("seed_id", total);
+  out.material = IntField("seed_material", total);
+  size_t base = 0;
+  for (const auto& p : parts) {
+    const size_t n = p.seeds.x.extent(0);
+    auto sx = p.seeds.x;
+    auto sl = p.seeds.lattice_index;
+    auto x = out.x, v = out.v;
+    auto vol = out.volume, om = out.omega;
+    auto id = out.id;
+    auto mat = out.material;
+    double v0[Dim], c0[Dim];
+    for (int d = 0; d < Dim; ++d) {
+      v0[d] = p.v0[d];
+      c0[d] = p.c0[d];
+    }
+    const double omega = p.omega, cell = std::pow(p.spacing, Dim);
+    const int material = p.material;
+    const int64_t off = p.offset;
+    Kokkos::parallel_for(
+        "sources::fill", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i) {
+          const size_t q = base + i;
+          for (int d = 0; d < Dim; ++d) {
+            x(q, d) = sx(i, d);
+            v(q, d) = v0[d];
+          }
+          // Rigid rotation about z: v += omega e_z x (x - c).
+          v(q, 0) += -omega * (sx(i, 1) - c0[1]);
+          v(q, 1) += omega * (sx(i, 0) - c0[0]);
+          vol(q) = cell;
+          om(q) = omega;
+          id(q) = off + sl(i);
+          mat(q) = material;
+        });
+    base += n;
+  }
+  return out;
+}
+
+template SeededParticles seed_sources<2>(const config::Section&, const grid::Decomposition<2>&,
+                                         const std::vector<std::string>&);
+template SeededParticles seed_sources<3>(const config::Section&, const grid::Decomposition<3>&,
+                                         const std::vector<std::string>&);
+
+}  // namespace meniscus::particles

@@ -1,0 +1,35 @@
+#pragma once
+// Deck `sources`: shapes filled with particles on a lattice (box, sphere/disc, ellipse/ellipsoid,
+// watertight OBJ mesh), each with a material, a lattice density and an initial velocity field
+// v = velocity + omega x (x - rotation_center). Each rank keeps only the lattice points it owns, and a
+// particle's id is its lattice index offset by the sources before it, so ids do not depend on the
+// rank count.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "core/deck.hpp"
+#include "core/schema.hpp"
+#include "grid/decomposition.hpp"
+#include "particles/particle_set.hpp"
+
+namespace meniscus::particles {
+
+// Adds the `sources` list to a schema.
+void declare_sources(config::Schema& root);
+
+// What seeding produced on this rank; the caller sets method-specific fields from it.
+struct SeededParticles {
+  Kokkos::View<double**, MemSpace> x, v;  // n x Dim
+  Kokkos::View<double*, MemSpace> volume;  // lattice cell volume per particle
+  IdField id;
+  IntField material;
+  Kokkos::View<double*, MemSpace> omega;  // angular velocity of the source (about z), per particle
+};
+
+// material_names: the deck's material names, in material-id order.
+template <int Dim>
+SeededParticles seed_sources(const config::Section& root, const grid::Decomposition<Dim>& decomp,
+                             const std::vector<std::string>& material_names);
+
+}  // namespace meniscus::particles

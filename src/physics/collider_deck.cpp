@@ -1,0 +1,120 @@
+#include "physics/collider_deck.hpp"
+
+#include <memory>
+
+#include "core/error.hpp"
+#include "geometry/sampled_sdf.hpp"
+#include "geometry/triangle_mesh.hpp"
+
+namespace meniscus::physics {
+
+void declare_colliders(config::Schema& root) {
+  auto common = [](config::Schema& s) {
+    s.text("type", "collider shape").req();
+    s.choice("boundary", {"sticky", "slip", "friction"}, "condition on grid velocities inside the collider").def("slip");
+    s.real("friction", "1", "Coulomb friction coefficient (boundary: friction)").def(0.0).nonnegative();
+    s.vector("velocity", "m/s", "collider velocity").def_dim("[0, 0]", "[0, 0, 0]");
+  };
+  auto half = std::make_shared<config::Schema>("Everything on one side of a plane (a line in 2D).");
+  half->vector("point", "m", "a point on the plane").req();
+  half->vector("normal", "1", "normal pointing out of the solid, into the fluid").req();
+  common(*half);
+  auto box = std::make_shared<config::Schema>("An axis-aligned box; inverted: true makes it a container.");
+  box->vector("lower", "m", "lower corner").req();
+  box->vector("upper", "m", "upper corner").req();
+  box->flag("inverted", "the solid is outside the box").def("false");
+  common(*box);
+  auto sphere = std::make_shared<config::Schema>("A sphere (a disc in 2D).");
+  sphere->vector("center", "m", "centre").req();
+  sphere->real("radius", "m", "radius").req().positive();
+  sphere->flag("inverted", "the solid is outside the sphere").def("false");
+  common(*sphere);
+  auto mesh = std::make_shared<config::Schema>("A watertight OBJ mesh as a signed distance field (3D only).");
+  mesh->file("file", "OBJ file, relative to the deck").req();
+  mesh->real("scale", "1", "scale applied to the mesh coordinates").def(1.0).positive();
+  mesh->vector("translate", "m", "translation applied after scaling").def_dim("[0, 0]", "[0, 0, 0]");
+  mesh->real("sdf_spacing", "m", "spacing of the sampled distance field (0: the grid's dx)").def(0.0).nonnegative();
+  common(*mesh);
+  root.variant_list("colliders", "type", {{"half-space", half}, {"box", box}, {"sphere", sphere}, {"mesh", mesh}},
+                    "Solid obstacles acting on grid velocities.");
+}
+
+namespace {
+BoundaryType boundary_of(const std::string& s) {
+  if (s == "sticky") return BoundaryType::Sticky;
+  if (s == "friction") return BoundaryType::Friction;
+  return BoundaryType::Slip;
+}
+}  // namespace
+
+template <int Dim>
+ColliderSet<Dim> read_colliders(const config::Section& root, const grid::Decomposition<Dim>& decomp) {
+  ColliderSet<Dim> set;
+  auto add = [&](const Collider<Dim>& c, const std::string& file, const std::string& key) {
+    if (set.count >= ColliderSet<Dim>::kMax)
+      throw InputError(file, key, "too many colliders (at most 16 including the box faces)");
+    set.items[set.count++] = c;
+  };
+  const auto dom = root.section("domain");
+  const std::string walls = dom.text("walls");
+  if (walls != "none") {
+    const double t = dom.integer("wall_cells") * decomp.dx();
+    for (int d = 0; d < Dim; ++d)
+      for (int side = 0; side < 2; ++side) {
+        std::array<double, Dim> p{}, n{};
+        for (int e = 0; e < Dim; ++e) p[e] = decomp.lower()[e];
+        p[d] = side == 0 ? decomp.lower()[d] + t : decomp.upper()[d] - t;
+        n[d] = side == 0 ? 1.0 : -1.0;
+        Collider<Dim> c;
+        c.shape = geometry::half_space<Dim>(p, n);
+        c.type = boundary_of(walls);
+        c.friction = dom.real("wall_friction");
+        add(c, dom.file(), dom.key_path("walls"));
+      }
+  }
+  for (const auto& s : root.list("colliders")) {
+    auto vec = [&](const std::string& key) {
+      std::array<double, Dim> a{};
+      auto v = s.vector(key);
+      for (int d = 0; d < Dim; ++d) a[d] = v[d];
+      return a;
+    };
+    Collider<Dim> c;
+    const std::string type = s.text("type");
+    if (type == "half-space") {
+      auto n = vec("normal");
+      double len = 0;
+      for (int d = 0; d < Dim; ++d) len += n[d] * n[d];
+      if (!(len > 0)) throw InputError(s.file(), s.key_path("normal"), "normal must not be zero");
+      for (int d = 0; d < Dim; ++d) n[d] /= std::sqrt(len);
+      c.shape = geometry::half_space<Dim>(vec("point"), n);
+    } else if (type == "box") {
+      c.shape = geometry::box<Dim>(vec("lower"), vec("upper"));
+      if (s.flag("inverted")) c.shape = geometry::complement<Dim>(c.shape);
+    } else if (type == "sphere") {
+      c.shape = geometry::sphere<Dim>(vec("center"), s.real("radius"));
+      if (s.flag("inverted")) c.shape = geometry::complement<Dim>(c.shape);
+    } else if (type == "mesh") {
+      if constexpr (Dim != 3) {
+        throw InputError(s.file(), s.key_path("type"), "mesh colliders need simulation.dimension: 3");
+      } else {
+        auto mesh = geometry::load_obj(s.text("file"), s.file(), s.key_path("file"));
+        auto t = vec("translate");
+        geometry::transform(mesh, s.real("scale"), {t[0], t[1], t[2]});
+        const double h = s.real("sdf_spacing") > 0 ? s.real("sdf_spacing") : decomp.dx();
+        c.shape = geometry::sampled<3>(geometry::sdf_from_mesh(mesh, h, 3));
+      }
+    }
+    c.type = boundary_of(s.text("boundary"));
+    c.friction = s.real("friction");
+    auto v = vec("velocity");
+    for (int d = 0; d < Dim; ++d) c.velocity[d] = v[d];
+    add(c, s.file(), s.path());
+  }
+  return set;
+}
+
+template ColliderSet<2> read_colliders<2>(const config::Section&, const grid::Decomposition<2>&);
+template ColliderSet<3> read_colliders<3>(const config::Section&, const grid::Decomposition<3>&);
+
+}  // namespace meniscus::physics

@@ -1,0 +1,89 @@
+#include "run/deck_schema.hpp"
+
+#include <memory>
+
+#include "core/error.hpp"
+#include "grid/domain_deck.hpp"
+#include "methods/method.hpp"
+
+namespace meniscus::run {
+
+void declare_core_sections(config::Schema& root, const std::string& method_names) {
+  auto sim = std::make_shared<config::Schema>();
+  sim->integer("dimension", "space dimension, 2 or 3").req().min(2).max(3);
+  sim->text("method", "simulation method: " + method_names).req();
+  sim->real("end_time", "s", "simulated time at which the run stops").req().positive();
+  sim->integer("max_steps", "stop after this many steps (0: no limit)").def("0").min(0);
+  sim->text("name", "scene name, used in output file names").def("run");
+  root.section("simulation", sim, "What to simulate and for how long.");
+
+  grid::declare_domain(root);
+
+  auto out = std::make_shared<config::Schema>();
+  out->text("directory", "output folder (the command line's --output wins)").def("output");
+  root.section("output", out, "Where results go.");
+
+  auto diag = std::make_shared<config::Schema>();
+  diag->integer("every", "write a diagnostics.csv row every this many steps").def("10").min(1);
+  root.section("diagnostics", diag, "Global diagnostics written to diagnostics.csv.");
+
+  auto prog = std::make_shared<config::Schema>();
+  prog->real("interval", "s", "wall-clock seconds between progress lines").def(2.0).nonnegative();
+  root.section("progress", prog, "Progress line on rank 0.");
+
+  auto petsc = std::make_shared<config::Schema>();
+  petsc->text("options", "options for PETSc's database, e.g. \"-ksp_type cg -log_view\"").def("\"\"");
+  root.section("petsc", petsc, "PETSc options (the command line after -- adds to these).");
+}
+
+namespace {
+std::string joined_methods() {
+  std::string s;
+  for (const auto& m : method_names()) s += (s.empty() ? "" : ", ") + m;
+  return s;
+}
+}  // namespace
+
+LoadedDeck load_deck(const std::string& file, const std::vector<std::string>& overrides) {
+  register_builtin_methods();
+  YAML::Node raw = config::Deck::read_raw(file, overrides);
+  // Dimension and method pick the schema, so they are validated first on their own.
+  config::Schema head;
+  declare_core_sections(head, joined_methods());
+  const config::Param* sim = head.find("simulation");
+  YAML::Node sim_raw = raw["simulation"];
+  if (!sim_raw || !sim_raw.IsMap()) throw InputError(file, "simulation", "missing required section");
+  config::Schema sim_only;
+  sim_only.section("simulation", sim->section, "");
+  YAML::Node probe(YAML::NodeType::Map);
+  probe["simulation"] = sim_raw;
+  auto sim_deck = config::Deck::resolve(file, probe, sim_only, 2);
+  const int dim = static_cast<int>(sim_deck.root().section("simulation").integer("dimension"));
+  const std::string method = sim_deck.root().section("simulation").text("method");
+  const MethodInfo* info = find_method(method);
+  if (!info) throw InputError(file, "simulation.method", "unknown method '" + method + "'; available: " + joined_methods());
+
+  LoadedDeck out{config::Deck(), config::Schema(), method};
+  declare_core_sections(out.schema, joined_methods());
+  info->schema(out.schema);
+  out.deck = config::Deck::resolve(file, raw, out.schema, dim);
+  return out;
+}
+
+std::string reference_markdown() {
+  register_builtin_methods();
+  std::string md;
+  config::Schema core;
+  declare_core_sections(core, joined_methods());
+  md += config::to_markdown(core, "Meniscus input reference");
+  for (const auto& name : method_names()) {
+    config::Schema s;
+    find_method(name)->schema(s);
+    std::string part = config::to_markdown(s, "Method `" + name + "`");
+    // Demote the method's title to a section of the one document.
+    md += "\n#" + part + "\n";
+  }
+  return md;
+}
+
+}  // namespace meniscus::run

@@ -1,0 +1,151 @@
+#include "run/simulation.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "meniscus/version.hpp"
+#include "run/diagnostics_csv.hpp"
+
+namespace meniscus::run {
+namespace fs = std::filesystem;
+
+Simulation::Simulation(MPI_Comm comm, const LoadedDeck& deck, RunOptions options)
+    : comm_(comm), deck_(deck), opt_(std::move(options)) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  const auto root = deck_.deck.root();
+  out_dir_ = opt_.output_dir.empty() ? root.section("output").text("directory") : opt_.output_dir;
+  if (rank_ == 0) {
+    std::error_code ec;
+    fs::create_directories(out_dir_, ec);
+  }
+  int ok = 0;
+  if (rank_ == 0) {
+    std::error_code ec;
+    ok = fs::is_directory(out_dir_, ec) ? 1 : 0;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, comm_);
+  if (!ok) throw InputError(deck_.deck.file(), "output.directory", "cannot create output folder '" + out_dir_ + "'");
+  MethodContext ctx{comm_, root, deck_.deck.dimension()};
+  method_ = find_method(deck_.method)->create(ctx);
+}
+
+Simulation::~Simulation() = default;
+
+namespace {
+std::string human_time(double s) {
+  if (!std::isfinite(s) || s < 0) return "--";
+  if (s < 60) return log::format("%.0fs", s);
+  if (s < 3600) return log::format("%dm%02ds", static_cast<int>(s / 60), static_cast<int>(s) % 60);
+  return log::format("%dh%02dm", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
+}
+}  // namespace
+
+RunSummary Simulation::run() {
+  const auto root = deck_.deck.root();
+  const auto sim = root.section("simulation");
+  const double end_time = opt_.end_time > 0 ? opt_.end_time : sim.real("end_time");
+  long max_steps = opt_.max_steps >= 0 ? opt_.max_steps : sim.integer("max_steps");
+  const long diag_every = root.section("diagnostics").integer("every");
+  const double progress_interval = root.section("progress").real("interval");
+
+  DiagnosticsCsv csv(comm_, (fs::path(out_dir_) / "diagnostics.csv").string());
+  write_run_json(nullptr);
+
+  const long n0 = method_->global_particle_count();
+  log::info("meniscus %s: %s, %s, %ld particles, until t = %g s%s", kVersion, deck_.method.c_str(),
+            opt_.runtime_description.c_str(), n0, end_time,
+            max_steps > 0 ? log::format(" or %ld steps", max_steps).c_str() : "");
+
+  const auto t0 = std::chrono::steady_clock::now();
+  auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  double t = 0, last_progress = -1e30, particle_steps = 0, dt = 0;
+  long step = 0;
+  auto record = [&](double wall_s) {
+    DiagnosticRow row{{"step", static_cast<double>(step)}, {"time", t}, {"dt", dt}, {"wall_s", wall_s}};
+    method_->diagnostics(row);
+    csv.write(row);
+  };
+  record(0.0);
+  while (t < end_time * (1 - 1e-12) && (max_steps <= 0 || step < max_steps)) {
+    dt = std::min(method_->stable_dt(), end_time - t);
+    for (int attempt = 0;; ++attempt) {
+      try {
+        method_->step(dt);
+        break;
+      } catch (const StepRejected& e) {
+        if (attempt >= 20) throw RuntimeError(std::string("step rejected 20 times: ") + e.what());
+        dt *= 0.5;
+        log::warn("step %ld rejected (%s); retrying with dt = %g s", step + 1, e.what(), dt);
+      }
+    }
+    t += dt;
+    ++step;
+    const long n = method_->global_particle_count();
+    particle_steps += static_cast<double>(n);
+    const double w = wall();
+    if (step % diag_every == 0) record(w);
+    if (w - last_progress >= progress_interval) {
+      last_progress = w;
+      const double frac_t = t / end_time;
+      const double frac_s = max_steps > 0 ? static_cast<double>(step) / max_steps : 0.0;
+      const double frac = std::max(frac_t, frac_s);
+      const double eta = frac > 0 ? w * (1 - frac) / frac : -1;
+      log::info("step %7ld  t = %.5e s  dt = %.3e s  wall %s  ETA %s  %.3g particle-steps/s", step, t, dt,
+                human_time(w).c_str(), human_time(eta).c_str(), w > 0 ? particle_steps / w : 0.0);
+    }
+  }
+  if (step % diag_every != 0) record(wall());
+
+  RunSummary s;
+  s.steps = step;
+  s.time = t;
+  s.wall_s = wall();
+  s.particle_steps_per_s = s.wall_s > 0 ? particle_steps / s.wall_s : 0;
+  log::info("done: %ld steps to t = %.6g s in %s (%.3g particle-steps/s)", step, t, human_time(s.wall_s).c_str(),
+            s.particle_steps_per_s);
+  method_->timers().print(comm_, s.wall_s);
+  write_run_json(&s);
+  return s;
+}
+
+void Simulation::write_run_json(const RunSummary* summary) {
+  auto stats = method_->timers().reduce(comm_);
+  if (rank_ != 0) return;
+  const std::string path = (fs::path(out_dir_) / "run.json").string();
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream os(tmp);
+    os << "{\n";
+    os << "  \"version\": \"" << kVersion << "\",\n";
+    os << "  \"git_commit\": \"" << kGitCommit << "\",\n";
+    os << "  \"deck_file\": \"" << deck_.deck.file() << "\",\n";
+    os << "  \"method\": \"" << deck_.method << "\",\n";
+    os << "  \"ranks\": " << size_ << ",\n";
+    os << "  \"runtime\": \"" << opt_.runtime_description << "\",\n";
+    if (summary) {
+      os << "  \"steps\": " << summary->steps << ",\n";
+      os << "  \"time\": " << log::format("%.17g", summary->time) << ",\n";
+      os << "  \"wall_s\": " << log::format("%.6g", summary->wall_s) << ",\n";
+      os << "  \"particle_steps_per_s\": " << log::format("%.6g", summary->particle_steps_per_s) << ",\n";
+    }
+    os << "  \"timers\": {";
+    for (size_t i = 0; i < stats.size(); ++i)
+      os << (i ? ", " : "") << "\"" << stats[i].name << "\": {\"min_s\": " << stats[i].min_s
+         << ", \"avg_s\": " << stats[i].avg_s << ", \"max_s\": " << stats[i].max_s << ", \"calls\": " << stats[i].calls
+         << "}";
+    os << "},\n";
+    os << "  \"deck\": " << config::to_json(deck_.deck.resolved()) << "\n";
+    os << "}\n";
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+}
+
+}  // namespace meniscus::run
