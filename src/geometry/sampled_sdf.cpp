@@ -13,7 +13,8 @@
 #include "geometry/triangle_mesh.hpp"
 
 namespace meniscus::geometry {
-namespace {
+// Named rather than anonymous: device compilers want kernel argument types with external linkage.
+namespace detail {
 
 // Which side of the projected edge a -> b (in the y-z plane) the point q lies on: +1 left, -1 right,
 // 0 when the edge projects to a point. The orientation is always evaluated with the endpoints in a
@@ -106,7 +107,7 @@ struct RowCrossings {
   }
 };
 
-}  // namespace
+}  // namespace detail
 
 SampledSdf<3> sdf_from_mesh(const TriangleMesh& mesh, double h, int padding_cells) {
   if (!(h > 0) || !std::isfinite(h)) throw std::invalid_argument("distance-field spacing must be positive");
@@ -140,7 +141,7 @@ SampledSdf<3> sdf_from_mesh(const TriangleMesh& mesh, double h, int padding_cell
   const int nx = sdf.count[0], ny = sdf.count[1], nz = sdf.count[2];
   const int64_t rows = static_cast<int64_t>(ny) * nz;
 
-  RowCrossings crossings{build_bvh(mesh), Kokkos::View<int*>("sdf_winding", rows * (nx + 1)), sdf.origin[0], h, nx};
+  detail::RowCrossings crossings{build_bvh(mesh), Kokkos::View<int*>("sdf_winding", rows * (nx + 1)), sdf.origin[0], h, nx};
   const double y0 = sdf.origin[1], z0 = sdf.origin[2];
   Kokkos::parallel_for(
       "sdf_row_signs", Kokkos::RangePolicy<Kokkos::IndexType<int64_t>>(0, rows), KOKKOS_LAMBDA(const int64_t row) {

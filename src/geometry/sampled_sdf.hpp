@@ -37,9 +37,10 @@ struct SampledSdf {
 
   // Beyond the lattice the field continues as the distance to an estimate of the nearest surface
   // point, found from the nearest lattice point p by stepping back along the field's gradient:
-  // c = p - v(p) n(p). That is exact for flat and spherical surfaces, continuous at the lattice box
-  // and always positive. Builders pad the lattice so that v(p) > 0; where it is not (a field cut off
-  // by its lattice), v(p) + |x - p| keeps the field at least continuous.
+  // c = p - v(p) n(p). That is exact for flat and spherical surfaces (elsewhere good to about h, the
+  // gradient's error) and continuous at the lattice box. Builders pad the lattice so that v(p) > 0;
+  // where it is not (a field cut off by its lattice), v(p) + |x - p| takes over, which agrees with
+  // the estimate at v(p) = 0.
   KOKKOS_INLINE_FUNCTION double distance(const double x[Dim]) const {
     int cell[Dim];
     double t[Dim], off[Dim], grad[Dim];

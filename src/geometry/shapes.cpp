@@ -110,7 +110,7 @@ bool bounding_box(const Shape<Dim>& shape, std::array<double, Dim>& lower, std::
         upper[d] = shape.a[d] + shape.b[d];
         break;
       case ShapeKind::Sampled:
-        // The continuation beyond the lattice is positive, so the lattice box encloses the inside.
+        // Builders pad the lattice so that the field beyond it is positive: the box encloses the inside.
         lower[d] = shape.sampled.origin[d];
         upper[d] = shape.sampled.origin[d] + (shape.sampled.count[d] - 1) * shape.sampled.h;
         break;

@@ -7,7 +7,8 @@
 #include <string>
 
 namespace meniscus::geometry {
-namespace {
+// Named rather than anonymous: device compilers want kernel argument types with external linkage.
+namespace detail {
 
 // The part of the global lattice a rank scans: node counts of the whole lattice, and the index range
 // [first, first + extent) per axis that can contain owned points.
@@ -54,13 +55,13 @@ void window_range(double lattice_lower, double spacing, int64_t count, double lo
   extent = std::max<int64_t>(0, static_cast<int64_t>(end_d) - first);
 }
 
-}  // namespace
+}  // namespace detail
 
 template <int Dim>
 Seeds<Dim> seed_lattice(const Shape<Dim>& shape, std::array<double, Dim> bbox_lower, std::array<double, Dim> bbox_upper,
                         double spacing, std::array<double, Dim> owned_lower, std::array<double, Dim> owned_upper) {
   if (!(spacing > 0) || !std::isfinite(spacing)) throw std::invalid_argument("seeding spacing must be positive");
-  LatticeWindow<Dim> win;
+  detail::LatticeWindow<Dim> win;
   win.spacing = spacing;
   for (int d = 0; d < Dim; ++d) {
     const double length = bbox_upper[d] - bbox_lower[d];
@@ -73,7 +74,7 @@ Seeds<Dim> seed_lattice(const Shape<Dim>& shape, std::array<double, Dim> bbox_lo
     win.owned_lower[d] = owned_lower[d];
     win.owned_upper[d] = owned_upper[d];
     win.count[d] = std::max<int64_t>(1, static_cast<int64_t>(cells));
-    window_range(bbox_lower[d], spacing, win.count[d], owned_lower[d], owned_upper[d], win.first[d], win.extent[d]);
+    detail::window_range(bbox_lower[d], spacing, win.count[d], owned_lower[d], owned_upper[d], win.first[d], win.extent[d]);
   }
 
   const int64_t m = win.size();

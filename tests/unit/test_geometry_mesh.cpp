@@ -381,7 +381,9 @@ TEST_F(GeometryMesh, SampledTorusHasTheRightSign) {
     const auto& p = nodes[n];
     const double exact = std::hypot(std::hypot(p[0], p[1]) - major, p[2]) - minor;
     ASSERT_NEAR(values[n], exact, mesh_error);
-    if (std::fabs(exact) > mesh_error) ASSERT_EQ(values[n] < 0, exact < 0) << p[0] << " " << p[1] << " " << p[2];
+    if (std::fabs(exact) > mesh_error) {
+      ASSERT_EQ(values[n] < 0, exact < 0) << p[0] << " " << p[1] << " " << p[2];
+    }
   }
 }
 
