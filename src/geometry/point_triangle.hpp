@@ -2,7 +2,7 @@
 // Exact Euclidean distance from a point to a triangle in 3D, callable from kernels.
 #include <Kokkos_Core.hpp>
 
-#include "geometry/kernel_math.hpp"
+#include "core/kmath.hpp"
 
 namespace meniscus::geometry {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "geometry/kernel_math.hpp"
+#include "core/kmath.hpp"
 
 namespace meniscus::geometry {
 

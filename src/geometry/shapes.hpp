@@ -6,7 +6,7 @@
 
 #include <array>
 
-#include "geometry/kernel_math.hpp"
+#include "core/kmath.hpp"
 #include "geometry/sampled_sdf.hpp"
 
 namespace meniscus::geometry {

@@ -4,7 +4,7 @@
 // the host by median splits, so its depth is about log2(triangles) and a fixed stack suffices.
 #include <Kokkos_Core.hpp>
 
-#include "geometry/kernel_math.hpp"
+#include "core/kmath.hpp"
 #include "geometry/point_triangle.hpp"
 
 namespace meniscus::geometry {
