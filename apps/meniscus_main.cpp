@@ -1,6 +1,7 @@
 // meniscus: the one executable. Thin by design: parse the command line, load and validate the deck,
 // start the runtime, hand over to run::Simulation. Input errors exit with code 2 on every rank,
 // printed once by rank 0.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -113,20 +114,8 @@ std::vector<std::string> split_options(const std::string& s) {
   return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--") == 0) break;
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::cout << kUsage;
-      return 0;
-    }
-    if (std::strcmp(argv[i], "--version") == 0) {
-      std::cout << "meniscus " << meniscus::kVersion << " (" << meniscus::kGitCommit << ")\n";
-      return 0;
-    }
-  }
+// Everything that needs the runtime; rt's destructor finalizes Kokkos, PETSc and MPI on return.
+int run_app(int argc, char** argv) {
   using namespace meniscus;
   Runtime rt(&argc, &argv);
   try {
@@ -176,4 +165,28 @@ int main(int argc, char** argv) {
     log::error("%s", e.what());
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--") == 0) break;
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (std::strcmp(argv[i], "--version") == 0) {
+      std::cout << "meniscus " << meniscus::kVersion << " (" << meniscus::kGitCommit << ")\n";
+      return 0;
+    }
+  }
+  const int code = run_app(argc, argv);
+  // Kokkos, PETSc and MPI are finalized by now. Leave without running the shared libraries' static
+  // destructors: when PETSc pulls in Debian's Trilinos Kokkos next to our Kokkos, both libraries
+  // destroy the same interposed global (Kokkos::Impl::metadata_map) at exit, an intermittent
+  // "double free" abort that under mpirun turned exit code 2 into 134 and could swallow the error line.
+  std::cout.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
 }

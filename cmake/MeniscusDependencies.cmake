@@ -22,8 +22,9 @@ meniscus_require(PETSc_FOUND "PETSc >= 3.18" "petsc-dev")
 
 # Kokkos: a user build through Kokkos_ROOT wins; otherwise the OpenMP build that
 # scripts/install-deps.sh makes; Debian's Serial-only Trilinos export is the last resort.
-if(NOT DEFINED Kokkos_ROOT AND NOT DEFINED ENV{Kokkos_ROOT} AND EXISTS /opt/kokkos-3.4.01)
-  set(Kokkos_ROOT /opt/kokkos-3.4.01)
+set(MENISCUS_DEFAULT_KOKKOS /opt/meniscus/kokkos-3.4.01-openmp-static)
+if(NOT DEFINED Kokkos_ROOT AND NOT DEFINED ENV{Kokkos_ROOT} AND EXISTS ${MENISCUS_DEFAULT_KOKKOS})
+  set(Kokkos_ROOT ${MENISCUS_DEFAULT_KOKKOS})
 endif()
 find_package(Kokkos 3.4 QUIET)
 meniscus_require(Kokkos_FOUND "Kokkos 3.4-4.x" "libtrilinos-kokkos-dev (or run scripts/install-deps.sh for OpenMP)")

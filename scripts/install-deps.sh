@@ -4,7 +4,10 @@
 # when what it provides is already there. Recipe: shared/deps.md §1 and §4.
 set -euo pipefail
 
-KOKKOS_PREFIX=${KOKKOS_PREFIX:-/opt/kokkos-3.4.01}
+# Kokkos is built as a static, position-independent library: Debian's PETSc pulls in Trilinos, whose
+# shared Serial-only Kokkos 3.4 would otherwise share symbol names with ours in one process, and the
+# two copies' static objects would be constructed and destroyed twice (a double free at exit).
+KOKKOS_PREFIX=${KOKKOS_PREFIX:-/opt/meniscus/kokkos-3.4.01-openmp-static}
 CORE_PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libopenmpi-dev openmpi-bin
@@ -68,12 +71,14 @@ build_kokkos() {
   work=$(mktemp -d /tmp/meniscus-kokkos.XXXXXX)
   (
     cd "$work"
+    chmod 755 "$work"   # apt-get source drops privileges to _apt for the download
     apt-get source --download-only trilinos >/dev/null
     tar -xzf trilinos_*.orig.tar.gz --wildcards '*/packages/kokkos/*'
     src=$(find . -maxdepth 3 -type d -path '*/packages/kokkos' | head -n 1)
     cmake -S "$src" -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_INSTALL_PREFIX="$KOKKOS_PREFIX" -DCMAKE_CXX_STANDARD=17 \
-      -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DBUILD_SHARED_LIBS=ON >/dev/null
+      -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DBUILD_SHARED_LIBS=OFF \
+      -DCMAKE_POSITION_INDEPENDENT_CODE=ON >/dev/null
     cmake --build build -j"$(nproc)" >/dev/null
     sudo_if_needed cmake --install build >/dev/null
   )

@@ -1,6 +1,7 @@
 #include "core/deck.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -49,7 +50,8 @@ std::string known_keys(const Schema& s) {
 }
 
 double parse_real(const YAML::Node& n, const Param& p, const Ctx& c, const std::string& path) {
-  if (!n.IsScalar()) throw InputError(c.file, path, "expected a number, got a " + std::string(n.IsSequence() ? "list" : "map"));
+  if (!n.IsScalar())
+    throw InputError(c.file, path, "expected a number, got " + std::string(n.IsSequence() ? "a list" : n.IsMap() ? "a map" : "nothing"));
   const std::string text = n.Scalar();
   std::istringstream is(text);
   double v = 0;
@@ -87,6 +89,8 @@ YAML::Node resolve_value(const Param& p, const YAML::Node& n, const Ctx& c, cons
     case Kind::Integer: {
       double v = parse_real(n, p, c, path);
       if (v != std::floor(v)) throw InputError(c.file, path, "expected an integer, got '" + n.Scalar() + "'");
+      // Beyond 2^53 a double no longer holds every integer, and the cast to long would overflow.
+      if (std::fabs(v) > 9007199254740992.0) throw InputError(c.file, path, "integer '" + n.Scalar() + "' is out of range");
       return YAML::Node(static_cast<long>(v));
     }
     case Kind::Bool: {
@@ -213,6 +217,33 @@ void describe_map(std::ostringstream& os, const Schema& s, const YAML::Node& n, 
   }
 }
 
+// True if `s` is a number in JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// (YAML and iostreams also read "1.", ".5", "+5" and "01", which JSON rejects).
+bool json_number(const std::string& s) {
+  size_t i = 0;
+  auto digits = [&] {
+    const size_t start = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    return i > start;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
 void json_of(std::ostringstream& os, const YAML::Node& n) {
   if (n.IsMap()) {
     os << "{";
@@ -233,9 +264,7 @@ void json_of(std::ostringstream& os, const YAML::Node& n) {
     os << "]";
   } else if (n.IsScalar()) {
     const std::string& s = n.Scalar();
-    double d;
-    std::istringstream is(s);
-    if ((is >> d) && is.eof() && std::isfinite(d)) {
+    if (json_number(s)) {
       os << s;
     } else if (s == "true" || s == "false") {
       os << s;
@@ -244,6 +273,7 @@ void json_of(std::ostringstream& os, const YAML::Node& n) {
       for (char ch : s) {
         if (ch == '"' || ch == '\\') os << '\\' << ch;
         else if (ch == '\n') os << "\\n";
+        else if (static_cast<unsigned char>(ch) < 0x20) os << log::format("\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(ch)));
         else os << ch;
       }
       os << "\"";
@@ -278,15 +308,22 @@ void apply_override(YAML::Node& root, const std::string& assignment, const std::
     }
   }
   if (!cur.empty()) tokens.push_back(cur);
+  if (tokens.empty()) throw InputError(file, path, "--set expects key.path=value");
+  auto is_index = [](const std::string& t) {
+    return !t.empty() && std::all_of(t.begin(), t.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; });
+  };
+  // The list entry that `t` indexes in `parent`, or an InputError (also for indices too long for stoul).
+  auto index_of = [&](const YAML::Node& parent, const std::string& t) {
+    if (!parent.IsSequence() || t.size() > 9 || std::stoul(t) >= parent.size())
+      throw InputError(file, path, "--set: '" + t + "' does not index an existing list entry");
+    return std::stoul(t);
+  };
   std::vector<YAML::Node> chain{root};
   for (size_t i = 0; i + 1 < tokens.size(); ++i) {
     YAML::Node parent = chain.back();
     const std::string& t = tokens[i];
-    const bool index = !t.empty() && std::all_of(t.begin(), t.end(), ::isdigit);
-    if (index) {
-      if (!parent.IsSequence() || std::stoul(t) >= parent.size())
-        throw InputError(file, path, "--set: '" + t + "' does not index an existing list entry");
-      chain.push_back(parent[std::stoul(t)]);
+    if (is_index(t)) {
+      chain.push_back(parent[index_of(parent, t)]);
     } else {
       if (parent.IsSequence() || parent.IsScalar()) throw InputError(file, path, "--set: '" + t + "' is not inside a map");
       if (!parent[t]) parent[t] = YAML::Node(YAML::NodeType::Map);
@@ -295,10 +332,8 @@ void apply_override(YAML::Node& root, const std::string& assignment, const std::
   }
   YAML::Node parent = chain.back();
   const std::string& last = tokens.back();
-  if (!last.empty() && std::all_of(last.begin(), last.end(), ::isdigit)) {
-    if (!parent.IsSequence() || std::stoul(last) >= parent.size())
-      throw InputError(file, path, "--set: '" + last + "' does not index an existing list entry");
-    parent[std::stoul(last)] = value;
+  if (is_index(last)) {
+    parent[index_of(parent, last)] = value;
   } else {
     if (parent.IsSequence() || parent.IsScalar()) throw InputError(file, path, "--set: '" + last + "' is not inside a map");
     parent[last] = value;

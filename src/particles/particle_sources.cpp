@@ -20,6 +20,8 @@ void declare_sources(config::Schema& root) {
     s.real("angular_velocity", "1/s", "initial rigid rotation rate about the z axis through rotation_center").def(0.0);
     s.vector("rotation_center", "m", "centre of the initial rotation").def_dim("[0, 0]", "[0, 0, 0]");
     s.text("type", "source kind").req();
+    s.flag("hydrostatic", "start a fluid at the hydrostatic pressure of its own weight (depth from the top of the "
+                          "source's bounding box along gravity), as a column held at rest before release").def("false");
   };
   auto box = std::make_shared<config::Schema>("An axis-aligned box.");
   box->vector("lower", "m", "lower corner").req();
@@ -63,6 +65,8 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
     std::array<double, Dim> v0, c0;
     double omega;
     int64_t offset;
+    std::array<double, Dim> lo, hi;
+    bool hydrostatic;
   };
   std::vector<Part> parts;
   int64_t offset = 0;
@@ -122,6 +126,9 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
     p.c0 = vec("rotation_center");
     p.omega = s.real("angular_velocity");
     p.offset = offset;
+    p.lo = lo;
+    p.hi = hi;
+    p.hydrostatic = s.flag("hydrostatic");
     parts.push_back(p);
     int64_t lattice = 1;
     for (int d = 0; d < Dim; ++d) lattice *= static_cast<int64_t>(std::ceil((hi[d] - lo[d]) / spacing - 1e-9));
@@ -137,8 +144,15 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
   out.omega = Kokkos::View<double*, MemSpace>("seed_omega", total);
   out.id = IdField("seed_id", total);
   out.material = IntField("seed_material", total);
+  out.source = IntField("seed_source", total);
   size_t base = 0;
+  int source_index = 0;
   for (const auto& p : parts) {
+    out.source_lower.emplace_back(p.lo.begin(), p.lo.end());
+    out.source_upper.emplace_back(p.hi.begin(), p.hi.end());
+    out.hydrostatic.push_back(p.hydrostatic);
+    auto src = out.source;
+    const int si = source_index++;
     const size_t n = p.seeds.x.extent(0);
     auto sx = p.seeds.x;
     auto sl = p.seeds.lattice_index;
@@ -168,6 +182,7 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
           om(q) = omega;
           id(q) = off + sl(i);
           mat(q) = material;
+          src(q) = si;
         });
     base += n;
   }

@@ -25,6 +25,10 @@ struct SeededParticles {
   IdField id;
   IntField material;
   Kokkos::View<double*, MemSpace> omega;  // angular velocity of the source (about z), per particle
+  IntField source;                        // index of the source that made the particle
+  // Per source: bounding box and whether it starts at hydrostatic pressure.
+  std::vector<std::vector<double>> source_lower, source_upper;
+  std::vector<bool> hydrostatic;
 };
 
 // material_names: the deck's material names, in material-id order.

@@ -156,7 +156,45 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
         id(p) = seeded.id(p);
         mat(p) = seeded.material(p);
       });
+  initialize_hydrostatic(seeded);
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::initialize_hydrostatic(const particles::SeededParticles& seeded) {
+  // A fluid held at rest carries the pressure of its own weight; starting it at p = 0 instead sends a
+  // compression wave through it that overshoots to twice the hydrostatic load.
+  const int ns = static_cast<int>(seeded.hydrostatic.size());
+  Kokkos::View<double* [Dim]> top("source_top", ns);
+  Kokkos::View<int*> hydro("source_hydrostatic", ns);
+  auto top_h = Kokkos::create_mirror_view(top);
+  auto hydro_h = Kokkos::create_mirror_view(hydro);
+  bool any = false;
+  for (int s = 0; s < ns; ++s) {
+    // The corner of the source's box that lies furthest against gravity.
+    for (int d = 0; d < Dim; ++d) top_h(s, d) = gravity_[d] < 0 ? seeded.source_upper[s][d] : seeded.source_lower[s][d];
+    hydro_h(s) = seeded.hydrostatic[s] ? 1 : 0;
+    any = any || seeded.hydrostatic[s];
+  }
+  if (!any) return;
+  Kokkos::deep_copy(top, top_h);
+  Kokkos::deep_copy(hydro, hydro_h);
+  double g[Dim];
+  for (int d = 0; d < Dim; ++d) g[d] = gravity_[d];
+  auto x = set_.field(f_.x), J = set_.field(f_.J);
+  auto mat = set_.material();
+  auto mats = materials_;
+  auto src = seeded.source;
+  Kokkos::parallel_for(
+      "mpm::hydrostatic", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
+        const physics::Material& m = mats(mat(p));
+        if (!hydro(src(p)) || m.model != physics::MaterialModel::Fluid) return;
+        double gh = 0;  // g . (x - top) = |g| depth
+        for (int d = 0; d < Dim; ++d) gh += g[d] * (x(p, d) - top(src(p), d));
+        const double pressure = m.density * (gh > 0 ? gh : 0.0);
+        // Invert the Tait law p = K/gamma (J^-gamma - 1).
+        J(p, 0) = kmath::pow(1.0 + m.tait_gamma * pressure / m.bulk_modulus, -1.0 / m.tait_gamma);
+      });
 }
 
 template <int Dim>
@@ -417,6 +455,21 @@ void ExplicitMPM<Dim>::diagnostics(DiagnosticRow& row) {
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("extent_") + axes[d], d < Dim && ntot > 0 ? b[d] + b[Dim + d] : 0.0);
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("max_") + axes[d], d < Dim && ntot > 0 ? b[d] : 0.0);
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("min_") + axes[d], d < Dim && ntot > 0 ? -b[Dim + d] : 0.0);
+  auto J = set_.field(f_.J), vol = set_.field(f_.volume), Fv = set_.field(f_.F);
+  auto mat = set_.material();
+  auto mats = materials_;
+  double volume = 0;
+  Kokkos::parallel_reduce(
+      "mpm::volume", Kokkos::RangePolicy<>(0, set_.size()),
+      KOKKOS_LAMBDA(const int p, double& s) {
+        double F[Dim * Dim];
+        for (int i = 0; i < Dim * Dim; ++i) F[i] = Fv(p, i);
+        const bool solid = mats(mat(p)).model == physics::MaterialModel::FixedCorotated;
+        s += vol(p, 0) * (solid ? physics::det<Dim>(F) : J(p, 0));
+      },
+      volume);
+  MPI_Allreduce(MPI_IN_PLACE, &volume, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  row.emplace_back("volume", volume);
   row.emplace_back("rank_particles_min", static_cast<double>(nmin));
   row.emplace_back("rank_particles_max", static_cast<double>(nmax));
   row.emplace_back("clamped_particles", static_cast<double>(clamped));

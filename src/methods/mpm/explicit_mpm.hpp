@@ -14,6 +14,7 @@
 #include "methods/method.hpp"
 #include "methods/mpm/mpm_deck.hpp"
 #include "particles/particle_set.hpp"
+#include "particles/particle_sources.hpp"
 #include "physics/collider.hpp"
 #include "physics/material.hpp"
 
@@ -44,6 +45,7 @@ class ExplicitMPM : public Method {
   void p2g(double dt);
   void grid_update(double dt);
   void g2p(double dt);
+  void initialize_hydrostatic(const particles::SeededParticles& seeded);
 
   MPI_Comm comm_;
   std::unique_ptr<grid::Decomposition<Dim>> decomp_;

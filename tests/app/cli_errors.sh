@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# Whole-program checks of the meniscus executable: every class of bad input exits with code 2 and
+# prints one "error: FILE: KEY: REASON" line (once, also under mpirun), and the good paths (--help,
+# --version, check, reference, a short run) work.
+#
+# usage: cli_errors.sh MENISCUS SOURCE_DIR [MPIEXEC] [GROUP]
+#   GROUP: serial (bad input, one process), mpi (bad input under mpirun -n 2 / -n 4),
+#          good (help, version, check, reference, short runs), or all (default).
+# Prints one line per check and finally "N passed, M failed"; exits non-zero if any check failed.
+set -u
+
+BIN=${1:?usage: cli_errors.sh MENISCUS SOURCE_DIR [MPIEXEC] [GROUP]}
+SRC=${2:?usage: cli_errors.sh MENISCUS SOURCE_DIR [MPIEXEC] [GROUP]}
+MPIEXEC=${3:-}
+GROUP=${4:-all}
+LIMIT=120  # seconds per command: a hang fails the check instead of blocking the suite
+
+[ -f "$SRC/scripts/mpi-env.sh" ] && . "$SRC/scripts/mpi-env.sh"
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+
+BASE_DECK=$SRC/inputs/dam-break-2d.yaml
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/meniscus-cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok    $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
+# Indented copy of a captured stream, for the log of a failed check.
+show() { [ -s "$1" ] && sed -e 's/^/        | /' "$1" | head -n 40; }
+
+# run_cmd NAME NP ARGS...: runs meniscus (NP = 1: directly; otherwise under mpirun -n NP) with
+# stdout/stderr captured in $tmp/NAME.out/.err; sets rc (124 after a timeout).
+run_cmd() {
+  local name=$1 np=$2
+  shift 2
+  if [ "$np" = 1 ]; then
+    timeout -k 10 "$LIMIT" "$BIN" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  else
+    timeout -k 10 "$LIMIT" "$MPIEXEC" -n "$np" --oversubscribe "$BIN" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+  fi
+  rc=$?
+}
+
+have_mpi() { [ -n "$MPIEXEC" ] && command -v "$MPIEXEC" >/dev/null 2>&1; }
+
+# expect_error LABEL NP FILE KEY WORD ARGS...: meniscus ARGS must exit with 2 and print exactly one
+# "error:" line, which names FILE, KEY and contains WORD (an empty FILE or KEY is not checked).
+expect_error() {
+  local label=$1 np=$2 file=$3 key=$4 word=$5
+  shift 5
+  local name="${label}_np${np}" what="$label (np=$np)"
+  if [ "$np" != 1 ] && ! have_mpi; then
+    echo "skip  $what: no mpiexec"
+    return
+  fi
+  run_cmd "$name" "$np" "$@"
+  local err=$tmp/$name.err problems=""
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    problems="timed out after ${LIMIT}s"
+  else
+    [ "$rc" = 2 ] || problems="exit code $rc, expected 2; "
+    local count line
+    count=$(grep -c '^error: ' "$err")
+    line=$(grep -m1 '^error: ' "$err")
+    [ "$count" = 1 ] || problems+="$count error lines, expected exactly 1; "
+    [ -z "$file" ] || [[ "$line" == *"$file"* ]] || problems+="error line lacks the file name '$file'; "
+    [ -z "$key" ] || [[ "$line" == *": $key: "* ]] || problems+="error line lacks the key ': $key: '; "
+    [[ "$line" == *"$word"* ]] || problems+="error line lacks '$word'; "
+    if grep -q -E 'double free|Segmentation fault|Aborted|terminate called|Process received signal' "$err"; then
+      problems+="crash output on stderr; "
+    fi
+  fi
+  if [ -z "$problems" ]; then
+    pass "$what: exit 2, once: $(grep -m1 '^error: ' "$err" | cut -c1-150)"
+  else
+    fail "$what: $problems"
+    show "$err"
+  fi
+}
+
+# Decks. Each bad deck is the valid dam-break deck with one edit.
+derive() {  # derive NAME SED-SCRIPT: writes $tmp/NAME.yaml from the base deck
+  sed -e "$2" "$BASE_DECK" >"$tmp/$1.yaml"
+  if cmp -s "$BASE_DECK" "$tmp/$1.yaml"; then
+    fail "setup: the edit for $1 changed nothing (did inputs/dam-break-2d.yaml change?)"
+  fi
+}
+derive unknown_key 's/^  cfl: 0.4/  cfll: 0.4/'
+derive wrong_type 's/^  cell_size: .*/  cell_size: small/'
+derive list_for_choice 's/^  walls: slip/  walls: [slip, slip]/'
+derive missing_required '/^  cell_size:/d'
+derive out_of_range 's/^  cfl: 0.4/  cfl: 3/'
+derive wrong_unit 's/^  cell_size: .*/  cell_size: "2 kg"/'
+derive nan 's/^  cell_size: .*/  cell_size: .nan/'
+derive unknown_variant 's/^  - type: box/  - type: cylinder/'
+derive unknown_method 's/^  method: mpm-explicit/  method: sph/'
+# 0.4 m x 0.16 m at 4 cm: 10 x 4 cells, too few nodes per axis for any split among 4 ranks.
+derive coarse 's/^  cell_size: .*/  cell_size: 0.04/'
+cat >"$tmp/invalid_yaml.yaml" <<'EOF'
+simulation:
+  dimension: 2
+  method: mpm-explicit
+  end_time: [0.25
+domain:
+  lower: [0, 0]
+EOF
+cat >"$tmp/missing_mesh.yaml" <<'EOF'
+simulation:
+  dimension: 3
+  method: mpm-explicit
+  end_time: 0.1
+domain:
+  lower: [0, 0, 0]
+  upper: [0.1, 0.1, 0.1]
+  cell_size: 0.01
+materials:
+  - name: water
+    model: fluid
+    density: 1000
+    bulk_modulus: 2.25e5
+sources:
+  - type: mesh
+    material: water
+    file: missing.obj
+EOF
+
+d=$tmp
+run_args=(--output "$tmp/out-bad" --steps 1 --quiet)
+
+serial_checks() {
+  expect_error unknown_key 1 "$d/unknown_key.yaml" mpm.cfll "did you mean 'cfl'" run "$d/unknown_key.yaml" "${run_args[@]}"
+  expect_error wrong_type 1 "$d/wrong_type.yaml" domain.cell_size "expected a number" run "$d/wrong_type.yaml" "${run_args[@]}"
+  expect_error list_for_choice 1 "$d/list_for_choice.yaml" domain.walls "expected one of the choices" check "$d/list_for_choice.yaml"
+  expect_error missing_required 1 "$d/missing_required.yaml" domain.cell_size "missing required key" run "$d/missing_required.yaml" "${run_args[@]}"
+  expect_error out_of_range 1 "$d/out_of_range.yaml" mpm.cfl "out of range" run "$d/out_of_range.yaml" "${run_args[@]}"
+  expect_error wrong_unit 1 "$d/wrong_unit.yaml" domain.cell_size "wrong unit 'kg'" run "$d/wrong_unit.yaml" "${run_args[@]}"
+  expect_error nan 1 "$d/nan.yaml" domain.cell_size "not a finite number" run "$d/nan.yaml" "${run_args[@]}"
+  expect_error unknown_variant 1 "$d/unknown_variant.yaml" "sources[0].type" "unknown value 'cylinder'" check "$d/unknown_variant.yaml"
+  expect_error unknown_method 1 "$d/unknown_method.yaml" simulation.method "unknown method 'sph'" check "$d/unknown_method.yaml"
+  expect_error missing_mesh 1 "$d/missing_mesh.yaml" "sources[0].file" "file not found" run "$d/missing_mesh.yaml" "${run_args[@]}"
+  expect_error missing_deck 1 "$d/no-such-deck.yaml" "" "deck file not found" run "$d/no-such-deck.yaml" "${run_args[@]}"
+  expect_error invalid_yaml 1 "$d/invalid_yaml.yaml" "" "not valid YAML" run "$d/invalid_yaml.yaml" "${run_args[@]}"
+  expect_error bad_set 1 "$BASE_DECK" mpm.cfl "key.path=value" run "$BASE_DECK" --set mpm.cfl "${run_args[@]}"
+  expect_error bad_set_path 1 "$BASE_DECK" "sources[7].radius" "does not index" check "$BASE_DECK" --set "sources[7].radius=0.1"
+  expect_error bad_set_value 1 "$BASE_DECK" mpm.cfl "out of range" check "$BASE_DECK" --set mpm.cfl=1.5
+  expect_error unknown_option 1 "" "" "unknown option --frobnicate" run "$BASE_DECK" --frobnicate
+  expect_error unknown_command 1 "" "" "unknown command 'frobnicate'" frobnicate "$BASE_DECK"
+  expect_error no_deck 1 "" "" "run needs a DECK" run
+  expect_error bad_steps 1 "" "" "--steps needs a number" run "$BASE_DECK" --steps many
+}
+
+mpi_checks() {
+  local np
+  for np in 2 4; do
+    expect_error unknown_key "$np" "$d/unknown_key.yaml" mpm.cfll "unknown key" run "$d/unknown_key.yaml" "${run_args[@]}"
+    expect_error out_of_range "$np" "$d/out_of_range.yaml" mpm.cfl "out of range" run "$d/out_of_range.yaml" "${run_args[@]}"
+  done
+  expect_error wrong_type 2 "$d/wrong_type.yaml" domain.cell_size "expected a number" run "$d/wrong_type.yaml" "${run_args[@]}"
+  expect_error missing_required 4 "$d/missing_required.yaml" domain.cell_size "missing required key" run "$d/missing_required.yaml" "${run_args[@]}"
+  expect_error wrong_unit 2 "$d/wrong_unit.yaml" domain.cell_size "wrong unit" run "$d/wrong_unit.yaml" "${run_args[@]}"
+  expect_error nan 4 "$d/nan.yaml" domain.cell_size "not a finite number" run "$d/nan.yaml" "${run_args[@]}"
+  expect_error missing_mesh 2 "$d/missing_mesh.yaml" "sources[0].file" "file not found" run "$d/missing_mesh.yaml" "${run_args[@]}"
+  expect_error missing_deck 2 "$d/no-such-deck.yaml" "" "deck file not found" run "$d/no-such-deck.yaml" "${run_args[@]}"
+  expect_error invalid_yaml 4 "$d/invalid_yaml.yaml" "" "not valid YAML" run "$d/invalid_yaml.yaml" "${run_args[@]}"
+  expect_error bad_set 2 "$BASE_DECK" mpm.cfl "key.path=value" run "$BASE_DECK" --set mpm.cfl "${run_args[@]}"
+  expect_error unknown_option 2 "" "" "unknown option --frobnicate" run "$BASE_DECK" --frobnicate
+  # The grid check runs after the libraries start: every rank must still exit 2, printing once.
+  expect_error too_many_ranks 4 "$d/coarse.yaml" domain.cell_size "ranks" run "$d/coarse.yaml" "${run_args[@]}"
+  expect_error too_many_ranks_again 4 "$d/coarse.yaml" domain.cell_size "4 ranks cannot decompose" run "$d/coarse.yaml" "${run_args[@]}"
+}
+
+# expect_ok LABEL NP PATTERN ARGS...: exit 0, no error line, stdout matches the extended regex PATTERN.
+expect_ok() {
+  local label=$1 np=$2 pattern=$3
+  shift 3
+  local what="$label (np=$np)"
+  if [ "$np" != 1 ] && ! have_mpi; then
+    echo "skip  $what: no mpiexec"
+    return
+  fi
+  run_cmd "$label" "$np" "$@"
+  local problems=""
+  [ "$rc" = 0 ] || problems="exit code $rc, expected 0; "
+  ! grep -q '^error: ' "$tmp/$label.err" || problems+="printed an error; "
+  [ -z "$pattern" ] || grep -q -E -e "$pattern" "$tmp/$label.out" || problems+="stdout lacks /$pattern/; "
+  if [ -z "$problems" ]; then
+    pass "$what"
+  else
+    fail "$what: $problems"
+    show "$tmp/$label.out"
+    show "$tmp/$label.err"
+  fi
+}
+
+good_checks() {
+  expect_ok help 1 '^usage:' --help
+  expect_ok help_after_command 1 'meniscus run DECK' run "$BASE_DECK" --help
+  expect_ok version 1 '^meniscus [0-9]+\.[0-9]+\.[0-9]+' --version
+  expect_ok check 1 'mpm\.cfl +=' check "$BASE_DECK"
+  expect_ok check_with_set 1 'mpm\.cfl += 0\.25$' check "$BASE_DECK" --set mpm.cfl=0.25
+  expect_ok check_coarse 1 'valid' check "$d/coarse.yaml"
+  expect_ok reference 1 'sources\[\]\.particles_per_cell' reference
+
+  local label
+  for np in 1 2; do
+    label="short_run (np=$np)"
+    if [ "$np" != 1 ] && ! have_mpi; then
+      echo "skip  $label: no mpiexec"
+      continue
+    fi
+    local out=$tmp/out$np
+    expect_ok "short_run_np$np" "$np" "" run "$BASE_DECK" --steps 5 --output "$out" --quiet
+    local csv=$out/diagnostics.csv problems=""
+    if [ ! -s "$csv" ]; then
+      problems="no diagnostics.csv; "
+    else
+      local header
+      header=$(head -n 1 "$csv")
+      [[ "$header" == step,time,dt,wall_s,particles,mass,momentum_x* ]] ||
+        problems+="diagnostics.csv header is '$header'; "
+      # Rows for step 0 and step 5.
+      [ "$(wc -l <"$csv")" -ge 3 ] || problems+="diagnostics.csv has $(wc -l <"$csv") lines, expected >= 3; "
+      [ "$(tail -n 1 "$csv" | cut -d, -f1)" = 5 ] || problems+="last row is not step 5; "
+    fi
+    if [ ! -s "$out/run.json" ]; then
+      problems+="no run.json; "
+    else
+      grep -q '"steps": 5' "$out/run.json" || problems+="run.json lacks \"steps\": 5; "
+      grep -q "\"ranks\": $np" "$out/run.json" || problems+="run.json lacks \"ranks\": $np; "
+      if command -v python3 >/dev/null 2>&1; then
+        python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$out/run.json" 2>"$tmp/json.err" ||
+          problems+="run.json is not valid JSON ($(tail -n 1 "$tmp/json.err")); "
+      fi
+    fi
+    if [ -z "$problems" ]; then
+      pass "$label: diagnostics.csv and run.json"
+    else
+      fail "$label: $problems"
+    fi
+  done
+}
+
+case "$GROUP" in
+  serial) serial_checks ;;
+  mpi) mpi_checks ;;
+  good) good_checks ;;
+  all) serial_checks; mpi_checks; good_checks ;;
+  *) echo "unknown group '$GROUP' (serial, mpi, good, all)"; exit 2 ;;
+esac
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]

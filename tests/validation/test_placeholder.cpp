@@ -1,4 +1,0 @@
-#include <gtest/gtest.h>
-#include "core/deck.hpp"
-#include "core/error.hpp"
-TEST(Deck, Placeholder) { SUCCEED(); }
