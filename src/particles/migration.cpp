@@ -25,26 +25,47 @@ MigrationStats migrate(ParticleSet& set, const grid::Decomposition<Dim>& decomp,
     for (int k = 0; k < nn; ++k) h(nbrs[k]) = k;
     Kokkos::deep_copy(slot_of, h);
   }
-  // Destination slot per particle: nn = stays here.
+  // Destination slot per particle: nn = stays here. Most particles stay inside this rank's region,
+  // which a box test settles without the owner lookup.
+  // Owned node range, widened to +-infinity on the domain's outer faces (as the owner map clamps).
+  int lo[Dim], hi[Dim];
+  double lower[Dim];
+  const double inv_dx = 1.0 / decomp.dx();
+  for (int d = 0; d < Dim; ++d) {
+    lo[d] = decomp.owned_lo()[d] == 0 ? -2147483647 : decomp.owned_lo()[d];
+    hi[d] = decomp.owned_hi()[d] == decomp.nodes()[d] ? 2147483647 : decomp.owned_hi()[d];
+    lower[d] = decomp.lower()[d];
+  }
   Kokkos::View<int*> dest("dest", n);
   Kokkos::View<int64_t*> bad("bad", 1);
   Kokkos::deep_copy(bad, -1);
   const IdField ids = set.id();
-  Kokkos::parallel_for(
-      "migrate::dest", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+  int nleave = 0;
+  Kokkos::parallel_reduce(
+      "migrate::dest", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const int p, int& leaving) {
         double xp[Dim];
-        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
-        const int r = owners.owner(xp);
+        bool home = true;
+        for (int d = 0; d < Dim; ++d) {
+          xp[d] = x(p, d);
+          const int i = static_cast<int>(kmath::floor((xp[d] - lower[d]) * inv_dx + 0.5));
+          home = home && i >= lo[d] && i < hi[d];
+        }
         int s = nn;
-        if (r != me) {
-          s = slot_of(r);
-          if (s < 0) {
-            bad(0) = ids(p);
-            s = nn;
+        if (!home) {
+          const int r = owners.owner(xp);
+          if (r != me) {
+            s = slot_of(r);
+            if (s < 0) {
+              bad(0) = ids(p);
+              s = nn;
+            }
           }
         }
         dest(p) = s;
-      });
+        leaving += s != nn ? 1 : 0;
+      },
+      nleave);
   auto bad_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bad);
   int local_bad = bad_h(0) >= 0 ? 1 : 0, any_bad = 0;
   MPI_Allreduce(&local_bad, &any_bad, 1, MPI_INT, MPI_MAX, decomp.comm());
@@ -56,16 +77,16 @@ MigrationStats migrate(ParticleSet& set, const grid::Decomposition<Dim>& decomp,
   }
 
   // Stable split into stayers and leavers.
-  int nleave = 0;
-  Kokkos::parallel_reduce(
-      "migrate::count", Kokkos::RangePolicy<>(0, n),
-      KOKKOS_LAMBDA(const int p, int& c) { c += dest(p) != nn ? 1 : 0; }, nleave);
-  IndexList leavers("leavers", nleave), keep("keep", n - nleave);
-  Kokkos::parallel_scan(
+  IndexList leavers("leavers", nleave), leaver_slot("leaver_slot", nleave), keep("keep", nleave > 0 ? n - nleave : 0);
+  if (nleave > 0)
+    Kokkos::parallel_scan(
       "migrate::split", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& prefix, const bool final) {
         const bool leave = dest(p) != nn;
         if (final) {
-          if (leave) leavers(prefix) = p;
+          if (leave) {
+            leavers(prefix) = p;
+            leaver_slot(prefix) = dest(p);
+          }
           else keep(p - prefix) = p;
         }
         prefix += leave ? 1 : 0;
@@ -73,16 +94,16 @@ MigrationStats migrate(ParticleSet& set, const grid::Decomposition<Dim>& decomp,
 
   // Group leavers by neighbour on the host (they are few).
   auto leavers_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), leavers);
-  auto dest_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dest);
+  auto slot_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), leaver_slot);
   std::vector<int> counts(nn, 0);
-  for (int i = 0; i < nleave; ++i) counts[dest_h(leavers_h(i))]++;
+  for (int i = 0; i < nleave; ++i) counts[slot_h(i)]++;
   std::vector<int> offs(nn + 1, 0);
   for (int k = 0; k < nn; ++k) offs[k + 1] = offs[k] + counts[k];
   IndexList send("send", nleave);
   {
     auto send_h = Kokkos::create_mirror_view(send);
     std::vector<int> fill = offs;
-    for (int i = 0; i < nleave; ++i) send_h(fill[dest_h(leavers_h(i))]++) = leavers_h(i);
+    for (int i = 0; i < nleave; ++i) send_h(fill[slot_h(i)]++) = leavers_h(i);
     Kokkos::deep_copy(send, send_h);
   }
 
@@ -103,7 +124,7 @@ MigrationStats migrate(ParticleSet& set, const grid::Decomposition<Dim>& decomp,
   ex.ship(fields, &id_src, &mat_src, incoming, &in_ids, &in_mats, 0);
 
   const size_t nkeep = static_cast<size_t>(n - nleave);
-  set.gather(keep, nkeep);
+  if (nleave > 0) set.gather(keep, nkeep);
   set.resize(nkeep + ex.recv_total());
   size_t k = 0;
   const size_t nin = ex.recv_total();

@@ -23,10 +23,7 @@ inline run::LoadedDeck deck_from_string(const std::string& yaml, const std::vect
   return run::load_deck(file.string(), sets);
 }
 
-inline std::string source_dir() {
-  const char* s = std::getenv("MENISCUS_SOURCE_DIR");
-  return s ? s : ".";
-}
+inline std::string source_dir() { return MENISCUS_TEST_SOURCE_DIR; }
 
 // A communicator holding only rank 0 of `comm` (MPI_COMM_NULL elsewhere), for running the 1-rank
 // reference of a rank-equivalence test inside a multi-rank job.

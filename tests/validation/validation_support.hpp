@@ -27,8 +27,7 @@ class SeriesCsv {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank != 0) return;
-    const char* b = std::getenv("MENISCUS_BINARY_DIR");
-    std::filesystem::path dir = std::filesystem::path(b ? b : ".") / "validation";
+    std::filesystem::path dir = std::filesystem::path(MENISCUS_TEST_BINARY_DIR) / "validation";
     std::filesystem::create_directories(dir);
     os_.open(dir / (name + ".csv"));
     os_ << header << "\n";

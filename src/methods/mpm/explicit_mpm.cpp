@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "grid/bspline.hpp"
 #include "grid/domain_deck.hpp"
+#include "grid/stencil_loop.hpp"
 #include "particles/migration.hpp"
 #include "particles/particle_sources.hpp"
 #include "physics/collider_deck.hpp"
@@ -15,19 +16,6 @@
 namespace meniscus::mpm {
 
 namespace {
-template <int Dim>
-constexpr int stencil_size() {
-  return Dim == 2 ? 9 : 27;
-}
-
-template <int Dim>
-KOKKOS_INLINE_FUNCTION void stencil_offset(int n, int* o) {
-  for (int d = 0; d < Dim; ++d) {
-    o[d] = n % 3;
-    n /= 3;
-  }
-}
-
 // Global sums over particles for diagnostics, as one array reduction.
 template <int Dim>
 struct ParticleSums {
@@ -249,28 +237,17 @@ void ExplicitMPM<Dim>::p2g(double dt) {
         for (int d = 0; d < Dim; ++d) mv[d] = mp * v(p, d);
         for (int i = 0; i < Dim * Dim; ++i) mC[i] = mp * Cp[i];
         auto acc = scatter.access();
-        for (int n = 0; n < stencil_size<Dim>(); ++n) {
-          int o[Dim], node[Dim];
-          stencil_offset<Dim>(n, o);
-          double r[Dim], grad[Dim];
-          for (int d = 0; d < Dim; ++d) {
-            node[d] = st.base[d] + o[d];
-            r[d] = lower[d] + node[d] * dx - xp[d];
-          }
-          const double w = st.weight(o);
-          st.gradient(o, grad);
-          const long idx = gbox.index(node);
+        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double* r) {
           acc(idx, 0) += w * mp;
           for (int a = 0; a < Dim; ++a) {
-            double val = mv[a];
-            double force = 0;
+            double val = mv[a], force = 0;
             for (int b = 0; b < Dim; ++b) {
               val += mC[a * Dim + b] * r[b];
               force += tau[a * Dim + b] * grad[b];
             }
             acc(idx, 1 + a) += w * val - stress_scale * force;
           }
-        }
+        });
       });
   Kokkos::Experimental::contribute(local, scatter);
   grid_->release_local(local);
@@ -338,41 +315,50 @@ void ExplicitMPM<Dim>::g2p(double dt) {
         for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
         grid::Stencil<Dim> st;
         st.compute(xp, lower, inv_dx);
+        const bool solid = mats(mat(p)).model == physics::MaterialModel::FixedCorotated;
         double vp[Dim] = {}, B[Dim * Dim] = {}, gv[Dim * Dim] = {};
-        for (int n = 0; n < stencil_size<Dim>(); ++n) {
-          int o[Dim], node[Dim];
-          stencil_offset<Dim>(n, o);
-          double r[Dim], grad[Dim];
-          for (int d = 0; d < Dim; ++d) {
-            node[d] = st.base[d] + o[d];
-            r[d] = lower[d] + node[d] * dx - xp[d];
-          }
-          const double w = st.weight(o);
-          st.gradient(o, grad);
-          const long idx = gbox.index(node);
-          for (int a = 0; a < Dim; ++a) {
-            const double vi = local(idx, 1 + a);
-            vp[a] += w * vi;
-            for (int b = 0; b < Dim; ++b) {
-              B[a * Dim + b] += w * vi * r[b];
-              gv[a * Dim + b] += vi * grad[b];
+        // Solids need the full velocity gradient for F; fluids only its trace for J.
+        if (solid) {
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double* r) {
+            for (int a = 0; a < Dim; ++a) {
+              const double vi = local(idx, 1 + a);
+              vp[a] += w * vi;
+              for (int b = 0; b < Dim; ++b) {
+                B[a * Dim + b] += w * vi * r[b];
+                gv[a * Dim + b] += vi * grad[b];
+              }
             }
-          }
+          });
+        } else {
+          double div = 0;
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double* r) {
+            for (int a = 0; a < Dim; ++a) {
+              const double vi = local(idx, 1 + a);
+              vp[a] += w * vi;
+              div += vi * grad[a];
+              for (int b = 0; b < Dim; ++b) B[a * Dim + b] += w * vi * r[b];
+            }
+          });
+          gv[0] = div;
         }
         bool finite = true;
         for (int d = 0; d < Dim; ++d) finite = finite && kmath::isfinite(vp[d]);
         if (!finite) bad(0) = ids(p);
         for (int i = 0; i < Dim * Dim; ++i) C(p, i) = dinv * B[i];
-        // F <- (I + dt grad v) F; J follows det(I + dt grad v) so fluids and solids agree.
-        double Fo[Dim * Dim], Fn[Dim * Dim], dF[Dim * Dim];
-        for (int i = 0; i < Dim * Dim; ++i) {
-          Fo[i] = F(p, i);
-          dF[i] = (i % (Dim + 1) == 0 ? 1.0 : 0.0) + dt * gv[i];
+        if (solid) {
+          // F <- (I + dt grad v) F, and J follows det F.
+          double Fo[Dim * Dim], Fn[Dim * Dim], dF[Dim * Dim];
+          for (int i = 0; i < Dim * Dim; ++i) {
+            Fo[i] = F(p, i);
+            dF[i] = (i % (Dim + 1) == 0 ? 1.0 : 0.0) + dt * gv[i];
+          }
+          physics::matmul<Dim>(dF, Fo, Fn);
+          for (int i = 0; i < Dim * Dim; ++i) F(p, i) = Fn[i];
+          J(p, 0) *= physics::det<Dim>(dF);
+        } else {
+          // A fluid keeps only its volume ratio: J <- (1 + dt div v) J.
+          J(p, 0) *= 1.0 + dt * gv[0];
         }
-        physics::matmul<Dim>(dF, Fo, Fn);
-        const bool solid = mats(mat(p)).model == physics::MaterialModel::FixedCorotated;
-        for (int i = 0; i < Dim * Dim; ++i) F(p, i) = solid ? Fn[i] : Fo[i];
-        J(p, 0) *= physics::det<Dim>(dF);
         for (int d = 0; d < Dim; ++d) {
           v(p, d) = vp[d];
           double xn = xp[d] + dt * vp[d];

@@ -1,0 +1,42 @@
+#pragma once
+// The 3^Dim nodes of a particle's quadratic stencil as unrolled nested loops, handing each node's
+// local index, weight, weight gradient and offset r = x_i - x_p to a callback. Both transfers (P2G,
+// G2P) and every later particle-grid kernel share this loop, so the index arithmetic lives once.
+#include "grid/bspline.hpp"
+#include "grid/grid_field.hpp"
+
+namespace meniscus::grid {
+
+template <int Dim, class F>
+KOKKOS_FORCEINLINE_FUNCTION void for_each_stencil_node(const Stencil<Dim>& st, const NodeBox<Dim>& box,
+                                                       const double* lower, double dx, const double* xp, F&& f) {
+  double r[Dim][3];
+  for (int d = 0; d < Dim; ++d)
+    for (int k = 0; k < 3; ++k) r[d][k] = lower[d] + (st.base[d] + k) * dx - xp[d];
+  const long idx0 = box.index(st.base);
+  if constexpr (Dim == 2) {
+    const long s1 = box.n[0];
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 3; ++i) {
+        const double w = st.w[0][i] * st.w[1][j];
+        const double g[2] = {st.dw[0][i] * st.w[1][j], st.w[0][i] * st.dw[1][j]};
+        const double rr[2] = {r[0][i], r[1][j]};
+        f(idx0 + i + j * s1, w, g, rr);
+      }
+  } else {
+    const long s1 = box.n[0], s2 = static_cast<long>(box.n[0]) * box.n[1];
+    for (int k = 0; k < 3; ++k)
+      for (int j = 0; j < 3; ++j) {
+        const double wjk = st.w[1][j] * st.w[2][k];
+        const double djk = st.dw[1][j] * st.w[2][k], jdk = st.w[1][j] * st.dw[2][k];
+        for (int i = 0; i < 3; ++i) {
+          const double w = st.w[0][i] * wjk;
+          const double g[3] = {st.dw[0][i] * wjk, st.w[0][i] * djk, st.w[0][i] * jdk};
+          const double rr[3] = {r[0][i], r[1][j], r[2][k]};
+          f(idx0 + i + j * s1 + k * s2, w, g, rr);
+        }
+      }
+  }
+}
+
+}  // namespace meniscus::grid
