@@ -112,15 +112,21 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
   f_.x = set_.add_field("position", Dim);
   f_.v = set_.add_field("velocity", Dim);
   f_.C = set_.add_field("affine_velocity", Dim * Dim);
-  f_.F = set_.add_field("deformation_gradient", Dim * Dim);
+  // Fluids need only J; the deformation gradient (9 doubles in 3D) is stored when a solid exists.
+  bool has_solid = false;
+  for (const auto& mat : table_.materials) has_solid = has_solid || mat.model == physics::MaterialModel::FixedCorotated;
+  f_.F = has_solid ? set_.add_field("deformation_gradient", Dim * Dim) : -1;
   f_.J = set_.add_field("volume_ratio", 1);
   f_.mass = set_.add_field("mass", 1);
   f_.volume = set_.add_field("initial_volume", 1);
 
+  {
+  // Seeding scratch is released before the first sort, which lowers the peak memory.
   auto seeded = particles::seed_sources<Dim>(root, *decomp_, table_.names);
   const size_t n = seeded.x.extent(0);
   set_.resize(n);
-  auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = set_.field(f_.F);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = deformation();
+  const bool store_F = f_.F >= 0;
   auto J = set_.field(f_.J), mass = set_.field(f_.mass), vol = set_.field(f_.volume);
   auto id = set_.id();
   auto mat = set_.material();
@@ -134,7 +140,7 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
         // The affine field of a rigid rotation is its velocity gradient, so APIC carries it exactly.
         for (int i = 0; i < Dim * Dim; ++i) {
           C(p, i) = 0;
-          F(p, i) = (i % (Dim + 1) == 0) ? 1.0 : 0.0;
+          if (store_F) F(p, i) = (i % (Dim + 1) == 0) ? 1.0 : 0.0;
         }
         C(p, 1) = -seeded.omega(p);
         C(p, Dim) = seeded.omega(p);
@@ -145,7 +151,13 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
         mat(p) = seeded.material(p);
       });
   initialize_hydrostatic(seeded);
+  }
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+}
+
+template <int Dim>
+particles::RealField ExplicitMPM<Dim>::deformation() const {
+  return f_.F >= 0 ? set_.field(f_.F) : particles::RealField();
 }
 
 template <int Dim>
@@ -214,7 +226,7 @@ void ExplicitMPM<Dim>::p2g(double dt) {
   const auto gbox = grid_->ghost_box();
   grid::NodeArray local = grid_->acquire_local(true);
   auto scatter = Kokkos::Experimental::create_scatter_view(local);
-  auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = set_.field(f_.F);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = deformation();
   auto J = set_.field(f_.J), mass = set_.field(f_.mass), vol = set_.field(f_.volume);
   auto mat = set_.material();
   auto mats = materials_;
@@ -225,11 +237,13 @@ void ExplicitMPM<Dim>::p2g(double dt) {
       "mpm::p2g", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
         double xp[Dim], Fp[Dim * Dim], Cp[Dim * Dim], tau[Dim * Dim];
         for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        const physics::Material& material = mats(mat(p));
+        const bool solid = material.model == physics::MaterialModel::FixedCorotated;
         for (int i = 0; i < Dim * Dim; ++i) {
-          Fp[i] = F(p, i);
+          Fp[i] = solid ? F(p, i) : (i % (Dim + 1) == 0 ? 1.0 : 0.0);
           Cp[i] = C(p, i);
         }
-        physics::kirchhoff_stress<Dim>(mats(mat(p)), Fp, J(p, 0), Cp, tau);
+        physics::kirchhoff_stress<Dim>(material, Fp, J(p, 0), Cp, tau);
         grid::Stencil<Dim> st;
         st.compute(xp, lower, inv_dx);
         const double mp = mass(p, 0), stress_scale = dt * vol(p, 0);
@@ -292,7 +306,7 @@ void ExplicitMPM<Dim>::g2p(double dt) {
   auto t = timers_.scope("g2p");
   const auto gbox = grid_->ghost_box();
   grid::NodeArray local = grid_->acquire_local(false);
-  auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = set_.field(f_.F);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = deformation();
   auto J = set_.field(f_.J);
   auto mat = set_.material();
   auto mats = materials_;
@@ -441,19 +455,12 @@ void ExplicitMPM<Dim>::diagnostics(DiagnosticRow& row) {
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("extent_") + axes[d], d < Dim && ntot > 0 ? b[d] + b[Dim + d] : 0.0);
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("max_") + axes[d], d < Dim && ntot > 0 ? b[d] : 0.0);
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("min_") + axes[d], d < Dim && ntot > 0 ? -b[Dim + d] : 0.0);
-  auto J = set_.field(f_.J), vol = set_.field(f_.volume), Fv = set_.field(f_.F);
-  auto mat = set_.material();
-  auto mats = materials_;
+  // J tracks det F for solids too, so one sum gives the current volume of every material.
+  auto J = set_.field(f_.J), vol = set_.field(f_.volume);
   double volume = 0;
   Kokkos::parallel_reduce(
       "mpm::volume", Kokkos::RangePolicy<>(0, set_.size()),
-      KOKKOS_LAMBDA(const int p, double& s) {
-        double F[Dim * Dim];
-        for (int i = 0; i < Dim * Dim; ++i) F[i] = Fv(p, i);
-        const bool solid = mats(mat(p)).model == physics::MaterialModel::FixedCorotated;
-        s += vol(p, 0) * (solid ? physics::det<Dim>(F) : J(p, 0));
-      },
-      volume);
+      KOKKOS_LAMBDA(const int p, double& s) { s += vol(p, 0) * J(p, 0); }, volume);
   MPI_Allreduce(MPI_IN_PLACE, &volume, 1, MPI_DOUBLE, MPI_SUM, comm_);
   row.emplace_back("volume", volume);
   row.emplace_back("rank_particles_min", static_cast<double>(nmin));

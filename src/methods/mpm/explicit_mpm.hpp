@@ -38,7 +38,8 @@ class ExplicitMPM : public Method {
   struct Fields {
     int x, v, C, F, J, mass, volume;
   };
-  const Fields& fields() const { return f_; }
+  const Fields& fields() const { return f_; }  // F is -1 when no material is a solid
+  particles::RealField deformation() const;
   const double* gravity() const { return gravity_; }
 
  private:
