@@ -78,6 +78,6 @@ class Schema {
 };
 
 // Markdown reference of a schema (the body of docs/input-reference.md).
-std::string to_markdown(const Schema& root, const std::string& title);
+std::string to_markdown(const Schema& root, const std::string& title, bool preamble = true);
 
 }  // namespace meniscus::config

@@ -79,7 +79,7 @@ std::string reference_markdown() {
   for (const auto& name : method_names()) {
     config::Schema s;
     find_method(name)->schema(s);
-    std::string part = config::to_markdown(s, "Method `" + name + "`");
+    std::string part = config::to_markdown(s, "Method `" + name + "`", false);
     // Demote the method's title to a section of the one document.
     md += "\n#" + part + "\n";
   }

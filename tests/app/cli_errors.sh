@@ -201,6 +201,12 @@ good_checks() {
   expect_ok check_with_set 1 'mpm\.cfl += 0\.25$' check "$BASE_DECK" --set mpm.cfl=0.25
   expect_ok check_coarse 1 'valid' check "$d/coarse.yaml"
   expect_ok reference 1 'sources\[\]\.particles_per_cell' reference
+  # PETSc options reach PETSc's database from the command line (after --) and from the deck;
+  # -options_left makes PETSc list the ones nothing used, which proves they arrived.
+  expect_ok petsc_cli_options 1 'meniscus_probe_option' run "$BASE_DECK" --steps 1 --quiet \
+    --output "$tmp/petsc_cli" -- -meniscus_probe_option 42 -options_left
+  expect_ok petsc_deck_options 1 'meniscus_deck_option' run "$BASE_DECK" --steps 1 --quiet \
+    --output "$tmp/petsc_deck" --set 'petsc.options=-meniscus_deck_option 7 -options_left'
 
   local label
   for np in 1 2; do
