@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/log.hpp"
+#include "core/mpi_gather.hpp"
 
 namespace meniscus {
 
@@ -28,19 +29,10 @@ std::vector<Timers::Stat> Timers::reduce(MPI_Comm comm) const {
   // Agree on the names first: rank 0's order, plus any a later rank has (gathered as one string).
   std::string mine;
   for (const auto& n : order_) mine += n + '\n';
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
+  int size = 1;
   MPI_Comm_size(comm, &size);
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lens(size), displs(size);
-  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm);
-  int total_len = 0;
-  for (int r = 0; r < size; ++r) {
-    displs[r] = total_len;
-    total_len += lens[r];
-  }
-  std::string all(static_cast<size_t>(total_len), '\0');
-  MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, comm);
+  const std::vector<char> gathered = allgather_vector(comm, std::vector<char>(mine.begin(), mine.end()));
+  const std::string all(gathered.begin(), gathered.end());
   std::vector<std::string> names;
   std::set<std::string> seen;
   size_t pos = 0;

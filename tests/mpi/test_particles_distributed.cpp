@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 
+#include "core/mpi_gather.hpp"
 #include "grid/decomposition.hpp"
 #include "particles/halo.hpp"
 #include "particles/migration.hpp"
@@ -51,20 +52,8 @@ void seed(particles::ParticleSet& set, const grid::Decomposition<2>& dec, int n_
 
 std::vector<int64_t> all_ids(const particles::ParticleSet& set) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.id());
-  std::vector<long> mine(h.data(), h.data() + set.size());
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int n = static_cast<int>(mine.size());
-  std::vector<int> counts(size), displs(size);
-  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    displs[r] = total;
-    total += counts[r];
-  }
-  std::vector<long> all(total);
-  MPI_Allgatherv(mine.data(), n, MPI_LONG, all.data(), counts.data(), displs.data(), MPI_LONG, MPI_COMM_WORLD);
-  std::vector<int64_t> out(all.begin(), all.end());
+  std::vector<int64_t> mine(h.data(), h.data() + set.size());
+  std::vector<int64_t> out = allgather_vector(MPI_COMM_WORLD, mine);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -123,16 +112,10 @@ TEST(Halo, GhostsAreExactlyTheParticlesNearTheRegion) {
     mine.push_back(x(p, 0));
     mine.push_back(x(p, 1));
   }
-  int n = static_cast<int>(mine.size());
-  std::vector<int> counts(size), displs(size);
-  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  int total = 0;
-  for (int r = 0; r < size; ++r) {
-    displs[r] = total;
-    total += counts[r];
-  }
-  std::vector<double> all(total);
-  MPI_Allgatherv(mine.data(), n, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+  std::vector<int> counts;
+  const std::vector<double> all = allgather_vector(MPI_COMM_WORLD, mine, &counts);
+  std::vector<int> displs(size, 0);
+  for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
   double lo[2], hi[2];
   dec->region(dec->rank(), lo, hi);
   size_t expected = 0;
