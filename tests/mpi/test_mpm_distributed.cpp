@@ -6,21 +6,12 @@
 #include <cmath>
 
 #include "methods/mpm/explicit_mpm.hpp"
+#include "run/deck_schema.hpp"
 #include "scene.hpp"
 
 using namespace meniscus;
 
 namespace {
-const char* kDiscDeck = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 1.0}
-domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.02, walls: none}
-mpm: {gravity: [0, 0], cfl: 0.4, dt_max: 2.0e-4}
-materials:
-  - {name: rubber, model: fixed-corotated, density: 1000, youngs_modulus: 1.0e5, poisson_ratio: 0.3}
-sources:
-  - {type: sphere, material: rubber, center: [0.5, 0.5], radius: 0.2, particles_per_cell: 4,
-     velocity: [0.3, -0.2], angular_velocity: 2.0, rotation_center: [0.5, 0.5]}
-)";
 
 double rel(double a, double b, double scale) { return std::fabs(a - b) / scale; }
 
@@ -63,7 +54,7 @@ sources: [{type: ellipsoid, material: w, center: [0.5, 0.5], radii: [0.3, 0.2], 
 }
 
 TEST(ExplicitMPM, RotatingDiscConservesMomentaToRoundOff) {
-  auto d = test::deck_from_string(kDiscDeck);
+  auto d = run::load_deck(test::source_dir() + "/inputs/rotating-disc-2d.yaml", {});
   mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   DiagnosticRow r0;
   m.diagnostics(r0);

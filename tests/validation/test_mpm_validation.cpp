@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "methods/mpm/explicit_mpm.hpp"
+#include "run/deck_schema.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
 
@@ -26,15 +27,13 @@ void run_until(mpm::ExplicitMPM<Dim>& m, double& t, double t_end, const std::fun
 // A water column at rest: p = rho g depth (Pascal). Tolerance 5 % over depth bins away from the
 // free surface and the floor.
 TEST(MPMValidation, HydrostaticColumnPressure) {
-  const double H = 0.2, rho = 1000, g = 9.81, K = 4e5, gamma = 7, dx = 0.005;
-  const std::string deck = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 10}
-domain: {lower: [0, 0], upper: [0.12, 0.25], cell_size: 0.005, walls: slip, wall_cells: 2}
-mpm: {cfl: 0.4}
-materials: [{name: water, model: fluid, density: 1000, bulk_modulus: 4.0e5, viscosity: 0.05}]
-sources: [{type: box, material: water, lower: [0.01, 0.01], upper: [0.11, 0.21], particles_per_cell: 4}]
-)";
-  auto d = test::deck_from_string(deck);
+  auto d = run::load_deck(test::source_dir() + "/inputs/hydrostatic-column-2d.yaml", {});
+  const auto water = d.deck.root().list("materials")[0];
+  const auto src = d.deck.root().list("sources")[0];
+  const double rho = water.real("density"), K = water.real("bulk_modulus"), gamma = water.real("tait_gamma");
+  const double g = -d.deck.root().section("mpm").vector("gravity")[1];
+  const double dx = d.deck.root().section("domain").real("cell_size");
+  const double H = src.vector("upper")[1] - src.vector("lower")[1];
   mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   double t = 0;
   run_until(m, t, 1.5);
@@ -55,7 +54,7 @@ sources: [{type: box, material: water, lower: [0.01, 0.01], upper: [0.11, 0.21],
     MPI_Allreduce(MPI_IN_PLACE, &top, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     top += 0.25 * dx;  // particle centres sit half a lattice spacing (dx/4 at 4 per cell) below the surface
     surface = top;
-    const double floor = 0.01;
+    const double floor = src.vector("lower")[1];
     for (size_t p = 0; p < set.size(); ++p) {
       const double depth = top - x(p, 1);
       const double pr = K / gamma * (std::pow(J(p, 0), -gamma) - 1);
@@ -75,7 +74,7 @@ sources: [{type: box, material: water, lower: [0.01, 0.01], upper: [0.11, 0.21],
   for (double c : cnt) total += c;
   vrms = std::sqrt(vrms / total);
   EXPECT_LT(vrms, 0.02) << "the column has settled";
-  EXPECT_NEAR(surface, 0.01 + H, 0.02 * H) << "the column keeps its height";
+  EXPECT_NEAR(surface, src.vector("lower")[1] + H, 0.02 * H) << "the column keeps its height";
   test::SeriesCsv csv("hydrostatic_column", "depth_m,pressure_pa,reference_pa");
   // Skip the bins touching the floor (wall layer) and the free surface.
   for (int b = 1; b < nbins - 1; ++b) {
@@ -89,17 +88,12 @@ sources: [{type: box, material: water, lower: [0.01, 0.01], upper: [0.11, 0.21],
 // halves start moving apart, and every mode of the 1D wave equation has period 2L/c, so the bar's
 // length is periodic with T = 2L/c exactly. Tolerance 5 %.
 TEST(MPMValidation, ElasticBarVibrationPeriod) {
-  const double L = 1.0, E = 1e5, rho = 1000, c = std::sqrt(E / rho), T = 2 * L / c;
-  const std::string deck = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 10}
-domain: {lower: [0, 0], upper: [1.4, 0.3], cell_size: 0.0125, walls: none}
-mpm: {gravity: [0, 0], cfl: 0.4}
-materials: [{name: bar, model: fixed-corotated, density: 1000, youngs_modulus: 1.0e5, poisson_ratio: 0.0}]
-sources:
-  - {type: box, material: bar, lower: [0.2, 0.125], upper: [0.7, 0.175], velocity: [-0.05, 0]}
-  - {type: box, material: bar, lower: [0.7, 0.125], upper: [1.2, 0.175], velocity: [0.05, 0]}
-)";
-  auto d = test::deck_from_string(deck);
+  auto d = run::load_deck(test::source_dir() + "/inputs/elastic-bar-2d.yaml", {});
+  const auto bar = d.deck.root().list("materials")[0];
+  const auto halves = d.deck.root().list("sources");
+  const double L = halves[1].vector("upper")[0] - halves[0].vector("lower")[0];
+  const double E = bar.real("youngs_modulus"), rho = bar.real("density");
+  const double c = std::sqrt(E / rho), T = 2 * L / c;
   mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   std::vector<double> ts, ls;
   test::SeriesCsv csv("elastic_bar", "time_s,length_m");
