@@ -152,7 +152,39 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
       });
   initialize_hydrostatic(seeded);
   }
+  remove_particles_inside_colliders();
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::remove_particles_inside_colliders() {
+  // A source that overlaps an obstacle (or the box faces) would start with material inside a solid.
+  const int n = static_cast<int>(set_.size());
+  const auto colliders = colliders_;
+  auto x = set_.field(f_.x);
+  auto inside = KOKKOS_LAMBDA(const int p)->bool {
+    double xp[Dim];
+    for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+    for (int c = 0; c < colliders.count; ++c)
+      if (colliders.items[c].shape.distance(xp) < 0) return true;
+    return false;
+  };
+  int nkeep = 0;
+  Kokkos::parallel_reduce(
+      "mpm::count_outside", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& k) { k += inside(p) ? 0 : 1; },
+      nkeep);
+  long removed = n - nkeep;
+  MPI_Allreduce(MPI_IN_PLACE, &removed, 1, MPI_LONG, MPI_SUM, comm_);
+  if (removed > 0) log::info("%ld seeded particles lie inside colliders or the box faces and were removed", removed);
+  if (nkeep == n) return;
+  particles::IndexList keep("keep_outside", nkeep);
+  Kokkos::parallel_scan(
+      "mpm::list_outside", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& k, const bool final) {
+        const bool out = !inside(p);
+        if (final && out) keep(k) = p;
+        k += out ? 1 : 0;
+      });
+  set_.gather(keep, nkeep);
 }
 
 template <int Dim>

@@ -47,6 +47,7 @@ class ExplicitMPM : public Method {
   void grid_update(double dt);
   void g2p(double dt);
   void initialize_hydrostatic(const particles::SeededParticles& seeded);
+  void remove_particles_inside_colliders();
 
   MPI_Comm comm_;
   std::unique_ptr<grid::Decomposition<Dim>> decomp_;
