@@ -12,6 +12,7 @@
 #include "core/deck.hpp"
 #include "core/schema.hpp"
 #include "core/timers.hpp"
+#include "particles/particle_set.hpp"
 
 namespace meniscus {
 
@@ -29,6 +30,18 @@ class Method {
   virtual void diagnostics(DiagnosticRow& row) = 0;
   virtual long global_particle_count() = 0;
   virtual Timers& timers() = 0;
+
+  // The particles, for output, in-situ visualisation and checkpoints. Persistent fields (see
+  // ParticleSet::field_info) plus ids and materials are the whole particle state.
+  virtual particles::ParticleSet& particles() = 0;
+  virtual int position_field() const = 0;
+  virtual int dimension() const = 0;
+  // State beyond the particle fields (step counters, warm starts) as named scalars, so a checkpoint
+  // can store it and a restart hand it back.
+  virtual std::vector<std::pair<std::string, double>> state() const { return {}; }
+  virtual void restore_state(const std::vector<std::pair<std::string, double>>& state) { (void)state; }
+  // Called after a restart replaced the particles (already on their owning ranks).
+  virtual void particles_replaced() {}
 };
 
 struct StepRejected : std::runtime_error {

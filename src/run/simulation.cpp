@@ -65,14 +65,15 @@ RunSummary Simulation::run() {
 
   const auto t0 = std::chrono::steady_clock::now();
   auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  double t = 0, last_progress = -1e30, particle_steps = 0, dt = 0;
-  long step = 0;
+  double t = start_time_, last_progress = -1e30, particle_steps = 0, dt = 0;
+  long step = start_step_;
   auto record = [&](double wall_s) {
     DiagnosticRow row{{"step", static_cast<double>(step)}, {"time", t}, {"dt", dt}, {"wall_s", wall_s}};
     method_->diagnostics(row);
     csv.write(row);
   };
-  record(0.0);
+  if (start_step_ == 0) record(0.0);
+  for (auto& o : observers_) o->begin(*method_, StepInfo{step, t, 0.0, 0.0, false});
   while (t < end_time * (1 - 1e-12) && (max_steps <= 0 || step < max_steps)) {
     dt = std::min(method_->stable_dt(), end_time - t);
     for (int attempt = 0;; ++attempt) {
@@ -91,6 +92,8 @@ RunSummary Simulation::run() {
     particle_steps += static_cast<double>(n);
     const double w = wall();
     if (step % diag_every == 0) record(w);
+    const bool last = !(t < end_time * (1 - 1e-12) && (max_steps <= 0 || step < max_steps));
+    for (auto& o : observers_) o->after_step(*method_, StepInfo{step, t, dt, w, last});
     if (w - last_progress >= progress_interval) {
       last_progress = w;
       const double frac_t = t / end_time;
@@ -102,6 +105,7 @@ RunSummary Simulation::run() {
     }
   }
   if (step % diag_every != 0) record(wall());
+  for (auto& o : observers_) o->end(*method_, StepInfo{step, t, dt, wall(), true});
 
   RunSummary s;
   s.steps = step;

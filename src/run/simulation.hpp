@@ -8,6 +8,8 @@
 
 #include "methods/method.hpp"
 #include "run/deck_schema.hpp"
+#include "run/step_observer.hpp"
+#include <vector>
 
 namespace meniscus::run {
 
@@ -31,6 +33,14 @@ class Simulation {
   ~Simulation();
   RunSummary run();
   Method& method() { return *method_; }
+  // Observers are called in the order added (output before checkpoints before in-situ).
+  void add_observer(std::unique_ptr<StepObserver> observer) { observers_.push_back(std::move(observer)); }
+  // Continue from a restored state instead of t = 0 (set by a restart before run()).
+  void set_start(long step, double time) {
+    start_step_ = step;
+    start_time_ = time;
+  }
+  const std::string& output_directory() const { return out_dir_; }
 
  private:
   void write_run_json(const RunSummary* summary);
@@ -40,6 +50,9 @@ class Simulation {
   std::unique_ptr<Method> method_;
   std::string out_dir_;
   int rank_ = 0, size_ = 1;
+  std::vector<std::unique_ptr<StepObserver>> observers_;
+  long start_step_ = 0;
+  double start_time_ = 0;
 };
 
 }  // namespace meniscus::run

@@ -444,6 +444,24 @@ void ExplicitMPM<Dim>::step(double dt) {
 }
 
 template <int Dim>
+std::vector<std::pair<std::string, double>> ExplicitMPM<Dim>::state() const {
+  return {{"steps", static_cast<double>(steps_)}, {"clamped_particles", static_cast<double>(clamped_)}};
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::restore_state(const std::vector<std::pair<std::string, double>>& state) {
+  for (const auto& [k, v] : state) {
+    if (k == "steps") steps_ = static_cast<long>(v);
+    if (k == "clamped_particles") clamped_ = static_cast<long>(v);
+  }
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::particles_replaced() {
+  // Nothing is derived from the particles between steps; the grid is rebuilt by every P2G.
+}
+
+template <int Dim>
 long ExplicitMPM<Dim>::global_particle_count() {
   long n = static_cast<long>(set_.size()), total = 0;
   MPI_Allreduce(&n, &total, 1, MPI_LONG, MPI_SUM, comm_);

@@ -32,8 +32,14 @@ class ExplicitMPM : public Method {
   long global_particle_count() override;
   Timers& timers() override { return timers_; }
 
-  // Access for tests, output and checkpoints.
-  particles::ParticleSet& particles() { return set_; }
+  particles::ParticleSet& particles() override { return set_; }
+  int position_field() const override { return f_.x; }
+  int dimension() const override { return Dim; }
+  std::vector<std::pair<std::string, double>> state() const override;
+  void restore_state(const std::vector<std::pair<std::string, double>>& state) override;
+  void particles_replaced() override;
+
+  // Access for tests.
   const grid::Decomposition<Dim>& decomposition() const { return *decomp_; }
   struct Fields {
     int x, v, C, F, J, mass, volume;
