@@ -2,12 +2,38 @@
 # Installs everything Meniscus needs from Debian's packages, then builds Kokkos (OpenMP + Serial)
 # from Debian's trilinos source package into $KOKKOS_PREFIX. Idempotent: each stage is skipped
 # when what it provides is already there. Recipe: shared/deps.md §1 and §4.
+#
+# Optional ParaView stage (in-situ Catalyst adaptor, ParaView readers, rendering under Xvfb; about
+# 2.1 GB and 6.5 min of apt on a fresh machine, shared/deps.md §7): run it with
+#   MENISCUS_WITH_PARAVIEW=1 scripts/install-deps.sh     or     scripts/install-deps.sh --with-paraview
+# It also builds the expat "no reparse deferral" LD_PRELOAD shim (scripts/expat_noreparse.c) into
+# $MENISCUS_PREFIX/lib, which ParaView 5.11's XML readers need with current bookworm libexpat.
 set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: install-deps.sh [--with-paraview] [--help]
+  --with-paraview   also install ParaView 5.11 (Catalyst, python3-paraview, Xvfb) and build the
+                    expat shim; the same as MENISCUS_WITH_PARAVIEW=1
+Environment: KOKKOS_PREFIX, MENISCUS_PREFIX (default /opt/meniscus), MENISCUS_WITH_PARAVIEW.
+USAGE
+}
+
+WITH_PARAVIEW=${MENISCUS_WITH_PARAVIEW:-0}
+for arg in "$@"; do
+  case "$arg" in
+    --with-paraview) WITH_PARAVIEW=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
+case "$WITH_PARAVIEW" in 1|ON|on|yes|true) WITH_PARAVIEW=1 ;; *) WITH_PARAVIEW=0 ;; esac
 
 # Kokkos is built as a static, position-independent library: Debian's PETSc pulls in Trilinos, whose
 # shared Serial-only Kokkos 3.4 would otherwise share symbol names with ours in one process, and the
 # two copies' static objects would be constructed and destroyed twice (a double free at exit).
-KOKKOS_PREFIX=${KOKKOS_PREFIX:-/opt/meniscus/kokkos-3.4.01-openmp-static}
+MENISCUS_PREFIX=${MENISCUS_PREFIX:-/opt/meniscus}
+KOKKOS_PREFIX=${KOKKOS_PREFIX:-$MENISCUS_PREFIX/kokkos-3.4.01-openmp-static}
 CORE_PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libopenmpi-dev openmpi-bin
@@ -16,6 +42,18 @@ CORE_PACKAGES=(
   libeigen3-dev libgtest-dev libgmock-dev
   libyaml-cpp-dev nlohmann-json3-dev
 )
+# ParaView 5.11 with legacy Catalyst (shared/deps.md §1 and §7): paraview-dev declares none of the nine
+# -dev packages its CMake export needs; xvfb/xauth/mesa are for rendering (the build is GLX-only);
+# libexpat1-dev is for the shim.
+PARAVIEW_PACKAGES=(
+  paraview-dev python3-paraview
+  libfreetype-dev libx11-dev libglew-dev libxml2-dev libboost-dev libnetcdf-dev
+  libutfcpp-dev liblz4-dev libdouble-conversion-dev
+  xvfb xauth libgl1-mesa-dri
+  libexpat1-dev
+)
+EXPAT_SHIM_SOURCE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/expat_noreparse.c
+EXPAT_SHIM=$MENISCUS_PREFIX/lib/libexpat_noreparse.so
 
 log() { printf '[install-deps] %s\n' "$*"; }
 
@@ -34,7 +72,7 @@ apt_updated=0
 apt_update_once() {
   if [ "$apt_updated" -eq 0 ]; then
     log "apt-get update"
-    sudo_if_needed apt-get update -qq
+    sudo_if_needed apt-get update -qq -o DPkg::Lock::Timeout=600
     apt_updated=1
   fi
 }
@@ -46,7 +84,8 @@ install_packages() {
     apt_update_once
     log "installing: $missing"
     # shellcheck disable=SC2086
-    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      -o DPkg::Lock::Timeout=600 $missing
   fi
 }
 
@@ -86,6 +125,28 @@ build_kokkos() {
   log "Kokkos installed in $KOKKOS_PREFIX"
 }
 
+build_expat_shim() {
+  if [ -f "$EXPAT_SHIM" ] && [ "$EXPAT_SHIM" -nt "$EXPAT_SHIM_SOURCE" ]; then
+    return 0
+  fi
+  log "building the expat no-reparse-deferral shim into $EXPAT_SHIM"
+  local work
+  work=$(mktemp -d /tmp/meniscus-expat.XXXXXX)
+  gcc -O2 -Wall -shared -fPIC -o "$work/libexpat_noreparse.so" "$EXPAT_SHIM_SOURCE" \
+    -Wl,--no-as-needed -lexpat -ldl
+  sudo_if_needed install -D -m 0755 "$work/libexpat_noreparse.so" "$EXPAT_SHIM"
+  rm -rf "$work"
+}
+
 install_packages "${CORE_PACKAGES[@]}"
 build_kokkos
+if [ "$WITH_PARAVIEW" -eq 1 ]; then
+  install_packages "${PARAVIEW_PACKAGES[@]}"
+  build_expat_shim
+  log "ParaView $(dpkg-query -W -f='${Version}' paraview 2>/dev/null) present; expat shim: $EXPAT_SHIM"
+elif dpkg-query -W -f='${Status}' paraview-dev 2>/dev/null | grep -q "install ok installed"; then
+  # ParaView came from elsewhere (an earlier --with-paraview run, a cached image): keep the shim.
+  install_packages libexpat1-dev
+  build_expat_shim
+fi
 log "all dependencies present"

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "methods/mpm/explicit_mpm.hpp"
+#include "core/log.hpp"
 #include "run/deck_schema.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
@@ -79,4 +80,7 @@ TEST(MPMValidation, DamBreakFrontMatchesMartinMoyce) {
     }
   }
   RecordProperty("worst_relative_error", std::to_string(worst));
+  test::record_check("dam_break", "Martin & Moyce (1952) front z/a, both column sizes, 1 <= T <= 4",
+                     "22 % (issue target 15 %, see docs/theory-mpm-explicit.md)",
+                     log::format("worst %.1f %% ahead", 100 * worst), worst <= tolerance, "dam_break.png");
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "methods/mpm/explicit_mpm.hpp"
+#include "core/log.hpp"
 #include "run/deck_schema.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
@@ -77,11 +78,16 @@ TEST(MPMValidation, HydrostaticColumnPressure) {
   EXPECT_NEAR(surface, src.vector("lower")[1] + H, 0.02 * H) << "the column keeps its height";
   test::SeriesCsv csv("hydrostatic_column", "depth_m,pressure_pa,reference_pa");
   // Skip the bins touching the floor (wall layer) and the free surface.
+  double worst = 0;
   for (int b = 1; b < nbins - 1; ++b) {
     const double depth = dsum[b] / cnt[b], p = psum[b] / cnt[b], ref = rho * g * depth;
     csv.row(depth, p, ref);
+    worst = std::max(worst, std::fabs(p - ref) / ref);
     EXPECT_NEAR(p, ref, 0.05 * ref) << "bin " << b << " at depth " << depth;
   }
+  test::record_check("hydrostatic_column", "p = rho g depth (Pascal)", "5 % per depth bin",
+                     log::format("worst bin %.2f %%, rms speed %.1e m/s", 100 * worst, vrms), worst <= 0.05,
+                     "hydrostatic_column.png");
 }
 
 // Free-free axial vibration of a thin bar (nu = 0, so the strip's wave speed is sqrt(E/rho)): the
@@ -116,4 +122,7 @@ TEST(MPMValidation, ElasticBarVibrationPeriod) {
   ASSERT_GE(ups.size(), 3u) << "at least two full periods";
   const double period = (ups.back() - ups.front()) / (ups.size() - 1);
   EXPECT_NEAR(period, T, 0.05 * T) << "measured " << period << " s, theory " << T << " s";
+  test::record_check("elastic_bar", log::format("T = 2L/sqrt(E/rho) = %.4g s", T), "5 %",
+                     log::format("T = %.4g s (%+.2f %%)", period, 100 * (period - T) / T),
+                     std::fabs(period - T) <= 0.05 * T, "elastic_bar.png");
 }

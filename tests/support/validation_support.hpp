@@ -2,6 +2,7 @@
 // Shared bits of the validation tests: run a deck for a while, collect diagnostics rows, and write
 // the measured series to CSV under the build tree (for the validation report).
 #include <gtest/gtest.h>
+#include <mpi.h>
 
 #include <filesystem>
 #include <fstream>
@@ -43,5 +44,20 @@ class SeriesCsv {
  private:
   std::ofstream os_;
 };
+
+// One line of the validation report: what was checked, against what, with which tolerance, and
+// what this run measured. Written to $BUILD/validation/check_NAME.tsv (rank 0 only);
+// scripts/validation-report.sh collects them into docs/validation/README.md.
+inline void record_check(const std::string& name, const std::string& reference, const std::string& tolerance,
+                         const std::string& measured, bool passed, const std::string& plot = "") {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  std::filesystem::path dir = std::filesystem::path(MENISCUS_TEST_BINARY_DIR) / "validation";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / ("check_" + name + ".tsv")) << name << "\t" << reference << "\t" << tolerance << "\t"
+                                                  << measured << "\t" << (passed ? "pass" : "FAIL") << "\t" << plot
+                                                  << "\n";
+}
 
 }  // namespace meniscus::test
