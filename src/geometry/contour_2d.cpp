@@ -1,0 +1,169 @@
+#include "geometry/contour_2d.hpp"
+
+#include "core/kmath.hpp"
+
+namespace meniscus::geometry {
+
+namespace detail {
+// Point where phi crosses zero on edge e of a cell (e0 bottom, e1 right, e2 top, e3 left).
+KOKKOS_INLINE_FUNCTION void edge_point(int e, const double* c, double x0, double y0, double h, double* p) {
+  const int a[4] = {0, 1, 2, 3}, b[4] = {1, 2, 3, 0};
+  const double cx[4] = {0, 1, 1, 0}, cy[4] = {0, 0, 1, 1};
+  const double fa = c[a[e]], fb = c[b[e]];
+  double t = fa / (fa - fb);
+  t = t < 0 ? 0 : (t > 1 ? 1 : t);
+  p[0] = x0 + h * (cx[a[e]] + t * (cx[b[e]] - cx[a[e]]));
+  p[1] = y0 + h * (cy[a[e]] + t * (cy[b[e]] - cy[a[e]]));
+}
+
+// Edge pairs of a cell's segments for the inside mask (bit k: corner k inside); returns the count.
+KOKKOS_INLINE_FUNCTION int cell_segments(const double* c, int pairs[2][2]) {
+  int mask = 0;
+  for (int k = 0; k < 4; ++k)
+    if (c[k] < 0) mask |= 1 << k;
+  switch (mask) {
+    case 0: case 15: return 0;
+    case 1: case 14: pairs[0][0] = 3; pairs[0][1] = 0; return 1;
+    case 2: case 13: pairs[0][0] = 0; pairs[0][1] = 1; return 1;
+    case 4: case 11: pairs[0][0] = 1; pairs[0][1] = 2; return 1;
+    case 8: case 7: pairs[0][0] = 2; pairs[0][1] = 3; return 1;
+    case 3: case 12: pairs[0][0] = 1; pairs[0][1] = 3; return 1;
+    case 6: case 9: pairs[0][0] = 0; pairs[0][1] = 2; return 1;
+    case 5: case 10: {
+      // Saddle: the centre value decides whether the inside corners connect.
+      const bool centre_inside = (c[0] + c[1] + c[2] + c[3]) < 0;
+      const bool cut_13 = (mask == 5) == centre_inside;  // separate corners 1 and 3
+      if (cut_13) {
+        pairs[0][0] = 0; pairs[0][1] = 1;
+        pairs[1][0] = 2; pairs[1][1] = 3;
+      } else {
+        pairs[0][0] = 3; pairs[0][1] = 0;
+        pairs[1][0] = 1; pairs[1][1] = 2;
+      }
+      return 2;
+    }
+  }
+  return 0;
+}
+}  // namespace detail
+
+Segments2D marching_squares(const Kokkos::View<const double*>& phi, const Lattice2D& L, const int cell_lo[2],
+                            const int cell_hi[2], const int64_t global_offset[2], int64_t global_nx) {
+  const int cx0 = cell_lo[0], cy0 = cell_lo[1];
+  const int ncx = cell_hi[0] - cell_lo[0], ncy = cell_hi[1] - cell_lo[1];
+  const int ncells = ncx > 0 && ncy > 0 ? ncx * ncy : 0;
+  const int nx = L.n[0];
+  auto corners = KOKKOS_LAMBDA(int c, double* v, int& i, int& j) {
+    i = cx0 + c % ncx;
+    j = cy0 + c / ncx;
+    v[0] = phi(i + nx * j);
+    v[1] = phi(i + 1 + nx * j);
+    v[2] = phi(i + 1 + nx * (j + 1));
+    v[3] = phi(i + nx * (j + 1));
+  };
+  Kokkos::View<int*> offset("ms_offset", ncells + 1);
+  Kokkos::parallel_scan(
+      "marching_squares::count", Kokkos::RangePolicy<>(0, ncells), KOKKOS_LAMBDA(const int c, int& sum, const bool final) {
+        double v[4];
+        int i, j, pairs[2][2];
+        corners(c, v, i, j);
+        const int k = detail::cell_segments(v, pairs);
+        if (final) offset(c) = sum;
+        sum += k;
+        if (final && c == ncells - 1) offset(ncells) = sum;
+      });
+  int total = 0;
+  if (ncells > 0) Kokkos::deep_copy(total, Kokkos::subview(offset, ncells));
+  Segments2D out;
+  out.ends = Kokkos::View<double* [2][2]>("segments", total);
+  out.key = Kokkos::View<int64_t*>("segment_key", total);
+  auto ends = out.ends;
+  auto key = out.key;
+  const double x0 = L.lower[0], y0 = L.lower[1], h = L.h;
+  const int64_t gx = global_offset[0], gy = global_offset[1];
+  Kokkos::parallel_for(
+      "marching_squares::emit", Kokkos::RangePolicy<>(0, ncells), KOKKOS_LAMBDA(const int c) {
+        double v[4];
+        int i, j, pairs[2][2];
+        corners(c, v, i, j);
+        const int k = detail::cell_segments(v, pairs);
+        const double ox = x0 + i * h, oy = y0 + j * h;
+        for (int s = 0; s < k; ++s) {
+          double a[2], b[2];
+          detail::edge_point(pairs[s][0], v, ox, oy, h, a);
+          detail::edge_point(pairs[s][1], v, ox, oy, h, b);
+          // Orient by the bilinear interpolant's gradient at the segment midpoint: the outward
+          // normal rot(-90)(b - a) = (b_y - a_y, a_x - b_x) must point along +grad(phi).
+          const double u = (0.5 * (a[0] + b[0]) - ox) / h, w = (0.5 * (a[1] + b[1]) - oy) / h;
+          const double gxv = (1 - w) * (v[1] - v[0]) + w * (v[2] - v[3]);
+          const double gyv = (1 - u) * (v[3] - v[0]) + u * (v[2] - v[1]);
+          const double nx_ = b[1] - a[1], ny_ = a[0] - b[0];
+          const bool flip = nx_ * gxv + ny_ * gyv < 0;
+          const int q = offset(c) + s;
+          for (int d = 0; d < 2; ++d) {
+            ends(q, 0, d) = flip ? b[d] : a[d];
+            ends(q, 1, d) = flip ? a[d] : b[d];
+          }
+          key(q) = ((gx + i) + global_nx * (gy + j)) * 2 + s;
+        }
+      });
+  return out;
+}
+
+SurfaceSamples2D sample_segments(const Segments2D& segments, double density, AreaWeight weight, uint64_t seed,
+                                 int64_t step) {
+  const int ns = static_cast<int>(segments.size());
+  auto ends = segments.ends;
+  auto key = segments.key;
+  const bool uniform = weight == AreaWeight::Uniform;
+  // Poisson count by inversion of the cumulative distribution with one hashed uniform per segment.
+  auto count = KOKKOS_LAMBDA(const int q, double& len)->int {
+    const double dx = ends(q, 1, 0) - ends(q, 0, 0), dy = ends(q, 1, 1) - ends(q, 0, 1);
+    len = kmath::sqrt(dx * dx + dy * dy);
+    const double lambda = density * len;
+    const double u = hashed_uniform(seed, step, key(q), -1);
+    double p = ::exp(-lambda), cdf = p;
+    int k = 0;
+    while (u > cdf && k < 1000) {
+      ++k;
+      p *= lambda / k;
+      cdf += p;
+    }
+    return k;
+  };
+  Kokkos::View<int*> offset("sample_offset", ns + 1);
+  Kokkos::parallel_scan(
+      "sample_segments::count", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int q, int& sum, const bool final) {
+        double len;
+        const int k = count(q, len);
+        if (final) offset(q) = sum;
+        sum += k;
+        if (final && q == ns - 1) offset(ns) = sum;
+      });
+  int total = 0;
+  if (ns > 0) Kokkos::deep_copy(total, Kokkos::subview(offset, ns));
+  SurfaceSamples2D out;
+  out.position = Kokkos::View<double* [2]>("surface_position", total);
+  out.area = Kokkos::View<double* [2]>("surface_area", total);
+  auto pos = out.position;
+  auto area = out.area;
+  Kokkos::parallel_for(
+      "sample_segments::place", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int q) {
+        double len;
+        const int k = count(q, len);
+        if (k == 0 || len <= 0) return;
+        const double tx = (ends(q, 1, 0) - ends(q, 0, 0)) / len, ty = (ends(q, 1, 1) - ends(q, 0, 1)) / len;
+        const double dA = uniform ? 1.0 / density : len / k;
+        for (int r = 0; r < k; ++r) {
+          const double t = hashed_uniform(seed, step, key(q), r);
+          const int o = offset(q) + r;
+          pos(o, 0) = ends(q, 0, 0) + t * (ends(q, 1, 0) - ends(q, 0, 0));
+          pos(o, 1) = ends(q, 0, 1) + t * (ends(q, 1, 1) - ends(q, 0, 1));
+          area(o, 0) = dA * ty;  // outward normal rot(-90)(t) = (t_y, -t_x)
+          area(o, 1) = -dA * tx;
+        }
+      });
+  return out;
+}
+
+}  // namespace meniscus::geometry

@@ -1,0 +1,58 @@
+#pragma once
+// Zero contour of a node-sampled level set on a uniform 2D lattice (marching squares), and Monte
+// Carlo sampling of the contour with area-weighted normals — stages 1-2 of the surface resampling of
+// Chen et al. 2021 (seed 000), in 2D. Segments are oriented so that their outward normal points
+// along +grad(phi); saddle cells are resolved by the value at the cell centre, so the contour is
+// closed and consistent across neighbouring cells (and therefore across ranks, which contour only
+// the cells they own).
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+namespace meniscus::geometry {
+
+// A lattice of nodes lower + (i, j) h, phi stored x-fastest: phi(i + nx j).
+struct Lattice2D {
+  double lower[2];
+  double h;
+  int n[2];
+};
+
+struct Segments2D {
+  Kokkos::View<double* [2][2]> ends;  // (segment, endpoint a/b, x/y); outward normal = rot(-90)(b - a)
+  Kokkos::View<int64_t*> key;         // global cell index * 2 + k: a stable, decomposition-free id
+  size_t size() const { return ends.extent(0); }
+};
+
+// Contours the cells [cell_lo, cell_hi) (cell (i, j) spans nodes i..i+1, j..j+1). global_offset[d]
+// is the lattice's first node index in the global grid and global_nx the global node count in x,
+// used for the stable segment keys.
+Segments2D marching_squares(const Kokkos::View<const double*>& phi, const Lattice2D& lattice, const int cell_lo[2],
+                            const int cell_hi[2], const int64_t global_offset[2], int64_t global_nx);
+
+struct SurfaceSamples2D {
+  Kokkos::View<double* [2]> position;  // s_r on the contour
+  Kokkos::View<double* [2]> area;      // dA_r = |dA| n_hat (length-weighted outward normal)
+  size_t size() const { return position.extent(0); }
+};
+
+enum class AreaWeight { PerSegment, Uniform };
+
+// Poisson sampling: segment S of length L draws n ~ Poisson(density L) uniform points, each with
+// |dA| = L/n (PerSegment) or 1/density (Uniform, unbiased in expectation). The random numbers come
+// from a counter-based hash of (seed, step, segment key, draw), so the samples do not depend on the
+// rank count or the thread schedule.
+SurfaceSamples2D sample_segments(const Segments2D& segments, double density, AreaWeight weight, uint64_t seed,
+                                 int64_t step);
+
+// Counter-based uniform random number in [0, 1) (splitmix64 finaliser over the combined counter).
+KOKKOS_INLINE_FUNCTION double hashed_uniform(uint64_t seed, int64_t a, int64_t b, int64_t c) {
+  uint64_t z = seed ^ (static_cast<uint64_t>(a) * 0x9E3779B97F4A7C15ull) ^ (static_cast<uint64_t>(b) * 0xC2B2AE3D27D4EB4Full) ^
+               (static_cast<uint64_t>(c) * 0x165667B19E3779F9ull);
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z = z ^ (z >> 31);
+  return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+}  // namespace meniscus::geometry

@@ -1,0 +1,110 @@
+// Marching squares and surface sampling in 2D (seed 000 stage 2): the contour of a disc's signed
+// distance converges to the circle, is closed and oriented outward; samples lie on their segments
+// and their area-weighted normals add up to the perimeter.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "geometry/contour_2d.hpp"
+
+using namespace meniscus::geometry;
+
+namespace {
+struct Disc {
+  double cx = 0.013, cy = -0.021, R = 0.31;
+  double phi(double x, double y) const { return std::hypot(x - cx, y - cy) - R; }
+};
+
+Segments2D contour(const Disc& disc, double h, Lattice2D& L) {
+  const int n = static_cast<int>(std::ceil(1.0 / h)) + 1;
+  L = Lattice2D{{-0.5, -0.5}, h, {n, n}};
+  Kokkos::View<double*> phi("phi", n * n);
+  auto ph = Kokkos::create_mirror_view(phi);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) ph(i + n * j) = disc.phi(-0.5 + i * h, -0.5 + j * h);
+  Kokkos::deep_copy(phi, ph);
+  const int lo[2] = {0, 0}, hi[2] = {n - 1, n - 1};
+  const int64_t off[2] = {0, 0};
+  return marching_squares(phi, L, lo, hi, off, n);
+}
+
+double perimeter(const Segments2D& s) {
+  auto e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.ends);
+  double L = 0;
+  for (size_t q = 0; q < s.size(); ++q) L += std::hypot(e(q, 1, 0) - e(q, 0, 0), e(q, 1, 1) - e(q, 0, 1));
+  return L;
+}
+}  // namespace
+
+TEST(Contour2D, CircleIsClosedOutwardAndConverges) {
+  Disc disc;
+  double previous_error = 1e9;
+  for (double h : {0.04, 0.02, 0.01}) {
+    Lattice2D L;
+    const auto s = contour(disc, h, L);
+    auto e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.ends);
+    std::map<std::pair<long, long>, int> starts, stops;
+    for (size_t q = 0; q < s.size(); ++q) {
+      // Endpoints lie on the circle up to the interpolation error O(h^2 / R).
+      for (int k = 0; k < 2; ++k) EXPECT_LT(std::fabs(disc.phi(e(q, k, 0), e(q, k, 1))), h * h / disc.R);
+      const double mx = 0.5 * (e(q, 0, 0) + e(q, 1, 0)), my = 0.5 * (e(q, 0, 1) + e(q, 1, 1));
+      const double nx = e(q, 1, 1) - e(q, 0, 1), ny = e(q, 0, 0) - e(q, 1, 0);
+      EXPECT_GT(nx * (mx - disc.cx) + ny * (my - disc.cy), 0.0) << "normal points outward";
+      starts[{std::lround(e(q, 0, 0) * 1e9), std::lround(e(q, 0, 1) * 1e9)}]++;
+      stops[{std::lround(e(q, 1, 0) * 1e9), std::lround(e(q, 1, 1) * 1e9)}]++;
+    }
+    EXPECT_EQ(starts, stops) << "every segment's end is the next one's start: a closed, consistently oriented curve";
+    const double err = std::fabs(perimeter(s) - 2 * M_PI * disc.R) / (2 * M_PI * disc.R);
+    EXPECT_LT(err, previous_error) << "h = " << h;
+    EXPECT_LT(err, 5e-3);
+    previous_error = err;
+  }
+}
+
+TEST(Contour2D, SaddleCellsGiveTwoSegments) {
+  // Corners 0 and 2 inside: with the centre inside they connect (segments cut off corners 1 and 3).
+  Lattice2D L{{0, 0}, 1.0, {2, 2}};
+  Kokkos::View<double*> phi("phi", 4);
+  auto h = Kokkos::create_mirror_view(phi);
+  h(0) = -1; h(1) = 0.5; h(2) = 0.5; h(3) = -1;  // nodes (0,0) (1,0) (0,1) (1,1), x fastest
+  Kokkos::deep_copy(phi, h);
+  const int lo[2] = {0, 0}, hi[2] = {1, 1};
+  const int64_t off[2] = {0, 0};
+  auto s = marching_squares(phi, L, lo, hi, off, 2);
+  ASSERT_EQ(s.size(), 2u);
+  auto e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.ends);
+  for (int q = 0; q < 2; ++q) {
+    // Each segment's midpoint is nearer corner 1 (1,0) or corner 3 (0,1): those are cut off.
+    const double mx = 0.5 * (e(q, 0, 0) + e(q, 1, 0)), my = 0.5 * (e(q, 0, 1) + e(q, 1, 1));
+    const double d1 = std::hypot(mx - 1, my), d3 = std::hypot(mx, my - 1);
+    EXPECT_LT(std::min(d1, d3), 0.5);
+  }
+}
+
+TEST(Contour2D, SamplesCoverThePerimeterAndLieOnSegments) {
+  Disc disc;
+  Lattice2D L;
+  const auto s = contour(disc, 0.01, L);
+  const double exact = perimeter(s);
+  for (auto weight : {AreaWeight::Uniform, AreaWeight::PerSegment}) {
+    const auto samples = sample_segments(s, 4.0 / 0.01 * 25, weight, 1234, 7);
+    auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), samples.position);
+    auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), samples.area);
+    double sum = 0;
+    for (size_t r = 0; r < samples.size(); ++r) {
+      sum += std::hypot(a(r, 0), a(r, 1));
+      EXPECT_LT(std::fabs(disc.phi(p(r, 0), p(r, 1))), 1e-4) << "sample on the contour";
+      EXPECT_GT(a(r, 0) * (p(r, 0) - disc.cx) + a(r, 1) * (p(r, 1) - disc.cy), 0.0) << "outward";
+    }
+    EXPECT_NEAR(sum, exact, 0.02 * exact);
+  }
+  // Same seed and step: the same samples (counter-based random numbers).
+  const auto s1 = sample_segments(s, 400, AreaWeight::Uniform, 99, 3);
+  const auto s2 = sample_segments(s, 400, AreaWeight::Uniform, 99, 3);
+  ASSERT_EQ(s1.size(), s2.size());
+  auto p1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s1.position);
+  auto p2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s2.position);
+  for (size_t r = 0; r < s1.size(); ++r) EXPECT_EQ(p1(r, 0), p2(r, 0));
+}
