@@ -74,6 +74,70 @@ void HaloPlan<Dim>::refresh_into(const RealField& field, RealField& ghosts) {
   exchange_.ship({field}, nullptr, nullptr, {ghosts}, nullptr, nullptr, 0);
 }
 
+template <int Dim>
+typename HaloPlan<Dim>::Returned HaloPlan<Dim>::send_to_owners(const IndexList& ghost_of_row,
+                                                                const std::vector<RealField>& fields) {
+  const int nrows = static_cast<int>(ghost_of_row.extent(0));
+  const auto& nbrs = exchange_.neighbors();
+  const int nn = static_cast<int>(nbrs.size());
+  // Ghosts arrive in neighbour blocks: ghost g belongs to block k with offset g - start[k].
+  std::vector<int> start(nn + 1, 0);
+  for (int k = 0; k < nn; ++k) start[k + 1] = start[k] + exchange_.recv_counts()[k];
+  auto g_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ghost_of_row);
+  std::vector<int> counts(nn, 0), block(nrows);
+  for (int i = 0; i < nrows; ++i) {
+    const int g = g_h(i);
+    int k = 0;
+    while (k + 1 <= nn && start[k + 1] <= g) ++k;
+    block[i] = k;
+    counts[k]++;
+  }
+  std::vector<int> fill(nn, 0);
+  for (int k = 1; k < nn; ++k) fill[k] = fill[k - 1] + counts[k - 1];
+  IndexList order("return_order", nrows);
+  RealField offset_in_block("offset_in_block", nrows, 1);
+  {
+    auto o_h = Kokkos::create_mirror_view(order);
+    auto b_h = Kokkos::create_mirror_view(offset_in_block);
+    for (int i = 0; i < nrows; ++i) {
+      o_h(fill[block[i]]) = i;
+      b_h(i, 0) = g_h(i) - start[block[i]];
+      fill[block[i]]++;
+    }
+    Kokkos::deep_copy(order, o_h);
+    Kokkos::deep_copy(offset_in_block, b_h);
+  }
+  NeighborExchange back(exchange_.comm(), nbrs);
+  back.plan(order, counts);
+  Returned out;
+  std::vector<RealField> src = fields, dst;
+  src.push_back(offset_in_block);
+  for (const auto& f : src) dst.emplace_back("returned", back.recv_total(), f.extent(1));
+  back.ship(src, nullptr, nullptr, dst, nullptr, nullptr, 0);
+  // Row r from neighbour k names entry start_k + offset of the list this rank sent to k.
+  std::vector<int> send_start(nn + 1, 0);
+  for (int k = 0; k < nn; ++k) send_start[k + 1] = send_start[k] + exchange_.send_counts()[k];
+  std::vector<int> from(back.recv_total());
+  for (int k = 0, r = 0; k < nn; ++k)
+    for (int c = 0; c < back.recv_counts()[k]; ++c) from[r++] = send_start[k];
+  IndexList base("return_base", back.recv_total());
+  {
+    auto h = Kokkos::create_mirror_view(base);
+    for (size_t r = 0; r < from.size(); ++r) h(r) = from[r];
+    Kokkos::deep_copy(base, h);
+  }
+  out.owner_index = IndexList("owner_index", back.recv_total());
+  auto owner = out.owner_index;
+  auto sent = exchange_.send_list();
+  auto offs = dst.back();
+  Kokkos::parallel_for(
+      "halo::owner_index", Kokkos::RangePolicy<>(0, back.recv_total()),
+      KOKKOS_LAMBDA(const int r) { owner(r) = sent(base(r) + static_cast<int>(offs(r, 0))); });
+  dst.pop_back();
+  out.fields = dst;
+  return out;
+}
+
 template class HaloPlan<2>;
 template class HaloPlan<3>;
 

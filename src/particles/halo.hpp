@@ -20,6 +20,16 @@ class HaloPlan {
   void refresh_into(const RealField& field, RealField& ghosts);
   IdField ghost_ids() const { return ghost_ids_; }
 
+  // The reverse direction: rows that belong to ghosts (e.g. surface samples whose nearest particle is
+  // a ghost) are sent to the ranks owning those ghosts. ghost_of_row(i) is the ghost index of row i.
+  // Returns the rows this rank received and, for each, the local index of the owned particle it
+  // belongs to. Collective among neighbours.
+  struct Returned {
+    std::vector<RealField> fields;
+    IndexList owner_index;
+  };
+  Returned send_to_owners(const IndexList& ghost_of_row, const std::vector<RealField>& fields);
+
  private:
   NeighborExchange exchange_;
   IdField ghost_ids_;

@@ -23,7 +23,10 @@ class NeighborExchange {
   size_t send_total() const { return send_total_; }
   size_t recv_total() const { return recv_total_; }
   const std::vector<int>& recv_counts() const { return recv_counts_; }
+  const std::vector<int>& send_counts() const { return send_counts_; }
+  const IndexList& send_list() const { return send_; }
   const std::vector<int>& neighbors() const { return neighbors_; }
+  MPI_Comm comm() const { return comm_; }
 
   // Ships the planned rows of `fields` (and ids/materials when given) to the neighbours and writes the
   // received rows into `out_fields` from row `offset` on (in neighbour order).

@@ -136,3 +136,30 @@ TEST(Halo, GhostsAreExactlyTheParticlesNearTheRegion) {
     EXPECT_EQ(gt(g, 0), 3.0 * gid(g)) << "refresh replays the plan for any field";
   }
 }
+
+TEST(Halo, RowsAttachedToGhostsReachTheOwningParticle) {
+  auto dec = unit_square(0.02);
+  particles::ParticleSet set;
+  const int xf = set.add_field("position", 2);
+  const int tf = set.add_field("tag", 1);
+  seed(set, *dec, 3000, xf, tf);
+  particles::HaloPlan<2> halo;
+  halo.build(set, *dec, xf, 0.05);
+  // One row per ghost, in reverse order, carrying the ghost's id; the owner must get it back at the
+  // particle with that id.
+  const int ng = static_cast<int>(halo.ghost_count());
+  particles::IndexList ghost_of_row("ghost_of_row", ng);
+  particles::RealField payload("payload", ng, 1);
+  auto gid = halo.ghost_ids();
+  Kokkos::parallel_for(
+      ng, KOKKOS_LAMBDA(const int i) {
+        ghost_of_row(i) = ng - 1 - i;
+        payload(i, 0) = static_cast<double>(gid(ng - 1 - i));
+      });
+  auto back = halo.send_to_owners(ghost_of_row, {payload});
+  EXPECT_EQ(back.owner_index.extent(0), halo.sent_count()) << "every ghost row returns to its owner";
+  auto idx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), back.owner_index);
+  auto val = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), back.fields[0]);
+  auto ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.id());
+  for (size_t r = 0; r < idx.extent(0); ++r) EXPECT_EQ(static_cast<double>(ids(idx(r))), val(r, 0));
+}
