@@ -48,7 +48,7 @@ KOKKOS_INLINE_FUNCTION int cell_segments(const double* c, int pairs[2][2]) {
 }  // namespace detail
 
 Segments2D marching_squares(const Kokkos::View<const double*>& phi, const Lattice2D& L, const int cell_lo[2],
-                            const int cell_hi[2], const int64_t global_offset[2], int64_t global_nx) {
+                            const int cell_hi[2], int64_t global_nx) {
   const int cx0 = cell_lo[0], cy0 = cell_lo[1];
   const int ncx = cell_hi[0] - cell_lo[0], ncy = cell_hi[1] - cell_lo[1];
   const int ncells = ncx > 0 && ncy > 0 ? ncx * ncy : 0;
@@ -80,14 +80,14 @@ Segments2D marching_squares(const Kokkos::View<const double*>& phi, const Lattic
   auto ends = out.ends;
   auto key = out.key;
   const double x0 = L.lower[0], y0 = L.lower[1], h = L.h;
-  const int64_t gx = global_offset[0], gy = global_offset[1];
+  const int64_t gx = L.offset[0], gy = L.offset[1];
   Kokkos::parallel_for(
       "marching_squares::emit", Kokkos::RangePolicy<>(0, ncells), KOKKOS_LAMBDA(const int c) {
         double v[4];
         int i, j, pairs[2][2];
         corners(c, v, i, j);
         const int k = detail::cell_segments(v, pairs);
-        const double ox = x0 + i * h, oy = y0 + j * h;
+        const double ox = x0 + (gx + i) * h, oy = y0 + (gy + j) * h;
         for (int s = 0; s < k; ++s) {
           double a[2], b[2];
           detail::edge_point(pairs[s][0], v, ox, oy, h, a);

@@ -10,11 +10,15 @@
 
 namespace meniscus::geometry {
 
-// A lattice of nodes lower + (i, j) h, phi stored x-fastest: phi(i + nx j).
+// A block of n[0] x n[1] nodes of a global lattice with origin `lower` and spacing h, starting at
+// global node `offset`: node (i, j) of the block sits at lower + (offset + (i, j)) h, and phi is stored
+// x-fastest, phi(i + n[0] j). Positions are computed from global indices so that every rank computes
+// bit-identical contours for the cells it shares with its neighbours.
 struct Lattice2D {
   double lower[2];
   double h;
   int n[2];
+  int64_t offset[2];
 };
 
 struct Segments2D {
@@ -23,11 +27,10 @@ struct Segments2D {
   size_t size() const { return ends.extent(0); }
 };
 
-// Contours the cells [cell_lo, cell_hi) (cell (i, j) spans nodes i..i+1, j..j+1). global_offset[d]
-// is the lattice's first node index in the global grid and global_nx the global node count in x,
-// used for the stable segment keys.
+// Contours the block's cells [cell_lo, cell_hi) (cell (i, j) spans nodes i..i+1, j..j+1); global_nx
+// (the global node count in x) makes the segment keys global.
 Segments2D marching_squares(const Kokkos::View<const double*>& phi, const Lattice2D& lattice, const int cell_lo[2],
-                            const int cell_hi[2], const int64_t global_offset[2], int64_t global_nx);
+                            const int cell_hi[2], int64_t global_nx);
 
 struct SurfaceSamples2D {
   Kokkos::View<double* [2]> position;  // s_r on the contour

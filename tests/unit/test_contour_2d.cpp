@@ -19,15 +19,14 @@ struct Disc {
 
 Segments2D contour(const Disc& disc, double h, Lattice2D& L) {
   const int n = static_cast<int>(std::ceil(1.0 / h)) + 1;
-  L = Lattice2D{{-0.5, -0.5}, h, {n, n}};
+  L = Lattice2D{{-0.5, -0.5}, h, {n, n}, {0, 0}};
   Kokkos::View<double*> phi("phi", n * n);
   auto ph = Kokkos::create_mirror_view(phi);
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < n; ++i) ph(i + n * j) = disc.phi(-0.5 + i * h, -0.5 + j * h);
   Kokkos::deep_copy(phi, ph);
   const int lo[2] = {0, 0}, hi[2] = {n - 1, n - 1};
-  const int64_t off[2] = {0, 0};
-  return marching_squares(phi, L, lo, hi, off, n);
+  return marching_squares(phi, L, lo, hi, n);
 }
 
 double perimeter(const Segments2D& s) {
@@ -65,14 +64,13 @@ TEST(Contour2D, CircleIsClosedOutwardAndConverges) {
 
 TEST(Contour2D, SaddleCellsGiveTwoSegments) {
   // Corners 0 and 2 inside: with the centre inside they connect (segments cut off corners 1 and 3).
-  Lattice2D L{{0, 0}, 1.0, {2, 2}};
+  Lattice2D L{{0, 0}, 1.0, {2, 2}, {0, 0}};
   Kokkos::View<double*> phi("phi", 4);
   auto h = Kokkos::create_mirror_view(phi);
   h(0) = -1; h(1) = 0.5; h(2) = 0.5; h(3) = -1;  // nodes (0,0) (1,0) (0,1) (1,1), x fastest
   Kokkos::deep_copy(phi, h);
   const int lo[2] = {0, 0}, hi[2] = {1, 1};
-  const int64_t off[2] = {0, 0};
-  auto s = marching_squares(phi, L, lo, hi, off, 2);
+  auto s = marching_squares(phi, L, lo, hi, 2);
   ASSERT_EQ(s.size(), 2u);
   auto e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.ends);
   for (int q = 0; q < 2; ++q) {

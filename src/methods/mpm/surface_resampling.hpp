@@ -1,0 +1,51 @@
+#pragma once
+// Surface particles for surface tension (Chen et al. 2021, seed 000, stages 1-3), rebuilt every step:
+// a union-of-spheres level set around the interior particles on the MPM nodes, its zero contour on
+// the cells each rank owns, Poisson samples s_r with area-weighted outward normals dA_r, and for each
+// sample its parent: the nearest interior particle (lowest id on ties). A sample whose parent lives
+// on another rank is sent there, so every sample ends on its parent's rank and none is lost or
+// duplicated at rank boundaries. Balance particles b_r = 2 x_p - s_r and the split mass
+// m_p / (2|group| + 1) follow from the parent.
+//
+// Implemented for Dim = 2 (marching squares); 3D needs marching cubes and is not there yet.
+#include <cstdint>
+
+#include "geometry/contour_2d.hpp"
+#include "grid/decomposition.hpp"
+#include "particles/halo.hpp"
+#include "particles/particle_set.hpp"
+
+namespace meniscus::mpm {
+
+struct ResamplingOptions {
+  double radius_factor = 0.73;  // level-set sphere radius in cells (0.73 in 2D, 0.867 in 3D)
+  double samples_per_dx = 4;    // expected samples per cell length of contour (2D)
+  geometry::AreaWeight weight = geometry::AreaWeight::PerSegment;
+  uint64_t seed = 20210801;
+};
+
+template <int Dim>
+struct SurfaceSamples {
+  Kokkos::View<double**> position;  // s_r (samples x Dim)
+  Kokkos::View<double**> area;      // dA_r
+  particles::IndexList parent;      // local index of the owned parent particle
+  double contour_length = 0;        // this rank's contour length (area in 3D), before sampling
+  size_t size() const { return position.extent(0); }
+};
+
+// The halo width resampling needs: ghosts cover the level-set spheres and the parent search.
+template <int Dim>
+double resampling_halo_width(double dx, const ResamplingOptions& opt) {
+  return (opt.radius_factor + 3.0) * dx;
+}
+
+// `halo` must be built for the current positions with at least resampling_halo_width(). Collective.
+template <int Dim>
+SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int position_field,
+                                     const grid::Decomposition<Dim>& decomp, particles::HaloPlan<Dim>& halo,
+                                     const ResamplingOptions& opt, int64_t step);
+
+// Number of samples per parent, |Pi_p| (particles x 1).
+Kokkos::View<int*> group_sizes(const particles::IndexList& parent, size_t particles);
+
+}  // namespace meniscus::mpm
