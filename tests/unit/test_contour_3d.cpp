@@ -1,0 +1,112 @@
+// Marching tetrahedra and triangle sampling in 3D: the isosurface of a sphere's signed distance is
+// closed (every edge shared by two triangles in opposite directions), oriented outward, converges to
+// 4 pi R^2, and its samples add up to its area.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "geometry/contour_3d.hpp"
+
+using namespace meniscus::geometry;
+
+namespace {
+struct Ball {
+  double c[3] = {0.011, -0.017, 0.023}, R = 0.3;
+  double phi(const double* x) const {
+    return std::sqrt((x[0] - c[0]) * (x[0] - c[0]) + (x[1] - c[1]) * (x[1] - c[1]) + (x[2] - c[2]) * (x[2] - c[2])) - R;
+  }
+};
+
+Triangles3D surface(const Ball& b, double h) {
+  const int n = static_cast<int>(std::ceil(0.9 / h)) + 1;
+  Lattice3D L{{-0.45, -0.45, -0.45}, h, {n, n, n}, {0, 0, 0}};
+  Kokkos::View<double*> phi("phi", static_cast<size_t>(n) * n * n);
+  auto ph = Kokkos::create_mirror_view(phi);
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        const double x[3] = {-0.45 + i * h, -0.45 + j * h, -0.45 + k * h};
+        ph(i + n * (j + n * k)) = b.phi(x);
+      }
+  Kokkos::deep_copy(phi, ph);
+  const int lo[3] = {0, 0, 0}, hi[3] = {n - 1, n - 1, n - 1};
+  const int64_t gn[2] = {n, n};
+  return marching_tetrahedra(phi, L, lo, hi, gn);
+}
+
+double area(const Triangles3D& t, double density = 0) {
+  auto T = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.corners);
+  double A = 0;
+  for (size_t q = 0; q < t.size(); ++q) {
+    double e1[3], e2[3];
+    for (int d = 0; d < 3; ++d) {
+      e1[d] = T(q, 1, d) - T(q, 0, d);
+      e2[d] = T(q, 2, d) - T(q, 0, d);
+    }
+    const double a = 0.5 * std::sqrt(std::pow(e1[1] * e2[2] - e1[2] * e2[1], 2) +
+                                     std::pow(e1[2] * e2[0] - e1[0] * e2[2], 2) + std::pow(e1[0] * e2[1] - e1[1] * e2[0], 2));
+    // With a density, the expected sampled area: a triangle that draws no sample loses its area.
+    A += density > 0 ? a * (1 - std::exp(-density * a)) : a;
+  }
+  return A;
+}
+}  // namespace
+
+TEST(Contour3D, SphereIsClosedOutwardAndConverges) {
+  Ball b;
+  double previous = 1e9;
+  for (double h : {0.06, 0.03}) {
+    const auto t = surface(b, h);
+    auto T = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.corners);
+    using Key = std::tuple<long, long, long>;
+    auto key = [&](size_t q, int a) {
+      return Key{std::lround(T(q, a, 0) * 1e8), std::lround(T(q, a, 1) * 1e8), std::lround(T(q, a, 2) * 1e8)};
+    };
+    std::map<std::pair<Key, Key>, int> directed;
+    for (size_t q = 0; q < t.size(); ++q) {
+      double m[3], e1[3], e2[3];
+      for (int d = 0; d < 3; ++d) {
+        m[d] = (T(q, 0, d) + T(q, 1, d) + T(q, 2, d)) / 3;
+        e1[d] = T(q, 1, d) - T(q, 0, d);
+        e2[d] = T(q, 2, d) - T(q, 0, d);
+      }
+      const double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+      EXPECT_GE(n[0] * (m[0] - b.c[0]) + n[1] * (m[1] - b.c[1]) + n[2] * (m[2] - b.c[2]), 0.0) << "outward";
+      for (int a = 0; a < 3; ++a) {
+        const Key u = key(q, a), v = key(q, (a + 1) % 3);
+        if (u != v) directed[{u, v}]++;
+      }
+    }
+    int unmatched = 0;
+    for (const auto& [edge, c] : directed)
+      if (directed.count({edge.second, edge.first}) == 0) ++unmatched;
+    EXPECT_EQ(unmatched, 0) << "closed, consistently oriented surface";
+    const double err = std::fabs(area(t) - 4 * M_PI * b.R * b.R) / (4 * M_PI * b.R * b.R);
+    EXPECT_LT(err, previous);
+    EXPECT_LT(err, 0.03);
+    previous = err;
+  }
+}
+
+TEST(Contour3D, SamplesCoverTheAreaAndFaceOutward) {
+  Ball b;
+  const auto t = surface(b, 0.03);
+  const double density = 16 / (0.03 * 0.03);
+  for (auto w : {AreaWeight::Uniform, AreaWeight::PerSegment}) {
+    // Uniform weights are unbiased; per-triangle weights lose the area of triangles left empty.
+    const double A = w == AreaWeight::Uniform ? area(t) : area(t, density);
+    const auto s = sample_triangles(t, density, w, 77, 2);
+    auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.position);
+    auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.area);
+    double sum = 0;
+    for (size_t r = 0; r < s.size(); ++r) {
+      const double x[3] = {p(r, 0), p(r, 1), p(r, 2)};
+      EXPECT_LT(std::fabs(b.phi(x)), 0.03 * 0.03 / b.R + 1e-3);
+      sum += std::sqrt(a(r, 0) * a(r, 0) + a(r, 1) * a(r, 1) + a(r, 2) * a(r, 2));
+      EXPECT_GT(a(r, 0) * (x[0] - b.c[0]) + a(r, 1) * (x[1] - b.c[1]) + a(r, 2) * (x[2] - b.c[2]), 0.0);
+    }
+    EXPECT_NEAR(sum, A, 0.03 * A);
+  }
+}
