@@ -78,6 +78,53 @@ TEST(SurfaceResampling, SamplesDoNotDependOnTheRankCount) {
   }
 }
 
+TEST(SurfaceResampling, SamplesDoNotDependOnTheRankCountIn3D) {
+  const char* deck = R"(
+simulation: {dimension: 3, method: mpm-explicit, end_time: 1}
+domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.04, walls: none}
+mpm: {gravity: [0, 0, 0]}
+materials: [{name: w, model: fluid, density: 1000, bulk_modulus: 1.0e4}]
+sources: [{type: sphere, material: w, center: [0.47, 0.52, 0.5], radius: 0.2, particles_per_cell: 8}]
+)";
+  auto run = [&](MPI_Comm comm, double* area) {
+    auto d = test::deck_from_string(deck);
+    mpm::ExplicitMPM<3> m(MethodContext{comm, d.deck.root(), 3});
+    mpm::ResamplingOptions opt;
+    opt.radius_factor = 0.867;
+    opt.samples_per_dx = 2;
+    particles::HaloPlan<3> halo;
+    halo.build(m.particles(), m.decomposition(), m.position_field(),
+               mpm::resampling_halo_width<3>(m.decomposition().dx(), opt));
+    auto smp = mpm::resample_surface<3>(m.particles(), m.position_field(), m.decomposition(), halo, opt, 1);
+    auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), smp.position);
+    auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), smp.area);
+    auto par = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), smp.parent);
+    auto ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().id());
+    std::vector<std::array<double, 7>> mine;
+    for (size_t r = 0; r < smp.size(); ++r)
+      mine.push_back({s(r, 0), s(r, 1), s(r, 2), a(r, 0), a(r, 1), a(r, 2), static_cast<double>(ids(par(r)))});
+    double A = smp.contour_length;
+    MPI_Allreduce(MPI_IN_PLACE, &A, 1, MPI_DOUBLE, MPI_SUM, comm);
+    *area = A;
+    auto all = allgather_vector(comm, mine);
+    std::sort(all.begin(), all.end());
+    return all;
+  };
+  double area = 0;
+  const auto world = run(MPI_COMM_WORLD, &area);
+  ASSERT_GT(world.size(), 100u);
+  // The surface sits about r_ls - spacing/2 outside the particles; its area follows.
+  const double R = 0.2 + 0.867 * 0.04 - 0.01;
+  EXPECT_NEAR(area, 4 * M_PI * R * R, 0.05 * 4 * M_PI * R * R);
+  MPI_Comm solo = test::rank0_comm(MPI_COMM_WORLD);
+  if (solo != MPI_COMM_NULL) {
+    double area1 = 0;
+    const auto one = run(solo, &area1);
+    MPI_Comm_free(&solo);
+    EXPECT_EQ(world, one) << "same samples, normals and parents on 1 rank";
+  }
+}
+
 TEST(SurfaceResampling, SampledLengthMatchesTheContour) {
   mpm::ResamplingOptions opt;
   opt.weight = geometry::AreaWeight::Uniform;

@@ -3,6 +3,7 @@
 #include <Kokkos_ScatterView.hpp>
 
 #include "core/kmath.hpp"
+#include "geometry/contour_3d.hpp"
 #include "grid/grid_field.hpp"
 
 namespace meniscus::mpm {
@@ -10,31 +11,103 @@ namespace meniscus::mpm {
 namespace {
 // Union-of-spheres level set on the ghosted node box: phi_i = min_p |x_i - x_p| - r, clamped at
 // r + dx far from every particle (exact wherever it matters for the contour).
-Kokkos::View<double*> level_set_2d(const Kokkos::View<double**>& x, const grid::NodeBox<2>& box, const double* lower,
-                                   double dx, double radius) {
+template <int Dim>
+Kokkos::View<double*> level_set(const Kokkos::View<double**>& x, const grid::NodeBox<Dim>& box, const double* lower_in,
+                                double dx, double radius) {
   Kokkos::View<double*> phi("phi", box.size());
   const double far = radius + dx;
   Kokkos::deep_copy(phi, far);
   auto scatter = Kokkos::Experimental::create_scatter_view<Kokkos::Experimental::ScatterMin>(phi);
-  const double lx = lower[0], ly = lower[1], inv = 1.0 / dx;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = lower_in[d];
+  const double inv = 1.0 / dx;
+  constexpr int kSpan = Dim == 2 ? 25 : 125;  // 5^Dim nodes around the nearest one
   Kokkos::parallel_for(
       "surface::level_set", Kokkos::RangePolicy<>(0, x.extent(0)), KOKKOS_LAMBDA(const int p) {
         auto acc = scatter.access();
-        const int ci = static_cast<int>(kmath::floor((x(p, 0) - lx) * inv + 0.5));
-        const int cj = static_cast<int>(kmath::floor((x(p, 1) - ly) * inv + 0.5));
-        for (int j = cj - 2; j <= cj + 2; ++j)
-          for (int i = ci - 2; i <= ci + 2; ++i) {
-            if (i < box.lo[0] || j < box.lo[1] || i >= box.lo[0] + box.n[0] || j >= box.lo[1] + box.n[1]) continue;
-            const double dxp = lx + i * dx - x(p, 0), dyp = ly + j * dx - x(p, 1);
-            const double d = kmath::sqrt(dxp * dxp + dyp * dyp) - radius;
-            if (d < far) {
-              const int node[2] = {i, j};
-              acc(box.index(node)).update(d);
-            }
+        int c[Dim];
+        for (int d = 0; d < Dim; ++d) c[d] = static_cast<int>(kmath::floor((x(p, d) - lower[d]) * inv + 0.5));
+        for (int k = 0; k < kSpan; ++k) {
+          int node[Dim], code = k;
+          bool inside = true;
+          double r2 = 0;
+          for (int d = 0; d < Dim; ++d) {
+            node[d] = c[d] + code % 5 - 2;
+            code /= 5;
+            inside = inside && node[d] >= box.lo[d] && node[d] < box.lo[d] + box.n[d];
+            const double e = lower[d] + node[d] * dx - x(p, d);
+            r2 += e * e;
           }
+          if (!inside) continue;
+          const double dist = kmath::sqrt(r2) - radius;
+          if (dist < far) acc(box.index(node)).update(dist);
+        }
       });
   Kokkos::Experimental::contribute(phi, scatter);
   return phi;
+}
+
+// Contour of the owned cells and its samples, as (position, area) views with Dim columns.
+struct RawSamples {
+  Kokkos::View<double**> position, area;
+  double measure = 0;  // contour length (2D) or area (3D)
+};
+
+template <int Dim>
+RawSamples contour_and_sample(const Kokkos::View<double*>& phi, const grid::NodeBox<Dim>& box,
+                              const grid::Decomposition<Dim>& decomp, const ResamplingOptions& opt, int64_t step) {
+  const double dx = decomp.dx();
+  int lo[Dim], hi[Dim];
+  for (int d = 0; d < Dim; ++d) {
+    lo[d] = decomp.owned_lo()[d] - box.lo[d];
+    hi[d] = std::min(decomp.owned_hi()[d], decomp.nodes()[d] - 1) - box.lo[d];
+  }
+  RawSamples out;
+  if constexpr (Dim == 2) {
+    geometry::Lattice2D lattice{{decomp.lower()[0], decomp.lower()[1]}, dx, {box.n[0], box.n[1]}, {box.lo[0], box.lo[1]}};
+    const auto segments = geometry::marching_squares(phi, lattice, lo, hi, decomp.nodes()[0]);
+    auto e = segments.ends;
+    Kokkos::parallel_reduce(
+        "surface::length", Kokkos::RangePolicy<>(0, segments.size()),
+        KOKKOS_LAMBDA(const int q, double& s) {
+          const double a = e(q, 1, 0) - e(q, 0, 0), b = e(q, 1, 1) - e(q, 0, 1);
+          s += kmath::sqrt(a * a + b * b);
+        },
+        out.measure);
+    const auto smp = geometry::sample_segments(segments, opt.samples_per_dx / dx, opt.weight, opt.seed, step);
+    out.position = Kokkos::View<double**>("raw_position", smp.size(), 2);
+    out.area = Kokkos::View<double**>("raw_area", smp.size(), 2);
+    Kokkos::deep_copy(out.position, smp.position);
+    Kokkos::deep_copy(out.area, smp.area);
+  } else {
+    geometry::Lattice3D lattice{{decomp.lower()[0], decomp.lower()[1], decomp.lower()[2]},
+                                dx,
+                                {box.n[0], box.n[1], box.n[2]},
+                                {box.lo[0], box.lo[1], box.lo[2]}};
+    const int64_t gn[2] = {decomp.nodes()[0], decomp.nodes()[1]};
+    const auto tris = geometry::marching_tetrahedra(phi, lattice, lo, hi, gn);
+    auto T = tris.corners;
+    Kokkos::parallel_reduce(
+        "surface::area", Kokkos::RangePolicy<>(0, tris.size()),
+        KOKKOS_LAMBDA(const int q, double& s) {
+          double e1[3], e2[3];
+          for (int d = 0; d < 3; ++d) {
+            e1[d] = T(q, 1, d) - T(q, 0, d);
+            e2[d] = T(q, 2, d) - T(q, 0, d);
+          }
+          const double n0 = e1[1] * e2[2] - e1[2] * e2[1], n1 = e1[2] * e2[0] - e1[0] * e2[2],
+                       n2 = e1[0] * e2[1] - e1[1] * e2[0];
+          s += 0.5 * kmath::sqrt(n0 * n0 + n1 * n1 + n2 * n2);
+        },
+        out.measure);
+    const auto smp = geometry::sample_triangles(tris, opt.samples_per_dx * opt.samples_per_dx / (dx * dx), opt.weight,
+                                                opt.seed, step);
+    out.position = Kokkos::View<double**>("raw_position", smp.size(), 3);
+    out.area = Kokkos::View<double**>("raw_area", smp.size(), 3);
+    Kokkos::deep_copy(out.position, smp.position);
+    Kokkos::deep_copy(out.area, smp.area);
+  }
+  return out;
 }
 }  // namespace
 
@@ -46,74 +119,66 @@ Kokkos::View<int*> group_sizes(const particles::IndexList& parent, size_t partic
   return count;
 }
 
-template <>
-SurfaceSamples<2> resample_surface<2>(const particles::ParticleSet& set, int position_field,
-                                      const grid::Decomposition<2>& decomp, particles::HaloPlan<2>& halo,
-                                      const ResamplingOptions& opt, int64_t step) {
+template <int Dim>
+SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int position_field,
+                                     const grid::Decomposition<Dim>& decomp, particles::HaloPlan<Dim>& halo,
+                                     const ResamplingOptions& opt, int64_t step) {
   const double dx = decomp.dx(), radius = opt.radius_factor * dx;
   const int nown = static_cast<int>(set.size());
   const auto xo = set.field(position_field);
   const auto xg = halo.refresh(xo);
   const int ng = static_cast<int>(xg.extent(0));
   // Owned particles first, then ghosts: one position array for the level set and the search.
-  Kokkos::View<double**> x("surface_x", nown + ng, 2);
+  Kokkos::View<double**> x("surface_x", nown + ng, Dim);
   auto ids_o = set.id();
   auto ids_g = halo.ghost_ids();
   Kokkos::View<int64_t*> ids("surface_ids", nown + ng);
   Kokkos::parallel_for(
       "surface::gather_positions", Kokkos::RangePolicy<>(0, nown + ng), KOKKOS_LAMBDA(const int p) {
         const bool own = p < nown;
-        for (int d = 0; d < 2; ++d) x(p, d) = own ? xo(p, d) : xg(p - nown, d);
+        for (int d = 0; d < Dim; ++d) x(p, d) = own ? xo(p, d) : xg(p - nown, d);
         ids(p) = own ? ids_o(p) : ids_g(p - nown);
       });
 
-  grid::NodeBox<2> box;
-  double lower[2];
-  for (int d = 0; d < 2; ++d) {
+  grid::NodeBox<Dim> box;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) {
     box.lo[d] = decomp.ghost_lo()[d];
     box.n[d] = decomp.ghost_hi()[d] - decomp.ghost_lo()[d];
     lower[d] = decomp.lower()[d];
   }
-  const auto phi = level_set_2d(x, box, lower, dx, radius);
-
-  // Contour the cells this rank owns (a cell is owned with its lower-left node).
-  geometry::Lattice2D lattice{{lower[0], lower[1]}, dx, {box.n[0], box.n[1]}, {box.lo[0], box.lo[1]}};
-  int lo[2], hi[2];
-  for (int d = 0; d < 2; ++d) {
-    lo[d] = decomp.owned_lo()[d] - box.lo[d];
-    hi[d] = std::min(decomp.owned_hi()[d], decomp.nodes()[d] - 1) - box.lo[d];
-  }
-  const auto segments = geometry::marching_squares(phi, lattice, lo, hi, decomp.nodes()[0]);
-  SurfaceSamples<2> out;
-  {
-    auto e = segments.ends;
-    double len = 0;
-    Kokkos::parallel_reduce(
-        "surface::length", Kokkos::RangePolicy<>(0, segments.size()),
-        KOKKOS_LAMBDA(const int q, double& s) {
-          const double a = e(q, 1, 0) - e(q, 0, 0), b = e(q, 1, 1) - e(q, 0, 1);
-          s += kmath::sqrt(a * a + b * b);
-        },
-        len);
-    out.contour_length = len;
-  }
-  const auto samples = geometry::sample_segments(segments, opt.samples_per_dx / dx, opt.weight, opt.seed, step);
-  const int ns = static_cast<int>(samples.size());
+  const auto phi = level_set<Dim>(x, box, lower, dx, radius);
+  const RawSamples samples = contour_and_sample<Dim>(phi, box, decomp, opt, step);
+  SurfaceSamples<Dim> out;
+  out.contour_length = samples.measure;
+  const int ns = static_cast<int>(samples.position.extent(0));
 
   // Bucket particles by nearest node of the ghost box (counting sort), then search +-3 nodes.
   const int nb = static_cast<int>(box.size());
   Kokkos::View<int*> start("bucket_start", nb + 1), fill("bucket_fill", nb), members("bucket_members", nown + ng);
-  const double lx = lower[0], ly = lower[1], inv = 1.0 / dx;
-  auto bucket_of = KOKKOS_LAMBDA(const double px, const double py)->int {
-    int i = static_cast<int>(kmath::floor((px - lx) * inv + 0.5)) - box.lo[0];
-    int j = static_cast<int>(kmath::floor((py - ly) * inv + 0.5)) - box.lo[1];
-    i = i < 0 ? 0 : (i >= box.n[0] ? box.n[0] - 1 : i);
-    j = j < 0 ? 0 : (j >= box.n[1] ? box.n[1] - 1 : j);
-    return i + box.n[0] * j;
+  const double inv = 1.0 / dx;
+  auto node_of = KOKKOS_LAMBDA(const double* px, int* c) {
+    for (int d = 0; d < Dim; ++d) {
+      int i = static_cast<int>(kmath::floor((px[d] - lower[d]) * inv + 0.5)) - box.lo[d];
+      c[d] = i < 0 ? 0 : (i >= box.n[d] ? box.n[d] - 1 : i);
+    }
+  };
+  auto bucket_of = KOKKOS_LAMBDA(const double* px)->int {
+    int c[Dim];
+    node_of(px, c);
+    int b = 0, stride = 1;
+    for (int d = 0; d < Dim; ++d) {
+      b += c[d] * stride;
+      stride *= box.n[d];
+    }
+    return b;
   };
   Kokkos::parallel_for(
-      "surface::bucket_count", Kokkos::RangePolicy<>(0, nown + ng),
-      KOKKOS_LAMBDA(const int p) { Kokkos::atomic_increment(&start(bucket_of(x(p, 0), x(p, 1)) + 1)); });
+      "surface::bucket_count", Kokkos::RangePolicy<>(0, nown + ng), KOKKOS_LAMBDA(const int p) {
+        double px[Dim];
+        for (int d = 0; d < Dim; ++d) px[d] = x(p, d);
+        Kokkos::atomic_increment(&start(bucket_of(px) + 1));
+      });
   Kokkos::parallel_scan(
       "surface::bucket_scan", Kokkos::RangePolicy<>(0, nb + 1), KOKKOS_LAMBDA(const int b, int& sum, const bool final) {
         sum += start(b);
@@ -121,31 +186,44 @@ SurfaceSamples<2> resample_surface<2>(const particles::ParticleSet& set, int pos
       });
   Kokkos::parallel_for(
       "surface::bucket_fill", Kokkos::RangePolicy<>(0, nown + ng), KOKKOS_LAMBDA(const int p) {
-        const int b = bucket_of(x(p, 0), x(p, 1));
+        double px[Dim];
+        for (int d = 0; d < Dim; ++d) px[d] = x(p, d);
+        const int b = bucket_of(px);
         members(start(b) + Kokkos::atomic_fetch_add(&fill(b), 1)) = p;
       });
   Kokkos::View<int*> nearest("nearest", ns);
   auto s = samples.position;
+  auto a = samples.area;
+  constexpr int kSearch = Dim == 2 ? 49 : 343;  // 7^Dim buckets around the sample's node
   Kokkos::parallel_for(
       "surface::parent_search", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int r) {
-        const int b = bucket_of(s(r, 0), s(r, 1));
-        const int bi = b % box.n[0], bj = b / box.n[0];
+        double sr[Dim];
+        for (int d = 0; d < Dim; ++d) sr[d] = s(r, d);
+        int c[Dim];
+        node_of(sr, c);
         int best = -1;
         double best_d = 1e300;
-        for (int j = bj - 3; j <= bj + 3; ++j)
-          for (int i = bi - 3; i <= bi + 3; ++i) {
-            if (i < 0 || j < 0 || i >= box.n[0] || j >= box.n[1]) continue;
-            const int c = i + box.n[0] * j;
-            for (int m = start(c); m < start(c + 1); ++m) {
-              const int p = members(m);
-              const double a = x(p, 0) - s(r, 0), bb = x(p, 1) - s(r, 1);
-              const double d = a * a + bb * bb;
-              if (d < best_d || (d == best_d && best >= 0 && ids(p) < ids(best))) {
-                best_d = d;
-                best = p;
-              }
+        for (int k = 0; k < kSearch; ++k) {
+          int b = 0, stride = 1, code = k;
+          bool ok = true;
+          for (int d = 0; d < Dim; ++d) {
+            const int i = c[d] + code % 7 - 3;
+            code /= 7;
+            ok = ok && i >= 0 && i < box.n[d];
+            b += i * stride;
+            stride *= box.n[d];
+          }
+          if (!ok) continue;
+          for (int m = start(b); m < start(b + 1); ++m) {
+            const int p = members(m);
+            double dd = 0;
+            for (int d = 0; d < Dim; ++d) dd += (x(p, d) - sr[d]) * (x(p, d) - sr[d]);
+            if (dd < best_d || (dd == best_d && best >= 0 && ids(p) < ids(best))) {
+              best_d = dd;
+              best = p;
             }
           }
+        }
         nearest(r) = best;
       });
 
@@ -159,8 +237,7 @@ SurfaceSamples<2> resample_surface<2>(const particles::ParticleSet& set, int pos
       "surface::count_remote", Kokkos::RangePolicy<>(0, ns),
       KOKKOS_LAMBDA(const int r, int& c) { c += nearest(r) >= nown ? 1 : 0; }, nremote);
   particles::IndexList ghost_of_row("ghost_of_row", nremote), local_rows("local_rows", nlocal);
-  particles::RealField remote("remote_rows", nremote, 4);
-  auto a = samples.area;
+  particles::RealField remote("remote_rows", nremote, 2 * Dim);
   Kokkos::parallel_scan(
       "surface::local_rows", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int r, int& c, const bool final) {
         const int p = nearest(r);
@@ -175,18 +252,18 @@ SurfaceSamples<2> resample_surface<2>(const particles::ParticleSet& set, int pos
         if (p >= nown) {
           if (final) {
             ghost_of_row(c) = p - nown;
-            remote(c, 0) = s(r, 0);
-            remote(c, 1) = s(r, 1);
-            remote(c, 2) = a(r, 0);
-            remote(c, 3) = a(r, 1);
+            for (int d = 0; d < Dim; ++d) {
+              remote(c, d) = s(r, d);
+              remote(c, Dim + d) = a(r, d);
+            }
           }
           c += 1;
         }
       });
   auto back = halo.send_to_owners(ghost_of_row, {remote});
   const int nin = static_cast<int>(back.owner_index.extent(0));
-  out.position = Kokkos::View<double**>("surface_position", nlocal + nin, 2);
-  out.area = Kokkos::View<double**>("surface_area", nlocal + nin, 2);
+  out.position = Kokkos::View<double**>("surface_position", nlocal + nin, Dim);
+  out.area = Kokkos::View<double**>("surface_area", nlocal + nin, Dim);
   out.parent = particles::IndexList("surface_parent", nlocal + nin);
   auto pos = out.position;
   auto area = out.area;
@@ -194,7 +271,7 @@ SurfaceSamples<2> resample_surface<2>(const particles::ParticleSet& set, int pos
   Kokkos::parallel_for(
       "surface::keep_local", Kokkos::RangePolicy<>(0, nlocal), KOKKOS_LAMBDA(const int k) {
         const int r = local_rows(k);
-        for (int d = 0; d < 2; ++d) {
+        for (int d = 0; d < Dim; ++d) {
           pos(k, d) = s(r, d);
           area(k, d) = a(r, d);
         }
@@ -204,13 +281,18 @@ SurfaceSamples<2> resample_surface<2>(const particles::ParticleSet& set, int pos
   auto owner = back.owner_index;
   Kokkos::parallel_for(
       "surface::append_remote", Kokkos::RangePolicy<>(0, nin), KOKKOS_LAMBDA(const int k) {
-        for (int d = 0; d < 2; ++d) {
+        for (int d = 0; d < Dim; ++d) {
           pos(nlocal + k, d) = rows(k, d);
-          area(nlocal + k, d) = rows(k, 2 + d);
+          area(nlocal + k, d) = rows(k, Dim + d);
         }
         par(nlocal + k) = owner(k);
       });
   return out;
 }
+
+template SurfaceSamples<2> resample_surface<2>(const particles::ParticleSet&, int, const grid::Decomposition<2>&,
+                                               particles::HaloPlan<2>&, const ResamplingOptions&, int64_t);
+template SurfaceSamples<3> resample_surface<3>(const particles::ParticleSet&, int, const grid::Decomposition<3>&,
+                                               particles::HaloPlan<3>&, const ResamplingOptions&, int64_t);
 
 }  // namespace meniscus::mpm

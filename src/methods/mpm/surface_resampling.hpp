@@ -6,8 +6,7 @@
 // on another rank is sent there, so every sample ends on its parent's rank and none is lost or
 // duplicated at rank boundaries. Balance particles b_r = 2 x_p - s_r and the split mass
 // m_p / (2|group| + 1) follow from the parent.
-//
-// Implemented for Dim = 2 (marching squares); 3D needs marching cubes and is not there yet.
+// 2D contours by marching squares, 3D by marching tetrahedra (geometry/contour_*d).
 #include <cstdint>
 
 #include "geometry/contour_2d.hpp"
@@ -19,7 +18,7 @@ namespace meniscus::mpm {
 
 struct ResamplingOptions {
   double radius_factor = 0.73;  // level-set sphere radius in cells (0.73 in 2D, 0.867 in 3D)
-  double samples_per_dx = 4;    // expected samples per cell length of contour (2D)
+  double samples_per_dx = 4;    // expected samples per cell length of contour (2D); squared per dx^2 in 3D
   geometry::AreaWeight weight = geometry::AreaWeight::PerSegment;
   uint64_t seed = 20210801;
 };
