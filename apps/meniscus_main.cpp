@@ -3,7 +3,9 @@
 // printed once by rank 0.
 #include <cstdio>
 #include <cstdlib>
+#include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
+#include "io/checkpoint.hpp"
 #include "meniscus/version.hpp"
 #include "run/deck_schema.hpp"
 #include "run/simulation.hpp"
@@ -23,28 +26,39 @@ const char* kUsage = R"(meniscus - surface-tension-dominated liquids and solids,
 
 usage:
   meniscus run DECK [--set key.path=value ...] [--output DIR] [--steps N | --end-time T]
-                    [--threads N] [--quiet] [-- PETSC_OPTIONS...]
+                    [--restart FILE | --restart latest [DIR]] [--threads N] [--quiet]
+                    [-- PETSC_OPTIONS...]
   meniscus check DECK [--set key.path=value ...]
   meniscus reference [--output FILE]
   meniscus --help | --version
 
-  run        runs the deck; writes DIR/diagnostics.csv and DIR/run.json
+  run        runs the deck; writes DIR/diagnostics.csv, DIR/run.json, particle files for ParaView
+             (DIR/particles.xdmf, deck keys output.every*) and checkpoints (DIR/checkpoints)
   check      validates the deck and prints every resolved parameter with its unit
   reference  prints the input reference (docs/input-reference.md) from the parameter declarations
 
   --set key.path=value   override a deck value (YAML syntax; lists as sources[0].radius=0.1)
   --output DIR           output folder (default: the deck's output.directory)
-  --steps N              stop after N steps
+  --steps N              stop after step N (counted from t = 0, also after a restart)
   --end-time T           stop at simulated time T [s]
+  --restart FILE         continue from the checkpoint FILE (any number of ranks may read it)
+  --restart latest [DIR] continue from the newest complete checkpoint in DIR/checkpoints
+                         (DIR: the run's output folder by default)
   --threads N            Kokkos threads per rank (default: cores per node / ranks per node)
   --quiet                no progress lines
   -- ...                 everything after -- goes to PETSc's options database (e.g. -log_view)
 
-exit codes: 0 success, 1 runtime failure, 2 bad input or usage
+signals: SIGUSR1 (what Slurm sends before the time limit with --signal=B:USR1@SECONDS) writes a
+checkpoint after the current step and stops with exit code 0; SIGTERM does the same and exits with
+143. Resume either with --restart latest.
+
+exit codes: 0 success (or stopped by SIGUSR1 after a checkpoint), 1 runtime failure,
+            2 bad input or usage, 143 stopped by SIGTERM after a checkpoint
 )";
 
 struct Cli {
   std::string command, deck, output, reference_out;
+  std::string restart, restart_dir;  // restart: a checkpoint file, or "latest" (in restart_dir)
   std::vector<std::string> sets, petsc;
   long steps = -1;
   double end_time = -1;
@@ -90,6 +104,13 @@ Cli parse(int argc, char** argv) {
     } else if (a == "--end-time") {
       c.end_time = number(a, value(a));
       if (!(c.end_time > 0)) throw UsageError("--end-time must be > 0");
+    } else if (a == "--restart") {
+      c.restart = value(a);
+      // `latest` may name a folder; a deck is a file, so a folder that follows cannot be the deck.
+      if (c.restart == "latest" && i < args.size() && !args[i].empty() && args[i][0] != '-') {
+        std::error_code ec;
+        if (!c.deck.empty() || std::filesystem::is_directory(args[i], ec)) c.restart_dir = args[i++];
+      }
     } else if (a == "--threads") {
       c.threads = static_cast<int>(number(a, value(a)));
     } else if (a == "--quiet") {
@@ -149,11 +170,20 @@ int run_app(int argc, char** argv) {
     opt.max_steps = cli.steps;
     opt.end_time = cli.end_time;
     opt.runtime_description = rt.describe();
+    if (cli.restart == "latest") {
+      std::string dir = cli.restart_dir;
+      if (dir.empty()) dir = cli.output.empty() ? deck.deck.root().section("output").text("directory") : cli.output;
+      opt.restart_file = io::latest_checkpoint(rt.comm(), dir);
+    } else {
+      opt.restart_file = cli.restart;
+    }
+    run::RunSummary summary;
     {
       run::Simulation sim(rt.comm(), deck, opt);
-      sim.run();
+      summary = sim.run();
     }
-    return 0;
+    // A stop on SIGTERM is not a finished run; 128 + 15 is what a shell reports for a TERM-killed job.
+    return summary.stop_signal == SIGTERM ? 128 + SIGTERM : 0;
   } catch (const UsageError& e) {
     log::error("%s (see meniscus --help)", e.what());
     return 2;

@@ -12,6 +12,26 @@ endfunction()
 find_package(MPI COMPONENTS C CXX)
 meniscus_require(MPI_FOUND "MPI (C and C++)" "libopenmpi-dev openmpi-bin")
 
+# Parallel HDF5 for particle output and checkpoints (shared/deps.md §5). Debian installs the serial
+# build alongside (libnetcdf-dev, which ParaView needs, pulls it in); without HDF5_PREFER_PARALLEL
+# FindHDF5 silently picks the serial one, whose files cannot be written collectively.
+set(HDF5_PREFER_PARALLEL TRUE)
+find_package(HDF5 COMPONENTS C)
+meniscus_require(HDF5_FOUND "parallel HDF5 (MPI build)" "libhdf5-openmpi-dev")
+if(NOT HDF5_IS_PARALLEL)
+  message(FATAL_ERROR "Meniscus needs the MPI build of HDF5, but CMake found a serial one "
+                      "(${HDF5_C_LIBRARIES}): install the Debian package 'libhdf5-openmpi-dev' "
+                      "(scripts/install-deps.sh does this), or point HDF5_ROOT at a parallel build.")
+endif()
+if(NOT TARGET hdf5::hdf5)
+  # FindHDF5 of CMake < 3.19 makes no imported target; build one from its variables.
+  add_library(hdf5::hdf5 INTERFACE IMPORTED)
+  set_target_properties(hdf5::hdf5 PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${HDF5_C_INCLUDE_DIRS}"
+                        INTERFACE_LINK_LIBRARIES "${HDF5_C_LIBRARIES}"
+                        INTERFACE_COMPILE_DEFINITIONS "${HDF5_C_DEFINITIONS}")
+endif()
+message(STATUS "HDF5 ${HDF5_VERSION} (parallel): ${HDF5_C_LIBRARIES}")
+
 find_package(PkgConfig)
 meniscus_require(PKG_CONFIG_FOUND "pkg-config" "pkg-config")
 if(DEFINED ENV{PETSC_DIR})

@@ -102,6 +102,17 @@ YAML::Node resolve_value(const Param& p, const YAML::Node& n, const Ctx& c, cons
     case Kind::String:
       if (!n.IsScalar()) throw InputError(c.file, path, "expected a string");
       return YAML::Node(n.Scalar());
+    case Kind::Names: {
+      if (!n.IsSequence()) throw InputError(c.file, path, "expected a list of names, e.g. [velocity, mass]");
+      YAML::Node out(YAML::NodeType::Sequence);
+      for (size_t i = 0; i < n.size(); ++i) {
+        if (!n[i].IsScalar() || n[i].Scalar().empty())
+          throw InputError(c.file, path + "[" + std::to_string(i) + "]", "expected a name");
+        out.push_back(n[i].Scalar());
+      }
+      out.SetStyle(YAML::EmitterStyle::Flow);
+      return out;
+    }
     case Kind::Choice: {
       if (!n.IsScalar()) throw InputError(c.file, path, "expected one of the choices");
       if (std::find(p.choices.begin(), p.choices.end(), n.Scalar()) == p.choices.end()) {
@@ -388,6 +399,9 @@ long Section::integer(const std::string& key) const { return get(key).as<long>()
 bool Section::flag(const std::string& key) const { return get(key).as<bool>(); }
 std::string Section::text(const std::string& key) const { return get(key).as<std::string>(); }
 std::vector<double> Section::vector(const std::string& key) const { return get(key).as<std::vector<double>>(); }
+std::vector<std::string> Section::names(const std::string& key) const {
+  return get(key).as<std::vector<std::string>>();
+}
 bool Section::has(const std::string& key) const { return node_[key] && !node_[key].IsNull(); }
 Section Section::section(const std::string& key) const { return Section(get(key), key_path(key), file_); }
 std::vector<Section> Section::list(const std::string& key) const {

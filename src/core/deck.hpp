@@ -21,6 +21,7 @@ class Section {
   bool flag(const std::string& key) const;
   std::string text(const std::string& key) const;
   std::vector<double> vector(const std::string& key) const;
+  std::vector<std::string> names(const std::string& key) const;
   Section section(const std::string& key) const;
   std::vector<Section> list(const std::string& key) const;
   bool has(const std::string& key) const;

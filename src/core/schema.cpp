@@ -21,6 +21,7 @@ std::string Param::kind_name() const {
     case Kind::Section: return "section";
     case Kind::List: return "list";
     case Kind::VariantList: return "list";
+    case Kind::Names: return "list of names";
   }
   return "?";
 }
@@ -46,6 +47,10 @@ Param& Schema::flag(const std::string& name, const std::string& doc) {
 }
 Param& Schema::text(const std::string& name, const std::string& doc) {
   Param p; p.name = name; p.kind = Kind::String; p.doc = doc; p.unit = "";
+  return add(std::move(p));
+}
+Param& Schema::names(const std::string& name, const std::string& doc) {
+  Param p; p.name = name; p.kind = Kind::Names; p.doc = doc; p.unit = "";
   return add(std::move(p));
 }
 Param& Schema::choice(const std::string& name, std::vector<std::string> choices, const std::string& doc) {

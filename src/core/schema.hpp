@@ -13,7 +13,7 @@ namespace meniscus::config {
 class Schema;
 using SchemaPtr = std::shared_ptr<const Schema>;
 
-enum class Kind { Real, Integer, Bool, String, Choice, Vector, File, Section, List, VariantList };
+enum class Kind { Real, Integer, Bool, String, Choice, Vector, File, Section, List, VariantList, Names };
 
 struct Param {
   std::string name;
@@ -54,6 +54,8 @@ class Schema {
   Param& integer(const std::string& name, const std::string& doc);
   Param& flag(const std::string& name, const std::string& doc);
   Param& text(const std::string& name, const std::string& doc);
+  // A list of names, e.g. [velocity, mass]; what the names may be is checked by whoever reads it.
+  Param& names(const std::string& name, const std::string& doc);
   Param& choice(const std::string& name, std::vector<std::string> choices, const std::string& doc);
   // A vector with one entry per space dimension of the deck.
   Param& vector(const std::string& name, const std::string& unit, const std::string& doc);

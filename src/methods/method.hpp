@@ -19,6 +19,23 @@ namespace meniscus {
 // Named diagnostic values in column order (global over ranks; meaningful on every rank).
 using DiagnosticRow = std::vector<std::pair<std::string, double>>;
 
+// A method's grid fields for output: nodes at lower + i*dx of a uniform grid, of which this rank
+// holds the box [owned_lo, owned_lo + owned_n) (x index fastest, as PETSc stores them). Unused
+// dimensions (z in 2D) have one node. Values are host copies.
+struct GridSnapshot {
+  double lower[3] = {0, 0, 0};
+  double dx = 0;
+  long nodes[3] = {1, 1, 1};
+  long owned_lo[3] = {0, 0, 0};
+  long owned_n[3] = {1, 1, 1};
+  struct Field {
+    std::string name;
+    int components;              // 1, or 3 for vectors (2D vectors padded with 0)
+    std::vector<double> values;  // owned nodes x components
+  };
+  std::vector<Field> fields;
+};
+
 class Method {
  public:
   virtual ~Method() = default;
@@ -37,11 +54,20 @@ class Method {
   virtual int position_field() const = 0;
   virtual int dimension() const = 0;
   // State beyond the particle fields (step counters, warm starts) as named scalars, so a checkpoint
-  // can store it and a restart hand it back.
-  virtual std::vector<std::pair<std::string, double>> state() const { return {}; }
+  // can store it and a restart hand it back. Collective: the values are global (the same on every
+  // rank), because a restart may run on a different number of ranks.
+  virtual std::vector<std::pair<std::string, double>> state() { return {}; }
   virtual void restore_state(const std::vector<std::pair<std::string, double>>& state) { (void)state; }
+  // After a restart on a different rank count read the particles in arbitrary blocks: moves every
+  // particle to the rank that owns it and restores the method's particle order (collective).
+  virtual void redistribute_particles() = 0;
   // Called after a restart replaced the particles (already on their owning ranks).
   virtual void particles_replaced() {}
+  // The grid fields for output (collective); false if the method has no grid.
+  virtual bool grid_snapshot(GridSnapshot& out) {
+    (void)out;
+    return false;
+  }
 };
 
 struct StepRejected : std::runtime_error {

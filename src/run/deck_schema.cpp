@@ -21,7 +21,24 @@ void declare_core_sections(config::Schema& root, const std::string& method_names
 
   auto out = std::make_shared<config::Schema>();
   out->text("directory", "output folder (the command line's --output wins)").def("output");
-  root.section("output", out, "Where results go.");
+  out->integer("every", "write particle files (DIR/particles_NNNNNN.h5 + .xdmf) every this many steps "
+               "(0: not by step count)").def("0").min(0);
+  out->real("every_time", "s", "write particle files every this much simulated time (0: not by time); "
+            "with both keys set, either one triggers a file").def("0").nonnegative();
+  out->names("fields", "particle fields in the files besides the position, e.g. [velocity, mass, id] "
+             "(empty: every persistent field of the method, ids and materials)").def("[]");
+  out->flag("grid", "also write the method's grid fields (MPM: nodal mass and velocity) to "
+            "DIR/grid_NNNNNN.h5 with each particle file").def("false");
+  root.section("output", out, "Where results go, and the HDF5/XDMF particle files for ParaView (DIR/particles.xdmf).");
+
+  auto chk = std::make_shared<config::Schema>();
+  chk->integer("every", "write a checkpoint every this many steps (0: not by step count)").def("0").min(0);
+  chk->real("every_minutes", "min", "write a checkpoint every this much wall-clock time (0: not by the clock)")
+      .def("0").nonnegative();
+  chk->integer("keep", "how many of the newest checkpoints to keep in DIR/checkpoints").def("2").min(1);
+  root.section("checkpoint", chk,
+               "Restart files in DIR/checkpoints (also written on SIGUSR1 and SIGTERM); "
+               "resume with `meniscus run DECK --restart latest DIR`.");
 
   auto diag = std::make_shared<config::Schema>();
   diag->integer("every", "write a diagnostics.csv row every this many steps").def("10").min(1);

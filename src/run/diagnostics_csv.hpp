@@ -11,7 +11,10 @@ namespace meniscus::run {
 
 class DiagnosticsCsv {
  public:
-  DiagnosticsCsv(MPI_Comm comm, const std::string& path);
+  // resume_after_step < 0: a new file. Otherwise (a restart at that step) the existing file keeps
+  // its header and the rows up to that step, and new rows are appended; rows of later steps were
+  // written by the run that is being repeated from the checkpoint and are dropped. Collective.
+  DiagnosticsCsv(MPI_Comm comm, const std::string& path, long resume_after_step = -1);
   ~DiagnosticsCsv();
   void write(const DiagnosticRow& row);
 

@@ -9,8 +9,12 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "io/checkpoint.hpp"
 #include "meniscus/version.hpp"
+#include "run/checkpoint_observer.hpp"
 #include "run/diagnostics_csv.hpp"
+#include "run/output_observer.hpp"
+#include "run/stop_signal.hpp"
 
 namespace meniscus::run {
 namespace fs = std::filesystem;
@@ -34,6 +38,18 @@ Simulation::Simulation(MPI_Comm comm, const LoadedDeck& deck, RunOptions options
   if (!ok) throw InputError(deck_.deck.file(), "output.directory", "cannot create output folder '" + out_dir_ + "'");
   MethodContext ctx{comm_, root, deck_.deck.dimension()};
   method_ = find_method(deck_.method)->create(ctx);
+  if (!opt_.restart_file.empty()) {
+    // The method was built from the deck as usual; the checkpoint's particles and state replace it.
+    const io::CheckpointInfo info = io::read_checkpoint(comm_, opt_.restart_file, *method_, deck_.method, deck_.deck);
+    set_start(info.step, info.time);
+    start_wall_ = info.wall_s;
+    log::info("restarting from %s: step %ld, t = %.9g s, %ld particles (written by %d ranks)",
+              opt_.restart_file.c_str(), info.step, info.time, info.particles, info.writer_ranks);
+  }
+  add_observer(std::make_unique<OutputObserver>(comm_, *method_, deck_, out_dir_));
+  auto checkpoints = std::make_unique<CheckpointObserver>(comm_, deck_, out_dir_);
+  checkpoints_ = checkpoints.get();
+  add_observer(std::move(checkpoints));
 }
 
 Simulation::~Simulation() = default;
@@ -55,7 +71,10 @@ RunSummary Simulation::run() {
   const long diag_every = root.section("diagnostics").integer("every");
   const double progress_interval = root.section("progress").real("interval");
 
-  DiagnosticsCsv csv(comm_, (fs::path(out_dir_) / "diagnostics.csv").string());
+  // Signals are caught from here on; one that arrives during a step is acted on after it.
+  StopSignals signals;
+  // A restarted run continues the diagnostics of the run it resumes.
+  DiagnosticsCsv csv(comm_, (fs::path(out_dir_) / "diagnostics.csv").string(), start_step_ > 0 ? start_step_ : -1);
   write_run_json(nullptr);
 
   const long n0 = method_->global_particle_count();
@@ -64,16 +83,23 @@ RunSummary Simulation::run() {
             max_steps > 0 ? log::format(" or %ld steps", max_steps).c_str() : "");
 
   const auto t0 = std::chrono::steady_clock::now();
-  auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  auto session = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  auto wall = [&] { return start_wall_ + session(); };
   double t = start_time_, last_progress = -1e30, particle_steps = 0, dt = 0;
   long step = start_step_;
+  int stop_signal = 0;
+  // Progress and ETA count from where this session started (a restart starts part-way).
+  auto fraction = [&](double time, long steps) {
+    return std::max(time / end_time, max_steps > 0 ? static_cast<double>(steps) / max_steps : 0.0);
+  };
+  const double frac0 = fraction(t, step);
   auto record = [&](double wall_s) {
     DiagnosticRow row{{"step", static_cast<double>(step)}, {"time", t}, {"dt", dt}, {"wall_s", wall_s}};
     method_->diagnostics(row);
     csv.write(row);
   };
   if (start_step_ == 0) record(0.0);
-  for (auto& o : observers_) o->begin(*method_, StepInfo{step, t, 0.0, 0.0, false});
+  for (auto& o : observers_) o->begin(*method_, StepInfo{step, t, 0.0, wall(), false, 0});
   while (t < end_time * (1 - 1e-12) && (max_steps <= 0 || step < max_steps)) {
     dt = std::min(method_->stable_dt(), end_time - t);
     for (int attempt = 0;; ++attempt) {
@@ -92,29 +118,40 @@ RunSummary Simulation::run() {
     particle_steps += static_cast<double>(n);
     const double w = wall();
     if (step % diag_every == 0) record(w);
-    const bool last = !(t < end_time * (1 - 1e-12) && (max_steps <= 0 || step < max_steps));
-    for (auto& o : observers_) o->after_step(*method_, StepInfo{step, t, dt, w, last});
-    if (w - last_progress >= progress_interval) {
-      last_progress = w;
-      const double frac_t = t / end_time;
-      const double frac_s = max_steps > 0 ? static_cast<double>(step) / max_steps : 0.0;
-      const double frac = std::max(frac_t, frac_s);
-      const double eta = frac > 0 ? w * (1 - frac) / frac : -1;
+    // Every rank must agree to stop after the same step; the signal may have reached only some.
+    stop_signal = signals.agree(comm_);
+    const bool last = stop_signal != 0 || !(t < end_time * (1 - 1e-12) && (max_steps <= 0 || step < max_steps));
+    for (auto& o : observers_) o->after_step(*method_, StepInfo{step, t, dt, w, last, stop_signal});
+    if (stop_signal) break;
+    const double ws = session();
+    if (ws - last_progress >= progress_interval) {
+      last_progress = ws;
+      const double frac = fraction(t, step);
+      const double eta = frac > frac0 ? ws * (1 - frac) / (frac - frac0) : -1;
       log::info("step %7ld  t = %.5e s  dt = %.3e s  wall %s  ETA %s  %.3g particle-steps/s", step, t, dt,
-                human_time(w).c_str(), human_time(eta).c_str(), w > 0 ? particle_steps / w : 0.0);
+                human_time(w).c_str(), human_time(eta).c_str(), ws > 0 ? particle_steps / ws : 0.0);
     }
   }
-  if (step % diag_every != 0) record(wall());
-  for (auto& o : observers_) o->end(*method_, StepInfo{step, t, dt, wall(), true});
+  if (step % diag_every != 0 && step != start_step_) record(wall());
+  for (auto& o : observers_) o->end(*method_, StepInfo{step, t, dt, wall(), true, stop_signal});
 
   RunSummary s;
   s.steps = step;
   s.time = t;
   s.wall_s = wall();
-  s.particle_steps_per_s = s.wall_s > 0 ? particle_steps / s.wall_s : 0;
-  log::info("done: %ld steps to t = %.6g s in %s (%.3g particle-steps/s)", step, t, human_time(s.wall_s).c_str(),
-            s.particle_steps_per_s);
-  method_->timers().print(comm_, s.wall_s);
+  s.stop_signal = stop_signal;
+  const double ws = session();
+  s.particle_steps_per_s = ws > 0 ? particle_steps / ws : 0;
+  if (stop_signal) {
+    log::warn("%s received: stopped after step %ld at t = %.6g s with checkpoint %s; continue with "
+              "`meniscus run %s --restart latest %s`",
+              signal_name(stop_signal), step, t, checkpoints_->last_written().c_str(), deck_.deck.file().c_str(),
+              out_dir_.c_str());
+  } else {
+    log::info("done: %ld steps to t = %.6g s in %s (%.3g particle-steps/s)", step, t, human_time(ws).c_str(),
+              s.particle_steps_per_s);
+  }
+  method_->timers().print(comm_, ws);
   write_run_json(&s);
   return s;
 }
@@ -133,11 +170,13 @@ void Simulation::write_run_json(const RunSummary* summary) {
     os << "  \"method\": \"" << deck_.method << "\",\n";
     os << "  \"ranks\": " << size_ << ",\n";
     os << "  \"runtime\": \"" << opt_.runtime_description << "\",\n";
+    if (!opt_.restart_file.empty()) os << "  \"restarted_from\": \"" << opt_.restart_file << "\",\n";
     if (summary) {
       os << "  \"steps\": " << summary->steps << ",\n";
       os << "  \"time\": " << log::format("%.17g", summary->time) << ",\n";
       os << "  \"wall_s\": " << log::format("%.6g", summary->wall_s) << ",\n";
       os << "  \"particle_steps_per_s\": " << log::format("%.6g", summary->particle_steps_per_s) << ",\n";
+      if (summary->stop_signal) os << "  \"stopped_by\": \"" << signal_name(summary->stop_signal) << "\",\n";
     }
     os << "  \"timers\": {";
     for (size_t i = 0; i < stats.size(); ++i)

@@ -1,15 +1,18 @@
 #pragma once
 // The time loop shared by every method: picks dt (method limit, end time), retries rejected steps
 // with half the step, writes diagnostics.csv and run.json, prints progress and the stage timers.
+// It owns the observers that write particle files and checkpoints, restarts from a checkpoint and
+// stops cleanly on SIGUSR1/SIGTERM after writing a final one.
 #include <mpi.h>
 
 #include <memory>
 #include <string>
 
+#include <vector>
+
 #include "methods/method.hpp"
 #include "run/deck_schema.hpp"
 #include "run/step_observer.hpp"
-#include <vector>
 
 namespace meniscus::run {
 
@@ -18,6 +21,7 @@ struct RunOptions {
   long max_steps = -1;      // -1: the deck's simulation.max_steps
   double end_time = -1;     // -1: the deck's simulation.end_time
   std::string runtime_description;
+  std::string restart_file;  // continue from this checkpoint (see io/checkpoint.hpp)
 };
 
 struct RunSummary {
@@ -25,7 +29,10 @@ struct RunSummary {
   double time = 0;
   double wall_s = 0;
   double particle_steps_per_s = 0;
+  int stop_signal = 0;  // SIGUSR1/SIGTERM if the run stopped early on a signal (after a checkpoint)
 };
+
+class CheckpointObserver;
 
 class Simulation {
  public:
@@ -33,13 +40,16 @@ class Simulation {
   ~Simulation();
   RunSummary run();
   Method& method() { return *method_; }
-  // Observers are called in the order added (output before checkpoints before in-situ).
+  // Observers are called in the order added: the constructor adds particle output and checkpoints,
+  // in-situ pipelines come after them.
   void add_observer(std::unique_ptr<StepObserver> observer) { observers_.push_back(std::move(observer)); }
   // Continue from a restored state instead of t = 0 (set by a restart before run()).
   void set_start(long step, double time) {
     start_step_ = step;
     start_time_ = time;
   }
+  long start_step() const { return start_step_; }
+  double start_time() const { return start_time_; }
   const std::string& output_directory() const { return out_dir_; }
 
  private:
@@ -53,6 +63,8 @@ class Simulation {
   std::vector<std::unique_ptr<StepObserver>> observers_;
   long start_step_ = 0;
   double start_time_ = 0;
+  double start_wall_ = 0;  // wall time used before a restart, so wall_s columns keep counting
+  CheckpointObserver* checkpoints_ = nullptr;
 };
 
 }  // namespace meniscus::run

@@ -12,6 +12,7 @@ struct StepInfo {
   double dt = 0;       // the step's size [s]
   double wall_s = 0;   // wall time since the run started [s]
   bool last = false;   // the run ends after this step
+  int stop_signal = 0; // a stop was requested (SIGUSR1/SIGTERM): the run ends after this step
 };
 
 class StepObserver {

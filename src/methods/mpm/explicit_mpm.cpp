@@ -11,6 +11,7 @@
 #include "grid/stencil_loop.hpp"
 #include "particles/migration.hpp"
 #include "particles/particle_sources.hpp"
+#include "particles/redistribute.hpp"
 #include "physics/collider_deck.hpp"
 
 namespace meniscus::mpm {
@@ -444,16 +445,65 @@ void ExplicitMPM<Dim>::step(double dt) {
 }
 
 template <int Dim>
-std::vector<std::pair<std::string, double>> ExplicitMPM<Dim>::state() const {
-  return {{"steps", static_cast<double>(steps_)}, {"clamped_particles", static_cast<double>(clamped_)}};
+std::vector<std::pair<std::string, double>> ExplicitMPM<Dim>::state() {
+  // The clamp counter is per rank; the checkpoint keeps the total (see restore_state).
+  long clamped = 0;
+  MPI_Allreduce(&clamped_, &clamped, 1, MPI_LONG, MPI_SUM, comm_);
+  return {{"steps", static_cast<double>(steps_)}, {"clamped_particles", static_cast<double>(clamped)}};
 }
 
 template <int Dim>
 void ExplicitMPM<Dim>::restore_state(const std::vector<std::pair<std::string, double>>& state) {
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
   for (const auto& [k, v] : state) {
+    // steps_ sets the sorting schedule, so a restarted run sorts on the same steps as a straight one.
     if (k == "steps") steps_ = static_cast<long>(v);
-    if (k == "clamped_particles") clamped_ = static_cast<long>(v);
+    // Diagnostics sum the counter over ranks: rank 0 carries the restored total.
+    if (k == "clamped_particles") clamped_ = rank == 0 ? static_cast<long>(v) : 0;
   }
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::redistribute_particles() {
+  particles::send_to_owners<Dim>(set_, *decomp_, f_.x);
+  particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+}
+
+template <int Dim>
+bool ExplicitMPM<Dim>::grid_snapshot(GridSnapshot& out) {
+  // A P2G without stress (dt = 0) gives the nodal mass and the momentum the particles carry,
+  // also before the first step; the next step rebuilds the grid from scratch anyway.
+  p2g(0.0);
+  auto t = timers_.scope("output_grid");
+  const auto obox = grid_->owned_box();
+  const long n = obox.size();
+  grid::NodeArray a = grid_->acquire_owned();
+  Kokkos::View<double**, Kokkos::LayoutRight> mv("grid_output", n, 4);
+  Kokkos::parallel_for(
+      "mpm::grid_output", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const long i) {
+        const double m = a(i, 0);
+        mv(i, 0) = m;
+        for (int d = 0; d < 3; ++d) mv(i, 1 + d) = (d < Dim && m > 0) ? a(i, 1 + d) / m : 0.0;
+      });
+  grid_->release_owned(a);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mv);
+  out = GridSnapshot{};
+  out.dx = decomp_->dx();
+  for (int d = 0; d < Dim; ++d) {
+    out.lower[d] = decomp_->lower()[d];
+    out.nodes[d] = decomp_->nodes()[d];
+    out.owned_lo[d] = decomp_->owned_lo()[d];
+    out.owned_n[d] = decomp_->owned_hi()[d] - decomp_->owned_lo()[d];
+  }
+  GridSnapshot::Field mass{"mass", 1, std::vector<double>(n)}, velocity{"velocity", 3, std::vector<double>(3 * n)};
+  for (long i = 0; i < n; ++i) {
+    mass.values[i] = h(i, 0);
+    for (int d = 0; d < 3; ++d) velocity.values[3 * i + d] = h(i, 1 + d);
+  }
+  out.fields.push_back(std::move(mass));
+  out.fields.push_back(std::move(velocity));
+  return true;
 }
 
 template <int Dim>

@@ -35,9 +35,11 @@ class ExplicitMPM : public Method {
   particles::ParticleSet& particles() override { return set_; }
   int position_field() const override { return f_.x; }
   int dimension() const override { return Dim; }
-  std::vector<std::pair<std::string, double>> state() const override;
+  std::vector<std::pair<std::string, double>> state() override;
   void restore_state(const std::vector<std::pair<std::string, double>>& state) override;
+  void redistribute_particles() override;
   void particles_replaced() override;
+  bool grid_snapshot(GridSnapshot& out) override;
 
   // Access for tests.
   const grid::Decomposition<Dim>& decomposition() const { return *decomp_; }
