@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/runtime.hpp"
+#include "io/catalyst/insitu.hpp"
 #include "io/checkpoint.hpp"
 #include "meniscus/version.hpp"
 #include "run/deck_schema.hpp"
@@ -180,6 +181,10 @@ int run_app(int argc, char** argv) {
     run::RunSummary summary;
     {
       run::Simulation sim(rt.comm(), deck, opt);
+      // In-situ pipelines run after output and checkpoints; the Simulation owns the observer, so
+      // Catalyst is torn down before MPI is.
+      if (auto insitu = io::make_insitu_observer(deck.deck.root(), rt.comm(), sim.output_directory()))
+        sim.add_observer(std::move(insitu));
       summary = sim.run();
     }
     // A stop on SIGTERM is not a finished run; 128 + 15 is what a shell reports for a TERM-killed job.

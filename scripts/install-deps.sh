@@ -44,9 +44,10 @@ CORE_PACKAGES=(
 )
 # ParaView 5.11 with legacy Catalyst (shared/deps.md §1 and §7): paraview-dev declares none of the nine
 # -dev packages its CMake export needs; xvfb/xauth/mesa are for rendering (the build is GLX-only);
-# libexpat1-dev is for the shim.
+# libexpat1-dev is for the shim; python3-h5py lets the ParaView reader tests read the HDF5 output
+# independently of ParaView.
 PARAVIEW_PACKAGES=(
-  paraview-dev python3-paraview
+  paraview-dev python3-paraview python3-h5py
   libfreetype-dev libx11-dev libglew-dev libxml2-dev libboost-dev libnetcdf-dev
   libutfcpp-dev liblz4-dev libdouble-conversion-dev
   xvfb xauth libgl1-mesa-dri

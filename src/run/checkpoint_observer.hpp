@@ -8,7 +8,7 @@
 #include <string>
 
 #include "run/deck_schema.hpp"
-#include "run/step_observer.hpp"
+#include "methods/step_observer.hpp"
 
 namespace meniscus::run {
 

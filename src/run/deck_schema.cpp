@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "grid/domain_deck.hpp"
+#include "io/catalyst/insitu.hpp"
 #include "methods/method.hpp"
 
 namespace meniscus::run {
@@ -51,6 +52,8 @@ void declare_core_sections(config::Schema& root, const std::string& method_names
   auto petsc = std::make_shared<config::Schema>();
   petsc->text("options", "options for PETSc's database, e.g. \"-ksp_type cg -log_view\"").def("\"\"");
   root.section("petsc", petsc, "PETSc options (the command line after -- adds to these).");
+
+  io::declare_insitu(root);
 }
 
 namespace {

@@ -11,7 +11,7 @@
 #include "io/grid_output.hpp"
 #include "io/particle_output.hpp"
 #include "run/deck_schema.hpp"
-#include "run/step_observer.hpp"
+#include "methods/step_observer.hpp"
 
 namespace meniscus::run {
 

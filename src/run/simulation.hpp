@@ -12,7 +12,7 @@
 
 #include "methods/method.hpp"
 #include "run/deck_schema.hpp"
-#include "run/step_observer.hpp"
+#include "methods/step_observer.hpp"
 
 namespace meniscus::run {
 

@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
 
     if (rank == 0) fs::create_directories(out);
     MPI_Barrier(comm);
-    std::unique_ptr<run::StepObserver> observer;
+    std::unique_ptr<StepObserver> observer;
     const double setup_start = MPI_Wtime();
     if (from_deck) {
       // The section as a deck would hold it; relative script paths resolve against the deck's folder.
@@ -140,18 +140,18 @@ int main(int argc, char** argv) {
       // What the pipeline must see: the first step, every `every`-th and the last.
       std::vector<std::pair<long, long>> expected;
       double t = 0;
-      const run::StepInfo first{0, 0.0, 0.0, 0.0, false};
+      const StepInfo first{0, 0.0, 0.0, 0.0, false};
       observer->begin(*method, first);
       expected.push_back({0, method->global_particle_count()});
       for (long s = 1; s <= steps; ++s) {
         const double dt = method->stable_dt();
         method->step(dt);
         t += dt;
-        const run::StepInfo info{s, t, dt, 0.0, s == steps};
+        const StepInfo info{s, t, dt, 0.0, s == steps};
         observer->after_step(*method, info);
         if (s % every == 0 || s == steps) expected.push_back({s, method->global_particle_count()});
       }
-      observer->end(*method, run::StepInfo{steps, t, 0.0, 0.0, true});
+      observer->end(*method, StepInfo{steps, t, 0.0, 0.0, true});
       write_particles(*method, out + "/last_step_rank" + std::to_string(rank) + ".csv");
       auto* catalyst = dynamic_cast<io::CatalystObserver*>(observer.get());
       check(catalyst != nullptr, "the observer is the Catalyst adaptor");

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 bool catalyst_available() { return true; }
 
-std::unique_ptr<run::StepObserver> make_insitu_observer(const InsituSettings& settings, MPI_Comm comm) {
+std::unique_ptr<StepObserver> make_insitu_observer(const InsituSettings& settings, MPI_Comm comm) {
   return std::make_unique<CatalystObserver>(settings, comm);
 }
 
@@ -125,20 +125,20 @@ void CatalystObserver::finalize() {
 
 long CatalystObserver::calls() const { return pipeline_ ? pipeline_->calls() : calls_; }
 
-void CatalystObserver::begin(Method& method, const run::StepInfo& info) {
+void CatalystObserver::begin(Method& method, const StepInfo& info) {
   if (info.step % settings_.every == 0) process(method, info);
 }
 
-void CatalystObserver::after_step(Method& method, const run::StepInfo& info) {
+void CatalystObserver::after_step(Method& method, const StepInfo& info) {
   if (info.step % settings_.every == 0 || info.last) process(method, info);
 }
 
-void CatalystObserver::end(Method& method, const run::StepInfo& info) {
+void CatalystObserver::end(Method& method, const StepInfo& info) {
   if (info.step != last_step_) process(method, info);
   finalize();
 }
 
-void CatalystObserver::process(Method& method, const run::StepInfo& info) {
+void CatalystObserver::process(Method& method, const StepInfo& info) {
   if (!pipeline_ || info.step == last_step_) return;
   auto timer = method.timers().scope("insitu");
   last_step_ = info.step;

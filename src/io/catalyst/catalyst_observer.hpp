@@ -18,7 +18,7 @@ class Pipeline;
 // libraries (lib/ beside bin/ of the running executable), else the path recorded at build time.
 std::string catalyst_module_path();
 
-class CatalystObserver final : public run::StepObserver {
+class CatalystObserver final : public StepObserver {
  public:
   // Collective over `comm` (Catalyst gets a duplicate). Loads the module and the pipeline script. Rank 0
   // creates the output folder, and MENISCUS_INSITU_OUTPUT names it (absolute) for the script.
@@ -30,10 +30,10 @@ class CatalystObserver final : public run::StepObserver {
 
   // The pipeline sees the first step (when it is a multiple of `every`), every `every`-th step, and the
   // last step.
-  void begin(Method& method, const run::StepInfo& info) override;
-  void after_step(Method& method, const run::StepInfo& info) override;
+  void begin(Method& method, const StepInfo& info) override;
+  void after_step(Method& method, const StepInfo& info) override;
   // Processes the final state if that has not happened yet, then calls finalize().
-  void end(Method& method, const run::StepInfo& info) override;
+  void end(Method& method, const StepInfo& info) override;
 
   // Finalizes and deletes the vtkCPProcessor (collective; idempotent). Must run before MPI_Finalize;
   // the destructor calls it.
@@ -43,7 +43,7 @@ class CatalystObserver final : public run::StepObserver {
   const InsituSettings& settings() const { return settings_; }
 
  private:
-  void process(Method& method, const run::StepInfo& info);
+  void process(Method& method, const StepInfo& info);
   InsituSettings settings_;
   catalyst_abi::Pipeline* pipeline_ = nullptr;
   long calls_ = 0;

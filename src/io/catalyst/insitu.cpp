@@ -8,7 +8,7 @@ namespace meniscus::io {
 
 namespace fs = std::filesystem;
 
-std::unique_ptr<run::StepObserver> make_insitu_observer(const config::Section& root, MPI_Comm comm,
+std::unique_ptr<StepObserver> make_insitu_observer(const config::Section& root, MPI_Comm comm,
                                                         const std::string& output_dir) {
   if (!root.has("insitu")) return nullptr;
   const config::Section s = root.section("insitu");
@@ -27,7 +27,7 @@ std::unique_ptr<run::StepObserver> make_insitu_observer(const config::Section& r
   return make_insitu_observer(settings, comm);
 }
 
-std::unique_ptr<run::StepObserver> make_insitu_observer(const std::string& script, long every, MPI_Comm comm,
+std::unique_ptr<StepObserver> make_insitu_observer(const std::string& script, long every, MPI_Comm comm,
                                                         const std::string& output_dir) {
   InsituSettings settings;
   settings.script = script;

@@ -19,7 +19,7 @@
 
 #include "core/deck.hpp"
 #include "core/schema.hpp"
-#include "run/step_observer.hpp"
+#include "methods/step_observer.hpp"
 
 namespace meniscus::io {
 
@@ -57,13 +57,13 @@ bool catalyst_available();
 // Catalyst is not built in (a warning then says so). Collective over `comm`. Throws RuntimeError
 // (on every rank) when the ParaView module or Catalyst cannot be set up. A script with an error makes
 // the observer throw RuntimeError at its first call (v2 scripts are imported then).
-std::unique_ptr<run::StepObserver> make_insitu_observer(const config::Section& root, MPI_Comm comm,
+std::unique_ptr<StepObserver> make_insitu_observer(const config::Section& root, MPI_Comm comm,
                                                         const std::string& output_dir);
 
 // The same from explicit arguments (tests, tools). output_dir is used as given (relative to the
 // current folder).
-std::unique_ptr<run::StepObserver> make_insitu_observer(const std::string& script, long every, MPI_Comm comm,
+std::unique_ptr<StepObserver> make_insitu_observer(const std::string& script, long every, MPI_Comm comm,
                                                         const std::string& output_dir);
-std::unique_ptr<run::StepObserver> make_insitu_observer(const InsituSettings& settings, MPI_Comm comm);
+std::unique_ptr<StepObserver> make_insitu_observer(const InsituSettings& settings, MPI_Comm comm);
 
 }  // namespace meniscus::io

@@ -1,10 +1,10 @@
 #pragma once
-// Something that watches the time loop: output writers, checkpoints, in-situ pipelines. The
+// Something that watches the time loop (it lives beside Method so that io/ can implement it): output writers, checkpoints, in-situ pipelines. The
 // Simulation calls every observer after each accepted step and once at the start and the end;
 // each decides from its own deck section whether this step concerns it. Calls are collective.
 #include "methods/method.hpp"
 
-namespace meniscus::run {
+namespace meniscus {
 
 struct StepInfo {
   long step = 0;       // steps completed
@@ -23,4 +23,4 @@ class StepObserver {
   virtual void end(Method& method, const StepInfo& info) { (void)method; (void)info; }
 };
 
-}  // namespace meniscus::run
+}  // namespace meniscus
