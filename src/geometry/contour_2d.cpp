@@ -116,20 +116,10 @@ SurfaceSamples2D sample_segments(const Segments2D& segments, double density, Are
   auto ends = segments.ends;
   auto key = segments.key;
   const bool uniform = weight == AreaWeight::Uniform;
-  // Poisson count by inversion of the cumulative distribution with one hashed uniform per segment.
   auto count = KOKKOS_LAMBDA(const int q, double& len)->int {
     const double dx = ends(q, 1, 0) - ends(q, 0, 0), dy = ends(q, 1, 1) - ends(q, 0, 1);
     len = kmath::sqrt(dx * dx + dy * dy);
-    const double lambda = density * len;
-    const double u = hashed_uniform(seed, step, key(q), -1);
-    double p = ::exp(-lambda), cdf = p;
-    int k = 0;
-    while (u > cdf && k < 1000) {
-      ++k;
-      p *= lambda / k;
-      cdf += p;
-    }
-    return k;
+    return hashed_poisson(seed, step, key(q), density * len);
   };
   Kokkos::View<int*> offset("sample_offset", ns + 1);
   Kokkos::parallel_scan(

@@ -58,4 +58,18 @@ KOKKOS_INLINE_FUNCTION double hashed_uniform(uint64_t seed, int64_t a, int64_t b
   return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
 }
 
+// Poisson-distributed count with mean lambda, by inversion of the cumulative distribution with the
+// hashed uniform number of (seed, step, key) (so every rank draws the same count for an element).
+KOKKOS_INLINE_FUNCTION int hashed_poisson(uint64_t seed, int64_t step, int64_t key, double lambda) {
+  const double u = hashed_uniform(seed, step, key, -1);
+  double p = ::exp(-lambda), cdf = p;
+  int k = 0;
+  while (u > cdf && k < 1000) {
+    ++k;
+    p *= lambda / k;
+    cdf += p;
+  }
+  return k;
+}
+
 }  // namespace meniscus::geometry

@@ -177,18 +177,7 @@ SurfaceSamples3D sample_triangles(const Triangles3D& triangles, double density, 
     for (int d = 0; d < 3; ++d) n[d] = len > 0 ? n[d] / len : 0.0;
     return 0.5 * len;
   };
-  auto count = KOKKOS_LAMBDA(const int q, double area)->int {
-    const double lambda = density * area;
-    const double u = hashed_uniform(seed, step, key(q), -1);
-    double p = ::exp(-lambda), cdf = p;
-    int k = 0;
-    while (u > cdf && k < 1000) {
-      ++k;
-      p *= lambda / k;
-      cdf += p;
-    }
-    return k;
-  };
+  auto count = KOKKOS_LAMBDA(const int q, double area)->int { return hashed_poisson(seed, step, key(q), density * area); };
   Kokkos::View<int*> offset("tri_sample_offset", nt + 1);
   Kokkos::parallel_scan(
       "sample_triangles::count", Kokkos::RangePolicy<>(0, nt), KOKKOS_LAMBDA(const int q, int& sum, const bool final) {
