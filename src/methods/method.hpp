@@ -63,9 +63,13 @@ class Method {
   virtual void redistribute_particles() = 0;
   // Called after a restart replaced the particles (already on their owning ranks).
   virtual void particles_replaced() {}
-  // The grid fields for output (collective); false if the method has no grid.
-  virtual bool grid_snapshot(GridSnapshot& out) {
+  // The grid fields for output (collective); false if the method has no grid. With
+  // `shared_faces`, a rank's block also holds the first node row past its upper faces (where a
+  // neighbour owns it), so that blocks meet without a gap, as VTK's image pieces expect; owned_n then
+  // counts those nodes too.
+  virtual bool grid_snapshot(GridSnapshot& out, bool shared_faces = false) {
     (void)out;
+    (void)shared_faces;
     return false;
   }
 };

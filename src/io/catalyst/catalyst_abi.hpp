@@ -11,13 +11,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace meniscus::io::catalyst_abi {
 
 // Bumped whenever anything in this header changes.
-constexpr int kVersion = 2;
+constexpr int kVersion = 3;
 // The module's one exported symbol (extern "C", default visibility).
 constexpr const char* kCreateSymbol = "meniscus_catalyst_create";
 
@@ -38,6 +39,21 @@ struct Particles {
   const int32_t* material = nullptr;
 };
 
+// A rank's block of the method's uniform grid: nodes lower + i*spacing; this rank holds the node box
+// piece[0..1] x piece[2..3] x piece[4..5] (inclusive, VTK extent order) of the whole box `whole`.
+// Fields hold the block's nodes, x fastest, `components` doubles each.
+struct Grid {
+  double origin[3] = {0, 0, 0};
+  double spacing = 1;
+  int whole[6] = {0, 0, 0, 0, 0, 0};
+  int piece[6] = {0, 0, 0, 0, 0, 0};
+  std::vector<Field> fields;
+};
+
+// Fills a Grid on demand (the pipeline asks only when a script uses the "grid" channel); returns
+// false when the method has no grid. Collective: every rank is asked, or none.
+using GridSource = std::function<bool(Grid&)>;
+
 enum class Status {
   ok,      // ran, or the pipeline did not want this step
   failed,  // the pipeline reported a failure (`error` says so); later calls may work
@@ -47,8 +63,10 @@ enum class Status {
 class Pipeline {
  public:
   virtual ~Pipeline() = default;
-  // Collective. Hands the particles to the pipeline when it wants this step.
-  virtual Status execute(const Particles& particles, long step, double time, std::string& error) = 0;
+  // Collective. Hands the particles (channel "particles") and, when a script asks for it, the grid
+  // (channel "grid") to the pipeline when it wants this step.
+  virtual Status execute(const Particles& particles, const GridSource& grid, long step, double time,
+                         std::string& error) = 0;
   // Collective: finalizes and deletes the vtkCPProcessor and frees its communicator. Idempotent.
   // Must run before MPI_Finalize.
   virtual void finalize() = 0;

@@ -162,8 +162,25 @@ void CatalystObserver::process(Method& method, const StepInfo& info) {
   particles.id = ids.data();
   particles.material = materials.data();
 
+  // The grid on demand, from the method's output snapshot (owned nodes).
+  GridSnapshot snapshot;
+  auto grid_source = [&](catalyst_abi::Grid& g) {
+    if (!method.grid_snapshot(snapshot, true)) return false;
+    g.origin[0] = snapshot.lower[0];
+    g.origin[1] = snapshot.lower[1];
+    g.origin[2] = snapshot.lower[2];
+    g.spacing = snapshot.dx;
+    for (int d = 0; d < 3; ++d) {
+      g.whole[2 * d] = 0;
+      g.whole[2 * d + 1] = static_cast<int>(snapshot.nodes[d]) - 1;
+      g.piece[2 * d] = static_cast<int>(snapshot.owned_lo[d]);
+      g.piece[2 * d + 1] = static_cast<int>(snapshot.owned_lo[d] + snapshot.owned_n[d]) - 1;
+    }
+    for (const auto& f : snapshot.fields) g.fields.push_back({f.name, f.components, f.values.data()});
+    return true;
+  };
   std::string error;
-  switch (pipeline_->execute(particles, info.step, info.time, error)) {
+  switch (pipeline_->execute(particles, grid_source, info.step, info.time, error)) {
     case catalyst_abi::Status::ok:
       break;
     case catalyst_abi::Status::failed:

@@ -17,6 +17,7 @@
 #include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
+#include <vtkImageData.h>
 #include <vtkPolyData.h>
 #include <vtkPythonInterpreter.h>
 #include <vtkSmartPointer.h>
@@ -111,6 +112,23 @@ void to_polydata(const Particles& in, vtkPolyData* out) {
   if (pd->HasArray("velocity")) pd->SetActiveVectors("velocity");
 }
 
+// A rank's grid block as vtkImageData (point data), with the piece's extent inside the whole box.
+void to_image(const Grid& in, vtkImageData* out) {
+  out->SetExtent(const_cast<int*>(in.piece));
+  out->SetOrigin(in.origin[0], in.origin[1], in.origin[2]);
+  out->SetSpacing(in.spacing, in.spacing, in.spacing);
+  const vtkIdType n = out->GetNumberOfPoints();
+  for (const Field& f : in.fields) {
+    vtkNew<vtkDoubleArray> a;
+    a->SetName(f.name.c_str());
+    a->SetNumberOfComponents(f.components);
+    a->SetNumberOfTuples(n);
+    std::copy(f.data, f.data + n * f.components, a->GetPointer(0));
+    out->GetPointData()->AddArray(a);
+  }
+  if (out->GetPointData()->HasArray("velocity")) out->GetPointData()->SetActiveVectors("velocity");
+}
+
 // Python source that sets os.environ[name] = value (hex-encoded, so any path survives quoting).
 std::string python_setenv(const std::string& name, const std::string& value) {
   static const char* digits = "0123456789abcdef";
@@ -161,15 +179,27 @@ class VtkPipeline final : public Pipeline {
     return true;
   }
 
-  Status execute(const Particles& particles, long step, double time, std::string& error) override {
+  Status execute(const Particles& particles, const GridSource& grid_source, long step, double time,
+                 std::string& error) override {
     if (!processor_) return Status::ok;
     vtkNew<vtkCPDataDescription> description;
     description->AddInput(channel_.c_str());
+    description->AddInput("grid");
     description->SetTimeData(time, static_cast<vtkIdType>(step));
     if (!processor_->RequestDataDescription(description)) return Status::ok;
     vtkNew<vtkPolyData> grid;
     to_polydata(particles, grid);
     description->GetInputDescriptionByName(channel_.c_str())->SetGrid(grid);
+    // The grid costs a transfer to build: only when a script registered a "grid" producer. Every
+    // rank runs the same script, so every rank takes the same branch (the snapshot is collective).
+    vtkNew<vtkImageData> image;
+    vtkCPInputDataDescription* grid_input = description->GetInputDescriptionByName("grid");
+    Grid block;
+    if (grid_input->GetIfGridIsNecessary() && grid_source && grid_source(block)) {
+      to_image(block, image);
+      grid_input->SetGrid(image);
+      grid_input->SetWholeExtent(block.whole);
+    }
     ++calls_;
     const bool ok = processor_->CoProcess(description) != 0;
     // v2 scripts are imported at their first execution, so a script error shows up here. The first

@@ -471,30 +471,41 @@ void ExplicitMPM<Dim>::redistribute_particles() {
 }
 
 template <int Dim>
-bool ExplicitMPM<Dim>::grid_snapshot(GridSnapshot& out) {
+bool ExplicitMPM<Dim>::grid_snapshot(GridSnapshot& out, bool shared_faces) {
   // A P2G without stress (dt = 0) gives the nodal mass and the momentum the particles carry,
-  // also before the first step; the next step rebuilds the grid from scratch anyway.
+  // also before the first step; the next step rebuilds the grid from scratch anyway. The summed
+  // values are then brought to the ghost layer so that a block can reach past its upper faces.
   p2g(0.0);
   auto t = timers_.scope("output_grid");
-  const auto obox = grid_->owned_box();
-  const long n = obox.size();
-  grid::NodeArray a = grid_->acquire_owned();
+  grid_->global_to_local();
+  const auto gbox = grid_->ghost_box();
+  grid::NodeBox<Dim> block;
+  for (int d = 0; d < Dim; ++d) {
+    block.lo[d] = decomp_->owned_lo()[d];
+    const int hi = shared_faces ? std::min(decomp_->owned_hi()[d] + 1, decomp_->nodes()[d]) : decomp_->owned_hi()[d];
+    block.n[d] = hi - block.lo[d];
+  }
+  const long n = block.size();
+  grid::NodeArray a = grid_->acquire_local(false);
   Kokkos::View<double**, Kokkos::LayoutRight> mv("grid_output", n, 4);
   Kokkos::parallel_for(
       "mpm::grid_output", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const long i) {
-        const double m = a(i, 0);
+        int node[Dim];
+        block.node(i, node);
+        const long g = gbox.index(node);
+        const double m = a(g, 0);
         mv(i, 0) = m;
-        for (int d = 0; d < 3; ++d) mv(i, 1 + d) = (d < Dim && m > 0) ? a(i, 1 + d) / m : 0.0;
+        for (int d = 0; d < 3; ++d) mv(i, 1 + d) = (d < Dim && m > 0) ? a(g, 1 + d) / m : 0.0;
       });
-  grid_->release_owned(a);
+  grid_->release_local(a);
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mv);
   out = GridSnapshot{};
   out.dx = decomp_->dx();
   for (int d = 0; d < Dim; ++d) {
     out.lower[d] = decomp_->lower()[d];
     out.nodes[d] = decomp_->nodes()[d];
-    out.owned_lo[d] = decomp_->owned_lo()[d];
-    out.owned_n[d] = decomp_->owned_hi()[d] - decomp_->owned_lo()[d];
+    out.owned_lo[d] = block.lo[d];
+    out.owned_n[d] = block.n[d];
   }
   GridSnapshot::Field mass{"mass", 1, std::vector<double>(n)}, velocity{"velocity", 3, std::vector<double>(3 * n)};
   for (long i = 0; i < n; ++i) {

@@ -39,7 +39,7 @@ class ExplicitMPM : public Method {
   void restore_state(const std::vector<std::pair<std::string, double>>& state) override;
   void redistribute_particles() override;
   void particles_replaced() override;
-  bool grid_snapshot(GridSnapshot& out) override;
+  bool grid_snapshot(GridSnapshot& out, bool shared_faces = false) override;
 
   // Access for tests.
   const grid::Decomposition<Dim>& decomposition() const { return *decomp_; }
