@@ -56,6 +56,23 @@ plot "$v/rotating_disc_np1.csv" skip 1 using 1:4 with lines lw 2 title "angular,
      "$v/rotating_disc_np4.csv" skip 1 using 1:4 with lines lw 2 title "angular, 4 ranks", \
      "$v/rotating_disc_np4.csv" skip 1 using 1:2 with lines lw 1 title "linear x, 4 ranks", \
      1e-10 with lines dt 2 lc rgb "red" title "tolerance"
+
+unset logscale; set format y "%g"; set autoscale; set key top right
+set output "$out/rayleigh_drop_2d.png"
+set title "2D drop with surface tension: x extent - y extent (Rayleigh period 2.294 s)"
+set xlabel "time [s]"; set ylabel "extent_x - extent_y [m]"
+set for [k=0:2] arrow from 2.2943*k, graph 0 to 2.2943*k, graph 1 nohead dt 2 lc rgb "gray"
+plot "$v/rayleigh_drop_2d.csv" skip 1 using 1:2 with lines lw 2 title "Meniscus (explicit surface tension)"
+unset arrow
+
+set output "$out/surface_tension_conservation.png"
+set title "Free ellipse with surface tension: relative drift of the momenta"
+set xlabel "step"; set ylabel "relative drift"
+set logscale y; set format y "10^{%L}"; set yrange [1e-17:1]
+plot "$v/surface_tension_conservation_np1.csv" skip 1 using 1:3 with lines lw 2 title "angular, split samples, 1 rank", \
+     "$v/surface_tension_conservation_np4.csv" skip 1 using 1:3 with lines lw 2 title "angular, split samples, 4 ranks", \
+     "$v/surface_tension_massless.csv" skip 1 using 1:3 with lines lw 2 title "angular, massless samples (Hyde 2020)", \
+     1e-11 with lines dt 2 lc rgb "red" title "tolerance"
 GP
 
 {

@@ -126,3 +126,37 @@ TEST(MPMValidation, ElasticBarVibrationPeriod) {
                      log::format("T = %.4g s (%+.2f %%)", period, 100 * (period - T) / T),
                      std::fabs(period - T) <= 0.05 * T, "elastic_bar.png");
 }
+
+// A 2D drop with surface tension (explicit, resampled surface particles) oscillates with Rayleigh's
+// period T = 2 pi / sqrt(6 k / (rho R^3)) (2D, inviscid, mode 2; shared/design/reference-data.md).
+// Tolerance 5 %; the union-of-spheres surface sits slightly outside the particles, so the
+// simulated drop is a little larger and slower.
+TEST(SurfaceTensionValidation, RayleighPeriod2D) {
+  auto d = run::load_deck(test::source_dir() + "/inputs/oscillating-drop-2d.yaml", {});
+  const auto src = d.deck.root().list("sources")[0];
+  const auto liquid = d.deck.root().list("materials")[0];
+  const double k = d.deck.root().section("mpm").section("surface_tension").real("coefficient");
+  const double R = std::sqrt(src.vector("radii")[0] * src.vector("radii")[1]);
+  const double rho = liquid.real("density");
+  const double T = 2 * M_PI / std::sqrt(6 * k / (rho * R * R * R));
+  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  test::SeriesCsv csv("rayleigh_drop_2d", "time_s,extent_x_minus_extent_y_m");
+  std::vector<double> ts, es;
+  double t = 0;
+  run_until(m, t, 2.2 * T, [&](double now) {
+    DiagnosticRow row;
+    m.diagnostics(row);
+    ts.push_back(now);
+    es.push_back(test::column(row, "extent_x") - test::column(row, "extent_y"));
+    csv.row(now, es.back());
+  });
+  std::vector<double> zeros;
+  for (size_t i = 1; i < es.size(); ++i)
+    if ((es[i - 1] < 0) != (es[i] < 0)) zeros.push_back(ts[i - 1] - es[i - 1] * (ts[i] - ts[i - 1]) / (es[i] - es[i - 1]));
+  ASSERT_GE(zeros.size(), 3u) << "the drop oscillates";
+  const double period = 2 * (zeros.back() - zeros.front()) / (zeros.size() - 1);
+  EXPECT_NEAR(period, T, 0.05 * T) << "measured " << period << " s, Rayleigh " << T << " s";
+  test::record_check("rayleigh_drop_2d", log::format("Rayleigh 2D mode-2 period %.4g s", T), "5 %",
+                     log::format("T = %.4g s (%+.1f %%)", period, 100 * (period - T) / T),
+                     std::fabs(period - T) <= 0.05 * T, "rayleigh_drop_2d.png");
+}

@@ -13,6 +13,7 @@
 #include "particles/particle_sources.hpp"
 #include "particles/redistribute.hpp"
 #include "physics/collider_deck.hpp"
+#include "physics/surface_energy.hpp"
 
 namespace meniscus::mpm {
 
@@ -84,7 +85,16 @@ struct ParticleBounds {
 template <int Dim>
 ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
   const auto& root = ctx.root;
-  auto spec = grid::read_domain<Dim>(root, 2, Dim + 1);
+  const auto st = root.section("mpm").section("surface_tension");
+  st_.enabled = st.flag("enabled");
+  st_.k = st.real("coefficient");
+  st_.massless = st.flag("massless_samples");
+  st_.options.radius_factor = st.real("level_set_radius");
+  st_.options.samples_per_dx = st.real("samples_per_dx");
+  st_.options.weight = st.text("area_weight") == "uniform" ? geometry::AreaWeight::Uniform : geometry::AreaWeight::PerSegment;
+  st_.options.seed = static_cast<uint64_t>(st.integer("seed"));
+  // Balance particles b = 2 x_p - s reach a few cells past their parent: a wider ghost layer.
+  auto spec = grid::read_domain<Dim>(root, st_.enabled ? 5 : 2, Dim + 1);
   decomp_ = std::make_unique<grid::Decomposition<Dim>>(comm_, spec);
   grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
 
@@ -250,6 +260,8 @@ double ExplicitMPM<Dim>::stable_dt() {
   const double dx = decomp_->dx();
   double dt = cfl_ * dx / (vmax + max_wave_speed_ + 1e-300);
   if (max_viscous_rate_ > 0) dt = std::min(dt, cfl_ * dx * dx / (2.0 * Dim * max_viscous_rate_));
+  // Explicit capillary limit (Brackbill et al. 1992): dt <= sqrt(rho dx^3 / (pi k)).
+  if (st_.enabled && st_.k > 0) dt = std::min(dt, capillary_dt());
   return std::min(dt, dt_max_);
 }
 
@@ -266,6 +278,10 @@ void ExplicitMPM<Dim>::p2g(double dt) {
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
+  // A parent with |group| surface samples keeps m / (2|group| + 1) of its mass; each sample and
+  // balance particle carries the same share (massless samples: the parent keeps everything).
+  const bool split = st_.active && !st_.massless;
+  const auto group = st_.group;
   Kokkos::parallel_for(
       "mpm::p2g", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
         double xp[Dim], Fp[Dim * Dim], Cp[Dim * Dim], tau[Dim * Dim];
@@ -279,7 +295,7 @@ void ExplicitMPM<Dim>::p2g(double dt) {
         physics::kirchhoff_stress<Dim>(material, Fp, J(p, 0), Cp, tau);
         grid::Stencil<Dim> st;
         st.compute(xp, lower, inv_dx);
-        const double mp = mass(p, 0), stress_scale = dt * vol(p, 0);
+        const double mp = split ? mass(p, 0) / (2 * group(p) + 1) : mass(p, 0), stress_scale = dt * vol(p, 0);
         double mv[Dim], mC[Dim * Dim];
         for (int d = 0; d < Dim; ++d) mv[d] = mp * v(p, d);
         for (int i = 0; i < Dim * Dim; ++i) mC[i] = mp * Cp[i];
@@ -297,6 +313,7 @@ void ExplicitMPM<Dim>::p2g(double dt) {
         });
       });
   Kokkos::Experimental::contribute(local, scatter);
+  if (st_.active) p2g_surface(dt, local);
   grid_->release_local(local);
   grid_->local_to_global_add();
 }
@@ -355,6 +372,12 @@ void ExplicitMPM<Dim>::g2p(double dt) {
   long clamped = 0;
   Kokkos::View<int64_t*> bad("bad_particle", 1);
   Kokkos::deep_copy(bad, -1);
+  // Merge (seed 000, G2P): a split parent's velocity and affine field are the mass-weighted means
+  // over its whole group; the samples' shares are gathered first.
+  const bool merge = st_.active && !st_.massless;
+  Kokkos::View<double**> vsum, bsum;
+  if (merge) g2p_surface(local, vsum, bsum);
+  const auto group = st_.group;
   Kokkos::parallel_reduce(
       "mpm::g2p", Kokkos::RangePolicy<>(0, set_.size()),
       KOKKOS_LAMBDA(const int p, long& nclamp) {
@@ -387,6 +410,11 @@ void ExplicitMPM<Dim>::g2p(double dt) {
             }
           });
           gv[0] = div;
+        }
+        if (merge && group(p) > 0) {
+          const double share = 1.0 / (2 * group(p) + 1);
+          for (int a = 0; a < Dim; ++a) vp[a] = share * (vp[a] + vsum(p, a));
+          for (int i = 0; i < Dim * Dim; ++i) B[i] = share * (B[i] + bsum(p, i));
         }
         bool finite = true;
         for (int d = 0; d < Dim; ++d) finite = finite && kmath::isfinite(vp[d]);
@@ -429,10 +457,171 @@ void ExplicitMPM<Dim>::g2p(double dt) {
 }
 
 template <int Dim>
+double ExplicitMPM<Dim>::capillary_dt() const {
+  double rho = std::numeric_limits<double>::infinity();
+  for (const auto& m : table_.materials) rho = std::min(rho, m.density);
+  const double dx = decomp_->dx();
+  return std::sqrt(rho * dx * dx * dx / (M_PI * st_.k));
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::resample_surface_particles() {
+  auto t = timers_.scope("surface_sampling");
+  st_.halo.build(set_, *decomp_, f_.x, resampling_halo_width<Dim>(decomp_->dx(), st_.options));
+  auto samples = resample_surface<Dim>(set_, f_.x, *decomp_, st_.halo, st_.options, steps_);
+  // Keep only samples whose own and balance stencils lie inside this rank's ghosted grid (seed 000
+  // pitfall 13: drop before splitting, never after). With the 5-node ghost layer this is rare.
+  const auto gbox = grid_->ghost_box();
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  const double inv_dx = 1.0 / decomp_->dx();
+  auto x = set_.field(f_.x);
+  auto s = samples.position;
+  auto par = samples.parent;
+  auto fits = KOKKOS_LAMBDA(const int r)->bool {
+    for (int d = 0; d < Dim; ++d) {
+      const double q[2] = {s(r, d), 2 * x(par(r), d) - s(r, d)};
+      for (int which = 0; which < 2; ++which) {
+        const int base = static_cast<int>(kmath::floor((q[which] - lower[d]) * inv_dx - 0.5));
+        if (base < gbox.lo[d] || base + 2 >= gbox.lo[d] + gbox.n[d]) return false;
+      }
+    }
+    return true;
+  };
+  const int ns = static_cast<int>(samples.size());
+  int nkeep = 0;
+  Kokkos::parallel_reduce(
+      "surface::count_fitting", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int r, int& k) { k += fits(r) ? 1 : 0; },
+      nkeep);
+  st_.dropped += ns - nkeep;
+  if (nkeep < ns) {
+    particles::IndexList keep("keep_samples", nkeep);
+    Kokkos::parallel_scan(
+        "surface::list_fitting", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int r, int& k, const bool final) {
+          const bool ok = fits(r);
+          if (final && ok) keep(k) = r;
+          k += ok ? 1 : 0;
+        });
+    SurfaceSamples<Dim> kept;
+    kept.contour_length = samples.contour_length;
+    kept.position = Kokkos::View<double**>("surface_position", nkeep, Dim);
+    kept.area = Kokkos::View<double**>("surface_area", nkeep, Dim);
+    kept.parent = particles::IndexList("surface_parent", nkeep);
+    auto kp = kept.position, ka = kept.area;
+    auto kpar = kept.parent;
+    auto a = samples.area;
+    Kokkos::parallel_for(
+        "surface::keep_fitting", Kokkos::RangePolicy<>(0, nkeep), KOKKOS_LAMBDA(const int k) {
+          const int r = keep(k);
+          for (int d = 0; d < Dim; ++d) {
+            kp(k, d) = s(r, d);
+            ka(k, d) = a(r, d);
+          }
+          kpar(k) = par(r);
+        });
+    samples = kept;
+  }
+  st_.samples = samples;
+  st_.group = group_sizes(samples.parent, set_.size());
+  st_.active = true;
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
+  // Each sample r of parent p: mass m_p/(2|group|+1) at s_r and at b_r = 2 x_p - s_r with the parent's
+  // velocity and affine field, plus the surface force -k dg/dM(I) grad N_i(s_r) at s_r, where
+  // dg/dM(I) = |dA| (I - n n^T) (seed 000, eq. 16, explicit). Massless samples only add the force.
+  auto sc = timers_.scope("p2g_surface");
+  const auto gbox = grid_->ghost_box();
+  auto scatter = Kokkos::Experimental::create_scatter_view(local);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), mass = set_.field(f_.mass);
+  auto s = st_.samples.position, area = st_.samples.area;
+  auto par = st_.samples.parent;
+  auto group = st_.group;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx, k = st_.k;
+  const bool massless = st_.massless;
+  Kokkos::parallel_for(
+      "mpm::p2g_surface", Kokkos::RangePolicy<>(0, st_.samples.size()), KOKKOS_LAMBDA(const int r) {
+        const int p = par(r);
+        auto acc = scatter.access();
+        const double share = massless ? 0.0 : mass(p, 0) / (2 * group(p) + 1);
+        double q[2][Dim], a[Dim], I[Dim * Dim], dg[Dim * Dim];
+        for (int d = 0; d < Dim; ++d) {
+          q[0][d] = s(r, d);
+          q[1][d] = 2 * x(p, d) - s(r, d);
+          a[d] = area(r, d);
+        }
+        for (int i = 0; i < Dim * Dim; ++i) I[i] = (i % (Dim + 1) == 0) ? 1.0 : 0.0;
+        physics::surface_energy_gradient<Dim>(I, a, dg);
+        for (int which = 0; which < 2; ++which) {
+          if (massless && which == 1) break;
+          grid::Stencil<Dim> st;
+          st.compute(q[which], lower, inv_dx);
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, q[which], [&](long idx, double w, const double* grad, const double* rr) {
+            acc(idx, 0) += w * share;
+            for (int c = 0; c < Dim; ++c) {
+              double val = v(p, c);
+              for (int b = 0; b < Dim; ++b) val += C(p, c * Dim + b) * rr[b];
+              double force = 0;
+              if (which == 0)
+                for (int b = 0; b < Dim; ++b) force += dg[c * Dim + b] * grad[b];
+              acc(idx, 1 + c) += w * share * val - dt * k * force;
+            }
+          });
+        }
+      });
+  Kokkos::Experimental::contribute(local, scatter);
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::g2p_surface(grid::NodeArray& local, Kokkos::View<double**>& vsum, Kokkos::View<double**>& bsum) {
+  const auto gbox = grid_->ghost_box();
+  const size_t n = set_.size();
+  vsum = Kokkos::View<double**>("merge_v", n, Dim);
+  bsum = Kokkos::View<double**>("merge_b", n, Dim * Dim);
+  auto vs = vsum, bs = bsum;
+  auto x = set_.field(f_.x);
+  auto s = st_.samples.position;
+  auto par = st_.samples.parent;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
+  Kokkos::parallel_for(
+      "mpm::g2p_surface", Kokkos::RangePolicy<>(0, st_.samples.size()), KOKKOS_LAMBDA(const int r) {
+        const int p = par(r);
+        double q[2][Dim], xp[Dim];
+        for (int d = 0; d < Dim; ++d) {
+          xp[d] = x(p, d);
+          q[0][d] = s(r, d);
+          q[1][d] = 2 * xp[d] - s(r, d);
+        }
+        double vr[Dim] = {}, br[Dim * Dim] = {};
+        for (int which = 0; which < 2; ++which) {
+          grid::Stencil<Dim> st;
+          st.compute(q[which], lower, inv_dx);
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, q[which], [&](long idx, double w, const double*, const double* rr) {
+            for (int c = 0; c < Dim; ++c) {
+              const double vi = local(idx, 1 + c);
+              vr[c] += w * vi;
+              // Moments about the parent: x_i - x_p = (x_i - q) + (q - x_p).
+              for (int b = 0; b < Dim; ++b) br[c * Dim + b] += w * vi * (rr[b] + q[which][b] - xp[b]);
+            }
+          });
+        }
+        for (int c = 0; c < Dim; ++c) Kokkos::atomic_add(&vs(p, c), vr[c]);
+        for (int i = 0; i < Dim * Dim; ++i) Kokkos::atomic_add(&bs(p, i), br[i]);
+      });
+}
+
+template <int Dim>
 void ExplicitMPM<Dim>::step(double dt) {
+  if (st_.enabled) resample_surface_particles();
   p2g(dt);
   grid_update(dt);
   g2p(dt);
+  st_.active = false;
   {
     auto t = timers_.scope("migrate");
     particles::migrate<Dim>(set_, *decomp_, f_.x);
@@ -574,6 +763,28 @@ void ExplicitMPM<Dim>::diagnostics(DiagnosticRow& row) {
       KOKKOS_LAMBDA(const int p, double& s) { s += vol(p, 0) * J(p, 0); }, volume);
   MPI_Allreduce(MPI_IN_PLACE, &volume, 1, MPI_DOUBLE, MPI_SUM, comm_);
   row.emplace_back("volume", volume);
+  if (st_.enabled) {
+    double surf[3] = {static_cast<double>(st_.samples.size()), st_.samples.contour_length, 0.0};
+    auto area = st_.samples.area;
+    double sampled = 0;
+    Kokkos::parallel_reduce(
+        "mpm::surface_measure", Kokkos::RangePolicy<>(0, st_.samples.size()),
+        KOKKOS_LAMBDA(const int r, double& acc) {
+          double a2 = 0;
+          for (int d = 0; d < Dim; ++d) a2 += area(r, d) * area(r, d);
+          acc += kmath::sqrt(a2);
+        },
+        sampled);
+    surf[2] = sampled;
+    MPI_Allreduce(MPI_IN_PLACE, surf, 3, MPI_DOUBLE, MPI_SUM, comm_);
+    long dropped = 0;
+    MPI_Allreduce(&st_.dropped, &dropped, 1, MPI_LONG, MPI_SUM, comm_);
+    row.emplace_back("surface_particles", surf[0]);
+    row.emplace_back(Dim == 2 ? "surface_length" : "surface_area", surf[1]);
+    row.emplace_back("surface_energy", st_.k * surf[2]);
+    row.emplace_back("dt_capillary", st_.k > 0 ? capillary_dt() : 0.0);
+    row.emplace_back("dropped_surface_particles", static_cast<double>(dropped));
+  }
   row.emplace_back("rank_particles_min", static_cast<double>(nmin));
   row.emplace_back("rank_particles_max", static_cast<double>(nmax));
   row.emplace_back("clamped_particles", static_cast<double>(clamped));

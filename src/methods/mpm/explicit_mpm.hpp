@@ -15,6 +15,8 @@
 #include "methods/mpm/mpm_deck.hpp"
 #include "particles/particle_set.hpp"
 #include "particles/particle_sources.hpp"
+#include "particles/halo.hpp"
+#include "methods/mpm/surface_resampling.hpp"
 #include "physics/collider.hpp"
 #include "physics/material.hpp"
 
@@ -55,6 +57,10 @@ class ExplicitMPM : public Method {
   void grid_update(double dt);
   void g2p(double dt);
   void initialize_hydrostatic(const particles::SeededParticles& seeded);
+  void resample_surface_particles();
+  double capillary_dt() const;
+  void p2g_surface(double dt, grid::NodeArray& local);
+  void g2p_surface(grid::NodeArray& local, Kokkos::View<double**>& vsum, Kokkos::View<double**>& bsum);
   void remove_particles_inside_colliders();
 
   MPI_Comm comm_;
@@ -71,6 +77,18 @@ class ExplicitMPM : public Method {
   double max_wave_speed_ = 0, max_viscous_rate_ = 0;
   long clamped_ = 0;
   Timers timers_;
+
+  // Surface tension (mpm.surface_tension): samples rebuilt each step, their parents' group sizes.
+  struct SurfaceTension {
+    bool enabled = false, massless = false;
+    double k = 0;
+    ResamplingOptions options;
+    particles::HaloPlan<Dim> halo;
+    SurfaceSamples<Dim> samples;
+    Kokkos::View<int*> group;
+    long dropped = 0;
+    bool active = false;  // samples and groups match the current particle order (inside a step)
+  } st_;
 };
 
 }  // namespace meniscus::mpm

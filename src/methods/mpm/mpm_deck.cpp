@@ -13,6 +13,24 @@ void declare_mpm_sections(config::Schema& root) {
   mpm->real("dt_min", "s", "smallest time step before the run stops as unstable").def(1e-9).positive();
   mpm->vector("gravity", "m/s^2", "gravitational acceleration").def_dim("[0, -9.81]", "[0, -9.81, 0]");
   mpm->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
+  auto st = std::make_shared<config::Schema>();
+  st->flag("enabled", "add surface tension (Chen et al. 2021, explicit form) on resampled surface particles").def("false");
+  st->real("coefficient", "N/m", "surface tension coefficient k (a force per unit depth in 2D)").def(0.0).nonnegative();
+  st->real("samples_per_dx", "1", "expected surface samples per cell length of surface (squared per cell area in 3D)")
+      .def(4.0)
+      .positive();
+  st->real("level_set_radius", "1", "sphere radius around each particle for the surface, in cells")
+      .def_dim("0.73", "0.867")
+      .positive();
+  st->choice("area_weight", {"per-element", "uniform"},
+             "|dA| of a sample: the element's area over its sample count, or 1/density (unbiased)")
+      .def("per-element");
+  st->flag("massless_samples",
+           "negative control (Hyde et al. 2020): surface particles carry force but no mass, which loses "
+           "momentum on nodes only they reach")
+      .def("false");
+  st->integer("seed", "seed of the counter-based sampling random numbers").def("20210801").min(0);
+  mpm->section("surface_tension", st, "Surface tension on resampled surface particles (explicit).");
   root.section("mpm", mpm, "Material point method settings.");
 
   auto fluid = std::make_shared<config::Schema>("Weakly compressible Newtonian fluid, Tait equation of state in J.");
