@@ -160,3 +160,55 @@ TEST(SurfaceTensionValidation, RayleighPeriod2D) {
                      log::format("T = %.4g s (%+.1f %%)", period, 100 * (period - T) / T),
                      std::fabs(period - T) <= 0.05 * T, "rayleigh_drop_2d.png");
 }
+
+// Laplace pressure of a 2D drop at rest under surface tension: the mean pressure inside is k/R
+// (Young-Laplace, 2D), within 10 %, and p R is the same within 5 % for three radii. R is the
+// effective radius of the resampled surface, which sits r_ls - spacing/2 = (0.73 - 0.25) dx outside
+// the outermost particle centres (seed 000 digest, pitfall 10).
+TEST(SurfaceTensionValidation, LaplacePressure2D) {
+  const double k = 0.1, K = 100, gamma = 7;
+  std::vector<double> pR;
+  test::SeriesCsv csv("laplace_pressure_2d", "radius_m,pressure_pa,reference_pa");
+  for (double R : {0.15, 0.2, 0.25}) {
+    const std::string deck = log::format(R"(
+simulation: {dimension: 2, method: mpm-explicit, end_time: 10}
+domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.01, walls: none}
+mpm:
+  gravity: [0, 0]
+  surface_tension: {enabled: true, coefficient: %g}
+materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: %g, viscosity: 0.05}]
+sources: [{type: sphere, material: liquid, center: [0.5, 0.5], radius: %g, particles_per_cell: 4}]
+)", k, K, R);
+    auto d = test::deck_from_string(deck);
+    mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+    double t = 0;
+    run_until(m, t, 1.5);
+    // Mean pressure of the particles well inside (more than 3 cells from the surface), averaged
+    // over the last 0.5 s to remove the remaining breathing.
+    double sum = 0, count = 0;
+    int calls = 0;
+    run_until(m, t, 2.0, [&](double) {
+      if (++calls % 10) return;
+      auto& set = m.particles();
+      auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+      auto J = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().J));
+      for (size_t p = 0; p < set.size(); ++p) {
+        if (std::hypot(x(p, 0) - 0.5, x(p, 1) - 0.5) > R - 0.03) continue;
+        sum += K / gamma * (std::pow(J(p, 0), -gamma) - 1);
+        count += 1;
+      }
+    });
+    MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    const double p = sum / count, R_eff = R + (0.73 - 0.25) * 0.01;
+    csv.row(R_eff, p, k / R_eff);
+    EXPECT_NEAR(p, k / R_eff, 0.1 * k / R_eff) << "R = " << R;
+    pR.push_back(p * R_eff);
+  }
+  const double lo = *std::min_element(pR.begin(), pR.end()), hi = *std::max_element(pR.begin(), pR.end());
+  EXPECT_LT((hi - lo) / lo, 0.05) << "p R is constant";
+  test::record_check("laplace_pressure_2d", "p = k/R inside a 2D drop (R of the sampled surface); p R constant over R = 0.15, 0.2, 0.25",
+                     "10 % (p), 5 % (spread of p R)",
+                     log::format("p R / k from %.3f to %.3f", lo / k, hi / k),
+                     std::fabs(lo / k - 1) <= 0.1 && std::fabs(hi / k - 1) <= 0.1 && (hi - lo) / lo < 0.05);
+}
