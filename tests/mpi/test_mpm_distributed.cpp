@@ -98,17 +98,7 @@ TEST(ExplicitMPM, RotatingDiscConservesMomentaToRoundOff) {
 }
 
 TEST(ExplicitMPM, DiagnosticsDoNotDependOnTheRankCount) {
-  const char* deck = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 1.0}
-domain: {lower: [0, 0], upper: [0.4, 0.2], cell_size: 0.005}
-mpm: {cfl: 0.4}
-materials:
-  - {name: water, model: fluid, density: 1000, bulk_modulus: 2.0e5, viscosity: 1.0e-3}
-  - {name: block, model: fixed-corotated, density: 500, youngs_modulus: 2.0e5, poisson_ratio: 0.25}
-sources:
-  - {type: box, material: water, lower: [0.01, 0.01], upper: [0.1, 0.15]}
-  - {type: sphere, material: block, center: [0.25, 0.08], radius: 0.03, velocity: [-1.5, 0.5]}
-)";
+  const std::string deck = test::kWaterAndBlockScene;
   auto d = test::deck_from_string(deck);
   auto run = [&](MPI_Comm comm) {
     mpm::ExplicitMPM<2> m(MethodContext{comm, d.deck.root(), 2});

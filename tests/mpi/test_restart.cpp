@@ -27,18 +27,7 @@ namespace {
 
 // Water column and a flying elastic sphere: fluid and solid fields, migration between ranks, and a
 // cell sort (every 20 steps) after the restart point.
-const char* kScene = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 1.0}
-domain: {lower: [0, 0], upper: [0.4, 0.2], cell_size: 0.005}
-mpm: {cfl: 0.4}
-materials:
-  - {name: water, model: fluid, density: 1000, bulk_modulus: 2.0e5, viscosity: 1.0e-3}
-  - {name: block, model: fixed-corotated, density: 500, youngs_modulus: 2.0e5, poisson_ratio: 0.25}
-sources:
-  - {type: box, material: water, lower: [0.01, 0.01], upper: [0.1, 0.15]}
-  - {type: sphere, material: block, center: [0.25, 0.08], radius: 0.03, velocity: [-1.5, 0.5]}
-diagnostics: {every: 4}
-)";
+const std::string kScene = test::kWaterAndBlockScene + "diagnostics: {every: 4}\n";
 constexpr long kSteps = 36, kSplit = 12;
 constexpr double kCell = 0.005;
 

@@ -23,6 +23,20 @@ inline run::LoadedDeck deck_from_string(const std::string& yaml, const std::vect
   return run::load_deck(file.string(), sets);
 }
 
+// A water column and a flying elastic sphere in a 2D box: fluid and solid fields, particles crossing
+// rank boundaries within a few dozen steps. Tests append their own sections.
+inline const std::string kWaterAndBlockScene = R"(
+simulation: {dimension: 2, method: mpm-explicit, end_time: 1.0}
+domain: {lower: [0, 0], upper: [0.4, 0.2], cell_size: 0.005}
+mpm: {cfl: 0.4}
+materials:
+  - {name: water, model: fluid, density: 1000, bulk_modulus: 2.0e5, viscosity: 1.0e-3}
+  - {name: block, model: fixed-corotated, density: 500, youngs_modulus: 2.0e5, poisson_ratio: 0.25}
+sources:
+  - {type: box, material: water, lower: [0.01, 0.01], upper: [0.1, 0.15]}
+  - {type: sphere, material: block, center: [0.25, 0.08], radius: 0.03, velocity: [-1.5, 0.5]}
+)";
+
 inline std::string source_dir() { return MENISCUS_TEST_SOURCE_DIR; }
 
 // A communicator holding only rank 0 of `comm` (MPI_COMM_NULL elsewhere), for running the 1-rank
