@@ -16,33 +16,15 @@ GROUP=${4:-all}
 LIMIT=120  # seconds per command: a hang fails the check instead of blocking the suite
 
 [ -f "$SRC/scripts/mpi-env.sh" ] && . "$SRC/scripts/mpi-env.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 
 BASE_DECK=$SRC/inputs/dam-break-2d.yaml
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/meniscus-cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok    $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
-# Indented copy of a captured stream, for the log of a failed check.
-show() { [ -s "$1" ] && sed -e 's/^/        | /' "$1" | head -n 40; }
 
-# run_cmd NAME NP ARGS...: runs meniscus (NP = 1: directly; otherwise under mpirun -n NP) with
-# stdout/stderr captured in $tmp/NAME.out/.err; sets rc (124 after a timeout).
-run_cmd() {
-  local name=$1 np=$2
-  shift 2
-  if [ "$np" = 1 ]; then
-    timeout -k 10 "$LIMIT" "$BIN" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-  else
-    timeout -k 10 "$LIMIT" "$MPIEXEC" -n "$np" --oversubscribe "$BIN" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-  fi
-  rc=$?
-}
 
-have_mpi() { [ -n "$MPIEXEC" ] && command -v "$MPIEXEC" >/dev/null 2>&1; }
 
 # expect_error LABEL NP FILE KEY WORD ARGS...: meniscus ARGS must exit with 2 and print exactly one
 # "error:" line, which names FILE, KEY and contains WORD (an empty FILE or KEY is not checked).

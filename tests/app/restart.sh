@@ -19,6 +19,7 @@ GROUP=${4:-all}
 LIMIT=120  # seconds per command: a hang fails the check instead of blocking the suite
 
 [ -f "$SRC/scripts/mpi-env.sh" ] && . "$SRC/scripts/mpi-env.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 
 DECK=$SRC/inputs/dam-break-2d.yaml
@@ -37,12 +38,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok    $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL  $*"; }
-show() { [ -s "$1" ] && sed -e 's/^/        | /' "$1" | tail -n 25; }
-have_mpi() { [ -n "$MPIEXEC" ] && command -v "$MPIEXEC" >/dev/null 2>&1; }
 
 # launch NP ARGS...: starts meniscus in the background (NP = 1: directly, else under mpirun) with
 # output in $tmp/bg.out/.err; sets pid (the process to signal) and arms a watchdog that kills it
@@ -68,17 +63,6 @@ finish() {
   disarm
 }
 
-# run_cmd NAME NP ARGS...: runs meniscus in the foreground with a time limit; sets rc.
-run_cmd() {
-  local name=$1 np=$2
-  shift 2
-  if [ "$np" = 1 ]; then
-    timeout -k 10 "$LIMIT" "$BIN" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-  else
-    timeout -k 10 "$LIMIT" "$MPIEXEC" -n "$np" --oversubscribe "$BIN" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-  fi
-  rc=$?
-}
 
 # wait_for SECONDS COMMAND...: polls COMMAND every 0.05 s until it succeeds; false after SECONDS.
 wait_for() {
