@@ -109,18 +109,24 @@ int check_references(const std::string& dir, const std::string& xml) {
   return count;
 }
 
+// Runs the scene for `steps` steps with output into `dir`; returns the simulation (for its particles).
+std::unique_ptr<run::Simulation> run_scene(const run::LoadedDeck& deck, const std::string& dir, long steps) {
+  run::RunOptions opt;
+  opt.output_dir = dir;
+  opt.max_steps = steps;
+  auto sim = std::make_unique<run::Simulation>(MPI_COMM_WORLD, deck, opt);
+  sim->run();
+  return sim;
+}
+
 }  // namespace
 
 TEST(ParticleOutput, FilesHoldEveryRanksParticles) {
   auto d = test::deck_from_string(kScene);
   test::SharedFolder dir_folder(MPI_COMM_WORLD, "output");
   const std::string& dir = dir_folder.path();
-  run::RunOptions opt;
-  opt.output_dir = dir;
-  opt.max_steps = 10;
-  run::Simulation sim(MPI_COMM_WORLD, d, opt);
-  sim.run();
-  const auto g = test::gather_particles(MPI_COMM_WORLD, sim.method().particles());
+  auto sim = run_scene(d, dir, 10);
+  const auto g = test::gather_particles(MPI_COMM_WORLD, sim->method().particles());
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return;
@@ -175,11 +181,7 @@ TEST(ParticleOutput, XdmfDocumentsAreWellFormedAndReferenceExistingDatasets) {
   auto d = test::deck_from_string(kScene, {"output.grid=true", "output.fields=[velocity, id]"});
   test::SharedFolder dir_folder(MPI_COMM_WORLD, "xdmf");
   const std::string& dir = dir_folder.path();
-  run::RunOptions opt;
-  opt.output_dir = dir;
-  opt.max_steps = 7;  // outputs at 0, 5 and the last step, 7
-  run::Simulation sim(MPI_COMM_WORLD, d, opt);
-  sim.run();
+  auto sim = run_scene(d, dir, 7);  // outputs at 0, 5 and the last step, 7
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return;
@@ -210,12 +212,8 @@ TEST(ParticleOutput, GridFileHoldsTheWholeParticleMass) {
   auto d = test::deck_from_string(kScene, {"output.grid=true"});
   test::SharedFolder dir_folder(MPI_COMM_WORLD, "grid");
   const std::string& dir = dir_folder.path();
-  run::RunOptions opt;
-  opt.output_dir = dir;
-  opt.max_steps = 5;
-  run::Simulation sim(MPI_COMM_WORLD, d, opt);
-  sim.run();
-  const auto g = test::gather_particles(MPI_COMM_WORLD, sim.method().particles());
+  auto sim = run_scene(d, dir, 5);
+  const auto g = test::gather_particles(MPI_COMM_WORLD, sim->method().particles());
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return;
