@@ -87,7 +87,7 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
   const auto& root = ctx.root;
   const auto st = root.section("mpm").section("surface_tension");
   st_.enabled = st.flag("enabled");
-  st_.k = st.real("coefficient");
+  st_.coefficient.liquid_gas = st.real("coefficient");
   st_.massless = st.flag("massless_samples");
   st_.options.radius_factor = st.real("level_set_radius");
   st_.options.samples_per_dx = st.real("samples_per_dx");
@@ -261,7 +261,7 @@ double ExplicitMPM<Dim>::stable_dt() {
   double dt = cfl_ * dx / (vmax + max_wave_speed_ + 1e-300);
   if (max_viscous_rate_ > 0) dt = std::min(dt, cfl_ * dx * dx / (2.0 * Dim * max_viscous_rate_));
   // Explicit capillary limit (Brackbill et al. 1992): dt <= sqrt(rho dx^3 / (pi k)).
-  if (st_.enabled && st_.k > 0) dt = std::min(dt, capillary_dt());
+  if (st_.enabled && st_.coefficient.max_coefficient() > 0) dt = std::min(dt, capillary_dt());
   return std::min(dt, dt_max_);
 }
 
@@ -461,7 +461,7 @@ double ExplicitMPM<Dim>::capillary_dt() const {
   double rho = std::numeric_limits<double>::infinity();
   for (const auto& m : table_.materials) rho = std::min(rho, m.density);
   const double dx = decomp_->dx();
-  return std::sqrt(rho * dx * dx * dx / (M_PI * st_.k));
+  return std::sqrt(rho * dx * dx * dx / (M_PI * st_.coefficient.max_coefficient()));
 }
 
 template <int Dim>
@@ -521,6 +521,7 @@ void ExplicitMPM<Dim>::resample_surface_particles() {
         });
     samples = kept;
   }
+  assign_surface_coefficients<Dim>(samples, st_.coefficient);
   st_.samples = samples;
   st_.group = group_sizes(samples.parent, set_.size());
   st_.active = true;
@@ -537,14 +538,16 @@ void ExplicitMPM<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
   auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), mass = set_.field(f_.mass);
   auto s = st_.samples.position, area = st_.samples.area;
   auto par = st_.samples.parent;
+  auto kr = st_.samples.coefficient;
   auto group = st_.group;
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
-  const double dx = decomp_->dx(), inv_dx = 1.0 / dx, k = st_.k;
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   const bool massless = st_.massless;
   Kokkos::parallel_for(
       "mpm::p2g_surface", Kokkos::RangePolicy<>(0, st_.samples.size()), KOKKOS_LAMBDA(const int r) {
         const int p = par(r);
+        const double k = kr(r);
         auto acc = scatter.access();
         const double share = massless ? 0.0 : mass(p, 0) / (2 * group(p) + 1);
         double q[2][Dim], a[Dim], I[Dim * Dim], dg[Dim * Dim];
@@ -766,23 +769,24 @@ void ExplicitMPM<Dim>::diagnostics(DiagnosticRow& row) {
   if (st_.enabled) {
     double surf[3] = {static_cast<double>(st_.samples.size()), st_.samples.contour_length, 0.0};
     auto area = st_.samples.area;
-    double sampled = 0;
+    auto kr = st_.samples.coefficient;
+    double energy = 0;
     Kokkos::parallel_reduce(
-        "mpm::surface_measure", Kokkos::RangePolicy<>(0, st_.samples.size()),
+        "mpm::surface_energy", Kokkos::RangePolicy<>(0, st_.samples.size()),
         KOKKOS_LAMBDA(const int r, double& acc) {
           double a2 = 0;
           for (int d = 0; d < Dim; ++d) a2 += area(r, d) * area(r, d);
-          acc += kmath::sqrt(a2);
+          acc += kr(r) * kmath::sqrt(a2);
         },
-        sampled);
-    surf[2] = sampled;
+        energy);
+    surf[2] = energy;
     MPI_Allreduce(MPI_IN_PLACE, surf, 3, MPI_DOUBLE, MPI_SUM, comm_);
     long dropped = 0;
     MPI_Allreduce(&st_.dropped, &dropped, 1, MPI_LONG, MPI_SUM, comm_);
     row.emplace_back("surface_particles", surf[0]);
     row.emplace_back(Dim == 2 ? "surface_length" : "surface_area", surf[1]);
-    row.emplace_back("surface_energy", st_.k * surf[2]);
-    row.emplace_back("dt_capillary", st_.k > 0 ? capillary_dt() : 0.0);
+    row.emplace_back("surface_energy", surf[2]);
+    row.emplace_back("dt_capillary", st_.coefficient.max_coefficient() > 0 ? capillary_dt() : 0.0);
     row.emplace_back("dropped_surface_particles", static_cast<double>(dropped));
   }
   row.emplace_back("rank_particles_min", static_cast<double>(nmin));

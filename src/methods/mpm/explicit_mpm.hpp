@@ -16,6 +16,7 @@
 #include "particles/particle_set.hpp"
 #include "particles/particle_sources.hpp"
 #include "particles/halo.hpp"
+#include "methods/mpm/surface_coefficient.hpp"
 #include "methods/mpm/surface_resampling.hpp"
 #include "physics/collider.hpp"
 #include "physics/material.hpp"
@@ -81,7 +82,7 @@ class ExplicitMPM : public Method {
   // Surface tension (mpm.surface_tension): samples rebuilt each step, their parents' group sizes.
   struct SurfaceTension {
     bool enabled = false, massless = false;
-    double k = 0;
+    SurfaceCoefficientModel coefficient;
     ResamplingOptions options;
     particles::HaloPlan<Dim> halo;
     SurfaceSamples<Dim> samples;
