@@ -1,0 +1,481 @@
+#include "methods/sph/implicit_cohesion_viscosity.hpp"
+
+#include "core/error.hpp"
+#include "methods/sph/implicit_pair_terms.hpp"
+#include "solvers/krylov_solver.hpp"
+#include "solvers/petsc_check.hpp"
+#include "solvers/shell_operator.hpp"
+
+namespace meniscus::sph {
+
+namespace {
+using Exec = Kokkos::DefaultExecutionSpace;
+using Mem = Exec::memory_space;
+using Owned = Kokkos::View<double**, Kokkos::LayoutRight, Mem>;  // owned x Dim, PETSc's dof order
+using HostOwned = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using HostOwnedConst =
+    Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+// Everything a kernel needs to evaluate pair and boundary terms at time t.
+template <int Dim>
+struct Terms {
+  CubicSpline<Dim> w;
+  CohesionKernel<Dim> st, st_b;  // cohesion kernel, adhesion kernel (theta optional)
+  double dt, sigma, mu, rho0, mu_b, tangent_offset;
+  bool has_boundary;
+};
+
+template <int Dim>
+Terms<Dim> make_terms(const Neighborhood& nb, const ImplicitForceParams& p, const BoundarySamples& b) {
+  if (!(nb.support > 0) || !(p.particle_diameter > 0) || !(p.dt > 0))
+    throw RuntimeError("implicit cohesion: support radius, particle diameter and dt must be positive");
+  Terms<Dim> t;
+  t.w = CubicSpline<Dim>(nb.support);
+  t.st = CohesionKernel<Dim>(nb.support, p.particle_diameter, cohesion_theta<Dim>());
+  t.st_b = CohesionKernel<Dim>(nb.support, p.particle_diameter, p.adhesion_theta ? cohesion_theta<Dim>() : 1.0);
+  t.dt = p.dt;
+  t.sigma = p.sigma;
+  t.mu = p.viscosity;
+  t.rho0 = p.rest_density;
+  t.mu_b = p.boundary_viscosity;
+  t.tangent_offset = p.tangential_distance_factor * nb.support;
+  t.has_boundary = b.volume.extent(0) > 0;
+  return t;
+}
+
+// The boundary friction samples of Weiler et al. 2018 around the nearest boundary point xb of a
+// particle at xi: xb +- f h t_a, each carrying volume V / (2 (Dim - 1)). Calls f(x_ik) per sample.
+template <int Dim, class F>
+KOKKOS_INLINE_FUNCTION void for_each_friction_sample(const double* xi, const double* xb, double offset, F&& f) {
+  double n[3] = {0, 0, 0}, len = 0;
+  for (int d = 0; d < Dim; ++d) {
+    n[d] = xi[d] - xb[d];
+    len += n[d] * n[d];
+  }
+  len = kmath::sqrt(len);
+  if (!(len > 0)) return;
+  for (int d = 0; d < Dim; ++d) n[d] /= len;
+  double t[2][3];
+  implicit_terms::tangents<Dim>(n, t);
+  for (int a = 0; a < Dim - 1; ++a)
+    for (int s = -1; s <= 1; s += 2) {
+      double xik[3] = {0, 0, 0};
+      for (int d = 0; d < Dim; ++d) xik[d] = xi[d] - (xb[d] + s * offset * t[a][d]);
+      f(xik);
+    }
+}
+}  // namespace
+
+template <int Dim>
+struct ImplicitCohesionViscosity<Dim>::State {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::unique_ptr<solvers::KrylovSolver> krylov;
+  Neighborhood nb;
+  Kokkos::View<double**> work;     // operand of apply(), total x Dim (ghost rows refreshed)
+  Kokkos::View<double**> rho_dot;  // total x 1
+  Kokkos::View<double*> g_tilde;   // per CSR entry
+  Kokkos::View<double*> c_st;      // dt^2 sigma m_bar / m_i g~
+  Kokkos::View<double*> c_visc;    // dt * Weiler coupling (<= 0)
+  Kokkos::View<double***> diag;    // owned x Dim x Dim: adhesion and boundary friction
+  Owned rhs;                       // v* + b
+  long pairs = 0, clamped = 0;
+  bool prepared = false;
+};
+
+template <int Dim>
+ImplicitCohesionViscosity<Dim>::ImplicitCohesionViscosity(MPI_Comm comm, const std::string& options_prefix)
+    : s_(std::make_unique<State>()) {
+  s_->comm = comm;
+  s_->krylov = std::make_unique<solvers::KrylovSolver>(comm, options_prefix);
+}
+
+template <int Dim>
+ImplicitCohesionViscosity<Dim>::~ImplicitCohesionViscosity() = default;
+
+template <int Dim>
+void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const ImplicitForceParams& p,
+                                             Kokkos::View<double**> v, Kokkos::View<const double*> mass,
+                                             Kokkos::View<const double*> density, Kokkos::View<const int*> phase,
+                                             const BoundarySamples& boundary) {
+  State& s = *s_;
+  s.nb = nb;
+  const int owned = nb.owned, total = nb.total;
+  const long nnz = owned > 0 ? long(Kokkos::create_mirror_view_and_copy(
+                                   Kokkos::HostSpace(), Kokkos::subview(nb.offset, Kokkos::make_pair(owned, owned + 1)))(0))
+                             : 0;
+  if (s.work.extent(0) != size_t(total)) s.work = Kokkos::View<double**>("sph_st::work", total, Dim);
+  if (s.rho_dot.extent(0) != size_t(total)) s.rho_dot = Kokkos::View<double**>("sph_st::rho_dot", total, 1);
+  if (s.g_tilde.extent(0) != size_t(nnz)) {
+    s.g_tilde = Kokkos::View<double*>("sph_st::g_tilde", nnz);
+    s.c_st = Kokkos::View<double*>("sph_st::c_st", nnz);
+    s.c_visc = Kokkos::View<double*>("sph_st::c_visc", nnz);
+  }
+  if (s.diag.extent(0) != size_t(owned)) s.diag = Kokkos::View<double***>("sph_st::diag", owned, Dim, Dim);
+  if (s.rhs.extent(0) != size_t(owned)) s.rhs = Owned("sph_st::rhs", owned, Dim);
+
+  const Terms<Dim> t = make_terms<Dim>(nb, p, boundary);
+  auto offset = nb.offset;
+  auto index = nb.index;
+  auto x = nb.x;
+
+  // Stage 1: rho-dot (paper Eq. 16) with the cubic kernel over all fluid neighbours; boundaries are
+  // left out as in the reference implementation (digest 4.3).
+  nb.refresh_ghosts(v);
+  auto rho_dot = s.rho_dot;
+  Kokkos::parallel_for(
+      "sph_st::rho_dot", Kokkos::RangePolicy<Exec>(0, owned), KOKKOS_LAMBDA(const int i) {
+        double sum = 0;
+        for (int k = offset(i); k < offset(i + 1); ++k) {
+          const int j = index(k);
+          double xij[Dim], gw[Dim];
+          for (int d = 0; d < Dim; ++d) xij[d] = x(i, d) - x(j, d);
+          t.w.gradient(xij, gw);
+          for (int d = 0; d < Dim; ++d) sum += mass(j) * (v(i, d) - v(j, d)) * gw[d];
+        }
+        rho_dot(i, 0) = sum;
+      });
+  nb.refresh_ghosts(rho_dot);
+
+  // Stage 2: per-pair weights and coefficients, per-particle diagonal blocks, right-hand side.
+  auto g_tilde = s.g_tilde;
+  auto c_st = s.c_st;
+  auto c_visc = s.c_visc;
+  auto diag = s.diag;
+  auto rhs = s.rhs;
+  auto bx = boundary.x;
+  auto bv = boundary.v;
+  auto bvol = boundary.volume;
+  auto bsig = boundary.sigma;
+  long counts[2] = {0, 0};
+  Kokkos::parallel_reduce(
+      "sph_st::coefficients", Kokkos::RangePolicy<Exec>(0, owned),
+      KOKKOS_LAMBDA(const int i, long& pairs, long& clamped) {
+        const double mi = mass(i), rhoi = density(i);
+        double b[Dim];
+        for (int d = 0; d < Dim; ++d) b[d] = 0;
+        for (int k = offset(i); k < offset(i + 1); ++k) {
+          const int j = index(k);
+          if (phase(j) != phase(i)) {
+            g_tilde(k) = 0;
+            c_st(k) = 0;
+            c_visc(k) = 0;
+            continue;
+          }
+          double xij[Dim], r2 = 0, xv = 0;
+          for (int d = 0; d < Dim; ++d) {
+            xij[d] = x(i, d) - x(j, d);
+            r2 += xij[d] * xij[d];
+            xv += xij[d] * (v(i, d) - v(j, d));
+          }
+          const double r = kmath::sqrt(r2);
+          const double rho_bar = 0.5 * (rhoi + density(j)), m_bar = 0.5 * (mi + mass(j));
+          double g = implicit_terms::linearised_weight(t.dt, t.st.value(r), t.st.derivative(r), r, xv, rho_bar,
+                                                       0.5 * (rho_dot(i, 0) + rho_dot(j, 0)));
+          pairs += 1;
+          if (g < 0) {  // keeps the operator positive definite (digest 7.9)
+            g = 0;
+            clamped += 1;
+          }
+          g_tilde(k) = g;
+          c_st(k) = t.dt * t.dt * t.sigma * m_bar / mi * g;
+          c_visc(k) = t.dt * implicit_terms::viscosity_coupling<Dim>(t.w, r, t.mu * m_bar / (rhoi * density(j)));
+          for (int d = 0; d < Dim; ++d) b[d] -= t.dt * t.sigma / mi * m_bar * g * xij[d];
+        }
+        for (int a = 0; a < Dim; ++a)
+          for (int c = 0; c < Dim; ++c) diag(i, a, c) = 0;
+        if (t.has_boundary && bvol(i) > 0) {
+          // Adhesion (paper Eqs. 21-22): boundary density rho0, its rate 0; moving boundary enters
+          // through x_i - x^b - dt v^b (the printed "dt sigma^b" is dt v^b, digest 7.4).
+          double xib[Dim], r2 = 0, xv = 0;
+          for (int d = 0; d < Dim; ++d) {
+            xib[d] = x(i, d) - bx(i, d);
+            r2 += xib[d] * xib[d];
+            xv += xib[d] * (v(i, d) - bv(i, d));
+          }
+          const double r = kmath::sqrt(r2);
+          const double rho_b = 0.5 * (rhoi + t.rho0), m_b = 0.5 * (mi + t.rho0 * bvol(i));
+          if (r < t.w.h) {
+            double gb = implicit_terms::linearised_weight(t.dt, t.st_b.value(r), t.st_b.derivative(r), r, xv, rho_b,
+                                                          0.5 * rho_dot(i, 0));
+            if (gb < 0) gb = 0;
+            const double coef = bsig(i) * m_b * gb;
+            for (int d = 0; d < Dim; ++d) {
+              diag(i, d, d) += t.dt * t.dt / mi * coef;
+              b[d] -= t.dt / mi * coef * (xib[d] - t.dt * bv(i, d));
+            }
+          }
+          if (t.mu_b > 0) {
+            double xi[3] = {0, 0, 0}, xb[3] = {0, 0, 0};
+            for (int d = 0; d < Dim; ++d) {
+              xi[d] = x(i, d);
+              xb[d] = bx(i, d);
+            }
+            const double vk = bvol(i) / (2 * (Dim - 1));
+            for_each_friction_sample<Dim>(xi, xb, t.tangent_offset, [&](const double* xik) {
+              double rk2 = 0, xvb = 0;
+              for (int d = 0; d < Dim; ++d) {
+                rk2 += xik[d] * xik[d];
+                xvb += xik[d] * bv(i, d);
+              }
+              const double c = t.dt * implicit_terms::viscosity_coupling<Dim>(t.w, kmath::sqrt(rk2), t.mu_b * vk / rhoi);
+              for (int a = 0; a < Dim; ++a) {
+                for (int e = 0; e < Dim; ++e) diag(i, a, e) -= c * xik[a] * xik[e];
+                b[a] -= c * xik[a] * xvb;
+              }
+            });
+          }
+        }
+        for (int d = 0; d < Dim; ++d) rhs(i, d) = v(i, d) + b[d];
+      },
+      counts[0], counts[1]);
+  long global[2] = {counts[0], counts[1]};
+  MPI_Allreduce(MPI_IN_PLACE, global, 2, MPI_LONG, MPI_SUM, s.comm);
+  s.pairs = global[0];
+  s.clamped = global[1];
+  s.prepared = true;
+}
+
+namespace {
+// y = M u for owned rows; u's ghost rows already refreshed (u: total x Dim).
+template <int Dim, class YView>
+void apply_operator(const Neighborhood& nb, Kokkos::View<double**> u, Kokkos::View<double*> c_st,
+                    Kokkos::View<double*> c_visc, Kokkos::View<double***> diag, YView y) {
+  auto offset = nb.offset;
+  auto index = nb.index;
+  auto x = nb.x;
+  Kokkos::parallel_for(
+      "sph_st::apply", Kokkos::RangePolicy<Exec>(0, nb.owned), KOKKOS_LAMBDA(const int i) {
+        double ui[Dim], yi[Dim];
+        for (int d = 0; d < Dim; ++d) ui[d] = u(i, d);
+        for (int a = 0; a < Dim; ++a) {
+          yi[a] = ui[a];
+          for (int e = 0; e < Dim; ++e) yi[a] += diag(i, a, e) * ui[e];
+        }
+        for (int k = offset(i); k < offset(i + 1); ++k) {
+          const int j = index(k);
+          const double cs = c_st(k), cv = c_visc(k);
+          double du[Dim], xij[Dim], xdu = 0;
+          for (int d = 0; d < Dim; ++d) {
+            du[d] = ui[d] - u(j, d);
+            xij[d] = x(i, d) - x(j, d);
+            xdu += xij[d] * du[d];
+          }
+          for (int d = 0; d < Dim; ++d) yi[d] += cs * du[d] - cv * xij[d] * xdu;
+        }
+        for (int d = 0; d < Dim; ++d) y(i, d) = yi[d];
+      });
+}
+
+template <class UView>
+void load_operand(Kokkos::View<double**> work, UView u, int owned, int dim) {
+  Kokkos::parallel_for(
+      "sph_st::load", Kokkos::RangePolicy<Exec>(0, owned), KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < dim; ++d) work(i, d) = u(i, d);
+      });
+}
+}  // namespace
+
+template <int Dim>
+void ImplicitCohesionViscosity<Dim>::apply(Kokkos::View<const double**> u, Kokkos::View<double**> y) const {
+  const State& s = *s_;
+  if (!s.prepared) throw RuntimeError("implicit cohesion: apply() before prepare()");
+  load_operand(s.work, u, s.nb.owned, Dim);
+  s.nb.refresh_ghosts(s.work);
+  apply_operator<Dim>(s.nb, s.work, s.c_st, s.c_visc, s.diag, y);
+}
+
+template <int Dim>
+Kokkos::View<const double**> ImplicitCohesionViscosity<Dim>::right_hand_side() const {
+  Kokkos::View<double**> out("sph_st::rhs_copy", s_->rhs.extent(0), Dim);
+  auto rhs = s_->rhs;
+  Kokkos::parallel_for(
+      "sph_st::rhs_copy", Kokkos::RangePolicy<Exec>(0, rhs.extent(0)), KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < Dim; ++d) out(i, d) = rhs(i, d);
+      });
+  return out;
+}
+
+template <int Dim>
+Kokkos::View<const double*> ImplicitCohesionViscosity<Dim>::pair_weights() const {
+  return s_->g_tilde;
+}
+
+template <int Dim>
+Kokkos::View<const double**> ImplicitCohesionViscosity<Dim>::density_rate() const {
+  return s_->rho_dot;
+}
+
+template <int Dim>
+ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb, const ImplicitForceParams& p,
+                                                         Kokkos::View<double**> v, Kokkos::View<const double*> mass,
+                                                         Kokkos::View<const double*> density,
+                                                         Kokkos::View<const int*> phase,
+                                                         const BoundarySamples& boundary,
+                                                         Kokkos::View<double**> warm_dv) {
+  prepare(nb, p, v, mass, density, phase, boundary);
+  State& s = *s_;
+  const int owned = nb.owned;
+
+  // Non-uniform masses make the operator non-symmetric (the cohesion rows carry m_bar/m_i): BiCGStab.
+  double range[2] = {0, 0};
+  Kokkos::parallel_reduce(
+      "sph_st::mass_range", Kokkos::RangePolicy<Exec>(0, owned),
+      KOKKOS_LAMBDA(const int i, double& lo, double& hi) {
+        lo = kmath::max(lo, -mass(i));
+        hi = kmath::max(hi, mass(i));
+      },
+      Kokkos::Max<double>(range[0]), Kokkos::Max<double>(range[1]));
+  if (owned == 0) range[0] = range[1] = -kmath::huge;
+  MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_DOUBLE, MPI_MAX, s.comm);
+  const double m_min = -range[0], m_max = range[1];
+  const bool uniform = m_max - m_min <= 1e-12 * m_max;
+
+  auto c_st = s.c_st;
+  auto c_visc = s.c_visc;
+  auto diag = s.diag;
+  auto work = s.work;
+  const Neighborhood nbc = nb;
+  solvers::ShellOperator op(s.comm, PetscInt(owned) * Dim, [=](solvers::HostConstArray in, solvers::HostArray out) {
+    HostOwnedConst uh(in.data(), owned, Dim);
+    HostOwned yh(out.data(), owned, Dim);
+    auto ud = Kokkos::create_mirror_view_and_copy(Mem(), uh);
+    auto yd = Kokkos::create_mirror_view(Mem(), yh);
+    load_operand(work, ud, owned, Dim);
+    nbc.refresh_ghosts(work);
+    apply_operator<Dim>(nbc, work, c_st, c_visc, diag, yd);
+    Kokkos::deep_copy(yh, yd);
+  });
+
+  Vec b = op.create_vector(), sol = op.create_vector();
+  // Right-hand side and warm start x0 = v* + dv_prev (paper Eq. 20).
+  Owned guess("sph_st::guess", owned, Dim);
+  Kokkos::parallel_for(
+      "sph_st::warm_start", Kokkos::RangePolicy<Exec>(0, owned), KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < Dim; ++d) guess(i, d) = v(i, d) + warm_dv(i, d);
+      });
+  {
+    PetscScalar* ba = nullptr;
+    PetscScalar* xa = nullptr;
+    solvers::petsc_check(VecGetArray(b, &ba), "VecGetArray");
+    solvers::petsc_check(VecGetArray(sol, &xa), "VecGetArray");
+    Kokkos::deep_copy(HostOwned(ba, owned, Dim), s.rhs);
+    Kokkos::deep_copy(HostOwned(xa, owned, Dim), guess);
+    solvers::petsc_check(VecRestoreArray(sol, &xa), "VecRestoreArray");
+    solvers::petsc_check(VecRestoreArray(b, &ba), "VecRestoreArray");
+  }
+
+  solvers::KrylovDefaults def;
+  def.type = uniform ? KSPCG : KSPBCGS;
+  def.pc = PCNONE;
+  def.rtol = p.rtol;
+  def.max_iterations = p.max_iterations;
+  solvers::KrylovResult res;
+  try {
+    res = s.krylov->solve(op.mat(), b, sol, def, true);
+  } catch (...) {
+    VecDestroy(&b);
+    VecDestroy(&sol);
+    throw;
+  }
+
+  {
+    const PetscScalar* xa = nullptr;
+    solvers::petsc_check(VecGetArrayRead(sol, &xa), "VecGetArrayRead");
+    Kokkos::deep_copy(guess, HostOwnedConst(xa, owned, Dim));
+    solvers::petsc_check(VecRestoreArrayRead(sol, &xa), "VecRestoreArrayRead");
+  }
+  VecDestroy(&b);
+  VecDestroy(&sol);
+
+  // Apply: dv = v_new - v*, kept for the next warm start; v* <- v_new.
+  Kokkos::parallel_for(
+      "sph_st::update", Kokkos::RangePolicy<Exec>(0, owned), KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < Dim; ++d) {
+          warm_dv(i, d) = guess(i, d) - v(i, d);
+          v(i, d) = guess(i, d);
+        }
+      });
+  nb.refresh_ghosts(v);
+
+  ImplicitSolveStats st;
+  st.iterations = res.iterations;
+  st.residual = res.rhs_norm > 0 ? res.residual_norm / res.rhs_norm : res.residual_norm;
+  st.converged = res.converged;
+  st.pairs = s.pairs;
+  st.clamped_pairs = s.clamped;
+  return st;
+}
+
+template <int Dim>
+void ImplicitCohesionViscosity<Dim>::explicit_acceleration(const Neighborhood& nb, const ImplicitForceParams& p,
+                                                           Kokkos::View<double**> v, Kokkos::View<const double*> mass,
+                                                           Kokkos::View<const double*> density,
+                                                           Kokkos::View<const int*> phase,
+                                                           const BoundarySamples& boundary, Kokkos::View<double**> a) {
+  const Terms<Dim> t = make_terms<Dim>(nb, p, boundary);
+  nb.refresh_ghosts(v);
+  auto offset = nb.offset;
+  auto index = nb.index;
+  auto x = nb.x;
+  auto bx = boundary.x;
+  auto bv = boundary.v;
+  auto bvol = boundary.volume;
+  auto bsig = boundary.sigma;
+  Kokkos::parallel_for(
+      "sph_st::explicit", Kokkos::RangePolicy<Exec>(0, nb.owned), KOKKOS_LAMBDA(const int i) {
+        const double mi = mass(i), rhoi = density(i);
+        double ai[Dim];
+        for (int d = 0; d < Dim; ++d) ai[d] = 0;
+        for (int k = offset(i); k < offset(i + 1); ++k) {
+          const int j = index(k);
+          if (phase(j) != phase(i)) continue;
+          double xij[Dim], r2 = 0, xv = 0;
+          for (int d = 0; d < Dim; ++d) {
+            xij[d] = x(i, d) - x(j, d);
+            r2 += xij[d] * xij[d];
+            xv += xij[d] * (v(i, d) - v(j, d));
+          }
+          const double r = kmath::sqrt(r2);
+          const double rho_bar = 0.5 * (rhoi + density(j)), m_bar = 0.5 * (mi + mass(j));
+          const double coh = -t.sigma / mi * m_bar / rho_bar * t.st.value(r);  // paper Eq. 8
+          const double vis = implicit_terms::viscosity_coupling<Dim>(t.w, r, t.mu * m_bar / (rhoi * density(j)));
+          for (int d = 0; d < Dim; ++d) ai[d] += coh * xij[d] + vis * xij[d] * xv;
+        }
+        if (t.has_boundary && bvol(i) > 0) {
+          double xib[Dim], r2 = 0;
+          for (int d = 0; d < Dim; ++d) {
+            xib[d] = x(i, d) - bx(i, d);
+            r2 += xib[d] * xib[d];
+          }
+          const double r = kmath::sqrt(r2);
+          if (r < t.w.h) {
+            const double rho_b = 0.5 * (rhoi + t.rho0), m_b = 0.5 * (mi + t.rho0 * bvol(i));
+            const double adh = -bsig(i) / mi * m_b / rho_b * t.st_b.value(r);
+            for (int d = 0; d < Dim; ++d) ai[d] += adh * xib[d];
+          }
+          if (t.mu_b > 0) {
+            double xi[3] = {0, 0, 0}, xb[3] = {0, 0, 0};
+            for (int d = 0; d < Dim; ++d) {
+              xi[d] = x(i, d);
+              xb[d] = bx(i, d);
+            }
+            const double vk = bvol(i) / (2 * (Dim - 1));
+            for_each_friction_sample<Dim>(xi, xb, t.tangent_offset, [&](const double* xik) {
+              double rk2 = 0, xvb = 0;
+              for (int d = 0; d < Dim; ++d) {
+                rk2 += xik[d] * xik[d];
+                xvb += xik[d] * (v(i, d) - bv(i, d));
+              }
+              const double c = implicit_terms::viscosity_coupling<Dim>(t.w, kmath::sqrt(rk2), t.mu_b * vk / rhoi);
+              for (int d = 0; d < Dim; ++d) ai[d] += c * xik[d] * xvb;
+            });
+          }
+        }
+        for (int d = 0; d < Dim; ++d) a(i, d) = ai[d];
+      });
+}
+
+template class ImplicitCohesionViscosity<2>;
+template class ImplicitCohesionViscosity<3>;
+
+}  // namespace meniscus::sph
