@@ -306,6 +306,13 @@ Kokkos::View<const double**> ImplicitCohesionViscosity<Dim>::density_rate() cons
 }
 
 template <int Dim>
+std::string ImplicitCohesionViscosity<Dim>::krylov_type() const {
+  KSPType type = nullptr;
+  solvers::petsc_check(KSPGetType(s_->krylov->ksp(), &type), "KSPGetType");
+  return type ? std::string(type) : std::string();
+}
+
+template <int Dim>
 ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb, const ImplicitForceParams& p,
                                                          Kokkos::View<double**> v, Kokkos::View<const double*> mass,
                                                          Kokkos::View<const double*> density,

@@ -85,6 +85,7 @@ class ImplicitCohesionViscosity {
   Kokkos::View<const double**> right_hand_side() const;  // v* + b, owned x Dim
   Kokkos::View<const double*> pair_weights() const;       // g~_ij per CSR entry (0 across phases)
   Kokkos::View<const double**> density_rate() const;      // rho-dot, total x 1
+  std::string krylov_type() const;                        // the PETSc KSP type of the last solve
 
   // The explicit variant (paper Eq. 8 plus explicit adhesion, Weiler viscosity and boundary friction
   // evaluated at time t): acceleration a (owned x Dim). Refreshes v's ghost rows.
