@@ -43,6 +43,9 @@ KrylovResult KrylovSolver::solve(Mat A, Vec b, Vec x, const KrylovDefaults& defa
   r.rhs_norm = double(bnorm);
   r.reason = int(reason);
   r.converged = reason > 0;
+  // Drop the operator and work vectors: the next call may bring another size (particle counts change
+  // every step, and PETSc refuses a new local size on a set-up KSP). Type and options are kept.
+  petsc_check(KSPReset(ksp_), "KSPReset");
   return r;
 }
 

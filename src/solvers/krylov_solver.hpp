@@ -34,6 +34,7 @@ class KrylovSolver {
 
   // Solves A x = b. x holds the initial guess when nonzero_guess is true. Defaults are re-applied
   // before the user's options on every call (they may change from step to step, e.g. tolerances).
+  // A may have another size on every call; the KSP keeps no reference to it afterwards.
   KrylovResult solve(Mat A, Vec b, Vec x, const KrylovDefaults& defaults, bool nonzero_guess);
   // True when the options database names a Krylov method for this prefix (-<prefix>ksp_type).
   bool user_chose_type() const { return user_type_; }

@@ -381,3 +381,64 @@ TEST(SphImplicitSolve, SurfaceEnergyOfALatticeInterface) {
   EXPECT_NEAR(mf, 0.0413, 0.0001);
   EXPECT_NEAR(gamma / (mf * sigma), 0.674, 0.005);
 }
+
+// One solver object serves every step although the particle count changes from step to step.
+TEST(SphImplicitSolve, SolverIsReusedAcrossParticleCounts) {
+  ImplicitCohesionViscosity<3> solver(MPI_COMM_SELF);
+  auto p = operator_cloud_params();
+  p.rtol = 1e-10;
+  for (int n : {6, 5, 7}) {
+    auto c = make_cloud<3>(lattice<3>({n, n, n}, kD, 0.1, unsigned(n)), kRho0, kD * kD * kD, kH);
+    c.v = random_velocities<3>(c.size(), 1.0, unsigned(n + 1));
+    const auto reused = solve(c, p, nullptr, &solver);
+    const auto fresh = solve(c, p);
+    ASSERT_TRUE(reused.stats.converged);
+    EXPECT_LE(diff_norm(reused.v_new, fresh.v_new), 1e-14 * norm(fresh.v_new));
+  }
+}
+
+// The 2D instantiation (theta = 7/4, 2(delta+2) = 8): symmetric operator with M >= I on random
+// vectors, and momentum conservation of the solve.
+TEST(SphImplicitSolve, TwoDimensionalSolveIsSymmetricAndConservative) {
+  auto c = make_cloud<2>(lattice<2>({30, 30}, kD, 0.1, 31), kRho0, kD * kD, kH);
+  c.v = random_velocities<2>(c.size(), 1.0, 32);
+  auto p = operator_cloud_params();
+  auto nb = neighborhood(c, kH);
+  auto vw = upload(c);
+  ImplicitCohesionViscosity<2> solver(MPI_COMM_SELF);
+  solver.prepare(nb, p, vw.v, vw.mass, vw.density, vw.phase, BoundarySamples{});
+  const int n = c.owned;
+  std::mt19937 rng(8);
+  std::normal_distribution<double> nd;
+  std::vector<double> u(2 * n), w(2 * n);
+  for (int k = 0; k < 2 * n; ++k) {
+    u[k] = nd(rng);
+    w[k] = nd(rng);
+  }
+  auto apply = [&](const std::vector<double>& in) {
+    Kokkos::View<double**> y("y", n, 2);
+    solver.apply(to_device(in, n, 2), y);
+    return to_host(y);
+  };
+  const auto Mu = apply(u), Mw = apply(w);
+  double uMw = 0, wMu = 0, uMu = 0, uu = 0;
+  for (int k = 0; k < 2 * n; ++k) {
+    uMw += u[k] * Mw[k];
+    wMu += w[k] * Mu[k];
+    uMu += u[k] * Mu[k];
+    uu += u[k] * u[k];
+  }
+  EXPECT_LE(std::abs(uMw - wMu), 1e-12 * norm(u) * norm(Mw));
+  EXPECT_GE(uMu, uu);            // M >= I
+  EXPECT_GT(uMu, 1.2 * uu);      // and not close to the identity at these coefficients
+  const auto st = solver.solve(nb, p, vw.v, vw.mass, vw.density, vw.phase, BoundarySamples{}, vw.warm);
+  ASSERT_TRUE(st.converged);
+  const auto dv = to_host(vw.warm);
+  double P[2] = {0, 0}, scale = 0;
+  for (int i = 0; i < n; ++i) {
+    P[0] += c.mass[i] * dv[2 * i];
+    P[1] += c.mass[i] * dv[2 * i + 1];
+    scale += c.mass[i] * std::hypot(dv[2 * i], dv[2 * i + 1]);
+  }
+  EXPECT_LE(std::hypot(P[0], P[1]), 1e-8 * scale);
+}
