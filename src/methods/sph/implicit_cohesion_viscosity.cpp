@@ -19,9 +19,8 @@ using HostOwnedConst =
 // Everything a kernel needs to evaluate pair and boundary terms at time t.
 template <int Dim>
 struct Terms {
-  CubicSpline<Dim> w;
-  CohesionKernel<Dim> st, st_b;  // cohesion kernel, adhesion kernel (theta optional)
-  double dt, sigma, mu, rho0, mu_b, tangent_offset;
+  implicit_terms::PairKernels<Dim> fluid, wall;  // cohesion kernel, adhesion kernel (theta optional)
+  double h, dt, sigma, mu, rho0, mu_b, tangent_offset;
   bool has_boundary;
 };
 
@@ -30,9 +29,10 @@ Terms<Dim> make_terms(const Neighborhood& nb, const ImplicitForceParams& p, cons
   if (!(nb.support > 0) || !(p.particle_diameter > 0) || !(p.dt > 0))
     throw RuntimeError("implicit cohesion: support radius, particle diameter and dt must be positive");
   Terms<Dim> t;
-  t.w = CubicSpline<Dim>(nb.support);
-  t.st = CohesionKernel<Dim>(nb.support, p.particle_diameter, cohesion_theta<Dim>());
-  t.st_b = CohesionKernel<Dim>(nb.support, p.particle_diameter, p.adhesion_theta ? cohesion_theta<Dim>() : 1.0);
+  t.fluid = implicit_terms::PairKernels<Dim>(nb.support, p.particle_diameter, cohesion_theta<Dim>());
+  t.wall = implicit_terms::PairKernels<Dim>(nb.support, p.particle_diameter,
+                                             p.adhesion_theta ? cohesion_theta<Dim>() : 1.0);
+  t.h = nb.support;
   t.dt = p.dt;
   t.sigma = p.sigma;
   t.mu = p.viscosity;
@@ -127,10 +127,13 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
         double sum = 0;
         for (int k = offset(i); k < offset(i + 1); ++k) {
           const int j = index(k);
-          double xij[Dim], gw[Dim];
-          for (int d = 0; d < Dim; ++d) xij[d] = x(i, d) - x(j, d);
-          t.w.gradient(xij, gw);
-          for (int d = 0; d < Dim; ++d) sum += mass(j) * (v(i, d) - v(j, d)) * gw[d];
+          double r2 = 0, xv = 0;
+          for (int d = 0; d < Dim; ++d) {
+            const double xd = x(i, d) - x(j, d);
+            r2 += xd * xd;
+            xv += xd * (v(i, d) - v(j, d));
+          }
+          sum += mass(j) * t.fluid.at(kmath::sqrt(r2)).dw_over_r * xv;  // m_j v_ij . grad W_ij
         }
         rho_dot(i, 0) = sum;
       });
@@ -150,7 +153,8 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
   Kokkos::parallel_reduce(
       "sph_st::coefficients", Kokkos::RangePolicy<Exec>(0, owned),
       KOKKOS_LAMBDA(const int i, long& pairs, long& clamped) {
-        const double mi = mass(i), rhoi = density(i);
+        const double mi = mass(i), rhoi = density(i), inv_rhoi = 1.0 / rhoi;
+        const double dt_sigma_over_m = t.dt * t.sigma / mi, dt2_sigma_over_m = t.dt * dt_sigma_over_m;
         double b[Dim];
         for (int d = 0; d < Dim; ++d) b[d] = 0;
         for (int k = offset(i); k < offset(i + 1); ++k) {
@@ -167,9 +171,9 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
             r2 += xij[d] * xij[d];
             xv += xij[d] * (v(i, d) - v(j, d));
           }
-          const double r = kmath::sqrt(r2);
+          const auto kv = t.fluid.at(kmath::sqrt(r2));
           const double rho_bar = 0.5 * (rhoi + density(j)), m_bar = 0.5 * (mi + mass(j));
-          double g = implicit_terms::linearised_weight(t.dt, t.st.value(r), t.st.derivative(r), r, xv, rho_bar,
+          double g = implicit_terms::linearised_weight(t.dt, kv.w_st, kv.dw_st_over_r, xv, rho_bar,
                                                        0.5 * (rho_dot(i, 0) + rho_dot(j, 0)));
           pairs += 1;
           if (g < 0) {  // keeps the operator positive definite (digest 7.9)
@@ -177,9 +181,11 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
             clamped += 1;
           }
           g_tilde(k) = g;
-          c_st(k) = t.dt * t.dt * t.sigma * m_bar / mi * g;
-          c_visc(k) = t.dt * implicit_terms::viscosity_coupling<Dim>(t.w, r, t.mu * m_bar / (rhoi * density(j)));
-          for (int d = 0; d < Dim; ++d) b[d] -= t.dt * t.sigma / mi * m_bar * g * xij[d];
+          c_st(k) = dt2_sigma_over_m * m_bar * g;
+          c_visc(k) = t.mu > 0 ? t.dt * implicit_terms::viscosity_coupling<Dim>(kv.dw_over_r, r2, t.h,
+                                                                               t.mu * m_bar * inv_rhoi / density(j))
+                               : 0.0;
+          for (int d = 0; d < Dim; ++d) b[d] -= dt_sigma_over_m * m_bar * g * xij[d];
         }
         for (int a = 0; a < Dim; ++a)
           for (int c = 0; c < Dim; ++c) diag(i, a, c) = 0;
@@ -194,9 +200,9 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
           }
           const double r = kmath::sqrt(r2);
           const double rho_b = 0.5 * (rhoi + t.rho0), m_b = 0.5 * (mi + t.rho0 * bvol(i));
-          if (r < t.w.h) {
-            double gb = implicit_terms::linearised_weight(t.dt, t.st_b.value(r), t.st_b.derivative(r), r, xv, rho_b,
-                                                          0.5 * rho_dot(i, 0));
+          if (r < t.h) {
+            const auto kb = t.wall.at(r);
+            double gb = implicit_terms::linearised_weight(t.dt, kb.w_st, kb.dw_st_over_r, xv, rho_b, 0.5 * rho_dot(i, 0));
             if (gb < 0) gb = 0;
             const double coef = bsig(i) * m_b * gb;
             for (int d = 0; d < Dim; ++d) {
@@ -217,7 +223,8 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
                 rk2 += xik[d] * xik[d];
                 xvb += xik[d] * bv(i, d);
               }
-              const double c = t.dt * implicit_terms::viscosity_coupling<Dim>(t.w, kmath::sqrt(rk2), t.mu_b * vk / rhoi);
+              const double c = t.dt * implicit_terms::viscosity_coupling<Dim>(t.fluid.at(kmath::sqrt(rk2)).dw_over_r, rk2,
+                                                                              t.h, t.mu_b * vk / rhoi);
               for (int a = 0; a < Dim; ++a) {
                 for (int e = 0; e < Dim; ++e) diag(i, a, e) -= c * xik[a] * xik[e];
                 b[a] -= c * xik[a] * xvb;
@@ -442,10 +449,10 @@ void ImplicitCohesionViscosity<Dim>::explicit_acceleration(const Neighborhood& n
             r2 += xij[d] * xij[d];
             xv += xij[d] * (v(i, d) - v(j, d));
           }
-          const double r = kmath::sqrt(r2);
+          const auto kv = t.fluid.at(kmath::sqrt(r2));
           const double rho_bar = 0.5 * (rhoi + density(j)), m_bar = 0.5 * (mi + mass(j));
-          const double coh = -t.sigma / mi * m_bar / rho_bar * t.st.value(r);  // paper Eq. 8
-          const double vis = implicit_terms::viscosity_coupling<Dim>(t.w, r, t.mu * m_bar / (rhoi * density(j)));
+          const double coh = -t.sigma / mi * m_bar / rho_bar * kv.w_st;  // paper Eq. 8
+          const double vis = implicit_terms::viscosity_coupling<Dim>(kv.dw_over_r, r2, t.h, t.mu * m_bar / (rhoi * density(j)));
           for (int d = 0; d < Dim; ++d) ai[d] += coh * xij[d] + vis * xij[d] * xv;
         }
         if (t.has_boundary && bvol(i) > 0) {
@@ -455,9 +462,9 @@ void ImplicitCohesionViscosity<Dim>::explicit_acceleration(const Neighborhood& n
             r2 += xib[d] * xib[d];
           }
           const double r = kmath::sqrt(r2);
-          if (r < t.w.h) {
+          if (r < t.h) {
             const double rho_b = 0.5 * (rhoi + t.rho0), m_b = 0.5 * (mi + t.rho0 * bvol(i));
-            const double adh = -bsig(i) / mi * m_b / rho_b * t.st_b.value(r);
+            const double adh = -bsig(i) / mi * m_b / rho_b * t.wall.at(r).w_st;
             for (int d = 0; d < Dim; ++d) ai[d] += adh * xib[d];
           }
           if (t.mu_b > 0) {
@@ -473,7 +480,8 @@ void ImplicitCohesionViscosity<Dim>::explicit_acceleration(const Neighborhood& n
                 rk2 += xik[d] * xik[d];
                 xvb += xik[d] * (v(i, d) - bv(i, d));
               }
-              const double c = implicit_terms::viscosity_coupling<Dim>(t.w, kmath::sqrt(rk2), t.mu_b * vk / rhoi);
+              const double c = implicit_terms::viscosity_coupling<Dim>(t.fluid.at(kmath::sqrt(rk2)).dw_over_r, rk2, t.h,
+                                                                       t.mu_b * vk / rhoi);
               for (int d = 0; d < Dim; ++d) ai[d] += c * xik[d] * xvb;
             });
           }
