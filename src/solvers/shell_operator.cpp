@@ -19,6 +19,29 @@ ShellOperator::~ShellOperator() {
   if (mat_) MatDestroy(&mat_);
 }
 
+void ShellOperator::set_diagonal(Diagonal diagonal) {
+  diagonal_ = std::move(diagonal);
+  petsc_check(
+      MatShellSetOperation(mat_, MATOP_GET_DIAGONAL, reinterpret_cast<void (*)(void)>(&ShellOperator::get_diagonal)),
+      "MatShellSetOperation");
+}
+
+PetscErrorCode ShellOperator::get_diagonal(Mat A, Vec d) {
+  void* ctx = nullptr;
+  PetscCall(MatShellGetContext(A, &ctx));
+  auto* self = static_cast<ShellOperator*>(ctx);
+  PetscScalar* da = nullptr;
+  PetscCall(VecGetArray(d, &da));
+  PetscErrorCode code = 0;
+  try {
+    self->diagonal_(HostArray(da, self->local_rows_));
+  } catch (const std::exception&) {
+    code = PETSC_ERR_LIB;
+  }
+  PetscCall(VecRestoreArray(d, &da));
+  return code;
+}
+
 Vec ShellOperator::create_vector() const {
   Vec v = nullptr;
   petsc_check(MatCreateVecs(mat_, &v, nullptr), "MatCreateVecs");

@@ -16,12 +16,16 @@ using HostConstArray = Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::Me
 class ShellOperator {
  public:
   using Apply = std::function<void(HostConstArray x, HostArray y)>;
+  using Diagonal = std::function<void(HostArray d)>;
 
   // local_rows: this rank's share of the unknowns (square operator, same row and column layout).
   ShellOperator(MPI_Comm comm, PetscInt local_rows, Apply apply);
   ~ShellOperator();
   ShellOperator(const ShellOperator&) = delete;
   ShellOperator& operator=(const ShellOperator&) = delete;
+
+  // Optional: the operator's diagonal, which enables Jacobi preconditioning (-prefix_pc_type jacobi).
+  void set_diagonal(Diagonal diagonal);
 
   Mat mat() const { return mat_; }
   PetscInt local_rows() const { return local_rows_; }
@@ -30,9 +34,11 @@ class ShellOperator {
 
  private:
   static PetscErrorCode multiply(Mat A, Vec x, Vec y);
+  static PetscErrorCode get_diagonal(Mat A, Vec d);
   Mat mat_ = nullptr;
   PetscInt local_rows_ = 0;
   Apply apply_;
+  Diagonal diagonal_;
 };
 
 }  // namespace meniscus::solvers

@@ -251,6 +251,13 @@ TEST(SphImplicitSolve, BiCGStabForUnequalMassesAndOptionsPrefix) {
   EXPECT_EQ(rc.stats.iterations, 3);
   EXPECT_FALSE(rc.stats.converged);
   EXPECT_EQ(capped_type, "bcgs");
+
+  // Jacobi preconditioning through the shell's diagonal: the same solution.
+  PetscOptionsSetValue(nullptr, "-sph_st_pc_type", "jacobi");
+  const auto rj = solve(c2, operator_cloud_params());
+  PetscOptionsClearValue(nullptr, "-sph_st_pc_type");
+  EXPECT_TRUE(rj.stats.converged);
+  EXPECT_LE(diff_norm(rj.v_new, r.v_new), 1e-9 * norm(r.v_new));
 }
 
 // The operator is SPD with M >= I, so one backward-Euler step cannot create energy. A 27-particle

@@ -273,6 +273,28 @@ void apply_operator(const Neighborhood& nb, Kokkos::View<double**> u, Kokkos::Vi
       });
 }
 
+// The diagonal of M for owned rows.
+template <int Dim, class DView>
+void operator_diagonal(const Neighborhood& nb, Kokkos::View<double*> c_st, Kokkos::View<double*> c_visc,
+                       Kokkos::View<double***> diag, DView out) {
+  auto offset = nb.offset;
+  auto index = nb.index;
+  auto x = nb.x;
+  Kokkos::parallel_for(
+      "sph_st::diagonal", Kokkos::RangePolicy<Exec>(0, nb.owned), KOKKOS_LAMBDA(const int i) {
+        double di[Dim];
+        for (int a = 0; a < Dim; ++a) di[a] = 1.0 + diag(i, a, a);
+        for (int k = offset(i); k < offset(i + 1); ++k) {
+          const int j = index(k);
+          for (int a = 0; a < Dim; ++a) {
+            const double xa = x(i, a) - x(j, a);
+            di[a] += c_st(k) - c_visc(k) * xa * xa;
+          }
+        }
+        for (int a = 0; a < Dim; ++a) out(i, a) = di[a];
+      });
+}
+
 template <class UView>
 void load_operand(Kokkos::View<double**> work, UView u, int owned, int dim) {
   Kokkos::parallel_for(
@@ -358,6 +380,14 @@ ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb,
     nbc.refresh_ghosts(work);
     apply_operator<Dim>(nbc, work, c_st, c_visc, diag, yd);
     Kokkos::deep_copy(yh, yd);
+  });
+
+  // The diagonal, for -sph_st_pc_type jacobi (the paper found no gain over no preconditioner).
+  op.set_diagonal([=](solvers::HostArray out) {
+    HostOwned dh(out.data(), owned, Dim);
+    auto dd = Kokkos::create_mirror_view(Mem(), dh);
+    operator_diagonal<Dim>(nbc, c_st, c_visc, diag, dd);
+    Kokkos::deep_copy(dh, dd);
   });
 
   Vec b = op.create_vector(), sol = op.create_vector();
