@@ -43,6 +43,15 @@ Terms<Dim> make_terms(const Neighborhood& nb, const ImplicitForceParams& p, cons
   return t;
 }
 
+// Ghost refresh through the neighbourhood's callback; a neighbourhood without ghosts may leave it unset.
+void refresh(const Neighborhood& nb, Kokkos::View<double**> field) {
+  if (nb.refresh_ghosts) {
+    nb.refresh_ghosts(field);
+  } else if (nb.total > nb.owned) {
+    throw RuntimeError("implicit cohesion: the neighbourhood has ghost rows but no refresh_ghosts callback");
+  }
+}
+
 // The boundary friction samples of Weiler et al. 2018 around the nearest boundary point xb of a
 // particle at xi: xb +- f h t_a, each carrying volume V / (2 (Dim - 1)). Calls f(x_ik) per sample.
 template <int Dim, class F>
@@ -120,7 +129,7 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
 
   // Stage 1: rho-dot (paper Eq. 16) with the cubic kernel over all fluid neighbours; boundaries are
   // left out as in the reference implementation (digest 4.3).
-  nb.refresh_ghosts(v);
+  refresh(nb, v);
   auto rho_dot = s.rho_dot;
   Kokkos::parallel_for(
       "sph_st::rho_dot", Kokkos::RangePolicy<Exec>(0, owned), KOKKOS_LAMBDA(const int i) {
@@ -137,7 +146,7 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
         }
         rho_dot(i, 0) = sum;
       });
-  nb.refresh_ghosts(rho_dot);
+  refresh(nb, rho_dot);
 
   // Stage 2: per-pair weights and coefficients, per-particle diagonal blocks, right-hand side.
   auto g_tilde = s.g_tilde;
@@ -309,7 +318,7 @@ void ImplicitCohesionViscosity<Dim>::apply(Kokkos::View<const double**> u, Kokko
   const State& s = *s_;
   if (!s.prepared) throw RuntimeError("implicit cohesion: apply() before prepare()");
   load_operand(s.work, u, s.nb.owned, Dim);
-  s.nb.refresh_ghosts(s.work);
+  refresh(s.nb, s.work);
   apply_operator<Dim>(s.nb, s.work, s.c_st, s.c_visc, s.diag, y);
 }
 
@@ -377,7 +386,7 @@ ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb,
     auto ud = Kokkos::create_mirror_view_and_copy(Mem(), uh);
     auto yd = Kokkos::create_mirror_view(Mem(), yh);
     load_operand(work, ud, owned, Dim);
-    nbc.refresh_ghosts(work);
+    refresh(nbc, work);
     apply_operator<Dim>(nbc, work, c_st, c_visc, diag, yd);
     Kokkos::deep_copy(yh, yd);
   });
@@ -439,7 +448,7 @@ ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb,
           v(i, d) = guess(i, d);
         }
       });
-  nb.refresh_ghosts(v);
+  refresh(nb, v);
 
   ImplicitSolveStats st;
   st.iterations = res.iterations;
@@ -457,7 +466,7 @@ void ImplicitCohesionViscosity<Dim>::explicit_acceleration(const Neighborhood& n
                                                            Kokkos::View<const int*> phase,
                                                            const BoundarySamples& boundary, Kokkos::View<double**> a) {
   const Terms<Dim> t = make_terms<Dim>(nb, p, boundary);
-  nb.refresh_ghosts(v);
+  refresh(nb, v);
   auto offset = nb.offset;
   auto index = nb.index;
   auto x = nb.x;
