@@ -224,12 +224,14 @@ TEST(SphImplicitOperator, AdhesionTermsOfAParticleAboveAMovingPlane) {
 
 // U6: the matrix-free operator equals the matrix assembled from the paper's blocks (Eqs. 19, 21, 25),
 // written here independently; M is symmetric and M >= I (uniform masses, g~ >= 0).
-TEST(SphImplicitOperator, MatrixFreeEqualsAssembledSymmetricPositive) {
+namespace {
+void check_against_assembled(double viscosity) {
   const double d = 0.02, h = 2 * d, rho0 = 1000;
   auto c = make_cloud<3>(lattice<3>({7, 7, 6}, d, 0.1, 7), rho0, d * d * d, h);
   c.v = random_velocities<3>(c.size(), 1.0, 11);
   const int n = c.size(), N = 3 * n;
   auto p = operator_cloud_params();
+  p.viscosity = viscosity;
   // Adhesion to a plane below the cloud for the bottom layers.
   BoundarySamples bs;
   bs.x = Kokkos::View<double**>("bx", n, 3);
@@ -346,6 +348,12 @@ TEST(SphImplicitOperator, MatrixFreeEqualsAssembledSymmetricPositive) {
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(0.5 * (M + M.transpose()), Eigen::EigenvaluesOnly);
   EXPECT_GE(eig.eigenvalues().minCoeff(), 1.0 - 1e-10);
   EXPECT_LE((M - M.transpose()).norm(), 1e-12 * M.norm());
+}
+}  // namespace
+
+TEST(SphImplicitOperator, MatrixFreeEqualsAssembledSymmetricPositive) {
+  check_against_assembled(10.0);  // cohesion + adhesion + viscosity
+  check_against_assembled(0.0);   // the inviscid kernel path
 }
 
 // Weiler's boundary friction: positive semidefinite diagonal blocks, and no drag on a particle moving
