@@ -226,6 +226,7 @@ TEST(SphImplicitOperator, AdhesionTermsOfAParticleAboveAMovingPlane) {
 // written here independently; M is symmetric and M >= I (uniform masses, g~ >= 0).
 namespace {
 void check_against_assembled(double viscosity) {
+  SCOPED_TRACE("viscosity " + std::to_string(viscosity));
   const double d = 0.02, h = 2 * d, rho0 = 1000;
   auto c = make_cloud<3>(lattice<3>({7, 7, 6}, d, 0.1, 7), rho0, d * d * d, h);
   c.v = random_velocities<3>(c.size(), 1.0, 11);
