@@ -19,12 +19,9 @@ using meniscus::sph::ImplicitForceParams;
 namespace {
 
 ImplicitForceParams lattice_params(double d) {
-  ImplicitForceParams p;
-  p.dt = 1e-3;
-  p.sigma = 1.0;
-  p.viscosity = 0;
-  p.rest_density = 1000;
-  p.particle_diameter = d;
+  // Aggregate initialisation in the contract's field order {dt, sigma, viscosity, rest_density,
+  // particle_diameter} must keep compiling (the SPH method builds its parameters this way).
+  ImplicitForceParams p{1e-3, 1.0, 0.0, 1000.0, d};
   return p;
 }
 
