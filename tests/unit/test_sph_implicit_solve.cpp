@@ -449,3 +449,16 @@ TEST(SphImplicitSolve, TwoDimensionalSolveIsSymmetricAndConservative) {
   }
   EXPECT_LE(std::hypot(P[0], P[1]), 1e-8 * scale);
 }
+
+// A fluid at rest without cohesion has a zero right-hand side: the solve returns zero velocities
+// without iterating (no breakdown of CG on a zero residual).
+TEST(SphImplicitSolve, ZeroRightHandSideGivesZeroVelocity) {
+  auto c = operator_cloud();
+  for (auto& v : c.v) v = {0, 0, 0};
+  auto p = operator_cloud_params();
+  p.sigma = 0;
+  const auto r = solve(c, p);
+  EXPECT_TRUE(r.stats.converged);
+  EXPECT_EQ(r.stats.iterations, 0);
+  for (double v : r.v_new) ASSERT_EQ(v, 0.0);
+}
