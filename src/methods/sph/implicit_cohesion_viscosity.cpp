@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "methods/sph/implicit_pair_terms.hpp"
+#include "methods/sph/implicit_step_terms.hpp"
 #include "solvers/krylov_solver.hpp"
 #include "solvers/petsc_check.hpp"
 #include "solvers/shell_operator.hpp"
@@ -16,63 +17,10 @@ using HostOwned = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace,
 using HostOwnedConst =
     Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-// Everything a kernel needs to evaluate pair and boundary terms at time t.
-template <int Dim>
-struct Terms {
-  implicit_terms::PairKernels<Dim> fluid, wall;  // cohesion kernel, adhesion kernel (theta optional)
-  double h, dt, sigma, mu, rho0, mu_b, tangent_offset;
-  bool has_boundary;
-};
-
-template <int Dim>
-Terms<Dim> make_terms(const Neighborhood& nb, const ImplicitForceParams& p, const BoundarySamples& b) {
-  if (!(nb.support > 0) || !(p.particle_diameter > 0) || !(p.dt > 0))
-    throw RuntimeError("implicit cohesion: support radius, particle diameter and dt must be positive");
-  Terms<Dim> t;
-  t.fluid = implicit_terms::PairKernels<Dim>(nb.support, p.particle_diameter, cohesion_theta<Dim>());
-  t.wall = implicit_terms::PairKernels<Dim>(nb.support, p.particle_diameter,
-                                             p.adhesion_theta ? cohesion_theta<Dim>() : 1.0);
-  t.h = nb.support;
-  t.dt = p.dt;
-  t.sigma = p.sigma;
-  t.mu = p.viscosity;
-  t.rho0 = p.rest_density;
-  t.mu_b = p.boundary_viscosity;
-  t.tangent_offset = p.tangential_distance_factor * nb.support;
-  t.has_boundary = b.volume.extent(0) > 0;
-  return t;
-}
-
-// Ghost refresh through the neighbourhood's callback; a neighbourhood without ghosts may leave it unset.
-void refresh(const Neighborhood& nb, Kokkos::View<double**> field) {
-  if (nb.refresh_ghosts) {
-    nb.refresh_ghosts(field);
-  } else if (nb.total > nb.owned) {
-    throw RuntimeError("implicit cohesion: the neighbourhood has ghost rows but no refresh_ghosts callback");
-  }
-}
-
-// The boundary friction samples of Weiler et al. 2018 around the nearest boundary point xb of a
-// particle at xi: xb +- f h t_a, each carrying volume V / (2 (Dim - 1)). Calls f(x_ik) per sample.
-template <int Dim, class F>
-KOKKOS_INLINE_FUNCTION void for_each_friction_sample(const double* xi, const double* xb, double offset, F&& f) {
-  double n[3] = {0, 0, 0}, len = 0;
-  for (int d = 0; d < Dim; ++d) {
-    n[d] = xi[d] - xb[d];
-    len += n[d] * n[d];
-  }
-  len = kmath::sqrt(len);
-  if (!(len > 0)) return;
-  for (int d = 0; d < Dim; ++d) n[d] /= len;
-  double t[2][3];
-  implicit_terms::tangents<Dim>(n, t);
-  for (int a = 0; a < Dim - 1; ++a)
-    for (int s = -1; s <= 1; s += 2) {
-      double xik[3] = {0, 0, 0};
-      for (int d = 0; d < Dim; ++d) xik[d] = xi[d] - (xb[d] + s * offset * t[a][d]);
-      f(xik);
-    }
-}
+using implicit_terms::for_each_friction_sample;
+using implicit_terms::make_terms;
+using implicit_terms::refresh;
+using implicit_terms::Terms;
 }  // namespace
 
 template <int Dim>
@@ -477,76 +425,6 @@ ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb,
   st.pairs = s.pairs;
   st.clamped_pairs = s.clamped;
   return st;
-}
-
-template <int Dim>
-void ImplicitCohesionViscosity<Dim>::explicit_acceleration(const Neighborhood& nb, const ImplicitForceParams& p,
-                                                           Kokkos::View<double**> v, Kokkos::View<const double*> mass,
-                                                           Kokkos::View<const double*> density,
-                                                           Kokkos::View<const int*> phase,
-                                                           const BoundarySamples& boundary, Kokkos::View<double**> a) {
-  const Terms<Dim> t = make_terms<Dim>(nb, p, boundary);
-  refresh(nb, v);
-  auto offset = nb.offset;
-  auto index = nb.index;
-  auto x = nb.x;
-  auto bx = boundary.x;
-  auto bv = boundary.v;
-  auto bvol = boundary.volume;
-  auto bsig = boundary.sigma;
-  Kokkos::parallel_for(
-      "sph_st::explicit", Kokkos::RangePolicy<Exec>(0, nb.owned), KOKKOS_LAMBDA(const int i) {
-        const double mi = mass(i), rhoi = density(i);
-        double ai[Dim];
-        for (int d = 0; d < Dim; ++d) ai[d] = 0;
-        for (int k = offset(i); k < offset(i + 1); ++k) {
-          const int j = index(k);
-          if (phase(j) != phase(i)) continue;
-          double xij[Dim], r2 = 0, xv = 0;
-          for (int d = 0; d < Dim; ++d) {
-            xij[d] = x(i, d) - x(j, d);
-            r2 += xij[d] * xij[d];
-            xv += xij[d] * (v(i, d) - v(j, d));
-          }
-          const auto kv = t.fluid.at(kmath::sqrt(r2));
-          const double rho_bar = 0.5 * (rhoi + density(j)), m_bar = 0.5 * (mi + mass(j));
-          const double coh = -t.sigma / mi * m_bar / rho_bar * kv.w_st;  // paper Eq. 8
-          const double vis = implicit_terms::viscosity_coupling<Dim>(kv.dw_over_r, r2, t.h, t.mu * m_bar / (rhoi * density(j)));
-          for (int d = 0; d < Dim; ++d) ai[d] += coh * xij[d] + vis * xij[d] * xv;
-        }
-        if (t.has_boundary && bvol(i) > 0) {
-          double xib[Dim], r2 = 0;
-          for (int d = 0; d < Dim; ++d) {
-            xib[d] = x(i, d) - bx(i, d);
-            r2 += xib[d] * xib[d];
-          }
-          const double r = kmath::sqrt(r2);
-          if (r < t.h) {
-            const double rho_b = 0.5 * (rhoi + t.rho0), m_b = 0.5 * (mi + t.rho0 * bvol(i));
-            const double adh = -bsig(i) / mi * m_b / rho_b * t.wall.at(r).w_st;
-            for (int d = 0; d < Dim; ++d) ai[d] += adh * xib[d];
-          }
-          if (t.mu_b > 0) {
-            double xi[3] = {0, 0, 0}, xb[3] = {0, 0, 0};
-            for (int d = 0; d < Dim; ++d) {
-              xi[d] = x(i, d);
-              xb[d] = bx(i, d);
-            }
-            const double vk = bvol(i) / (2 * (Dim - 1));
-            for_each_friction_sample<Dim>(xi, xb, t.tangent_offset, [&](const double* xik) {
-              double rk2 = 0, xvb = 0;
-              for (int d = 0; d < Dim; ++d) {
-                rk2 += xik[d] * xik[d];
-                xvb += xik[d] * (v(i, d) - bv(i, d));
-              }
-              const double c = implicit_terms::viscosity_coupling<Dim>(t.fluid.at(kmath::sqrt(rk2)).dw_over_r, rk2, t.h,
-                                                                       t.mu_b * vk / rhoi);
-              for (int d = 0; d < Dim; ++d) ai[d] += c * xik[d] * xvb;
-            });
-          }
-        }
-        for (int d = 0; d < Dim; ++d) a(i, d) = ai[d];
-      });
 }
 
 template class ImplicitCohesionViscosity<2>;
