@@ -368,18 +368,38 @@ ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb,
   });
 
   Vec b = op.create_vector(), sol = op.create_vector();
-  // Right-hand side and warm start x0 = v* + dv_prev (paper Eq. 20).
+  // Right-hand side and warm start. Paper form: M v = v* + b from x0 = v* + dv_prev (Eq. 20).
+  // Delta form (digest 7.10): M dv = v* + b - M v* from x0 = dv_prev, so that the tolerance refers
+  // to the velocity change rather than to v* itself.
+  const bool delta = p.solve_for_delta;
+  Owned rhs = s.rhs;
   Owned guess("sph_st::guess", owned, Dim);
-  Kokkos::parallel_for(
-      "sph_st::warm_start", Kokkos::RangePolicy<Exec>(0, owned), KOKKOS_LAMBDA(const int i) {
-        for (int d = 0; d < Dim; ++d) guess(i, d) = v(i, d) + warm_dv(i, d);
-      });
+  if (delta) {
+    rhs = Owned("sph_st::rhs_delta", owned, Dim);
+    Owned mv("sph_st::mv", owned, Dim);
+    load_operand(work, v, owned, Dim);
+    refresh(nb, work);
+    apply_operator<Dim>(nb, viscous, work, c_st, c_visc, diag, mv);
+    auto full = s.rhs;
+    Kokkos::parallel_for(
+        "sph_st::delta_rhs", Kokkos::RangePolicy<Exec>(0, owned), KOKKOS_LAMBDA(const int i) {
+          for (int d = 0; d < Dim; ++d) {
+            rhs(i, d) = full(i, d) - mv(i, d);
+            guess(i, d) = warm_dv(i, d);
+          }
+        });
+  } else {
+    Kokkos::parallel_for(
+        "sph_st::warm_start", Kokkos::RangePolicy<Exec>(0, owned), KOKKOS_LAMBDA(const int i) {
+          for (int d = 0; d < Dim; ++d) guess(i, d) = v(i, d) + warm_dv(i, d);
+        });
+  }
   {
     PetscScalar* ba = nullptr;
     PetscScalar* xa = nullptr;
     solvers::petsc_check(VecGetArray(b, &ba), "VecGetArray");
     solvers::petsc_check(VecGetArray(sol, &xa), "VecGetArray");
-    Kokkos::deep_copy(HostOwned(ba, owned, Dim), s.rhs);
+    Kokkos::deep_copy(HostOwned(ba, owned, Dim), rhs);
     Kokkos::deep_copy(HostOwned(xa, owned, Dim), guess);
     solvers::petsc_check(VecRestoreArray(sol, &xa), "VecRestoreArray");
     solvers::petsc_check(VecRestoreArray(b, &ba), "VecRestoreArray");
@@ -412,8 +432,9 @@ ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb,
   Kokkos::parallel_for(
       "sph_st::update", Kokkos::RangePolicy<Exec>(0, owned), KOKKOS_LAMBDA(const int i) {
         for (int d = 0; d < Dim; ++d) {
-          warm_dv(i, d) = guess(i, d) - v(i, d);
-          v(i, d) = guess(i, d);
+          const double dv = delta ? guess(i, d) : guess(i, d) - v(i, d);
+          warm_dv(i, d) = dv;
+          v(i, d) = delta ? v(i, d) + dv : guess(i, d);
         }
       });
   refresh(nb, v);

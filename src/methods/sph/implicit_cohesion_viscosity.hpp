@@ -34,6 +34,7 @@ struct ImplicitForceParams {
   bool adhesion_theta = true;               // theta in the adhesion kernel (false: reference code's sigma^b)
   double boundary_viscosity = 0;            // mu_b (Pa s) of the fluid-collider friction, 0 = off
   double tangential_distance_factor = 0.5;  // Weiler's boundary samples at x^b +- f h t
+  bool solve_for_delta = false;  // solve for dv (tolerance relative to the impulse, digest 7.10)
 };
 
 // One (nearest) boundary sample per owned particle (volume maps, digest 4.7): closest boundary point
@@ -46,7 +47,7 @@ struct BoundarySamples {
 
 struct ImplicitSolveStats {
   int iterations = 0;
-  double residual = 0;     // final ||rhs - M v|| / ||rhs||
+  double residual = 0;     // final ||rhs - M v|| / ||rhs|| (delta form: of the dv system)
   bool converged = false;
   long pairs = 0;          // same-phase neighbour pairs (directed, summed over ranks)
   long clamped_pairs = 0;  // pairs whose g~ turned negative and was set to 0 (digest 7.9)
