@@ -1,13 +1,15 @@
 #pragma once
 // Colliders act on grid velocities at nodes inside their shape: sticky (move with the collider),
-// slip (the normal approach is removed, separation is free) or Coulomb friction (Stomakhin et al.
-// 2013). The set is a fixed-size value so kernels capture it by copy on every backend.
+// slip (the normal approach is removed, separation is free), slip-attached (the normal velocity is
+// removed both ways: liquid slides along the wall but cannot peel off it, which wetting floors need,
+// since nothing else holds a contact line down against the pull of the liquid-gas surface) or Coulomb
+// friction (Stomakhin et al. 2013). The set is a fixed-size value so kernels capture it by copy on every backend.
 #include "core/kmath.hpp"
 #include "geometry/shapes.hpp"
 
 namespace meniscus::physics {
 
-enum class BoundaryType : int { Sticky = 0, Slip = 1, Friction = 2 };
+enum class BoundaryType : int { Sticky = 0, Slip = 1, Friction = 2, SlipAttached = 3 };
 
 template <int Dim>
 struct Collider {
@@ -30,7 +32,9 @@ struct Collider {
       rel[d] = v[d] - velocity[d];
       vn += rel[d] * n[d];
     }
-    if (vn < 0) {
+    if (type == BoundaryType::SlipAttached) {
+      for (int d = 0; d < Dim; ++d) rel[d] -= vn * n[d];
+    } else if (vn < 0) {
       double t[Dim], tn = 0;
       for (int d = 0; d < Dim; ++d) {
         t[d] = rel[d] - vn * n[d];
