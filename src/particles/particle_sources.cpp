@@ -22,6 +22,10 @@ void declare_sources(config::Schema& root) {
     s.text("type", "source kind").req();
     s.flag("hydrostatic", "start a fluid at the hydrostatic pressure of its own weight (depth from the top of the "
                           "source's bounding box along gravity), as a column held at rest before release").def("false");
+    s.real("surfactant", "1", "MPM Marangoni scalar c of the particles at the origin (mpm.surface_tension.marangoni)")
+        .def(0.0);
+    s.vector("surfactant_gradient", "1/m", "gradient of that scalar: c(x) = surfactant + surfactant_gradient . x")
+        .def_dim("[0, 0]", "[0, 0, 0]");
   };
   auto box = std::make_shared<config::Schema>("An axis-aligned box.");
   box->vector("lower", "m", "lower corner").req();

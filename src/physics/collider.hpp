@@ -1,7 +1,10 @@
 #pragma once
 // Colliders act on grid velocities at nodes inside their shape: sticky (move with the collider),
-// slip (the normal approach is removed, separation is free) or Coulomb friction (Stomakhin et al.
-// 2013). The set is a fixed-size value so kernels capture it by copy on every backend.
+// slip (the normal approach is removed, separation is free), slip-attached (the normal velocity is
+// removed both ways: liquid slides along the wall but cannot peel off it, which wetting floors need,
+// since nothing else holds a contact line down against the pull of the liquid-gas surface) or Coulomb
+// friction (Stomakhin et al. 2013). The set is a fixed-size value so kernels capture it by copy on
+// every backend.
 //
 // A collider may also translate rigidly at a prescribed velocity during a time window (a gate being
 // lifted, a paddle, a moving wall). The host sets the current displacement once per step with
@@ -15,7 +18,7 @@
 
 namespace meniscus::physics {
 
-enum class BoundaryType : int { Sticky = 0, Slip = 1, Friction = 2 };
+enum class BoundaryType : int { Sticky = 0, Slip = 1, Friction = 2, SlipAttached = 3 };
 
 template <int Dim>
 struct Collider {
@@ -58,7 +61,9 @@ struct Collider {
       rel[d] = v[d] - wall[d];
       vn += rel[d] * n[d];
     }
-    if (vn < 0) {
+    if (type == BoundaryType::SlipAttached) {
+      for (int d = 0; d < Dim; ++d) rel[d] -= vn * n[d];
+    } else if (vn < 0) {
       double t[Dim], tn = 0;
       for (int d = 0; d < Dim; ++d) {
         t[d] = rel[d] - vn * n[d];

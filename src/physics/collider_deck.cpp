@@ -11,7 +11,9 @@ namespace meniscus::physics {
 void declare_colliders(config::Schema& root) {
   auto common = [](config::Schema& s) {
     s.text("type", "collider shape").req();
-    s.choice("boundary", {"sticky", "slip", "friction"}, "condition on grid velocities inside the collider").def("slip");
+    s.choice("boundary", {"sticky", "slip", "slip-attached", "friction"},
+             "condition on grid velocities inside the collider (slip-attached: no separation either)")
+        .def("slip");
     s.real("friction", "1", "Coulomb friction coefficient (boundary: friction)").def(0.0).nonnegative();
     s.vector("velocity", "m/s", "surface velocity of the wall, which itself stays in place (a conveyor)")
         .def_dim("[0, 0]", "[0, 0, 0]");
@@ -22,6 +24,12 @@ void declare_colliders(config::Schema& root) {
         .nonnegative();
     s.real("translation_end", "s", "time the translation stops; the shape rests where it got to after (omit: never stops)")
         .nonnegative();
+    s.real("contact_angle", "deg",
+           "MPM surface tension: Young's contact angle through the liquid, k_SL = -k_LG cos(angle) "
+           "(default 180, non-wetting)")
+        .min(0.0)
+        .max(180.0);
+    s.real("solid_liquid_coefficient", "N/m", "MPM surface tension: k_SL itself, instead of contact_angle");
   };
   auto half = std::make_shared<config::Schema>("Everything on one side of a plane (a line in 2D).");
   half->vector("point", "m", "a point on the plane").req();
@@ -51,6 +59,7 @@ namespace {
 BoundaryType boundary_of(const std::string& s) {
   if (s == "sticky") return BoundaryType::Sticky;
   if (s == "friction") return BoundaryType::Friction;
+  if (s == "slip-attached") return BoundaryType::SlipAttached;
   return BoundaryType::Slip;
 }
 }  // namespace

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -13,6 +14,18 @@
 #include "methods/method.hpp"
 
 namespace meniscus::test {
+
+// printf on rank 0 (log::info is quiet in tests): measured numbers that a passing test should still show.
+template <class... T>
+void print_rank0(const char* fmt, T... args) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    std::printf(fmt, args...);
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+}
 
 inline double column(const DiagnosticRow& row, const std::string& name) {
   for (const auto& [k, v] : row)

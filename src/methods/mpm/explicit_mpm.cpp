@@ -87,7 +87,6 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
   const auto& root = ctx.root;
   const auto st = root.section("mpm").section("surface_tension");
   st_.enabled = st.flag("enabled");
-  st_.coefficient.liquid_gas = st.real("coefficient");
   st_.massless = st.flag("massless_samples");
   st_.options.radius_factor = st.real("level_set_radius");
   st_.options.samples_per_dx = st.real("samples_per_dx");
@@ -119,6 +118,7 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
       max_viscous_rate_ = std::max(max_viscous_rate_, mat.viscosity / mat.density);
   }
   colliders_ = physics::read_colliders<Dim>(root, *decomp_);
+  if (st_.enabled) st_.coefficient = read_surface_coefficients<Dim>(root, decomp_->dx(), table_, colliders_);
 
   f_.x = set_.add_field("position", Dim);
   f_.v = set_.add_field("velocity", Dim);
@@ -130,6 +130,8 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
   f_.J = set_.add_field("volume_ratio", 1);
   f_.mass = set_.add_field("mass", 1);
   f_.volume = set_.add_field("initial_volume", 1);
+  // The Marangoni scalar is a persistent particle field (advected with the particles, written to output).
+  if (st_.enabled && st_.coefficient.marangoni) st_.scalar_field = set_.add_field("surfactant", 1);
 
   {
   // Seeding scratch is released before the first sort, which lowers the peak memory.
@@ -162,6 +164,11 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
         mat(p) = seeded.material(p);
       });
   initialize_hydrostatic(seeded);
+  if (st_.scalar_field >= 0) {
+    double c_min = 0, c_max = 0;
+    seed_surface_scalar<Dim>(root, seeded, set_.field(st_.scalar_field), comm_, c_min, c_max);
+    finish_bounds(st_.coefficient, static_cast<int>(table_.materials.size()), colliders_.count, c_min, c_max);
+  }
   }
   remove_particles_inside_colliders();
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
@@ -521,7 +528,9 @@ void ExplicitMPM<Dim>::resample_surface_particles() {
         });
     samples = kept;
   }
-  assign_surface_coefficients<Dim>(samples, st_.coefficient);
+  SurfaceCoefficientInputs<Dim> in{colliders_.at_time(time_), set_.material(),
+                                   st_.scalar_field >= 0 ? set_.field(st_.scalar_field) : particles::RealField()};
+  assign_surface_coefficients<Dim>(samples, st_.coefficient, in);
   st_.samples = samples;
   st_.group = group_sizes(samples.parent, set_.size());
   st_.active = true;
@@ -789,6 +798,12 @@ void ExplicitMPM<Dim>::diagnostics(DiagnosticRow& row) {
     row.emplace_back("surface_particles", surf[0]);
     row.emplace_back(Dim == 2 ? "surface_length" : "surface_area", surf[1]);
     row.emplace_back("surface_energy", surf[2]);
+    // Liquid-gas and solid-liquid parts of the surface (contact angles; seed 000 pitfall 8).
+    double parts[2] = {0, 0};
+    interface_measures<Dim>(st_.samples, parts[0], parts[1]);
+    MPI_Allreduce(MPI_IN_PLACE, parts, 2, MPI_DOUBLE, MPI_SUM, comm_);
+    row.emplace_back(Dim == 2 ? "liquid_gas_length" : "liquid_gas_area", parts[0]);
+    row.emplace_back(Dim == 2 ? "solid_liquid_length" : "solid_liquid_area", parts[1]);
     row.emplace_back("dt_capillary", st_.coefficient.max_coefficient() > 0 ? capillary_dt() : 0.0);
     row.emplace_back("dropped_surface_particles", static_cast<double>(dropped));
   }

@@ -52,6 +52,9 @@ class ExplicitMPM : public Method {
   const Fields& fields() const { return f_; }  // F is -1 when no material is a solid
   particles::RealField deformation() const;
   const double* gravity() const { return gravity_; }
+  // The surface samples of the last step (positions, dA, coefficient, interface), and the model.
+  const SurfaceSamples<Dim>& surface_samples() const { return st_.samples; }
+  const SurfaceCoefficientModel& surface_coefficients() const { return st_.coefficient; }
 
  private:
   void p2g(double dt);
@@ -89,6 +92,7 @@ class ExplicitMPM : public Method {
     SurfaceSamples<Dim> samples;
     Kokkos::View<int*> group;
     long dropped = 0;
+    int scalar_field = -1;  // the Marangoni scalar (`surfactant`), when the model has a law
     bool active = false;  // samples and groups match the current particle order (inside a step)
   } st_;
 };

@@ -30,6 +30,25 @@ void declare_mpm_sections(config::Schema& root) {
            "momentum on nodes only they reach")
       .def("false");
   st->integer("seed", "seed of the counter-based sampling random numbers").def("20210801").min(0);
+  st->real("solid_liquid_distance", "1",
+           "a sample within this distance of a collider, in cells, is solid-liquid and takes the collider's "
+           "k_SL (colliders[i].contact_angle, solid_liquid_coefficient)")
+      .def(0.5)
+      .nonnegative();
+  st->real("wall_contact_angle", "deg",
+           "contact angle of the box faces (domain.walls): k_SL = -k_LG cos(angle); 180 is non-wetting (k_SL = k_LG)")
+      .def(180.0)
+      .min(0.0)
+      .max(180.0);
+  auto ma = std::make_shared<config::Schema>();
+  ma->flag("enabled", "k_LG depends on the parent particle's scalar c (sources[i].surfactant): "
+                      "k = clamp(k0 + slope (c - reference), min_coefficient, max_coefficient)")
+      .def("false");
+  ma->real("slope", "N/m", "dk/dc: change of k per unit of the scalar").def(0.0);
+  ma->real("reference", "1", "scalar value at which k equals the material's k0").def(0.0);
+  ma->real("min_coefficient", "N/m", "lower clamp of k").def(0.0);
+  ma->real("max_coefficient", "N/m", "upper clamp of k (none if absent)");
+  st->section("marangoni", ma, "Surface tension as a function of a particle scalar (Marangoni flows).");
   mpm->section("surface_tension", st, "Surface tension on resampled surface particles (explicit).");
   root.section("mpm", mpm, "Material point method settings.");
 
@@ -40,6 +59,9 @@ void declare_mpm_sections(config::Schema& root) {
   fluid->real("bulk_modulus", "Pa", "bulk modulus K (sound speed sqrt(K/density))").req().positive();
   fluid->real("tait_gamma", "1", "Tait exponent gamma: p = K/gamma (J^-gamma - 1)").def(7.0).min(1.0);
   fluid->real("viscosity", "Pa*s", "dynamic viscosity").def(0.0).nonnegative();
+  fluid->real("surface_tension", "N/m",
+              "liquid-gas coefficient k_LG of this fluid's surface (default: mpm.surface_tension.coefficient)")
+      .nonnegative();
   auto elastic = std::make_shared<config::Schema>("Fixed-corotated hyperelastic solid (Stomakhin et al. 2012).");
   elastic->text("name", "material name used by sources").req();
   elastic->text("model", "material model").req();

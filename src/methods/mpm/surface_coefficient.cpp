@@ -1,18 +1,181 @@
 #include "methods/mpm/surface_coefficient.hpp"
 
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+
 namespace meniscus::mpm {
 
 template <int Dim>
-void assign_surface_coefficients(SurfaceSamples<Dim>& samples, const SurfaceCoefficientModel& model) {
-  const int n = static_cast<int>(samples.size());
-  samples.coefficient = Kokkos::View<double*>("surface_coefficient", n);
-  auto k = samples.coefficient;
-  const double k_lg = model.liquid_gas;
-  Kokkos::parallel_for(
-      "surface::assign_coefficient", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int r) { k(r) = k_lg; });
+SurfaceCoefficientModel read_surface_coefficients(const config::Section& root, double dx, const MaterialTable& table,
+                                                  const physics::ColliderSet<Dim>& colliders) {
+  SurfaceCoefficientModel m;
+  const auto st = root.section("mpm").section("surface_tension");
+  m.liquid_gas = st.real("coefficient");
+  m.solid_liquid_distance = st.real("solid_liquid_distance") * dx;
+
+  // Per-material k_LG (soap on water: the parent's material decides, seed 000 section 6.9).
+  const auto mats = root.list("materials");
+  m.material_liquid_gas = Kokkos::View<double*>("material_liquid_gas", mats.size());
+  auto h = Kokkos::create_mirror_view(m.material_liquid_gas);
+  for (size_t i = 0; i < mats.size(); ++i) h(i) = mats[i].has("surface_tension") ? mats[i].real("surface_tension") : m.liquid_gas;
+  Kokkos::deep_copy(m.material_liquid_gas, h);
+
+  // Wetting of each collider, in the order read_colliders() builds them: the box faces first (when
+  // domain.walls is not none), then the `colliders` list.
+  constexpr double kDegree = M_PI / 180.0;
+  const bool walls = root.section("domain").text("walls") != "none";
+  const int nwalls = walls ? 2 * Dim : 0;
+  const auto list = root.list("colliders");
+  if (nwalls + static_cast<int>(list.size()) != colliders.count)
+    throw InputError(root.file(), "colliders", "internal: collider count differs from the deck's");  // never for a valid deck
+  for (int c = 0; c < nwalls; ++c) m.cos_theta[c] = std::cos(st.real("wall_contact_angle") * kDegree);
+  for (size_t i = 0; i < list.size(); ++i) {
+    const int c = nwalls + static_cast<int>(i);
+    const auto& s = list[i];
+    const bool angle = s.has("contact_angle"), absolute = s.has("solid_liquid_coefficient");
+    if (angle && absolute)
+      throw InputError(s.file(), s.key_path("solid_liquid_coefficient"),
+                       "give either contact_angle or solid_liquid_coefficient, not both");
+    m.cos_theta[c] = angle ? std::cos(s.real("contact_angle") * kDegree) : -1.0;  // default: 180 deg
+    m.sl_is_absolute[c] = absolute;
+    m.sl_coefficient[c] = absolute ? s.real("solid_liquid_coefficient") : 0.0;
+  }
+
+  const auto ma = st.section("marangoni");
+  m.marangoni = ma.flag("enabled");
+  if (m.marangoni) {
+    m.slope = ma.real("slope");
+    m.reference = ma.real("reference");
+    m.k_min = ma.real("min_coefficient");
+    m.k_max = ma.has("max_coefficient") ? ma.real("max_coefficient") : std::numeric_limits<double>::infinity();
+    if (m.k_max < m.k_min)
+      throw InputError(ma.file(), ma.key_path("max_coefficient"), "must not be below min_coefficient");
+  }
+  finish_bounds(m, static_cast<int>(mats.size()), colliders.count, m.reference, m.reference);
+  return m;
 }
 
-template void assign_surface_coefficients<2>(SurfaceSamples<2>&, const SurfaceCoefficientModel&);
-template void assign_surface_coefficients<3>(SurfaceSamples<3>&, const SurfaceCoefficientModel&);
+void finish_bounds(SurfaceCoefficientModel& m, int materials, int colliders, double c_min, double c_max) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.material_liquid_gas);
+  double kmax = 0;
+  auto law = [&](double k0, double c) {
+    if (!m.marangoni) return k0;
+    const double k = k0 + m.slope * (c - m.reference);
+    return std::min(std::max(k, m.k_min), m.k_max);
+  };
+  // The law is monotone in c, so its extremes lie at the ends of the scalar's range.
+  for (int i = 0; i < std::max(materials, 1); ++i)
+    for (double c : {c_min, c_max}) kmax = std::max(kmax, std::fabs(law(materials > 0 ? h(i) : m.liquid_gas, c)));
+  double bound = kmax;
+  for (int c = 0; c < colliders; ++c)
+    bound = std::max(bound, m.sl_is_absolute[c] ? std::fabs(m.sl_coefficient[c]) : kmax * std::fabs(m.cos_theta[c]));
+  m.bound = bound;
+}
+
+template <int Dim>
+void assign_surface_coefficients(SurfaceSamples<Dim>& samples, const SurfaceCoefficientModel& model,
+                                 const SurfaceCoefficientInputs<Dim>& in) {
+  const int n = static_cast<int>(samples.size());
+  samples.coefficient = Kokkos::View<double*>("surface_coefficient", n);
+  samples.interface = Kokkos::View<uint8_t*>("surface_interface", n);
+  auto k = samples.coefficient;
+  auto iface = samples.interface;
+  auto s = samples.position;
+  auto parent = samples.parent;
+  auto material = in.material;
+  auto scalar = in.scalar;
+  const bool has_scalar = model.marangoni && scalar.extent(0) > 0;
+  const auto colliders = in.colliders;
+  const auto mdl = model;
+  Kokkos::parallel_for(
+      "surface::assign_coefficient", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int r) {
+        const int p = parent(r);
+        const double k_lg = mdl.liquid_gas_at(material(p), has_scalar ? scalar(p, 0) : mdl.reference);
+        // The nearest collider within delta_SL makes the sample solid-liquid.
+        double q[Dim];
+        for (int d = 0; d < Dim; ++d) q[d] = s(r, d);
+        int wet = -1;
+        double best = mdl.solid_liquid_distance;
+        for (int c = 0; c < colliders.count; ++c) {
+          const double phi = colliders.items[c].distance(q);
+          if (phi <= best) {
+            best = phi;
+            wet = c;
+          }
+        }
+        k(r) = wet >= 0 ? mdl.solid_liquid_at(wet, k_lg) : k_lg;
+        iface(r) = static_cast<uint8_t>(wet >= 0 ? Interface::SolidLiquid : Interface::LiquidGas);
+      });
+}
+
+template <int Dim>
+void interface_measures(const SurfaceSamples<Dim>& samples, double& liquid_gas, double& solid_liquid) {
+  auto area = samples.area;
+  auto iface = samples.interface;
+  const int n = static_cast<int>(samples.size());
+  double lg = 0, sl = 0;
+  Kokkos::parallel_reduce(
+      "surface::interface_measures", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const int r, double& a, double& b) {
+        double a2 = 0;
+        for (int d = 0; d < Dim; ++d) a2 += area(r, d) * area(r, d);
+        if (iface(r) == static_cast<uint8_t>(Interface::SolidLiquid))
+          b += kmath::sqrt(a2);
+        else
+          a += kmath::sqrt(a2);
+      },
+      lg, sl);
+  liquid_gas = lg;
+  solid_liquid = sl;
+}
+
+template <int Dim>
+void seed_surface_scalar(const config::Section& root, const particles::SeededParticles& seeded,
+                         particles::RealField scalar, MPI_Comm comm, double& c_min, double& c_max) {
+  const auto sources = root.list("sources");
+  const int ns = static_cast<int>(sources.size());
+  Kokkos::View<double* [Dim + 1]> law("surfactant_law", ns);  // value at the origin, gradient
+  auto h = Kokkos::create_mirror_view(law);
+  for (int i = 0; i < ns; ++i) {
+    h(i, 0) = sources[i].real("surfactant");
+    const auto g = sources[i].vector("surfactant_gradient");
+    for (int d = 0; d < Dim; ++d) h(i, 1 + d) = g[d];
+  }
+  Kokkos::deep_copy(law, h);
+  auto x = seeded.x;
+  auto src = seeded.source;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  Kokkos::parallel_reduce(
+      "mpm::seed_surfactant", Kokkos::RangePolicy<>(0, x.extent(0)),
+      KOKKOS_LAMBDA(const int p, double& mn, double& mx) {
+        double c = law(src(p), 0);
+        for (int d = 0; d < Dim; ++d) c += law(src(p), 1 + d) * x(p, d);
+        scalar(p, 0) = c;
+        mn = c < mn ? c : mn;
+        mx = c > mx ? c : mx;
+      },
+      Kokkos::Min<double>(lo), Kokkos::Max<double>(hi));
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_DOUBLE, MPI_MIN, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_DOUBLE, MPI_MAX, comm);
+  c_min = lo;
+  c_max = hi;
+}
+
+template SurfaceCoefficientModel read_surface_coefficients<2>(const config::Section&, double, const MaterialTable&,
+                                                               const physics::ColliderSet<2>&);
+template SurfaceCoefficientModel read_surface_coefficients<3>(const config::Section&, double, const MaterialTable&,
+                                                               const physics::ColliderSet<3>&);
+template void assign_surface_coefficients<2>(SurfaceSamples<2>&, const SurfaceCoefficientModel&,
+                                             const SurfaceCoefficientInputs<2>&);
+template void assign_surface_coefficients<3>(SurfaceSamples<3>&, const SurfaceCoefficientModel&,
+                                             const SurfaceCoefficientInputs<3>&);
+template void interface_measures<2>(const SurfaceSamples<2>&, double&, double&);
+template void interface_measures<3>(const SurfaceSamples<3>&, double&, double&);
+template void seed_surface_scalar<2>(const config::Section&, const particles::SeededParticles&, particles::RealField,
+                                     MPI_Comm, double&, double&);
+template void seed_surface_scalar<3>(const config::Section&, const particles::SeededParticles&, particles::RealField,
+                                     MPI_Comm, double&, double&);
 
 }  // namespace meniscus::mpm

@@ -1,20 +1,92 @@
 #pragma once
-// The surface tension coefficient k^sigma of each surface sample (seed 000, section 4.3). Kept apart
+// The surface tension coefficient k^sigma of each surface sample (seed 000, stage 5). Kept apart
 // from sampling and from the force kernels because the coefficient is where the physics varies:
-// constant (liquid-gas), piecewise by interface type (k_SL next to colliders gives Young's angle),
-// or a function of a particle scalar (Marangoni; later temperature).
+//   - liquid-gas k_LG: mpm.surface_tension.coefficient, or the parent's materials[i].surface_tension;
+//   - Marangoni: k_LG(c) = clamp(k_LG + slope (c - reference), min, max) of a per-particle scalar c
+//     (the `surfactant` field; a temperature field plugs in the same way), read from the parent;
+//   - solid-liquid k_SL for samples within delta_SL of a collider (phi_collider(s) <= delta_SL, default
+//     0.5 dx; seed 000's decision): k_SL = -k_LG cos(theta) from the collider's contact_angle (so that
+//     Young's law with k_SG = 0 gives theta), or the collider's solid_liquid_coefficient. A collider
+//     without either is non-wetting: theta = 180 deg, k_SL = k_LG (the constant-k surface).
+// Every integrator (explicit, implicit) reads samples.coefficient; samples.interface says which kind
+// each sample is (diagnostics, output).
+#include <cstdint>
+
+#include "core/deck.hpp"
+#include "methods/mpm/mpm_deck.hpp"
 #include "methods/mpm/surface_resampling.hpp"
+#include "particles/particle_sources.hpp"
+#include "physics/collider.hpp"
 
 namespace meniscus::mpm {
 
+enum class Interface : uint8_t { LiquidGas = 0, SolidLiquid = 1 };
+
 struct SurfaceCoefficientModel {
-  double liquid_gas = 0;  // k_LG (N/m; per unit depth in 2D)
-  // The largest coefficient any sample can get: it sets the capillary time step limit.
-  double max_coefficient() const { return liquid_gas; }
+  static constexpr int kMaxColliders = physics::ColliderSet<3>::kMax;
+  double liquid_gas = 0;  // default k_LG (N/m; per unit depth in 2D)
+  // k_LG per material id (the default where a material sets none).
+  Kokkos::View<double*> material_liquid_gas;
+  // Wetting per collider, in ColliderSet order: k_SL = sl_coefficient[c] if sl_is_absolute[c], else
+  // -k_LG cos_theta[c] with the sample's own k_LG (the angle stays put where k_LG varies).
+  double cos_theta[kMaxColliders] = {};
+  double sl_coefficient[kMaxColliders] = {};
+  bool sl_is_absolute[kMaxColliders] = {};
+  double solid_liquid_distance = 0;  // delta_SL in m
+  // Marangoni law of the parent's scalar.
+  bool marangoni = false;
+  double slope = 0, reference = 0, k_min = 0, k_max = 1e300;
+  // Bound on |k| over all samples (capillary time step); set by finish_bounds().
+  double bound = 0;
+
+  double max_coefficient() const { return bound; }
+
+  KOKKOS_INLINE_FUNCTION double liquid_gas_at(int material, double scalar) const {
+    double k = material_liquid_gas.extent(0) > static_cast<size_t>(material) ? material_liquid_gas(material) : liquid_gas;
+    if (marangoni) {
+      k += slope * (scalar - reference);
+      k = k < k_min ? k_min : (k > k_max ? k_max : k);
+    }
+    return k;
+  }
+  KOKKOS_INLINE_FUNCTION double solid_liquid_at(int collider, double k_lg) const {
+    return sl_is_absolute[collider] ? sl_coefficient[collider] : -k_lg * cos_theta[collider];
+  }
 };
 
-// Fills samples.coefficient (one value per sample).
+// Reads mpm.surface_tension, materials[i].surface_tension and colliders[i].contact_angle /
+// solid_liquid_coefficient (InputError on contradictions). `colliders` is the set the method built
+// from the same deck (domain walls first, then the `colliders` list).
 template <int Dim>
-void assign_surface_coefficients(SurfaceSamples<Dim>& samples, const SurfaceCoefficientModel& model);
+SurfaceCoefficientModel read_surface_coefficients(const config::Section& root, double dx, const MaterialTable& table,
+                                                  const physics::ColliderSet<Dim>& colliders);
+
+// Sets model.bound = max |k| any sample can get, given the range [c_min, c_max] of the scalar over
+// all particles (the scalar is only advected, so its range is fixed after seeding).
+void finish_bounds(SurfaceCoefficientModel& model, int materials, int colliders, double c_min, double c_max);
+
+// What the coefficient depends on besides the sample: colliders, and the parent's material and
+// scalar (scalar may be an empty view when the model has no Marangoni law).
+template <int Dim>
+struct SurfaceCoefficientInputs {
+  physics::ColliderSet<Dim> colliders;
+  particles::IntField material;
+  particles::RealField scalar;
+};
+
+// Fills samples.coefficient and samples.interface (one value per sample).
+template <int Dim>
+void assign_surface_coefficients(SurfaceSamples<Dim>& samples, const SurfaceCoefficientModel& model,
+                                 const SurfaceCoefficientInputs<Dim>& in);
+
+// Sum of |dA| over the liquid-gas and the solid-liquid samples of this rank (lengths in 2D, areas in 3D).
+template <int Dim>
+void interface_measures(const SurfaceSamples<Dim>& samples, double& liquid_gas, double& solid_liquid);
+
+// The per-particle scalar of the Marangoni law: each source sets c = surfactant + surfactant_gradient . x
+// (sources[i].surfactant, sources[i].surfactant_gradient). Returns the global [min, max] of c.
+template <int Dim>
+void seed_surface_scalar(const config::Section& root, const particles::SeededParticles& seeded,
+                         particles::RealField scalar, MPI_Comm comm, double& c_min, double& c_max);
 
 }  // namespace meniscus::mpm

@@ -29,6 +29,7 @@ struct SurfaceSamples {
   Kokkos::View<double**> area;      // dA_r
   particles::IndexList parent;      // local index of the owned parent particle
   Kokkos::View<double*> coefficient;  // k^sigma per sample (surface_coefficient.hpp), after sampling
+  Kokkos::View<uint8_t*> interface;   // mpm::Interface per sample (liquid-gas, solid-liquid), with coefficient
   double contour_length = 0;        // this rank's contour length (area in 3D), before sampling
   size_t size() const { return position.extent(0); }
 };
