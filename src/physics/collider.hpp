@@ -2,6 +2,14 @@
 // Colliders act on grid velocities at nodes inside their shape: sticky (move with the collider),
 // slip (the normal approach is removed, separation is free) or Coulomb friction (Stomakhin et al.
 // 2013). The set is a fixed-size value so kernels capture it by copy on every backend.
+//
+// A collider may also translate rigidly at a prescribed velocity during a time window (a gate being
+// lifted, a paddle, a moving wall). The host sets the current displacement once per step with
+// ColliderSet::at_time; kernels then see the shape shifted by that displacement and, while it moves,
+// a wall velocity that includes the translation, so the conditions act in the moving frame.
+#include <algorithm>
+#include <limits>
+
 #include "core/kmath.hpp"
 #include "geometry/shapes.hpp"
 
@@ -14,20 +22,40 @@ struct Collider {
   geometry::Shape<Dim> shape;
   BoundaryType type = BoundaryType::Slip;
   double friction = 0;  // Coulomb coefficient (Friction only)
-  double velocity[Dim] = {};
+  double velocity[Dim] = {};  // surface velocity of the wall (a conveyor); the shape stays put
+  // Prescribed rigid translation: the shape moves with `translation` (m/s) for move_start <= t <
+  // move_end and rests before and after.
+  double translation[Dim] = {};
+  double move_start = 0, move_end = std::numeric_limits<double>::infinity();
+  // State at the current time (set by ColliderSet::at_time): displacement from the deck position,
+  // and whether the translation is under way.
+  double offset[Dim] = {};
+  bool moving = false;
+
+  // Signed distance of point x to the shape at its current position (negative inside).
+  KOKKOS_INLINE_FUNCTION double distance(const double* x) const {
+    double xs[Dim];
+    for (int d = 0; d < Dim; ++d) xs[d] = x[d] - offset[d];
+    return shape.distance(xs);
+  }
 
   // Applies the boundary condition to a grid velocity v at node position x; true if x is inside.
   KOKKOS_INLINE_FUNCTION bool apply(const double* x, double* v) const {
-    if (shape.distance(x) > 0) return false;
+    double xs[Dim], wall[Dim];
+    for (int d = 0; d < Dim; ++d) {
+      xs[d] = x[d] - offset[d];
+      wall[d] = velocity[d] + (moving ? translation[d] : 0.0);
+    }
+    if (shape.distance(xs) > 0) return false;
     if (type == BoundaryType::Sticky) {
-      for (int d = 0; d < Dim; ++d) v[d] = velocity[d];
+      for (int d = 0; d < Dim; ++d) v[d] = wall[d];
       return true;
     }
     double n[Dim], rel[Dim];
-    shape.normal(x, n);
+    shape.normal(xs, n);
     double vn = 0;
     for (int d = 0; d < Dim; ++d) {
-      rel[d] = v[d] - velocity[d];
+      rel[d] = v[d] - wall[d];
       vn += rel[d] * n[d];
     }
     if (vn < 0) {
@@ -41,8 +69,15 @@ struct Collider {
       if (type == BoundaryType::Friction) scale = (tn <= -friction * vn) ? 0.0 : 1.0 + friction * vn / tn;
       for (int d = 0; d < Dim; ++d) rel[d] = t[d] * scale;
     }
-    for (int d = 0; d < Dim; ++d) v[d] = rel[d] + velocity[d];
+    for (int d = 0; d < Dim; ++d) v[d] = rel[d] + wall[d];
     return true;
+  }
+
+  // Places the collider at time t (host side): displacement translation * (time moved so far).
+  void place_at(double t) {
+    const double moved = std::min(std::max(t - move_start, 0.0), move_end - move_start);
+    for (int d = 0; d < Dim; ++d) offset[d] = translation[d] * moved;
+    moving = t >= move_start && t < move_end;
   }
 };
 
@@ -54,6 +89,13 @@ struct ColliderSet {
 
   KOKKOS_INLINE_FUNCTION void apply(const double* x, double* v) const {
     for (int c = 0; c < count; ++c) items[c].apply(x, v);
+  }
+
+  // A copy with every collider placed at time t (host side, once per step).
+  ColliderSet at_time(double t) const {
+    ColliderSet placed = *this;
+    for (int c = 0; c < count; ++c) placed.items[c].place_at(t);
+    return placed;
   }
 };
 

@@ -13,7 +13,15 @@ void declare_colliders(config::Schema& root) {
     s.text("type", "collider shape").req();
     s.choice("boundary", {"sticky", "slip", "friction"}, "condition on grid velocities inside the collider").def("slip");
     s.real("friction", "1", "Coulomb friction coefficient (boundary: friction)").def(0.0).nonnegative();
-    s.vector("velocity", "m/s", "collider velocity").def_dim("[0, 0]", "[0, 0, 0]");
+    s.vector("velocity", "m/s", "surface velocity of the wall, which itself stays in place (a conveyor)")
+        .def_dim("[0, 0]", "[0, 0, 0]");
+    s.vector("translation", "m/s", "prescribed rigid translation of the shape (a gate being lifted, a paddle)")
+        .def_dim("[0, 0]", "[0, 0, 0]");
+    s.real("translation_start", "s", "time the translation starts; the shape rests at its deck position before")
+        .def(0.0)
+        .nonnegative();
+    s.real("translation_end", "s", "time the translation stops; the shape rests where it got to after (omit: never stops)")
+        .nonnegative();
   };
   auto half = std::make_shared<config::Schema>("Everything on one side of a plane (a line in 2D).");
   half->vector("point", "m", "a point on the plane").req();
@@ -107,8 +115,17 @@ ColliderSet<Dim> read_colliders(const config::Section& root, const grid::Decompo
     }
     c.type = boundary_of(s.text("boundary"));
     c.friction = s.real("friction");
-    auto v = vec("velocity");
-    for (int d = 0; d < Dim; ++d) c.velocity[d] = v[d];
+    auto v = vec("velocity"), move = vec("translation");
+    for (int d = 0; d < Dim; ++d) {
+      c.velocity[d] = v[d];
+      c.translation[d] = move[d];
+    }
+    c.move_start = s.real("translation_start");
+    if (s.has("translation_end")) {
+      c.move_end = s.real("translation_end");
+      if (!(c.move_end > c.move_start))
+        throw InputError(s.file(), s.key_path("translation_end"), "must be later than translation_start");
+    }
     add(c, s.file(), s.path());
   }
   return set;

@@ -1,7 +1,8 @@
 // Collider boundary conditions on grid velocities, for a half-space floor and a sphere in 2D and 3D:
 // nodes outside are left alone, sticky takes the collider's velocity, slip removes only an approaching
 // normal component, Coulomb friction stops or shrinks the tangential part by exactly mu |v_n|, a
-// moving collider acts in its own frame, and a ColliderSet applies its colliders in order.
+// moving collider acts in its own frame, a ColliderSet applies its colliders in order, and a collider
+// with a prescribed translation is where its time window puts it (deck keys: test_collider_deck.cpp).
 // Every expectation is a value worked out by hand; the velocities are applied inside a kernel, as the
 // grid update does.
 #include <gtest/gtest.h>
@@ -397,4 +398,60 @@ TEST(Collider, SetAppliesCollidersInOrder) {
   expect_vec<3>(apply_set<3>(walls, {0.05, 0.05, 0.95}, {1.0, -2.0, -3.0}), {1.0, 0.0, -3.0}, "corner, partly leaving");
   expect_vec<3>(apply_set<3>(walls, {0.5, 0.95, 0.5}, {-1.0, 2.0, 3.0}), {-1.0, 0.0, 3.0}, "one face");
   expect_vec<3>(apply_set<3>(walls, {0.5, 0.5, 0.5}, {-1.0, 2.0, 3.0}), {-1.0, 2.0, 3.0}, "interior");
+}
+
+// A gate: the box [0.4, 0.5] x [0, 0.3] lifted at 2 m/s for 0.1 <= t < 0.2, so it ends 0.2 higher.
+// A node at x = 0.42 lies 0.02 behind the gate's upstream face (normal -x).
+TEST(Collider, TranslationMovesTheShapeInItsTimeWindow) {
+  auto gate = make<2>(g::box<2>({0.4, 0.0}, {0.5, 0.3}), ph::BoundaryType::Slip);
+  gate.translation[1] = 2.0;
+  gate.move_start = 0.1;
+  gate.move_end = 0.2;
+  ph::ColliderSet<2> set;
+  set.items[set.count++] = gate;
+  auto sticky = gate;
+  sticky.type = ph::BoundaryType::Sticky;
+  ph::ColliderSet<2> sticky_set;
+  sticky_set.items[sticky_set.count++] = sticky;
+  const Vec<2> v{1.0, 0.3};
+
+  // Before the window: at rest where the deck put it. Slip stops the flow into the gate.
+  const auto before = set.at_time(0.05);
+  EXPECT_FALSE(before.items[0].moving);
+  expect_vec<2>(apply_set<2>(before, {0.42, 0.1}, v), {0.0, 0.3}, "gate closed");
+  expect_vec<2>(apply_set<2>(before, {0.42, 0.35}, v), v, "above the closed gate");
+  expect_vec<2>(apply_set<2>(sticky_set.at_time(0.05), {0.42, 0.1}, v), {0.0, 0.0}, "sticky gate at rest");
+
+  // Halfway (t = 0.15): lifted by 0.1 and moving. The node at y = 0.05 is now under the gate; the one
+  // at y = 0.2 is inside. A frictionless gate sliding past the fluid does not drag it: only the
+  // normal part goes. A sticky gate takes the node with it at 2 m/s.
+  const auto half = set.at_time(0.15);
+  EXPECT_TRUE(half.items[0].moving);
+  EXPECT_NEAR(half.items[0].offset[1], 0.1, kTol);
+  EXPECT_NEAR(half.items[0].distance(std::array<double, 2>{0.42, 0.05}.data()), 0.05, kTol);
+  expect_vec<2>(apply_set<2>(half, {0.42, 0.05}, v), v, "under the rising gate");
+  expect_vec<2>(apply_set<2>(half, {0.42, 0.2}, v), {0.0, 0.3}, "slip on the rising gate");
+  expect_vec<2>(apply_set<2>(sticky_set.at_time(0.15), {0.42, 0.2}, v), {0.0, 2.0}, "sticky, rising gate");
+
+  // After the window: resting 0.2 higher.
+  const auto after = set.at_time(0.5);
+  EXPECT_FALSE(after.items[0].moving);
+  EXPECT_NEAR(after.items[0].offset[1], 0.2, kTol);
+  expect_vec<2>(apply_set<2>(after, {0.42, 0.15}, v), v, "under the open gate");
+  expect_vec<2>(apply_set<2>(sticky_set.at_time(0.5), {0.42, 0.25}, v), {0.0, 0.0}, "sticky, open gate");
+  // The stored collider itself never moves: at_time returns placed copies.
+  EXPECT_EQ(set.items[0].offset[1], 0.0);
+
+  // No end: a paddle pushing along +x at 0.5 m/s from t = 0.1 keeps going; the wall velocity adds to
+  // a surface velocity, here sticky (0, 0.25) -> (0.5, 0.25).
+  auto paddle = make<2>(g::half_space<2>({0.1, 0.0}, {1.0, 0.0}), ph::BoundaryType::Sticky, 0.0, {0.0, 0.25});
+  paddle.translation[0] = 0.5;
+  paddle.move_start = 0.1;
+  ph::ColliderSet<2> p;
+  p.items[p.count++] = paddle;
+  const auto late = p.at_time(2.1);
+  EXPECT_TRUE(late.items[0].moving);
+  EXPECT_NEAR(late.items[0].offset[0], 1.0, kTol);
+  expect_vec<2>(apply_set<2>(late, {1.05, 0.3}, {-1.0, 0.0}), {0.5, 0.25}, "paddle face");
+  expect_vec<2>(apply_set<2>(late, {1.15, 0.3}, {-1.0, 0.0}), {-1.0, 0.0}, "ahead of the paddle");
 }

@@ -329,7 +329,7 @@ void ExplicitMPM<Dim>::grid_update(double dt) {
     g[d] = gravity_[d];
   }
   const double dx = decomp_->dx();
-  const auto colliders = colliders_;
+  const auto colliders = colliders_.at_time(time_);  // moving colliders where they are at t_n
   Kokkos::parallel_for(
       "mpm::grid_update", Kokkos::RangePolicy<>(0, obox.size()), KOKKOS_LAMBDA(const long i) {
         const double m = a(i, 0);
@@ -630,6 +630,7 @@ void ExplicitMPM<Dim>::step(double dt) {
     particles::migrate<Dim>(set_, *decomp_, f_.x);
   }
   ++steps_;
+  time_ += dt;
   if (sort_every_ > 0 && steps_ % sort_every_ == 0) {
     auto t = timers_.scope("sort");
     particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
@@ -641,7 +642,8 @@ std::vector<std::pair<std::string, double>> ExplicitMPM<Dim>::state() {
   // The clamp counter is per rank; the checkpoint keeps the total (see restore_state).
   long clamped = 0;
   MPI_Allreduce(&clamped_, &clamped, 1, MPI_LONG, MPI_SUM, comm_);
-  return {{"steps", static_cast<double>(steps_)}, {"clamped_particles", static_cast<double>(clamped)}};
+  return {{"steps", static_cast<double>(steps_)}, {"clamped_particles", static_cast<double>(clamped)},
+          {"time", time_}};
 }
 
 template <int Dim>
@@ -651,6 +653,7 @@ void ExplicitMPM<Dim>::restore_state(const std::vector<std::pair<std::string, do
   for (const auto& [k, v] : state) {
     // steps_ sets the sorting schedule, so a restarted run sorts on the same steps as a straight one.
     if (k == "steps") steps_ = static_cast<long>(v);
+    if (k == "time") time_ = v;  // where moving colliders are
     // Diagnostics sum the counter over ranks: rank 0 carries the restored total.
     if (k == "clamped_particles") clamped_ = rank == 0 ? static_cast<long>(v) : 0;
   }

@@ -75,6 +75,7 @@ class ExplicitMPM : public Method {
   double gravity_[Dim] = {};
   double cfl_ = 0.4, dt_max_ = 1e-3, dt_min_ = 1e-9;
   long sort_every_ = 20, steps_ = 0;
+  double time_ = 0;  // simulated time, for colliders that move
   double max_wave_speed_ = 0, max_viscous_rate_ = 0;
   long clamped_ = 0;
   Timers timers_;

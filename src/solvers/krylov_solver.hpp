@@ -1,0 +1,48 @@
+#pragma once
+// A PETSc KSP with an options prefix: the code sets defaults (method, preconditioner, tolerances,
+// residual norm), then KSPSetFromOptions lets the user override any of them with -<prefix>ksp_* and
+// -<prefix>pc_*, so command-line and deck `petsc.options` always win over the defaults.
+#include <petscksp.h>
+
+#include <string>
+
+namespace meniscus::solvers {
+
+struct KrylovDefaults {
+  KSPType type = KSPCG;
+  PCType pc = PCNONE;
+  double rtol = 1e-3;
+  double atol = 0.0;
+  int max_iterations = 100;
+  bool unpreconditioned_norm = true;  // stop on ||b - A x||, not on the preconditioned residual
+};
+
+struct KrylovResult {
+  int iterations = 0;
+  double residual_norm = 0;  // final ||b - A x|| as PETSc reports it
+  double rhs_norm = 0;       // ||b||
+  bool converged = false;
+  int reason = 0;            // KSPConvergedReason
+};
+
+class KrylovSolver {
+ public:
+  KrylovSolver(MPI_Comm comm, const std::string& options_prefix);
+  ~KrylovSolver();
+  KrylovSolver(const KrylovSolver&) = delete;
+  KrylovSolver& operator=(const KrylovSolver&) = delete;
+
+  // Solves A x = b. x holds the initial guess when nonzero_guess is true. Defaults are re-applied
+  // before the user's options on every call (they may change from step to step, e.g. tolerances).
+  // A may have another size on every call; the KSP keeps no reference to it afterwards.
+  KrylovResult solve(Mat A, Vec b, Vec x, const KrylovDefaults& defaults, bool nonzero_guess);
+  // True when the options database names a Krylov method for this prefix (-<prefix>ksp_type).
+  bool user_chose_type() const { return user_type_; }
+  KSP ksp() const { return ksp_; }
+
+ private:
+  KSP ksp_ = nullptr;
+  bool user_type_ = false;
+};
+
+}  // namespace meniscus::solvers
