@@ -15,6 +15,7 @@ void declare_sph_sections(config::Schema& root) {
   s->real("mass_volume_factor", "1", "particle volume V = factor * d^Dim, mass = rest density * V "
           "(SPlisHSPlasH and the paper: 0.8; 1.0 puts a lattice exactly at rest density)").def(0.8).positive();
   s->vector("gravity", "m/s^2", "gravitational acceleration").def_dim("[0, -9.81]", "[0, -9.81, 0]");
+  s->real("gravity_start", "s", "gravity acts from this time on (double droplet: zero g until 5 s)").def(0.0).nonnegative();
   s->real("dt", "s", "time step (the paper uses a fixed step; with cfl > 0 this is the largest step)").def(1e-3).positive();
   s->real("cfl", "1", "0: fixed dt; otherwise dt <= cfl * d / max|v|").def(0.0).nonnegative();
   s->choice("st_mode", {"implicit", "explicit", "none"},
@@ -72,6 +73,7 @@ SphParams read_sph(const config::Section& root, int dim) {
   p.mass_volume_factor = s.real("mass_volume_factor");
   const auto g = s.vector("gravity");
   for (int d = 0; d < dim; ++d) p.gravity[d] = g[d];
+  p.gravity_start = s.real("gravity_start");
   p.dt = s.real("dt");
   p.cfl = s.real("cfl");
   const std::string mode = s.text("st_mode");

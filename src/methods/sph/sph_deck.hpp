@@ -26,6 +26,7 @@ struct SphParams {
   double particle_radius = 0;   // r (m); diameter d = 2r, support h = 4r
   double mass_volume_factor = 0.8;
   std::array<double, 3> gravity{};
+  double gravity_start = 0;  // s
   double dt = 1e-3, cfl = 0;    // fixed dt, or dt <= cfl d / max|v| when cfl > 0
   SurfaceTensionMode st_mode = SurfaceTensionMode::Implicit;
   double sigma = 0, sigma_end = 0, ramp_start = 0, ramp_end = 0;  // N/m, linear ramp when ramp_end > ramp_start

@@ -271,9 +271,43 @@ void SphJeske<Dim>::compute_density() {
 }
 
 template <int Dim>
+void SphJeske<Dim>::compute_gradients() {
+  // grad W_ij of every pair and grad W_ib of every boundary sample, once per step: the DFSPH
+  // iterations then only take dot products (the positions do not change during the solves).
+  auto t = timers_.scope("kernel_gradients");
+  const CubicSpline<Dim> w(p_.support());
+  auto x = xt_;
+  auto off = nb_.offset, idx = nb_.index;
+  const auto bc = contacts_;
+  grad_ = Kokkos::View<double**>("sph_grad", nb_.index.extent(0), Dim);
+  bgrad_ = Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]>("sph_bgrad", owned_);
+  auto grad = grad_;
+  auto bgrad = bgrad_;
+  Kokkos::parallel_for(
+      "sph::gradients", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
+        for (int k = off(i); k < off(i + 1); ++k) {
+          const int j = idx(k);
+          double xij[Dim], g[Dim];
+          for (int d = 0; d < Dim; ++d) xij[d] = x(i, d) - x(j, d);
+          w.gradient(xij, g);
+          for (int d = 0; d < Dim; ++d) grad(k, d) = g[d];
+        }
+        for (int b = 0; b < bc.count(i); ++b) {
+          double xib[Dim], g[Dim];
+          for (int d = 0; d < Dim; ++d) xib[d] = x(i, d) - bc.x(i, b, d);
+          w.gradient(xib, g);
+          for (int d = 0; d < Dim; ++d) bgrad(i, b, d) = g[d];
+        }
+      });
+}
+
+template <int Dim>
 void SphJeske<Dim>::compute_alpha() {
+  compute_gradients();
   auto t = timers_.scope("dfsph_factor");
   const CubicSpline<Dim> w(p_.support());
+  auto grad = grad_;
+  auto bgrad = bgrad_;
   auto x = xt_;
   auto m = mass_t_;
   auto rho = rho_;
@@ -288,9 +322,8 @@ void SphJeske<Dim>::compute_alpha() {
         double sum[Dim] = {}, sq = 0;
         for (int k = off(i); k < off(i + 1); ++k) {
           const int j = idx(k);
-          double xij[Dim], g[Dim];
-          for (int d = 0; d < Dim; ++d) xij[d] = x(i, d) - x(j, d);
-          w.gradient(xij, g);
+          double g[Dim];
+          for (int d = 0; d < Dim; ++d) g[d] = grad(k, d);
           double gg = 0;
           for (int d = 0; d < Dim; ++d) {
             sum[d] += m(j) * g[d];
@@ -298,12 +331,8 @@ void SphJeske<Dim>::compute_alpha() {
           }
           sq += m(j) * m(j) * gg;
         }
-        for (int b = 0; b < bc.count(i); ++b) {
-          double xib[Dim], g[Dim];
-          for (int d = 0; d < Dim; ++d) xib[d] = x(i, d) - bc.x(i, b, d);
-          w.gradient(xib, g);
-          for (int d = 0; d < Dim; ++d) sum[d] += rho0(ph(i)) * bc.volume(i, b) * g[d];
-        }
+        for (int b = 0; b < bc.count(i); ++b)
+          for (int d = 0; d < Dim; ++d) sum[d] += rho0(ph(i)) * bc.volume(i, b) * bgrad(i, b, d);
         double den = sq;
         for (int d = 0; d < Dim; ++d) den += sum[d] * sum[d];
         const double typical = m(i) * gscale;
@@ -315,8 +344,8 @@ template <int Dim>
 void SphJeske<Dim>::apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double**> vstar) {
   // v_i -= dt [sum_j m_j (k_i/rho_i + k_j/rho_j) grad W_ij + sum_b rho0 V_b (k_i/rho_i) grad W_ib]
   refresh(kappa);
-  const CubicSpline<Dim> w(p_.support());
-  auto x = xt_;
+  auto grad = grad_;
+  auto bgrad = bgrad_;
   auto m = mass_t_;
   auto rho = rho_;
   auto off = nb_.offset, idx = nb_.index;
@@ -331,18 +360,11 @@ void SphJeske<Dim>::apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokk
           const int j = idx(k);
           const double s = ki + kappa(j) / rho(j);
           if (s == 0) continue;
-          double xij[Dim], g[Dim];
-          for (int d = 0; d < Dim; ++d) xij[d] = x(i, d) - x(j, d);
-          w.gradient(xij, g);
-          for (int d = 0; d < Dim; ++d) a[d] += m(j) * s * g[d];
+          for (int d = 0; d < Dim; ++d) a[d] += m(j) * s * grad(k, d);
         }
         if (ki != 0)
-          for (int b = 0; b < bc.count(i); ++b) {
-            double xib[Dim], g[Dim];
-            for (int d = 0; d < Dim; ++d) xib[d] = x(i, d) - bc.x(i, b, d);
-            w.gradient(xib, g);
-            for (int d = 0; d < Dim; ++d) a[d] += rho0(ph(i)) * bc.volume(i, b) * ki * g[d];
-          }
+          for (int b = 0; b < bc.count(i); ++b)
+            for (int d = 0; d < Dim; ++d) a[d] += rho0(ph(i)) * bc.volume(i, b) * ki * bgrad(i, b, d);
         for (int d = 0; d < Dim; ++d) vstar(i, d) -= dt * a[d];
       });
 }
@@ -351,8 +373,9 @@ namespace {
 // Density change rate sum_j m_j v_ij . grad W_ij + sum_b rho0 V_b (v_i - v_b) . grad W_ib.
 template <int Dim>
 struct DensityRate {
-  CubicSpline<Dim> w;
-  Kokkos::View<double**> x, v;
+  Kokkos::View<double**> grad;
+  Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]> bgrad;
+  Kokkos::View<double**> v;
   Kokkos::View<double*> m, rho0;
   Kokkos::View<int*> off, idx, ph;
   BoundaryContacts<Dim> bc;
@@ -360,16 +383,14 @@ struct DensityRate {
     double s = 0;
     for (int k = off(i); k < off(i + 1); ++k) {
       const int j = idx(k);
-      double xij[Dim], g[Dim];
-      for (int d = 0; d < Dim; ++d) xij[d] = x(i, d) - x(j, d);
-      w.gradient(xij, g);
-      for (int d = 0; d < Dim; ++d) s += m(j) * (v(i, d) - v(j, d)) * g[d];
+      double dot = 0;
+      for (int d = 0; d < Dim; ++d) dot += (v(i, d) - v(j, d)) * grad(k, d);
+      s += m(j) * dot;
     }
     for (int b = 0; b < bc.count(i); ++b) {
-      double xib[Dim], g[Dim];
-      for (int d = 0; d < Dim; ++d) xib[d] = x(i, d) - bc.x(i, b, d);
-      w.gradient(xib, g);
-      for (int d = 0; d < Dim; ++d) s += rho0(ph(i)) * bc.volume(i, b) * (v(i, d) - bc.v(i, b, d)) * g[d];
+      double dot = 0;
+      for (int d = 0; d < Dim; ++d) dot += (v(i, d) - bc.v(i, b, d)) * bgrad(i, b, d);
+      s += rho0(ph(i)) * bc.volume(i, b) * dot;
     }
     return s;
   }
@@ -385,12 +406,14 @@ int SphJeske<Dim>::divergence_solve(double dt, Kokkos::View<double**> vstar) {
   if (p_.warm_start) {
     Kokkos::parallel_for(
         "sph::warm_kv", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
-          kap(i) = kstore(i, 0);
-          acc(i) = kstore(i, 0);
+          // Half of the last step's stiffness (as SPlisHSPlasH does): a stale value decays
+          // geometrically instead of being re-applied for ever (the clamp keeps every new term >= 0).
+          kap(i) = 0.5 * kstore(i, 0);
+          acc(i) = kap(i);
         });
     apply_stiffness(dt, kap, vstar);
   }
-  DensityRate<Dim> rate{CubicSpline<Dim>(p_.support()), xt_, vstar, mass_t_, rest_density_, nb_.offset, nb_.index,
+  DensityRate<Dim> rate{grad_, bgrad_, vstar, mass_t_, rest_density_, nb_.offset, nb_.index,
                         phase_t_, contacts_};
   auto alpha = alpha_;
   auto off = nb_.offset;
@@ -436,12 +459,14 @@ int SphJeske<Dim>::density_solve(double dt, Kokkos::View<double**> vstar) {
   if (p_.warm_start) {
     Kokkos::parallel_for(
         "sph::warm_k", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
-          kap(i) = kstore(i, 0);
-          acc(i) = kstore(i, 0);
+          // Half of the last step's stiffness (as SPlisHSPlasH does): a stale value decays
+          // geometrically instead of being re-applied for ever (the clamp keeps every new term >= 0).
+          kap(i) = 0.5 * kstore(i, 0);
+          acc(i) = kap(i);
         });
     apply_stiffness(dt, kap, vstar);
   }
-  DensityRate<Dim> rate{CubicSpline<Dim>(p_.support()), xt_, vstar, mass_t_, rest_density_, nb_.offset, nb_.index,
+  DensityRate<Dim> rate{grad_, bgrad_, vstar, mass_t_, rest_density_, nb_.offset, nb_.index,
                         phase_t_, contacts_};
   auto alpha = alpha_;
   auto rho = rho_;
@@ -634,23 +659,32 @@ void SphJeske<Dim>::step(double dt) {
   compute_alpha();
   const double sigma = p_.sigma_at(time_);
   last_ = StepStats{};
-  // v* = v + dt (g + a_explicit)
-  {
+  // Explicit cohesion, adhesion and viscosity are evaluated at time t (paper eq. 8) and enter v*
+  // where the implicit solve would (after the divergence solve): gravity -> divergence solve ->
+  // surface tension + viscosity -> constant-density solve (digest 4.2, stage 6).
+  Kokkos::View<double**> a;
+  if (p_.st_mode == SurfaceTensionMode::Explicit &&
+      (sigma > 0 || p_.kinematic_viscosity > 0 || p_.adhesion > 0 || p_.wall_adhesion > 0)) {
     auto t = timers_.scope("explicit_forces");
-    const bool expl = p_.st_mode == SurfaceTensionMode::Explicit;
-    Kokkos::View<double**> a;
-    if (expl && (sigma > 0 || p_.kinematic_viscosity > 0 || p_.adhesion > 0 || p_.wall_adhesion > 0))
-      a = explicit_acceleration(sigma, p_.kinematic_viscosity);
-    const bool has_a = a.extent(0) == static_cast<size_t>(owned_) && owned_ > 0;
+    a = explicit_acceleration(sigma, p_.kinematic_viscosity);
+  }
+  {
     double g[Dim];
-    for (int d = 0; d < Dim; ++d) g[d] = p_.gravity[d];
+    for (int d = 0; d < Dim; ++d) g[d] = time_ >= p_.gravity_start * (1 - 1e-12) ? p_.gravity[d] : 0.0;
     auto vt = vt_;
     Kokkos::parallel_for(
-        "sph::predict", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
-          for (int d = 0; d < Dim; ++d) vt(i, d) += dt * (g[d] + (has_a ? a(i, d) : 0.0));
+        "sph::gravity", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
+          for (int d = 0; d < Dim; ++d) vt(i, d) += dt * g[d];
         });
   }
   if (p_.divergence_solve) last_.divergence_iterations = divergence_solve(dt, vt_);
+  if (a.extent(0) > 0) {
+    auto vt = vt_;
+    Kokkos::parallel_for(
+        "sph::explicit_update", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
+          for (int d = 0; d < Dim; ++d) vt(i, d) += dt * a(i, d);
+        });
+  }
   if (implicit_) implicit_surface_tension(dt, sigma);
   last_.density_iterations = density_solve(dt, vt_);
   if (p_.xsph > 0) xsph(vt_);

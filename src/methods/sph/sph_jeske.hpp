@@ -73,6 +73,7 @@ class SphJeske : public Method {
 
  private:
   void seed_particles(const config::Section& root);
+  void compute_gradients();
   void compute_alpha();
   void refresh(Kokkos::View<double**> total);
   void refresh(Kokkos::View<double*> total);
@@ -107,6 +108,8 @@ class SphJeske : public Method {
   Kokkos::View<double*> mass_t_, rho_, alpha_, kappa_t_;
   Kokkos::View<int*> phase_t_;
   BoundaryContacts<Dim> contacts_;
+  Kokkos::View<double**> grad_;  // grad W_ij per CSR entry
+  Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]> bgrad_;
 
   double time_ = 0;
   long steps_ = 0;
