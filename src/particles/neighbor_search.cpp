@@ -163,19 +163,8 @@ void build_neighbor_lists(Kokkos::View<const double**> x, int owned, double supp
   auto index = out.index;
   Kokkos::parallel_for(
       "nbr::row_fill", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int p) {
-        const int a = offset(p);
-        int n = a;
+        int n = offset(p);
         grid.for_each_neighbor(p, [&](int q) { index(n++) = q; });
-        // Ascending rows within a row (the cell order interleaves them).
-        for (int i = a + 1; i < n; ++i) {
-          const int v = index(i);
-          int j = i - 1;
-          while (j >= a && index(j) > v) {
-            index(j + 1) = index(j);
-            --j;
-          }
-          index(j + 1) = v;
-        }
       });
 }
 

@@ -2,8 +2,8 @@
 // Cell-list neighbour search over a rank's owned + ghost particles (rows [0, owned) owned, the rest
 // ghosts). Points are binned into cubic cells of edge `support` by a counting sort (count per cell,
 // exclusive scan, scatter), then each owned row scans the 3^Dim cells around it. The result is a
-// CSR list per owned row of every other row with |x_i - x_j| < support (strict), in ascending row
-// order within a row so that sums over neighbours do not depend on thread scheduling.
+// CSR list per owned row of every other row with |x_i - x_j| < support (strict), ordered by cell and
+// by row within a cell, so that sums over neighbours do not depend on thread scheduling.
 // Any particle method with a compact kernel can reuse it (SPH, DEM, surface sampling).
 #include <Kokkos_Core.hpp>
 

@@ -45,6 +45,19 @@ void SphJeske<Dim>::diagnostics(DiagnosticRow& row) {
   row.emplace_back("mass", s[0]);
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("momentum_") + axes[d], d < Dim ? s[2 + d] : 0.0);
   row.emplace_back("kinetic_energy", s[1]);
+  // Angular momentum about the origin: every pair force of the method is central except XSPH's.
+  double L[3] = {0, 0, 0};
+  for (int a = 0; a < (Dim == 3 ? 3 : 1); ++a) {
+    const int c = Dim == 3 ? a : 2;  // 2D: only the z component
+    const int i1 = (c + 1) % 3, i2 = (c + 2) % 3;
+    double l = 0;
+    Kokkos::parallel_reduce(
+        "sph::angular_momentum", Kokkos::RangePolicy<>(0, n),
+        KOKKOS_LAMBDA(const int i, double& acc) { acc += m(i, 0) * (x(i, i1) * v(i, i2) - x(i, i2) * v(i, i1)); }, l);
+    L[c] = l;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, L, 3, MPI_DOUBLE, MPI_SUM, comm_);
+  for (int a = 0; a < 3; ++a) row.emplace_back(std::string("angular_momentum_") + axes[a], L[a]);
   row.emplace_back("surface_tension", p_.sigma_at(time_));
 
   const double steps = stat_steps_ > 0 ? static_cast<double>(stat_steps_) : 1.0;

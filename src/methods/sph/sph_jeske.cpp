@@ -509,7 +509,8 @@ Kokkos::View<double**> SphJeske<Dim>::explicit_acceleration(double sigma, double
   Kokkos::View<double**> a("sph_explicit_acc", owned_, Dim);
   const double h = p_.support();
   const CubicSpline<Dim> w(h);
-  const CohesionKernel<Dim> wst(h, p_.diameter());
+  // theta normalises W^st to unit integral for h = 2d: 10/7 in 3D, 7/4 in 2D.
+  const CohesionKernel<Dim> wst(h, p_.diameter(), Dim == 3 ? kCohesionTheta : 7.0 / 4.0);
   auto x = xt_, v = vt_;
   auto m = mass_t_;
   auto rho = rho_;
