@@ -144,13 +144,25 @@ void build_neighbor_lists(Kokkos::View<const double**> x, int owned, double supp
       });
   grid.cell_start = cell_start;
   grid.sorted = sorted;
+  // One distance pass into a fixed stride per row (rows that overflow it are counted and redone),
+  // then a scan and a copy into the compact CSR arrays.
+  constexpr int kStride = 64;
   auto offset = out.offset;
-  Kokkos::parallel_for(
-      "nbr::row_count", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int p) {
+  Kokkos::View<int*> staged("nbr_staged", static_cast<size_t>(owned) * kStride);
+  int overflow = 0;
+  Kokkos::parallel_reduce(
+      "nbr::row_collect", Kokkos::RangePolicy<>(0, owned),
+      KOKKOS_LAMBDA(const int p, int& over) {
         int n = 0;
-        grid.for_each_neighbor(p, [&](int) { ++n; });
+        const size_t base = static_cast<size_t>(p) * kStride;
+        grid.for_each_neighbor(p, [&](int q) {
+          if (n < kStride) staged(base + n) = q;
+          ++n;
+        });
         offset(p + 1) = n;
-      });
+        over += n > kStride ? 1 : 0;
+      },
+      overflow);
   int nnz = 0;
   Kokkos::parallel_scan(
       "nbr::row_scan", Kokkos::RangePolicy<>(0, owned + 1), KOKKOS_LAMBDA(const int p, int& acc, const bool final) {
@@ -163,9 +175,16 @@ void build_neighbor_lists(Kokkos::View<const double**> x, int owned, double supp
   auto index = out.index;
   Kokkos::parallel_for(
       "nbr::row_fill", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int p) {
-        int n = offset(p);
-        grid.for_each_neighbor(p, [&](int q) { index(n++) = q; });
+        const int a = offset(p), n = offset(p + 1) - a;
+        if (n <= kStride) {
+          const size_t base = static_cast<size_t>(p) * kStride;
+          for (int k = 0; k < n; ++k) index(a + k) = staged(base + k);
+        } else {
+          int k = a;  // a crowded row (compressed fluid): search again straight into the CSR array
+          grid.for_each_neighbor(p, [&](int q) { index(k++) = q; });
+        }
       });
+  (void)overflow;
 }
 
 template <int Dim>

@@ -166,13 +166,15 @@ TEST(SphLattice, HalfSpaceSurfaceForceMatchesDigest) {  // U5
 }
 
 TEST(SphNeighbours, CellListEqualsBruteForce) {
-  for (int dim : {2, 3}) {
-    const int n = 3000, owned = 2000;
+  // Sparse clouds, and a crowded one whose rows overflow the search's per-row staging (> 64 entries).
+  for (int dim : {2, 3})
+    for (double spread : {0.4, 0.03}) {
+    const int n = spread > 0.1 ? 3000 : 400, owned = spread > 0.1 ? 2000 : 300;
     const double h = 0.07;
     Kokkos::View<double**> x("x", n, dim);
     auto xh = Kokkos::create_mirror_view(x);
     std::mt19937 rng(7);
-    std::uniform_real_distribution<double> u(-0.4, 0.4);
+    std::uniform_real_distribution<double> u(-spread, spread);
     for (int i = 0; i < n; ++i)
       for (int d = 0; d < dim; ++d) xh(i, d) = u(rng);
     // A few exact duplicates and points exactly h apart (strict inequality).
@@ -195,6 +197,7 @@ TEST(SphNeighbours, CellListEqualsBruteForce) {
     auto bi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.index);
     ASSERT_EQ(a.pairs(), b.pairs());
     ASSERT_GT(a.pairs(), 5 * owned);
+    if (spread < 0.1) ASSERT_GT(a.pairs(), 64L * owned);
     for (int i = 0; i <= owned; ++i) ASSERT_EQ(ao(i), bo(i));
     // The cell list orders a row by cell; compare as sets.
     for (int i = 0; i < owned; ++i) {

@@ -99,3 +99,60 @@ sources: [{type: box, material: water, lower: [-0.18, -0.18, -0.18], upper: [0.1
                      log::format("R_g / ball = %.4f, components %g", rg, column(r, "components")),
                      std::fabs(rg - 1.0) <= 0.03 && column(r, "components") == 1);
 }
+
+namespace {
+// Paper E1 at CI size: 9^3 particles (r = 0.02, V = 0.8 d^3), sigma = 70 000 N/m, dt = 1 ms, XSPH 0.5.
+std::string cube_deck(const std::string& mode) {
+  return R"(
+simulation: {dimension: 3, method: sph-jeske2023, end_time: 10.0}
+domain: {lower: [-1.2, -1.2, -1.2], upper: [1.2, 1.2, 1.2], cell_size: 0.08, walls: none}
+sph: {particle_radius: 0.02, gravity: [0, 0, 0], dt: 0.001, st_mode: )" + mode + R"(, surface_tension: 70000,
+      xsph: 0.5, mass_volume_factor: 0.8}
+materials: [{name: water, density: 1000}]
+sources: [{type: box, material: water, lower: [-0.18, -0.18, -0.18], upper: [0.18, 0.18, 0.18], particles_per_cell: 8}]
+)";
+}
+}  // namespace
+
+TEST(SphValidation, ImplicitZeroGravityCubeBecomesOneSphereWhereExplicitFails) {
+  // Acceptance (issue 5): one component, sphericity >= 0.95, R_g within 3 % of the uniform ball's
+  // sqrt(3/5) R_eq, at a sigma and dt where the explicit variant throws particles off.
+  auto di = test::deck_from_string(cube_deck("implicit"));
+  sph::SphJeske<3> imp(MethodContext{MPI_COMM_WORLD, di.deck.root(), 3});
+  const double n0 = static_cast<double>(imp.global_particle_count());
+  int worst_cg = 0;
+  bool converged = true;
+  for (int s = 0; s < 300; ++s) {
+    imp.step(1e-3);
+    worst_cg = std::max(worst_cg, imp.last_step().st_iterations);
+    converged = converged && imp.last_step().st_converged;
+  }
+  DiagnosticRow r;
+  imp.diagnostics(r);
+  const double rg = column(r, "rg_over_ball"), sph = column(r, "sphericity");
+  EXPECT_EQ(column(r, "particles"), n0);
+  EXPECT_EQ(column(r, "components"), 1);
+  EXPECT_GE(sph, 0.95);
+  EXPECT_NEAR(rg, 1.0, 0.03);
+  EXPECT_TRUE(converged);
+  EXPECT_LT(worst_cg, 100);
+  test::record_check("sph_implicit_cube_sphere", "one sphere: R_g = sqrt(3/5) R_eq, sphericity >= 0.95",
+                     "3 %, one component", log::format("R_g / ball = %.4f, sphericity %.3f, components %g, max CG %d", rg,
+                                                       sph, column(r, "components"), worst_cg),
+                     std::fabs(rg - 1) <= 0.03 && sph >= 0.95 && column(r, "components") == 1);
+
+  // Negative control: the explicit cohesion at the same sigma and dt sheds particles within 0.1 s.
+  auto de = test::deck_from_string(cube_deck("explicit"));
+  sph::SphJeske<3> exp(MethodContext{MPI_COMM_WORLD, de.deck.root(), 3});
+  double worst_components = 1;
+  for (int s = 1; s <= 100; ++s) {
+    exp.step(1e-3);
+    if (s % 25) continue;
+    DiagnosticRow re;
+    exp.diagnostics(re);
+    worst_components = std::max(worst_components, column(re, "components"));
+  }
+  EXPECT_GT(worst_components, 1);
+  test::record_check("sph_explicit_cube_fails", "explicit cohesion at sigma = 70000, dt = 1 ms breaks up", "> 1 component",
+                     log::format("%g components", worst_components), worst_components > 1);
+}
