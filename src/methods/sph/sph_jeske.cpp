@@ -272,8 +272,8 @@ void SphJeske<Dim>::compute_density() {
 
 template <int Dim>
 void SphJeske<Dim>::compute_gradients() {
-  // grad W_ij of every pair and grad W_ib of every boundary sample, once per step: the DFSPH
-  // iterations then only take dot products (the positions do not change during the solves).
+  // m_j grad W_ij of every pair and rho0 V_b grad W_ib of every boundary sample, once per step: the
+  // DFSPH iterations then only take dot products (the positions do not change during the solves).
   auto t = timers_.scope("kernel_gradients");
   const CubicSpline<Dim> w(p_.support());
   auto x = xt_;
@@ -283,6 +283,9 @@ void SphJeske<Dim>::compute_gradients() {
   bgrad_ = Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]>("sph_bgrad", owned_);
   auto grad = grad_;
   auto bgrad = bgrad_;
+  auto m = mass_t_;
+  auto ph = phase_t_;
+  auto rho0 = rest_density_;
   Kokkos::parallel_for(
       "sph::gradients", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
         for (int k = off(i); k < off(i + 1); ++k) {
@@ -290,13 +293,14 @@ void SphJeske<Dim>::compute_gradients() {
           double xij[Dim], g[Dim];
           for (int d = 0; d < Dim; ++d) xij[d] = x(i, d) - x(j, d);
           w.gradient(xij, g);
-          for (int d = 0; d < Dim; ++d) grad(k, d) = g[d];
+          for (int d = 0; d < Dim; ++d) grad(k, d) = m(j) * g[d];
         }
         for (int b = 0; b < bc.count(i); ++b) {
           double xib[Dim], g[Dim];
           for (int d = 0; d < Dim; ++d) xib[d] = x(i, d) - bc.x(i, b, d);
           w.gradient(xib, g);
-          for (int d = 0; d < Dim; ++d) bgrad(i, b, d) = g[d];
+          const double vb = rho0(ph(i)) * bc.volume(i, b);
+          for (int d = 0; d < Dim; ++d) bgrad(i, b, d) = vb * g[d];
         }
       });
 }
@@ -321,18 +325,13 @@ void SphJeske<Dim>::compute_alpha() {
       "sph::alpha", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
         double sum[Dim] = {}, sq = 0;
         for (int k = off(i); k < off(i + 1); ++k) {
-          const int j = idx(k);
-          double g[Dim];
-          for (int d = 0; d < Dim; ++d) g[d] = grad(k, d);
-          double gg = 0;
           for (int d = 0; d < Dim; ++d) {
-            sum[d] += m(j) * g[d];
-            gg += g[d] * g[d];
+            sum[d] += grad(k, d);
+            sq += grad(k, d) * grad(k, d);
           }
-          sq += m(j) * m(j) * gg;
         }
         for (int b = 0; b < bc.count(i); ++b)
-          for (int d = 0; d < Dim; ++d) sum[d] += rho0(ph(i)) * bc.volume(i, b) * bgrad(i, b, d);
+          for (int d = 0; d < Dim; ++d) sum[d] += bgrad(i, b, d);
         double den = sq;
         for (int d = 0; d < Dim; ++d) den += sum[d] * sum[d];
         const double typical = m(i) * gscale;
@@ -342,7 +341,8 @@ void SphJeske<Dim>::compute_alpha() {
 
 template <int Dim>
 void SphJeske<Dim>::apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double**> vstar) {
-  // v_i -= dt [sum_j m_j (k_i/rho_i + k_j/rho_j) grad W_ij + sum_b rho0 V_b (k_i/rho_i) grad W_ib]
+  // v_i -= dt [sum_j m_j (k_i/rho_i + k_j/rho_j) grad W_ij + sum_b rho0 V_b (k_i/rho_i) grad W_ib];
+  // `kappa` holds k/rho (one division per particle instead of per pair).
   refresh(kappa);
   auto grad = grad_;
   auto bgrad = bgrad_;
@@ -354,17 +354,15 @@ void SphJeske<Dim>::apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokk
   const auto bc = contacts_;
   Kokkos::parallel_for(
       "sph::apply_stiffness", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
-        const double ki = kappa(i) / rho(i);
+        const double ki = kappa(i);
         double a[Dim] = {};
         for (int k = off(i); k < off(i + 1); ++k) {
-          const int j = idx(k);
-          const double s = ki + kappa(j) / rho(j);
-          if (s == 0) continue;
-          for (int d = 0; d < Dim; ++d) a[d] += m(j) * s * grad(k, d);
+          const double s = ki + kappa(idx(k));
+          for (int d = 0; d < Dim; ++d) a[d] += s * grad(k, d);
         }
         if (ki != 0)
           for (int b = 0; b < bc.count(i); ++b)
-            for (int d = 0; d < Dim; ++d) a[d] += rho0(ph(i)) * bc.volume(i, b) * ki * bgrad(i, b, d);
+            for (int d = 0; d < Dim; ++d) a[d] += ki * bgrad(i, b, d);
         for (int d = 0; d < Dim; ++d) vstar(i, d) -= dt * a[d];
       });
 }
@@ -385,12 +383,12 @@ struct DensityRate {
       const int j = idx(k);
       double dot = 0;
       for (int d = 0; d < Dim; ++d) dot += (v(i, d) - v(j, d)) * grad(k, d);
-      s += m(j) * dot;
+      s += dot;
     }
     for (int b = 0; b < bc.count(i); ++b) {
       double dot = 0;
       for (int d = 0; d < Dim; ++d) dot += (v(i, d) - bc.v(i, b, d)) * bgrad(i, b, d);
-      s += rho0(ph(i)) * bc.volume(i, b) * dot;
+      s += dot;
     }
     return s;
   }
@@ -416,6 +414,7 @@ int SphJeske<Dim>::divergence_solve(double dt, Kokkos::View<double**> vstar) {
   DensityRate<Dim> rate{grad_, bgrad_, vstar, mass_t_, rest_density_, nb_.offset, nb_.index,
                         phase_t_, contacts_};
   auto alpha = alpha_;
+  auto rho = rho_;
   auto off = nb_.offset;
   auto ph = phase_t_;
   auto rho0 = rest_density_;
@@ -433,7 +432,7 @@ int SphJeske<Dim>::divergence_solve(double dt, Kokkos::View<double**> vstar) {
           double r = rate(i);
           // Only compression is corrected, and not for sparse neighbourhoods (splashes, free surface).
           if (r < 0 || (off(i + 1) - off(i) < min_nbrs && bc.count(i) == 0)) r = 0;
-          kap(i) = r * alpha(i) / dt;
+          kap(i) = r * alpha(i) / (dt * rho(i));
           e += r * dt / rho0(ph(i));
         },
         err);
@@ -483,7 +482,7 @@ int SphJeske<Dim>::density_solve(double dt, Kokkos::View<double**> vstar) {
         KOKKOS_LAMBDA(const int i, double& e) {
           const double predicted = rho(i) + dt * rate(i);
           const double excess = predicted > rho0(ph(i)) ? predicted - rho0(ph(i)) : 0.0;
-          kap(i) = excess * alpha(i) / (dt * dt);
+          kap(i) = excess * alpha(i) / (dt * dt * rho(i));
           e += excess / rho0(ph(i));
         },
         err);
