@@ -95,6 +95,7 @@ void SphJeske<Dim>::diagnostics(DiagnosticRow& row) {
   const double rg_ball = Dim == 3 ? std::sqrt(0.6) * req : req / std::sqrt(2.0);
   row.emplace_back("rg_over_ball", rg_ball > 0 ? g.radius_of_gyration / rg_ball : 0.0);
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("centroid_") + axes[d], d < Dim ? g.centroid[d] : 0.0);
+  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("gyration_") + axes[d] + axes[d], g.moment[d]);
 
   long counters[4] = {removed_, projected_, static_cast<long>(n), static_cast<long>(n)};
   MPI_Allreduce(MPI_IN_PLACE, counters, 2, MPI_LONG, MPI_SUM, comm_);

@@ -96,6 +96,7 @@ GyrationStats gyration(Kokkos::View<const double**> x, int owned, MPI_Comm comm)
   const auto ev = es.eigenvalues();  // ascending
   g.sphericity = ev(Dim - 1) > 0 ? ev(0) / ev(Dim - 1) : 0.0;
   g.radius_of_gyration = std::sqrt(std::max(M.trace(), 0.0));
+  for (int a = 0; a < Dim; ++a) g.moment[a] = M(a, a);
   return g;
 }
 

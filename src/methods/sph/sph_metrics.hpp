@@ -24,6 +24,7 @@ struct GyrationStats {
   double sphericity = 0;          // s_min / s_max of S = (1/N) sum (x - xbar)(x - xbar)^T
   double radius_of_gyration = 0;  // sqrt(tr S)
   double centroid[3] = {0, 0, 0};
+  double moment[3] = {0, 0, 0};  // diagonal of S (m^2): shape oscillations along the axes
 };
 template <int Dim>
 GyrationStats gyration(Kokkos::View<const double**> x, int owned, MPI_Comm comm);
