@@ -162,3 +162,31 @@ TEST_P(SphRankEquivalence, FiftyStepsMatchOneRank) {
 }
 
 INSTANTIATE_TEST_SUITE_P(SphDistributed, SphRankEquivalence, ::testing::Values("explicit", "implicit"));
+
+TEST(SphDistributed, EmitterDeliversWholeLayersWithRankIndependentIds) {
+  // A disc of radius 0.1 m (d = 0.04: the lattice points with a^2 + b^2 <= (0.1/0.04)^2 = 6.25, 21
+  // of them) emits one layer every d/|u| = 10 ms at 4 m/s along +x; in 50 steps of 1 ms layers leave at
+  // t = 0, 10, 20, 30, 40 ms: 5 x 21 particles, each carrying m u of momentum (no gravity, no walls, the
+  // internal forces conserve momentum). A one-particle source far away is the deck's required source.
+  auto d = test::deck_from_string(R"(
+simulation: {dimension: 3, method: sph-jeske2023, end_time: 1.0}
+domain: {lower: [-0.8, -0.8, -0.8], upper: [0.8, 0.8, 0.8], cell_size: 0.04, walls: none}
+sph: {particle_radius: 0.02, gravity: [0, 0, 0], dt: 0.001, st_mode: explicit, surface_tension: 100, mass_volume_factor: 1.0,
+      emitters: [{center: [-0.5, 0.01, 0.003], velocity: [4, 0, 0], radius: 0.1, material: water}]}
+materials: [{name: water, density: 1000}]
+sources: [{type: box, material: water, lower: [0.6, 0.6, 0.6], upper: [0.64, 0.64, 0.64], particles_per_cell: 1}]
+)");
+  sph::SphJeske<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  for (int s = 0; s < 50; ++s) m.step(1e-3);
+  DiagnosticRow row;
+  m.diagnostics(row);
+  const double mass1 = 1000 * 0.04 * 0.04 * 0.04;
+  EXPECT_EQ(test::column(row, "particles"), 1 + 5 * 21);
+  EXPECT_NEAR(test::column(row, "momentum_x"), 5 * 21 * mass1 * 4.0, 1e-9);
+  // Ids: the source's particle, then 0..104 in the emitters' global order, whatever the rank count.
+  auto ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().id());
+  long sum = 0;
+  for (size_t i = 0; i < m.particles().size(); ++i) sum += ids(i);
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(sum, 0 + (1 + 105) * 105 / 2);
+}
