@@ -242,6 +242,9 @@ void SphJeske<Dim>::update_neighborhood() {
 
 template <int Dim>
 void SphJeske<Dim>::compute_density() {
+  // One pass over the pairs gives the density and the per-step caches: W_ij (XSPH), m_j grad W_ij
+  // and rho0 V_b grad W_ib (DFSPH: its iterations then only take dot products, since positions do
+  // not change during the solves).
   auto t = timers_.scope("density");
   const CubicSpline<Dim> w(p_.support());
   auto x = xt_;
@@ -251,19 +254,40 @@ void SphJeske<Dim>::compute_density() {
   auto ph = phase_t_;
   auto rho0 = rest_density_;
   const auto bc = contacts_;
+  w_ = Kokkos::View<double*>("sph_w", nb_.index.extent(0));
+  grad_ = Kokkos::View<double**>("sph_grad", nb_.index.extent(0), Dim);
+  bgrad_ = Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]>("sph_bgrad", owned_);
+  auto wc = w_;
+  auto grad = grad_;
+  auto bgrad = bgrad_;
   Kokkos::parallel_for(
       "sph::density", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
         double s = m(i) * w.w_zero;
         for (int k = off(i); k < off(i + 1); ++k) {
           const int j = idx(k);
-          double r2 = 0;
-          for (int d = 0; d < Dim; ++d) r2 += (x(i, d) - x(j, d)) * (x(i, d) - x(j, d));
-          s += m(j) * w.value(kmath::sqrt(r2));
+          double xij[Dim], r2 = 0;
+          for (int d = 0; d < Dim; ++d) {
+            xij[d] = x(i, d) - x(j, d);
+            r2 += xij[d] * xij[d];
+          }
+          const double r = kmath::sqrt(r2);
+          const double wij = w.value(r);
+          wc(k) = wij;
+          s += m(j) * wij;
+          const double g = r > 1e-9 * w.h ? m(j) * w.derivative(r) / r : 0.0;
+          for (int d = 0; d < Dim; ++d) grad(k, d) = g * xij[d];
         }
         for (int b = 0; b < bc.count(i); ++b) {
-          double r2 = 0;
-          for (int d = 0; d < Dim; ++d) r2 += (x(i, d) - bc.x(i, b, d)) * (x(i, d) - bc.x(i, b, d));
-          s += rho0(ph(i)) * bc.volume(i, b) * w.value(kmath::sqrt(r2));
+          double xib[Dim], r2 = 0;
+          for (int d = 0; d < Dim; ++d) {
+            xib[d] = x(i, d) - bc.x(i, b, d);
+            r2 += xib[d] * xib[d];
+          }
+          const double r = kmath::sqrt(r2);
+          const double vb = rho0(ph(i)) * bc.volume(i, b);
+          s += vb * w.value(r);
+          const double g = r > 1e-9 * w.h ? vb * w.derivative(r) / r : 0.0;
+          for (int d = 0; d < Dim; ++d) bgrad(i, b, d) = g * xib[d];
         }
         rho(i) = s;
       });
@@ -271,43 +295,7 @@ void SphJeske<Dim>::compute_density() {
 }
 
 template <int Dim>
-void SphJeske<Dim>::compute_gradients() {
-  // m_j grad W_ij of every pair and rho0 V_b grad W_ib of every boundary sample, once per step: the
-  // DFSPH iterations then only take dot products (the positions do not change during the solves).
-  auto t = timers_.scope("kernel_gradients");
-  const CubicSpline<Dim> w(p_.support());
-  auto x = xt_;
-  auto off = nb_.offset, idx = nb_.index;
-  const auto bc = contacts_;
-  grad_ = Kokkos::View<double**>("sph_grad", nb_.index.extent(0), Dim);
-  bgrad_ = Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]>("sph_bgrad", owned_);
-  auto grad = grad_;
-  auto bgrad = bgrad_;
-  auto m = mass_t_;
-  auto ph = phase_t_;
-  auto rho0 = rest_density_;
-  Kokkos::parallel_for(
-      "sph::gradients", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
-        for (int k = off(i); k < off(i + 1); ++k) {
-          const int j = idx(k);
-          double xij[Dim], g[Dim];
-          for (int d = 0; d < Dim; ++d) xij[d] = x(i, d) - x(j, d);
-          w.gradient(xij, g);
-          for (int d = 0; d < Dim; ++d) grad(k, d) = m(j) * g[d];
-        }
-        for (int b = 0; b < bc.count(i); ++b) {
-          double xib[Dim], g[Dim];
-          for (int d = 0; d < Dim; ++d) xib[d] = x(i, d) - bc.x(i, b, d);
-          w.gradient(xib, g);
-          const double vb = rho0(ph(i)) * bc.volume(i, b);
-          for (int d = 0; d < Dim; ++d) bgrad(i, b, d) = vb * g[d];
-        }
-      });
-}
-
-template <int Dim>
 void SphJeske<Dim>::compute_alpha() {
-  compute_gradients();
   auto t = timers_.scope("dfsph_factor");
   const CubicSpline<Dim> w(p_.support());
   auto grad = grad_;
@@ -615,14 +603,13 @@ void SphJeske<Dim>::xsph(Kokkos::View<double**> vstar) {
   auto rho = rho_;
   auto off = nb_.offset, idx = nb_.index;
   const double xi = p_.xsph;
+  auto wc = w_;
   Kokkos::parallel_for(
       "sph::xsph", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
         double s[Dim] = {};
         for (int k = off(i); k < off(i + 1); ++k) {
           const int j = idx(k);
-          double r2 = 0;
-          for (int d = 0; d < Dim; ++d) r2 += (x(i, d) - x(j, d)) * (x(i, d) - x(j, d));
-          const double c = m(j) / (0.5 * (rho(i) + rho(j))) * w.value(kmath::sqrt(r2));
+          const double c = m(j) / (0.5 * (rho(i) + rho(j))) * wc(k);
           for (int d = 0; d < Dim; ++d) s[d] += c * (vstar(j, d) - vstar(i, d));
         }
         for (int d = 0; d < Dim; ++d) dvx(i, d) = xi * s[d];

@@ -54,7 +54,8 @@ class SphJeske : public Method {
   double time() const { return time_; }
 
   // Stages, public for tests. update_neighborhood() builds the halo, the total (owned + ghost) rows
-  // and the neighbour lists for the current positions; compute_density() fills density() (total rows).
+  // and the neighbour lists for the current positions; compute_density() fills density() (total rows)
+  // and the step's kernel caches.
   void update_neighborhood();
   void compute_density();
   const Neighborhood& neighborhood() const { return nb_; }
@@ -73,7 +74,6 @@ class SphJeske : public Method {
 
  private:
   void seed_particles(const config::Section& root);
-  void compute_gradients();
   void compute_alpha();
   void refresh(Kokkos::View<double**> total);
   void refresh(Kokkos::View<double*> total);
@@ -108,7 +108,8 @@ class SphJeske : public Method {
   Kokkos::View<double*> mass_t_, rho_, alpha_, kappa_t_;
   Kokkos::View<int*> phase_t_;
   BoundaryContacts<Dim> contacts_;
-  Kokkos::View<double**> grad_;  // grad W_ij per CSR entry
+  Kokkos::View<double*> w_;      // W_ij per CSR entry
+  Kokkos::View<double**> grad_;  // m_j grad W_ij per CSR entry
   Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]> bgrad_;
 
   double time_ = 0;
