@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "core/log.hpp"
 #include "methods/sph/sph_jeske.hpp"
@@ -155,4 +156,63 @@ TEST(SphValidation, ImplicitZeroGravityCubeBecomesOneSphereWhereExplicitFails) {
   EXPECT_GT(worst_components, 1);
   test::record_check("sph_explicit_cube_fails", "explicit cohesion at sigma = 70000, dt = 1 ms breaks up", "> 1 component",
                      log::format("%g components", worst_components), worst_components > 1);
+}
+
+namespace {
+// Period of the l = 2 shape oscillation of a drop (digest P1): R = 0.25 m, r = 0.0125 m (4216
+// particles, V = d^3), started 10 % prolate along z, zero g, no viscosity, no XSPH. The signal is
+// S_zz - (S_xx + S_yy)/2 of the gyration tensor; the period is twice the time between its first two
+// zero crossings (linear interpolation between diagnostics rows every 5 steps).
+double rayleigh_period(double sigma, double end_time, double* radius) {
+  auto d = test::deck_from_string(R"(
+simulation: {dimension: 3, method: sph-jeske2023, end_time: 10.0}
+domain: {lower: [-1, -1, -1], upper: [1, 1, 1], cell_size: 0.05, walls: none}
+sph: {particle_radius: 0.0125, gravity: [0, 0, 0], dt: 0.001, st_mode: implicit, surface_tension: )" +
+                                  std::to_string(sigma) + R"(, mass_volume_factor: 1.0}
+materials: [{name: water, density: 1000}]
+sources: [{type: ellipsoid, material: water, center: [0, 0, 0], radii: [0.2384, 0.2384, 0.275], particles_per_cell: 8}]
+)");
+  sph::SphJeske<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  *radius = std::cbrt(3.0 * m.global_particle_count() * std::pow(0.025, 3) / (4.0 * M_PI));
+  std::vector<double> crossings;
+  double prev = 0, tprev = 0;
+  const int steps = static_cast<int>(std::lround(end_time / 1e-3));
+  for (int s = 0; s <= steps && crossings.size() < 2; ++s) {
+    if (s > 0) m.step(1e-3);
+    if (s % 5) continue;
+    DiagnosticRow r;
+    m.diagnostics(r);
+    const double y = column(r, "gyration_zz") - 0.5 * (column(r, "gyration_xx") + column(r, "gyration_yy"));
+    const double t = s * 1e-3;
+    if (s > 0 && prev * y < 0) crossings.push_back(tprev + (t - tprev) * prev / (prev - y));
+    prev = y;
+    tprev = t;
+  }
+  return crossings.size() == 2 ? 2 * (crossings[1] - crossings[0]) : -1.0;
+}
+}  // namespace
+
+TEST(SphValidation, LongRayleighPeriodHalvesWhenSigmaQuadruples) {
+  // omega^2 = 8 gamma / (rho R^3) with gamma proportional to sigma: T(sigma) / T(4 sigma) = 2.
+  // Absolute scale: the digest's mean-field gamma_eff = 0.0413 sigma (V = d^3), within 30 %.
+  // Known to fail on this branch (docs/theory-sph.md): at the digest's sigma = 2000 the lattice-seeded
+  // drop does not oscillate at all (it stays prolate: the particle lattice does not yield), so the pair
+  // 8000 / 32000 is used; there T(8000) = 0.464 s matches the mean-field gamma within 10 %, but at
+  // 32000 the release of the lattice's surface energy agitates the drop and T = 0.147 s (ratio 3.15).
+  double R = 0;
+  const double t1 = rayleigh_period(8000, 0.8, &R);
+  const double t4 = rayleigh_period(32000, 0.5, &R);
+  ASSERT_GT(t1, 0) << "no two zero crossings at sigma = 8000";
+  ASSERT_GT(t4, 0) << "no two zero crossings at sigma = 32000";
+  const double ratio = t1 / t4;
+  const double omega = 2 * M_PI / t1;
+  const double gamma_cal = 1000.0 * R * R * R * omega * omega / 8.0;
+  EXPECT_NEAR(ratio, 2.0, 0.2);
+  EXPECT_NEAR(gamma_cal / 8000.0, 0.0413, 0.3 * 0.0413);
+  test::record_check("sph_rayleigh_sigma_scaling", "T(sigma)/T(4 sigma) = 2 (Rayleigh l = 2)", "+-0.2",
+                     log::format("T(8000) = %.3f s, T(32000) = %.3f s, ratio %.3f", t1, t4, ratio),
+                     std::fabs(ratio - 2.0) <= 0.2);
+  test::record_check("sph_rayleigh_gamma_calibration", "gamma_eff = 0.0413 sigma (mean field, V = d^3)", "30 %",
+                     log::format("gamma_cal = %.4f sigma at sigma = 8000 (R = %.4f m)", gamma_cal / 8000.0, R),
+                     std::fabs(gamma_cal / 8000.0 - 0.0413) <= 0.3 * 0.0413);
 }
