@@ -300,13 +300,10 @@ void SphJeske<Dim>::compute_alpha() {
   const CubicSpline<Dim> w(p_.support());
   auto grad = grad_;
   auto bgrad = bgrad_;
-  auto x = xt_;
   auto m = mass_t_;
   auto rho = rho_;
   auto alpha = alpha_;
-  auto off = nb_.offset, idx = nb_.index;
-  auto ph = phase_t_;
-  auto rho0 = rest_density_;
+  auto off = nb_.offset;
   const auto bc = contacts_;
   const double gscale = w.l / w.h;
   Kokkos::parallel_for(
@@ -804,7 +801,6 @@ void SphJeske<Dim>::emit(double t) {
       e2[2] = n[0] * e1[1] - n[1] * e1[0];
     }
     const int kr = static_cast<int>(std::floor(em.radius / d));
-    const double mass = p_.rest_density[em.material] * p_.mass_volume_factor * std::pow(d, Dim);
     for (;;) {
       const double tk = em.start_time + emitted_layers_[e] * d / speed;
       if (tk > t + 1e-12 || (em.end_time > 0 && tk > em.end_time)) break;
@@ -824,7 +820,6 @@ void SphJeske<Dim>::emit(double t) {
           }
           hid.push_back(id);
           hmat.push_back(em.material);
-          (void)mass;
         }
       emitted_layers_[e]++;
     }

@@ -4,9 +4,10 @@
 // either solved implicitly in one matrix-free CG (module implicit_cohesion_viscosity) or applied
 // explicitly (paper eq. 8), boundary samples from the SDF colliders, XSPH, inflow emitters.
 // One step:
-//   neighbourhood (halo of width h, cell lists) -> boundary samples -> density, DFSPH factor ->
-//   v* = v + dt (g + a_explicit) -> divergence solve -> implicit ST + viscosity -> density solve ->
-//   XSPH -> x += dt v -> colliders, emitters, removal -> migration (+ periodic sort).
+//   emitters -> neighbourhood (halo of width h, cell lists) -> boundary samples -> density and kernel
+//   caches, DFSPH factor -> v* = v + dt g -> divergence solve -> surface tension + viscosity (implicit
+//   solve, or explicit forces evaluated at t) -> density solve -> XSPH -> x += dt v -> colliders,
+//   removal outside the box -> migration (+ periodic sort). docs/theory-sph.md has the equations.
 #include <memory>
 #include <string>
 #include <vector>
