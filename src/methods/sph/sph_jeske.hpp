@@ -51,6 +51,8 @@ class SphJeske : public Method {
   };
   const Fields& fields() const { return f_; }
   const SphParams& params() const { return p_; }
+  // Tests change parameters between steps (e.g. switch XSPH off after relaxing a drop).
+  SphParams& params_for_tests() { return p_; }
   const grid::Decomposition<Dim>& decomposition() const { return *decomp_; }
   double time() const { return time_; }
 
