@@ -2,6 +2,7 @@
 
 #include "methods/method.hpp"
 #include "methods/mpm/register.hpp"
+#include "methods/sph/register.hpp"
 
 namespace meniscus {
 namespace {
@@ -29,6 +30,7 @@ void register_builtin_methods() {
   if (done) return;
   done = true;
   mpm::register_methods();
+  sph::register_methods();
 }
 
 }  // namespace meniscus

@@ -75,6 +75,11 @@ void HaloPlan<Dim>::refresh_into(const RealField& field, RealField& ghosts) {
 }
 
 template <int Dim>
+void HaloPlan<Dim>::refresh_rows(const RealField& total, size_t owned) {
+  exchange_.ship({total}, nullptr, nullptr, {total}, nullptr, nullptr, owned);
+}
+
+template <int Dim>
 typename HaloPlan<Dim>::Returned HaloPlan<Dim>::send_to_owners(const IndexList& ghost_of_row,
                                                                 const std::vector<RealField>& fields) {
   const int nrows = static_cast<int>(ghost_of_row.extent(0));

@@ -19,6 +19,9 @@ class HaloPlan {
   RealField refresh(const RealField& field);
   void refresh_into(const RealField& field, RealField& ghosts);
   IdField ghost_ids() const { return ghost_ids_; }
+  // In place: `total` holds the owned rows first; the ghosts are written into rows [owned, owned +
+  // ghost_count()) of the same view (SPH keeps owned and ghost rows in one array).
+  void refresh_rows(const RealField& total, size_t owned);
 
   // The reverse direction: rows that belong to ghosts (e.g. surface samples whose nearest particle is
   // a ghost) are sent to the ranks owning those ghosts. ghost_of_row(i) is the ghost index of row i.

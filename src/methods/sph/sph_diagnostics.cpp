@@ -1,0 +1,113 @@
+// Diagnostics of the SPH method (global over ranks): conservation sums, solver iterations (averaged
+// over the steps since the previous row), the surface-energy proxy, connected components, sphericity
+// and radius of gyration (digest section 6).
+#include <cmath>
+
+#include "core/log.hpp"
+#include "methods/sph/sph_jeske.hpp"
+#include "methods/sph/sph_metrics.hpp"
+
+namespace meniscus::sph {
+
+template <int Dim>
+void SphJeske<Dim>::diagnostics(DiagnosticRow& row) {
+  auto t = timers_.scope("diagnostics");
+  // The neighbourhood of the current positions (the step's one is one step old).
+  update_neighborhood();
+  const int n = owned_;
+  auto x = set_.field(f_.x), v = set_.field(f_.v), m = set_.field(f_.mass);
+  double s[2 + Dim + 1] = {};  // mass, KE, momentum, count
+  {
+    double mass = 0, ke = 0;
+    Kokkos::parallel_reduce(
+        "sph::mass_ke", Kokkos::RangePolicy<>(0, n),
+        KOKKOS_LAMBDA(const int i, double& a, double& b) {
+          double vv = 0;
+          for (int d = 0; d < Dim; ++d) vv += v(i, d) * v(i, d);
+          a += m(i, 0);
+          b += 0.5 * m(i, 0) * vv;
+        },
+        mass, ke);
+    s[0] = mass;
+    s[1] = ke;
+    for (int d = 0; d < Dim; ++d) {
+      double p = 0;
+      Kokkos::parallel_reduce(
+          "sph::momentum", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i, double& a) { a += m(i, 0) * v(i, d); },
+          p);
+      s[2 + d] = p;
+    }
+    s[2 + Dim] = n;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, s, 3 + Dim, MPI_DOUBLE, MPI_SUM, comm_);
+  const char* axes[3] = {"x", "y", "z"};
+  row.emplace_back("particles", s[2 + Dim]);
+  row.emplace_back("mass", s[0]);
+  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("momentum_") + axes[d], d < Dim ? s[2 + d] : 0.0);
+  row.emplace_back("kinetic_energy", s[1]);
+  // Angular momentum about the origin: every pair force of the method is central except XSPH's.
+  double L[3] = {0, 0, 0};
+  for (int a = 0; a < (Dim == 3 ? 3 : 1); ++a) {
+    const int c = Dim == 3 ? a : 2;  // 2D: only the z component
+    const int i1 = (c + 1) % 3, i2 = (c + 2) % 3;
+    double l = 0;
+    Kokkos::parallel_reduce(
+        "sph::angular_momentum", Kokkos::RangePolicy<>(0, n),
+        KOKKOS_LAMBDA(const int i, double& acc) { acc += m(i, 0) * (x(i, i1) * v(i, i2) - x(i, i2) * v(i, i1)); }, l);
+    L[c] = l;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, L, 3, MPI_DOUBLE, MPI_SUM, comm_);
+  for (int a = 0; a < 3; ++a) row.emplace_back(std::string("angular_momentum_") + axes[a], L[a]);
+  row.emplace_back("surface_tension", p_.sigma_at(time_));
+
+  const double steps = stat_steps_ > 0 ? static_cast<double>(stat_steps_) : 1.0;
+  row.emplace_back("divergence_iterations", sum_div_iters_ / steps);
+  row.emplace_back("density_iterations", sum_density_iters_ / steps);
+  row.emplace_back("cg_iterations", sum_st_iters_ / steps);
+  row.emplace_back("cg_residual", last_.st_residual);
+  row.emplace_back("density_error", last_.density_error);
+  row.emplace_back("divergence_error", last_.divergence_error);
+  sum_div_iters_ = sum_density_iters_ = sum_st_iters_ = 0;
+  stat_steps_ = 0;
+
+  // Shape measures.
+  Kokkos::View<double*> volume("sph_volume", total_);
+  {
+    auto mt = mass_t_;
+    auto ph = phase_t_;
+    auto rho0 = rest_density_;
+    Kokkos::parallel_for(
+        "sph::volume", Kokkos::RangePolicy<>(0, total_), KOKKOS_LAMBDA(const int i) { volume(i) = mt(i) / rho0(ph(i)); });
+  }
+  row.emplace_back("surface_energy_proxy", surface_energy_proxy<Dim>(nb_, volume, comm_));
+  const auto cc = connected_components(nb_, set_.id(), comm_);
+  row.emplace_back("components", static_cast<double>(cc.components));
+  row.emplace_back("largest_component_fraction", s[2 + Dim] > 0 ? cc.largest / s[2 + Dim] : 0.0);
+  const auto g = gyration<Dim>(xt_, owned_, comm_);
+  row.emplace_back("sphericity", g.sphericity);
+  row.emplace_back("radius_of_gyration", g.radius_of_gyration);
+  // Against a uniform ball (3D: sqrt(3/5) R) or disc (2D: R / sqrt 2) of the fluid's rest volume.
+  double vol = 0;
+  Kokkos::parallel_reduce(
+      "sph::rest_volume", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i, double& a) { a += volume(i); }, vol);
+  MPI_Allreduce(MPI_IN_PLACE, &vol, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  const double req = Dim == 3 ? std::cbrt(3.0 * vol / (4.0 * M_PI)) : std::sqrt(vol / M_PI);
+  const double rg_ball = Dim == 3 ? std::sqrt(0.6) * req : req / std::sqrt(2.0);
+  row.emplace_back("rg_over_ball", rg_ball > 0 ? g.radius_of_gyration / rg_ball : 0.0);
+  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("centroid_") + axes[d], d < Dim ? g.centroid[d] : 0.0);
+  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("gyration_") + axes[d] + axes[d], g.moment[d]);
+
+  long counters[4] = {removed_, projected_, static_cast<long>(n), static_cast<long>(n)};
+  MPI_Allreduce(MPI_IN_PLACE, counters, 2, MPI_LONG, MPI_SUM, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, counters + 2, 1, MPI_LONG, MPI_MIN, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, counters + 3, 1, MPI_LONG, MPI_MAX, comm_);
+  row.emplace_back("removed_particles", static_cast<double>(counters[0]));
+  row.emplace_back("projected_particles", static_cast<double>(counters[1]));
+  row.emplace_back("rank_particles_min", static_cast<double>(counters[2]));
+  row.emplace_back("rank_particles_max", static_cast<double>(counters[3]));
+}
+
+template void SphJeske<2>::diagnostics(DiagnosticRow&);
+template void SphJeske<3>::diagnostics(DiagnosticRow&);
+
+}  // namespace meniscus::sph

@@ -1,0 +1,130 @@
+#pragma once
+// SPH with implicit surface tension (Jeske et al. 2023, seed 002; digest section 4.2): DFSPH
+// (Bender & Koschier 2017) for pressure, the cohesion surface tension + Weiler viscosity + adhesion
+// either solved implicitly in one matrix-free CG (module implicit_cohesion_viscosity) or applied
+// explicitly (paper eq. 8), boundary samples from the SDF colliders, XSPH, inflow emitters.
+// One step:
+//   emitters -> neighbourhood (halo of width h, cell lists) -> boundary samples -> density and kernel
+//   caches, DFSPH factor -> v* = v + dt g -> divergence solve -> surface tension + viscosity (implicit
+//   solve, or explicit forces evaluated at t) -> density solve -> XSPH -> x += dt v -> colliders,
+//   removal outside the box -> migration (+ periodic sort). docs/theory-sph.md has the equations.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "grid/decomposition.hpp"
+#include "methods/method.hpp"
+#include "methods/sph/boundary_contacts.hpp"
+#include "methods/sph/sph_deck.hpp"
+#include "methods/sph/sph_neighborhood.hpp"
+#include "particles/halo.hpp"
+#include "particles/neighbor_search.hpp"
+#include "particles/particle_set.hpp"
+#include "physics/collider.hpp"
+
+namespace meniscus::sph {
+
+template <int Dim>
+class ImplicitSolverHandle;  // wraps the implicit module when it is built in
+
+template <int Dim>
+class SphJeske : public Method {
+ public:
+  explicit SphJeske(const MethodContext& ctx);
+  ~SphJeske() override;
+
+  double stable_dt() override;
+  void step(double dt) override;
+  void diagnostics(DiagnosticRow& row) override;
+  long global_particle_count() override;
+  Timers& timers() override { return timers_; }
+  particles::ParticleSet& particles() override { return set_; }
+  int position_field() const override { return f_.x; }
+  int dimension() const override { return Dim; }
+  std::vector<std::pair<std::string, double>> state() override;
+  void restore_state(const std::vector<std::pair<std::string, double>>& state) override;
+  void redistribute_particles() override;
+  void particles_replaced() override;
+
+  struct Fields {
+    int x, v, mass, dv_prev, kappa, kappa_v;
+  };
+  const Fields& fields() const { return f_; }
+  const SphParams& params() const { return p_; }
+  // Tests change parameters between steps (e.g. switch XSPH off after relaxing a drop).
+  SphParams& params_for_tests() { return p_; }
+  const grid::Decomposition<Dim>& decomposition() const { return *decomp_; }
+  double time() const { return time_; }
+
+  // Stages, public for tests. update_neighborhood() builds the halo, the total (owned + ghost) rows
+  // and the neighbour lists for the current positions; compute_density() fills density() (total rows)
+  // and the step's kernel caches.
+  void update_neighborhood();
+  void compute_density();
+  const Neighborhood& neighborhood() const { return nb_; }
+  Kokkos::View<double*> density() const { return rho_; }
+  Kokkos::View<double**> total_velocity() const { return vt_; }
+  // Explicit cohesion (paper eq. 8, including adhesion) and Weiler viscosity accelerations of the owned
+  // rows at the current state, with sigma and nu as given (after update_neighborhood, compute_density).
+  Kokkos::View<double**> explicit_acceleration(double sigma, double kinematic_viscosity);
+
+  struct StepStats {
+    int divergence_iterations = 0, density_iterations = 0, st_iterations = 0;
+    double st_residual = 0, divergence_error = 0, density_error = 0;
+    bool st_converged = true;
+  };
+  const StepStats& last_step() const { return last_; }
+
+ private:
+  void seed_particles(const config::Section& root);
+  void compute_alpha();
+  void refresh(Kokkos::View<double**> total);
+  void refresh(Kokkos::View<double*> total);
+  int divergence_solve(double dt, Kokkos::View<double**> vstar);
+  int density_solve(double dt, Kokkos::View<double**> vstar);
+  void apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double**> vstar);
+  void implicit_surface_tension(double dt, double sigma);
+  void xsph(Kokkos::View<double**> vstar);
+  void project_out_of_colliders();
+  void emit(double t);
+  void remove_outside();
+  long neighbor_count_min_for_divergence() const { return Dim == 3 ? 20 : 7; }
+
+  MPI_Comm comm_;
+  int rank_ = 0;
+  SphParams p_;
+  std::unique_ptr<grid::Decomposition<Dim>> decomp_;
+  particles::ParticleSet set_;
+  Fields f_{};
+  physics::ColliderSet<Dim> colliders_;
+  int wall_count_ = 0;
+  HalfSpaceVolume<Dim> psi_;
+  Kokkos::View<double*> rest_density_;  // per phase
+  double domain_lo_[Dim], domain_hi_[Dim];
+
+  // Per-step rows: owned then ghosts.
+  particles::HaloPlan<Dim> halo_;
+  particles::NeighborLists lists_;
+  Neighborhood nb_;
+  int owned_ = 0, total_ = 0;
+  Kokkos::View<double**> xt_, vt_;
+  Kokkos::View<double*> mass_t_, rho_, alpha_, kappa_t_;
+  Kokkos::View<int*> phase_t_;
+  BoundaryContacts<Dim> contacts_;
+  Kokkos::View<double*> w_;      // W_ij per CSR entry
+  Kokkos::View<double**> grad_;  // m_j grad W_ij per CSR entry
+  Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]> bgrad_;
+
+  double time_ = 0;
+  long steps_ = 0;
+  int64_t next_id_ = 0;
+  std::vector<long> emitted_layers_;
+  long removed_ = 0, projected_ = 0;
+  StepStats last_;
+  double sum_div_iters_ = 0, sum_density_iters_ = 0, sum_st_iters_ = 0;
+  long stat_steps_ = 0;
+  std::unique_ptr<ImplicitSolverHandle<Dim>> implicit_;
+  Timers timers_;
+};
+
+}  // namespace meniscus::sph

@@ -1,0 +1,231 @@
+#include "particles/neighbor_search.hpp"
+
+#include <cmath>
+
+#include "core/kmath.hpp"
+
+namespace meniscus::particles {
+
+namespace {
+// Bounding box of all rows (max of x and of -x in one reduction).
+template <int Dim>
+struct Bounds {
+  using value_type = double[];
+  using size_type = int;
+  size_type value_count = 2 * Dim;
+  Kokkos::View<const double**> x;
+  KOKKOS_INLINE_FUNCTION void operator()(const int p, double* s) const {
+    for (int d = 0; d < Dim; ++d) {
+      s[d] = s[d] > x(p, d) ? s[d] : x(p, d);
+      s[Dim + d] = s[Dim + d] > -x(p, d) ? s[Dim + d] : -x(p, d);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void join(volatile double* dst, const volatile double* src) const {
+    for (int i = 0; i < 2 * Dim; ++i) dst[i] = dst[i] > src[i] ? dst[i] : src[i];
+  }
+  KOKKOS_INLINE_FUNCTION void init(double* dst) const {
+    for (int i = 0; i < 2 * Dim; ++i) dst[i] = -1e300;
+  }
+};
+
+// Uniform cells of edge `support` over the bounding box, with the rows sorted by cell.
+template <int Dim>
+struct CellGrid {
+  Kokkos::View<const double**> x;
+  Kokkos::View<int*> cell_start, sorted;
+  double lower[Dim];
+  int ncell[Dim];
+  double inv = 0, h2 = 0;
+
+  KOKKOS_INLINE_FUNCTION long cell_of(const int p, int* c) const {
+    long k = 0, stride = 1;
+    for (int d = 0; d < Dim; ++d) {
+      int i = static_cast<int>((x(p, d) - lower[d]) * inv);
+      i = i < 0 ? 0 : (i >= ncell[d] ? ncell[d] - 1 : i);
+      c[d] = i;
+      k += i * stride;
+      stride *= ncell[d];
+    }
+    return k;
+  }
+  // Calls f(q) for every row q != p with |x_p - x_q|^2 < h2, scanning the 3^Dim cells around p.
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void for_each_neighbor(const int p, F&& f) const {
+    int c[Dim];
+    cell_of(p, c);
+    int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int d = 0; d < Dim; ++d) {
+      lo[d] = c[d] > 0 ? c[d] - 1 : 0;
+      hi[d] = c[d] + 1 < ncell[d] ? c[d] + 1 : ncell[d] - 1;
+    }
+    for (int k2 = lo[2]; k2 <= hi[2]; ++k2)
+      for (int k1 = lo[1]; k1 <= hi[1]; ++k1)
+        for (int k0 = lo[0]; k0 <= hi[0]; ++k0) {
+          const long cell = k0 + static_cast<long>(ncell[0]) * (k1 + (Dim == 3 ? static_cast<long>(ncell[1]) * k2 : 0));
+          for (int s = cell_start(cell); s < cell_start(cell + 1); ++s) {
+            const int q = sorted(s);
+            if (q == p) continue;
+            double r2 = 0;
+            for (int d = 0; d < Dim; ++d) {
+              const double dx = x(p, d) - x(q, d);
+              r2 += dx * dx;
+            }
+            if (r2 < h2) f(q);
+          }
+        }
+  }
+};
+}  // namespace
+
+template <int Dim>
+void build_neighbor_lists(Kokkos::View<const double**> x, int owned, double support, NeighborLists& out) {
+  const int total = static_cast<int>(x.extent(0));
+  out.offset = Kokkos::View<int*>("nbr_offset", owned + 1);
+  if (total == 0 || owned == 0) {
+    out.index = Kokkos::View<int*>("nbr_index", 0);
+    return;
+  }
+  Bounds<Dim> bounds{2 * Dim, x};
+  double b[2 * Dim];
+  Kokkos::parallel_reduce("nbr::bounds", Kokkos::RangePolicy<>(0, total), bounds, b);
+  double lower[Dim];
+  int ncell[Dim];
+  long cells = 1;
+  const double inv = 1.0 / support;
+  for (int d = 0; d < Dim; ++d) {
+    lower[d] = -b[Dim + d];
+    ncell[d] = static_cast<int>(std::floor((b[d] - lower[d]) * inv)) + 1;
+    cells *= ncell[d];
+  }
+  CellGrid<Dim> grid;
+  grid.x = x;
+  grid.inv = inv;
+  grid.h2 = support * support;
+  for (int d = 0; d < Dim; ++d) {
+    grid.lower[d] = lower[d];
+    grid.ncell[d] = ncell[d];
+  }
+  // Counting sort of the rows by cell. Rows are placed in ascending order inside each cell by a
+  // per-cell prefix over the (row-ordered) count pass, so the result is deterministic.
+  Kokkos::View<int*> cell_start("nbr_cell_start", cells + 1);
+  Kokkos::View<int*> key("nbr_key", total);
+  Kokkos::parallel_for(
+      "nbr::count", Kokkos::RangePolicy<>(0, total), KOKKOS_LAMBDA(const int p) {
+        int c[Dim];
+        const long k = grid.cell_of(p, c);
+        key(p) = static_cast<int>(k);
+        Kokkos::atomic_add(&cell_start(k + 1), 1);
+      });
+  Kokkos::parallel_scan(
+      "nbr::cell_scan", Kokkos::RangePolicy<>(0, cells + 1), KOKKOS_LAMBDA(const long c, int& acc, const bool final) {
+        const int v = cell_start(c);
+        acc += v;
+        if (final) cell_start(c) = acc;
+      });
+  Kokkos::View<int*> sorted("nbr_sorted", total), fill("nbr_fill", cells);
+  Kokkos::parallel_for(
+      "nbr::scatter", Kokkos::RangePolicy<>(0, total), KOKKOS_LAMBDA(const int p) {
+        const int k = key(p);
+        sorted(cell_start(k) + Kokkos::atomic_fetch_add(&fill(k), 1)) = p;
+      });
+  // The scatter's slot order depends on threads: sort each cell's short run by row (insertion sort).
+  Kokkos::parallel_for(
+      "nbr::cell_order", Kokkos::RangePolicy<>(0, cells), KOKKOS_LAMBDA(const long c) {
+        const int a = cell_start(c), e = cell_start(c + 1);
+        for (int i = a + 1; i < e; ++i) {
+          const int v = sorted(i);
+          int j = i - 1;
+          while (j >= a && sorted(j) > v) {
+            sorted(j + 1) = sorted(j);
+            --j;
+          }
+          sorted(j + 1) = v;
+        }
+      });
+  grid.cell_start = cell_start;
+  grid.sorted = sorted;
+  // One distance pass into a fixed stride per row (rows that overflow it are counted and redone),
+  // then a scan and a copy into the compact CSR arrays.
+  constexpr int kStride = 64;
+  auto offset = out.offset;
+  Kokkos::View<int*> staged("nbr_staged", static_cast<size_t>(owned) * kStride);
+  int overflow = 0;
+  Kokkos::parallel_reduce(
+      "nbr::row_collect", Kokkos::RangePolicy<>(0, owned),
+      KOKKOS_LAMBDA(const int p, int& over) {
+        int n = 0;
+        const size_t base = static_cast<size_t>(p) * kStride;
+        grid.for_each_neighbor(p, [&](int q) {
+          if (n < kStride) staged(base + n) = q;
+          ++n;
+        });
+        offset(p + 1) = n;
+        over += n > kStride ? 1 : 0;
+      },
+      overflow);
+  int nnz = 0;
+  Kokkos::parallel_scan(
+      "nbr::row_scan", Kokkos::RangePolicy<>(0, owned + 1), KOKKOS_LAMBDA(const int p, int& acc, const bool final) {
+        const int v = offset(p);
+        acc += v;
+        if (final) offset(p) = acc;
+      },
+      nnz);
+  out.index = Kokkos::View<int*>("nbr_index", nnz);
+  auto index = out.index;
+  Kokkos::parallel_for(
+      "nbr::row_fill", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int p) {
+        const int a = offset(p), n = offset(p + 1) - a;
+        if (n <= kStride) {
+          const size_t base = static_cast<size_t>(p) * kStride;
+          for (int k = 0; k < n; ++k) index(a + k) = staged(base + k);
+        } else {
+          int k = a;  // a crowded row (compressed fluid): search again straight into the CSR array
+          grid.for_each_neighbor(p, [&](int q) { index(k++) = q; });
+        }
+      });
+  (void)overflow;
+}
+
+template <int Dim>
+void brute_force_neighbor_lists(Kokkos::View<const double**> x, int owned, double support, NeighborLists& out) {
+  const int total = static_cast<int>(x.extent(0));
+  const double h2 = support * support;
+  out.offset = Kokkos::View<int*>("bf_offset", owned + 1);
+  auto offset = out.offset;
+  auto near = KOKKOS_LAMBDA(const int p, const int q)->bool {
+    if (p == q) return false;
+    double r2 = 0;
+    for (int d = 0; d < Dim; ++d) r2 += (x(p, d) - x(q, d)) * (x(p, d) - x(q, d));
+    return r2 < h2;
+  };
+  Kokkos::parallel_for(
+      "bf::count", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int p) {
+        int n = 0;
+        for (int q = 0; q < total; ++q) n += near(p, q) ? 1 : 0;
+        offset(p + 1) = n;
+      });
+  int nnz = 0;
+  Kokkos::parallel_scan(
+      "bf::scan", Kokkos::RangePolicy<>(0, owned + 1), KOKKOS_LAMBDA(const int p, int& acc, const bool final) {
+        const int v = offset(p);
+        acc += v;
+        if (final) offset(p) = acc;
+      },
+      nnz);
+  out.index = Kokkos::View<int*>("bf_index", nnz);
+  auto index = out.index;
+  Kokkos::parallel_for(
+      "bf::fill", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int p) {
+        int n = offset(p);
+        for (int q = 0; q < total; ++q)
+          if (near(p, q)) index(n++) = q;
+      });
+}
+
+template void build_neighbor_lists<2>(Kokkos::View<const double**>, int, double, NeighborLists&);
+template void build_neighbor_lists<3>(Kokkos::View<const double**>, int, double, NeighborLists&);
+template void brute_force_neighbor_lists<2>(Kokkos::View<const double**>, int, double, NeighborLists&);
+template void brute_force_neighbor_lists<3>(Kokkos::View<const double**>, int, double, NeighborLists&);
+
+}  // namespace meniscus::particles
