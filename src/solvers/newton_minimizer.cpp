@@ -1,0 +1,103 @@
+#include "solvers/newton_minimizer.hpp"
+
+#include <cmath>
+
+#include "core/log.hpp"
+#include "solvers/shell_operator.hpp"
+
+namespace meniscus::solvers {
+
+NewtonMinimizer::NewtonMinimizer(Vec layout, const NewtonOptions& options) : options_(options) {
+  MPI_Comm comm;
+  PetscObjectGetComm(reinterpret_cast<PetscObject>(layout), &comm);
+  VecDuplicate(layout, &g_);
+  VecDuplicate(layout, &dir_);
+  VecDuplicate(layout, &trial_);
+  KSPCreate(comm, &ksp_);
+  KSPSetOptionsPrefix(ksp_, options_.prefix.c_str());
+  // Defaults first, so that -<prefix>ksp_type / -<prefix>pc_type / -<prefix>ksp_rtol override them.
+  KSPSetType(ksp_, KSPCG);
+  PC pc;
+  KSPGetPC(ksp_, &pc);
+  PCSetType(pc, PCJACOBI);
+  KSPSetTolerances(ksp_, options_.linear_tolerance, 1e-300, PETSC_DEFAULT, options_.max_linear_iterations);
+  KSPSetInitialGuessNonzero(ksp_, PETSC_FALSE);
+  KSPSetFromOptions(ksp_);
+}
+
+NewtonMinimizer::~NewtonMinimizer() {
+  if (ksp_) KSPDestroy(&ksp_);
+  if (g_) VecDestroy(&g_);
+  if (dir_) VecDestroy(&dir_);
+  if (trial_) VecDestroy(&trial_);
+}
+
+NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
+  NewtonResult result;
+  ShellOperator H(x, problem.hessian, problem.diagonal);
+  double phi = problem.energy(x);
+  if (!(phi < 1e299)) {
+    result.reason = "the initial guess is inadmissible";
+    return result;
+  }
+  const double target = options_.tolerance * problem.reference;
+  for (int it = 0;; ++it) {
+    problem.gradient(x, g_);
+    result.residual = problem.residual_norm(g_);
+    result.iterations = it;
+    if (!std::isfinite(result.residual)) {
+      result.reason = "non-finite residual";
+      return result;
+    }
+    if (result.residual <= target) {
+      result.converged = true;
+      return result;
+    }
+    if (it >= options_.max_iterations) {
+      result.reason = log::format("no convergence in %d Newton iterations (residual %.3e, target %.3e)", it,
+                                  result.residual, target);
+      return result;
+    }
+    // Newton direction: H dir = -g (inexact, by the KSP).
+    problem.linearize(x);
+    KSPSetOperators(ksp_, H.mat(), H.mat());
+    VecScale(g_, -1.0);
+    KSPSolve(ksp_, g_, dir_);
+    VecScale(g_, -1.0);
+    PetscInt its = 0;
+    KSPGetIterationNumber(ksp_, &its);
+    result.linear_iterations += its;
+    KSPConvergedReason kr;
+    KSPGetConvergedReason(ksp_, &kr);
+    PetscScalar slope = 0;
+    VecDot(g_, dir_, &slope);
+    // A breakdown (an indefinite operator, a non-finite iterate) or a direction that does not
+    // descend falls back to steepest descent; the line search keeps the method globally convergent.
+    if ((kr < 0 && kr != KSP_DIVERGED_ITS) || !std::isfinite(slope) || slope >= 0) {
+      VecCopy(g_, dir_);
+      VecScale(dir_, -1.0);
+      VecDot(g_, dir_, &slope);
+    }
+    // Backtracking on Phi. Near convergence the decrease drops below the round-off of Phi, so a step
+    // whose energy change is within that round-off is accepted as well.
+    double alpha = 1.0;
+    bool accepted = false;
+    for (int ls = 0; ls <= options_.max_line_search; ++ls) {
+      VecWAXPY(trial_, alpha, dir_, x);
+      const double trial = problem.energy(trial_);
+      if (trial <= phi + options_.armijo * alpha * slope + 1e-13 * std::fabs(phi)) {
+        phi = trial;
+        accepted = true;
+        break;
+      }
+      alpha *= 0.5;
+    }
+    if (!accepted) {
+      result.reason = log::format("line search failed at Newton iteration %d (residual %.3e)", it, result.residual);
+      return result;
+    }
+    VecCopy(trial_, x);
+  }
+}
+
+}  // namespace meniscus::solvers
