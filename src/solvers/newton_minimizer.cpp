@@ -8,25 +8,12 @@
 namespace meniscus::solvers {
 
 NewtonMinimizer::NewtonMinimizer(Vec layout, const NewtonOptions& options) : options_(options) {
-  MPI_Comm comm;
-  PetscObjectGetComm(reinterpret_cast<PetscObject>(layout), &comm);
   VecDuplicate(layout, &g_);
   VecDuplicate(layout, &dir_);
   VecDuplicate(layout, &trial_);
-  KSPCreate(comm, &ksp_);
-  KSPSetOptionsPrefix(ksp_, options_.prefix.c_str());
-  // Defaults first, so that -<prefix>ksp_type / -<prefix>pc_type / -<prefix>ksp_rtol override them.
-  KSPSetType(ksp_, KSPCG);
-  PC pc;
-  KSPGetPC(ksp_, &pc);
-  PCSetType(pc, PCJACOBI);
-  KSPSetTolerances(ksp_, options_.linear_tolerance, 1e-300, PETSC_DEFAULT, options_.max_linear_iterations);
-  KSPSetInitialGuessNonzero(ksp_, PETSC_FALSE);
-  KSPSetFromOptions(ksp_);
 }
 
 NewtonMinimizer::~NewtonMinimizer() {
-  if (ksp_) KSPDestroy(&ksp_);
   if (g_) VecDestroy(&g_);
   if (dir_) VecDestroy(&dir_);
   if (trial_) VecDestroy(&trial_);
@@ -35,6 +22,23 @@ NewtonMinimizer::~NewtonMinimizer() {
 NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
   NewtonResult result;
   ShellOperator H(x, problem.hessian, problem.diagonal);
+  // One KSP per solve, so that nothing of the previous step's operator (a destroyed shell) survives.
+  MPI_Comm comm;
+  PetscObjectGetComm(reinterpret_cast<PetscObject>(x), &comm);
+  KSP ksp = nullptr;
+  KSPCreate(comm, &ksp);
+  KSPSetOptionsPrefix(ksp, options_.prefix.c_str());
+  // Defaults first, so that -<prefix>ksp_type / -<prefix>pc_type / -<prefix>ksp_rtol override them.
+  KSPSetType(ksp, KSPCG);
+  PC pc;
+  KSPGetPC(ksp, &pc);
+  PCSetType(pc, PCJACOBI);
+  KSPSetTolerances(ksp, options_.linear_tolerance, 1e-300, PETSC_DEFAULT, options_.max_linear_iterations);
+  KSPSetFromOptions(ksp);
+  struct Guard {
+    KSP& k;
+    ~Guard() { KSPDestroy(&k); }
+  } guard{ksp};
   double phi = problem.energy(x);
   if (!(phi < 1e299)) {
     result.reason = "the initial guess is inadmissible";
@@ -60,15 +64,19 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
     }
     // Newton direction: H dir = -g (inexact, by the KSP).
     problem.linearize(x);
-    KSPSetOperators(ksp_, H.mat(), H.mat());
+    // A shell matrix's state does not change by itself: bump it so that the preconditioner (the
+    // Jacobi diagonal) is rebuilt for the new linearisation.
+    MatAssemblyBegin(H.mat(), MAT_FINAL_ASSEMBLY);
+    MatAssemblyEnd(H.mat(), MAT_FINAL_ASSEMBLY);
+    KSPSetOperators(ksp, H.mat(), H.mat());
     VecScale(g_, -1.0);
-    KSPSolve(ksp_, g_, dir_);
+    KSPSolve(ksp, g_, dir_);
     VecScale(g_, -1.0);
     PetscInt its = 0;
-    KSPGetIterationNumber(ksp_, &its);
+    KSPGetIterationNumber(ksp, &its);
     result.linear_iterations += its;
     KSPConvergedReason kr;
-    KSPGetConvergedReason(ksp_, &kr);
+    KSPGetConvergedReason(ksp, &kr);
     PetscScalar slope = 0;
     VecDot(g_, dir_, &slope);
     // A breakdown (an indefinite operator, a non-finite iterate) or a direction that does not

@@ -54,7 +54,6 @@ class NewtonMinimizer {
 
  private:
   NewtonOptions options_;
-  KSP ksp_ = nullptr;
   Vec g_ = nullptr, dir_ = nullptr, trial_ = nullptr;
 };
 

@@ -144,3 +144,107 @@ void check_derivatives(const char* scene, const std::string& name) {
 
 TEST(ImplicitMPM, DerivativesMatchFiniteDifferences2D) { check_derivatives<2>(kScene2D, "implicit_derivatives_2d"); }
 TEST(ImplicitMPM, DerivativesMatchFiniteDifferences3D) { check_derivatives<3>(kScene3D, "implicit_derivatives_3d"); }
+
+namespace {
+// The seed's conservation ellipse (zero gravity, no walls) with random velocities and affine fields.
+const char* kEllipse = R"(
+simulation: {dimension: 2, method: mpm-explicit, end_time: 1}
+domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.02, walls: none}
+mpm:
+  gravity: [0, 0]
+  integrator: implicit
+  newton: {tolerance: 1.0e-10, linear_tolerance: 1.0e-6, max_iterations: 80}
+  surface_tension: {enabled: true, coefficient: 0.1}
+materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: 100, viscosity: 0.01}]
+sources: [{type: ellipsoid, material: liquid, center: [0.5, 0.5], radii: [0.2, 0.12], particles_per_cell: 4}]
+)";
+
+// Particle momentum (APIC: the constant part carries all of it) and the scale sum m |v|.
+void particle_momentum(mpm::ExplicitMPM<2>& m, MPI_Comm comm, double* p, double& scale) {
+  auto& set = m.particles();
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().v));
+  auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().mass));
+  double s[3] = {0, 0, 0};
+  for (size_t q = 0; q < set.size(); ++q) {
+    s[0] += mass(q, 0) * v(q, 0);
+    s[1] += mass(q, 0) * v(q, 1);
+    s[2] += mass(q, 0) * std::hypot(v(q, 0), v(q, 1));
+  }
+  MPI_Allreduce(MPI_IN_PLACE, s, 3, MPI_DOUBLE, MPI_SUM, comm);
+  p[0] = s[0];
+  p[1] = s[1];
+  scale = s[2];
+}
+}  // namespace
+
+// Backward Euler conserves linear momentum up to the Newton residual: sum_i r_i = sum_i m_i (v_i -
+// v_i^n) because the potential's nodal forces sum to zero (sum_i grad N_i = 0). With a Newton
+// tolerance of 1e-10 the drift over 20 steps of 2 dt_capillary must stay below 20 * 1e-10 * 10.
+TEST(ImplicitMPM, LinearMomentumToNewtonTolerance) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  auto d = test::deck_from_string(kEllipse);
+  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  randomize<2>(m, 0.1, 0.2, 0.0);
+  double p0[2], scale = 0;
+  particle_momentum(m, MPI_COMM_WORLD, p0, scale);
+  const int steps = 20;
+  const double dt = 0.02;
+  double worst = 0, newton = 0, cg = 0, ratio = 0;
+  for (int s = 0; s < steps; ++s) {
+    m.step(dt);
+    double p[2], sc;
+    particle_momentum(m, MPI_COMM_WORLD, p, sc);
+    worst = std::max(worst, std::hypot(p[0] - p0[0], p[1] - p0[1]) / scale);
+    DiagnosticRow row;
+    m.diagnostics(row);
+    newton += test::column(row, "newton_iterations");
+    cg += test::column(row, "cg_iterations");
+    ratio = test::column(row, "dt_over_dt_capillary");
+  }
+  std::fprintf(stderr, "implicit momentum drift %.2e, Newton %.1f, CG %.1f per step, dt/dt_cap %.2f\n", worst,
+               newton / steps, cg / steps, ratio);
+  EXPECT_GT(ratio, 1.0) << "the step exceeds the explicit capillary limit";
+  EXPECT_GT(newton, steps) << "Newton iterates";
+  EXPECT_LT(worst, steps * 1e-10 * 10);
+  test::record_check("implicit_momentum_np" + std::to_string(size),
+                     "linear momentum of a free ellipse, implicit with surface tension (Newton tolerance 1e-10)",
+                     "2e-8 relative over 20 steps", log::format("%.1e", worst), worst < steps * 1e-10 * 10);
+}
+
+// The implicit run gives the same drop on any number of ranks, to the solver tolerance: the
+// ellipse of LinearMomentumToNewtonTolerance on all ranks against the same run on rank 0 alone.
+TEST(ImplicitMPM, RankEquivalence) {
+  int size = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const std::vector<std::string> keys = {"kinetic_energy", "centroid_x", "centroid_y", "extent_x", "extent_y",
+                                         "angular_momentum_z", "surface_energy", "volume"};
+  auto run = [&](MPI_Comm comm) {
+    auto d = test::deck_from_string(kEllipse);
+    mpm::ExplicitMPM<2> m(MethodContext{comm, d.deck.root(), 2});
+    randomize<2>(m, 0.1, 0.2, 0.0);
+    for (int s = 0; s < 8; ++s) m.step(0.02);
+    DiagnosticRow row;
+    m.diagnostics(row);
+    std::vector<double> out;
+    for (const auto& k : keys) out.push_back(test::column(row, k));
+    return out;
+  };
+  const auto all = run(MPI_COMM_WORLD);
+  MPI_Comm solo = test::rank0_comm(MPI_COMM_WORLD);
+  std::vector<double> ref(keys.size());
+  if (rank == 0) ref = run(solo);
+  if (solo != MPI_COMM_NULL) MPI_Comm_free(&solo);
+  MPI_Bcast(ref.data(), static_cast<int>(ref.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  double worst = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const double scale = std::max(std::fabs(ref[i]), keys[i] == "angular_momentum_z" ? 1e-3 : 1e-12);
+    const double rel = std::fabs(all[i] - ref[i]) / scale;
+    worst = std::max(worst, rel);
+    EXPECT_LT(rel, 1e-7) << keys[i] << ": " << all[i] << " on " << size << " ranks, " << ref[i] << " on one";
+  }
+  test::record_check("implicit_rank_equivalence_np" + std::to_string(size),
+                     "implicit ellipse after 8 steps: energy, centroid, extent, L, surface energy, volume vs 1 rank",
+                     "1e-7 relative (Newton tolerance 1e-10)", log::format("%.1e", worst), worst < 1e-7);
+}

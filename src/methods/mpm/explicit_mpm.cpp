@@ -113,6 +113,7 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
     opt.linear_tolerance = nw.real("linear_tolerance");
     opt.max_linear_iterations = static_cast<int>(nw.integer("max_linear_iterations"));
     project_hessian_ = nw.flag("project_hessian");
+    surface_smoothing_ = nw.real("surface_smoothing");
     implicit_solver_ = std::make_unique<ImplicitGridSolver<Dim>>(*decomp_, opt);
   }
   const auto g = m.vector("gravity");
@@ -659,6 +660,7 @@ void ExplicitMPM<Dim>::step(double dt) {
 template <int Dim>
 PotentialInputs<Dim> ExplicitMPM<Dim>::potential_inputs(double dt) const {
   PotentialInputs<Dim> in;
+  in.particles = set_.size();
   in.x = set_.field(f_.x);
   in.F = deformation();
   in.J = set_.field(f_.J);
@@ -676,6 +678,7 @@ PotentialInputs<Dim> ExplicitMPM<Dim>::potential_inputs(double dt) const {
   in.dt = dt;
   in.has_solid = f_.F >= 0;
   in.project = project_hessian_;
+  in.surface_smoothing = surface_smoothing_;
   return in;
 }
 

@@ -91,6 +91,7 @@ class ExplicitMPM : public Method {
 
   // Backward Euler (mpm.integrator = implicit, mpm.newton).
   bool implicit_ = false, project_hessian_ = true;
+  double surface_smoothing_ = 0.3;
   std::unique_ptr<ImplicitGridSolver<Dim>> implicit_solver_;
   ImplicitStats last_implicit_{};
   double last_dt_ = 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.hpp"
+#include "core/log.hpp"
 #include "methods/method.hpp"
 #include "solvers/vec_access.hpp"
 
@@ -63,6 +65,14 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
   }
   const double dx = decomp_.dx();
   const auto cs = colliders;
+  {
+    PetscInt nv = 0, nl = 0;
+    VecGetLocalSize(v_, &nv);
+    VecGetLocalSize(in_local_, &nl);
+    if (nv != n * Dim || nl != grid.ghost_box().size() * Dim)
+      throw RuntimeError(log::format("implicit MPM: velocity layout %ld/%ld does not match the grid %ld/%ld", (long)nv,
+                                     (long)nl, n * Dim, grid.ghost_box().size() * Dim));
+  }
   grid::NodeArray a = grid.acquire_owned();
   {
     solvers::VecAccess v0(v_, Dim);

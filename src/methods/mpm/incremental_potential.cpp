@@ -6,7 +6,7 @@
 #include "physics/fixed_corotated_hessian.hpp"
 #include "physics/fluid_energy.hpp"
 #include "physics/psd_projection.hpp"
-#include "physics/surface_energy.hpp"
+#include "physics/smoothed_surface_energy.hpp"
 
 namespace meniscus::mpm {
 
@@ -80,7 +80,7 @@ double IncrementalPotential<Dim>::energy(const grid::NodeArray& v) const {
   for (int d = 0; d < Dim; ++d) lower[d] = in_.lower[d];
   double e = 0;
   Kokkos::parallel_reduce(
-      "ip::energy_particles", Kokkos::RangePolicy<>(0, x.extent(0)),
+      "ip::energy_particles", Kokkos::RangePolicy<>(0, in_.particles),
       KOKKOS_LAMBDA(const int p, double& acc) {
         double q[Dim], G[Dim * Dim];
         for (int d = 0; d < Dim; ++d) q[d] = x(p, d);
@@ -109,6 +109,7 @@ double IncrementalPotential<Dim>::energy(const grid::NodeArray& v) const {
       e);
   const auto s = in_.sample_position, area = in_.sample_area;
   const auto kr = in_.sample_coefficient;
+  const double eps = in_.surface_smoothing;
   double es = 0;
   Kokkos::parallel_reduce(
       "ip::energy_surface", Kokkos::RangePolicy<>(0, s.extent(0)),
@@ -122,7 +123,7 @@ double IncrementalPotential<Dim>::energy(const grid::NodeArray& v) const {
         st.compute(q, lower, inv_dx);
         point_gradient<Dim>(st, box, lower, dx, q, v, G);
         for (int i = 0; i < Dim * Dim; ++i) M[i] = (i % (Dim + 1) == 0 ? 1.0 : 0.0) + dt * G[i];
-        acc += kr(r) * physics::surface_energy<Dim>(M, a);
+        acc += kr(r) * physics::smoothed_surface_energy<Dim>(M, a, eps);
       },
       es);
   return e + es;
@@ -139,7 +140,7 @@ void IncrementalPotential<Dim>::add_gradient(const grid::NodeArray& v, grid::Nod
   for (int d = 0; d < Dim; ++d) lower[d] = in_.lower[d];
   auto scatter = Kokkos::Experimental::create_scatter_view(out);
   Kokkos::parallel_for(
-      "ip::gradient_particles", Kokkos::RangePolicy<>(0, x.extent(0)), KOKKOS_LAMBDA(const int p) {
+      "ip::gradient_particles", Kokkos::RangePolicy<>(0, in_.particles), KOKKOS_LAMBDA(const int p) {
         double q[Dim], G[Dim * Dim], S[Dim * Dim];
         for (int d = 0; d < Dim; ++d) q[d] = x(p, d);
         grid::Stencil<Dim> st;
@@ -170,6 +171,7 @@ void IncrementalPotential<Dim>::add_gradient(const grid::NodeArray& v, grid::Nod
       });
   const auto s = in_.sample_position, area = in_.sample_area;
   const auto kr = in_.sample_coefficient;
+  const double eps = in_.surface_smoothing;
   Kokkos::parallel_for(
       "ip::gradient_surface", Kokkos::RangePolicy<>(0, s.extent(0)), KOKKOS_LAMBDA(const int r) {
         double q[Dim], a[Dim], G[Dim * Dim], M[Dim * Dim], S[Dim * Dim];
@@ -181,7 +183,7 @@ void IncrementalPotential<Dim>::add_gradient(const grid::NodeArray& v, grid::Nod
         st.compute(q, lower, inv_dx);
         point_gradient<Dim>(st, box, lower, dx, q, v, G);
         for (int i = 0; i < Dim * Dim; ++i) M[i] = (i % (Dim + 1) == 0 ? 1.0 : 0.0) + dt * G[i];
-        physics::surface_energy_gradient<Dim>(M, a, S);
+        physics::smoothed_surface_energy_gradient<Dim>(M, a, eps, S);
         const double scale = dt * kr(r);
         for (int i = 0; i < Dim * Dim; ++i) S[i] *= scale;
         auto acc = scatter.access();
@@ -200,7 +202,7 @@ void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v) {
   const bool project = in_.project;
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = in_.lower[d];
-  const size_t np = x.extent(0), ns = in_.sample_position.extent(0);
+  const size_t np = in_.particles, ns = in_.sample_position.extent(0);
   if (fluid_curvature_.extent(0) != np) fluid_curvature_ = Kokkos::View<double*>("ip_fluid_curvature", np);
   if (in_.has_solid && solid_K_.extent(0) != np) solid_K_ = Kokkos::View<double**>("ip_solid_K", np, N * N);
   if (surface_K_.extent(0) != ns) surface_K_ = Kokkos::View<double**>("ip_surface_K", ns, N * N);
@@ -241,6 +243,7 @@ void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v) {
       });
   const auto s = in_.sample_position, area = in_.sample_area;
   const auto kr = in_.sample_coefficient;
+  const double eps = in_.surface_smoothing;
   auto KS = surface_K_;
   Kokkos::parallel_for(
       "ip::linearize_surface", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int r) {
@@ -253,7 +256,7 @@ void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v) {
         st.compute(q, lower, inv_dx);
         point_gradient<Dim>(st, box, lower, dx, q, v, G);
         for (int i = 0; i < N; ++i) M[i] = (i % (Dim + 1) == 0 ? 1.0 : 0.0) + dt * G[i];
-        physics::surface_energy_hessian<Dim>(M, a, K);
+        physics::smoothed_surface_energy_hessian<Dim>(M, a, eps, K);
         // Negative k (wetting, k_SL < 0) makes the term concave: it is dropped from the Hessian and
         // kept in the energy, which the line search uses (seed 000, pitfall 9).
         const double scale = (project && kr(r) < 0) ? 0.0 : dt * dt * kr(r);
@@ -276,7 +279,7 @@ void IncrementalPotential<Dim>::add_hessian(const grid::NodeArray& dv, grid::Nod
   const auto KP = solid_K_;
   auto scatter = Kokkos::Experimental::create_scatter_view(out);
   Kokkos::parallel_for(
-      "ip::hessian_particles", Kokkos::RangePolicy<>(0, x.extent(0)), KOKKOS_LAMBDA(const int p) {
+      "ip::hessian_particles", Kokkos::RangePolicy<>(0, in_.particles), KOKKOS_LAMBDA(const int p) {
         double q[Dim], dG[Dim * Dim], S[Dim * Dim];
         for (int d = 0; d < Dim; ++d) q[d] = x(p, d);
         grid::Stencil<Dim> st;
@@ -333,7 +336,7 @@ void IncrementalPotential<Dim>::add_diagonal(grid::NodeArray& out) const {
   const auto KP = solid_K_;
   auto scatter = Kokkos::Experimental::create_scatter_view(out);
   Kokkos::parallel_for(
-      "ip::diagonal_particles", Kokkos::RangePolicy<>(0, x.extent(0)), KOKKOS_LAMBDA(const int p) {
+      "ip::diagonal_particles", Kokkos::RangePolicy<>(0, in_.particles), KOKKOS_LAMBDA(const int p) {
         double q[Dim];
         for (int d = 0; d < Dim; ++d) q[d] = x(p, d);
         grid::Stencil<Dim> st;

@@ -16,6 +16,7 @@ namespace meniscus::mpm {
 
 template <int Dim>
 struct PotentialInputs {
+  size_t particles = 0;                  // the set's size (its views may hold spare capacity)
   particles::RealField x, F, J, volume;  // F empty when no material is a solid
   particles::IntField material;
   Kokkos::View<physics::Material*> materials;
@@ -26,6 +27,7 @@ struct PotentialInputs {
   double dx = 0;
   double dt = 0;
   bool has_solid = false;
+  double surface_smoothing = 0.3;  // eps of smoothed_surface_energy.hpp
   bool project = true;  // project per-point Hessians to PSD (off only for derivative checks)
 };
 

@@ -33,6 +33,11 @@ void declare_mpm_sections(config::Schema& root) {
   newton->flag("project_hessian",
                "clamp each quadrature point's Hessian to positive semi-definite (needed by CG; off only for checks)")
       .def("true");
+  newton->real("surface_smoothing", "1",
+               "eps of the smoothed sample energy sqrt(1+eps^2) (sqrt(|cof(M) dA|^2 + eps^2 |dA|^2) - eps |dA|): "
+               "smooth where a light node shrinks a sample to nothing; the same force at rest and under rotation")
+      .def(0.3)
+      .positive();
   mpm->section("newton", newton,
                "Newton solver of the implicit integrator; PETSc options -mpm_newton_ksp_* and -mpm_newton_pc_* "
                "reach its KSP (CG + Jacobi by default).");
