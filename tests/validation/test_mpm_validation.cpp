@@ -17,8 +17,17 @@ namespace {
 template <int Dim>
 void run_until(mpm::ExplicitMPM<Dim>& m, double& t, double t_end, const std::function<void(double)>& each = {}) {
   while (t < t_end * (1 - 1e-12)) {
-    const double dt = std::min(m.stable_dt(), t_end - t);
-    m.step(dt);
+    double dt = std::min(m.stable_dt(), t_end - t);
+    // As the driver does (src/run/simulation.cpp): a rejected implicit step is retried with dt/2.
+    for (int attempt = 0;; ++attempt) {
+      try {
+        m.step(dt);
+        break;
+      } catch (const StepRejected&) {
+        if (attempt >= 20) throw;
+        dt *= 0.5;
+      }
+    }
     t += dt;
     if (each) each(t);
   }
