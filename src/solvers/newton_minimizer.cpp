@@ -87,18 +87,34 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
       VecDot(g_, dir_, &slope);
     }
     // Backtracking on Phi. Near convergence the decrease drops below the round-off of Phi, so a step
-    // whose energy change is within that round-off is accepted as well.
-    double alpha = 1.0;
-    bool accepted = false;
-    for (int ls = 0; ls <= options_.max_line_search; ++ls) {
-      VecWAXPY(trial_, alpha, dir_, x);
-      const double trial = problem.energy(trial_);
-      if (trial <= phi + options_.armijo * alpha * slope + 1e-13 * std::fabs(phi)) {
-        phi = trial;
-        accepted = true;
-        break;
+    // whose energy change is within that round-off is accepted as well. If the Newton direction
+    // finds no decrease, steepest descent gets one try before the solve is declared failed.
+    auto search = [&](double s) {
+      double alpha = 1.0;
+      for (int ls = 0; ls <= options_.max_line_search; ++ls) {
+        VecWAXPY(trial_, alpha, dir_, x);
+        const double trial = problem.energy(trial_);
+        if (trial <= phi + options_.armijo * alpha * s + 1e-13 * std::fabs(phi)) {
+          phi = trial;
+          return true;
+        }
+        alpha *= 0.5;
       }
-      alpha *= 0.5;
+      return false;
+    };
+    bool accepted = search(slope);
+    if (!accepted) {
+      VecCopy(g_, dir_);
+      VecScale(dir_, -1.0);
+      // Scale the gradient step by the diagonal of the Hessian (a Jacobi step) so that alpha = 1 is
+      // meaningful.
+      Vec diag;
+      VecDuplicate(x, &diag);
+      problem.diagonal(diag);
+      VecPointwiseDivide(dir_, dir_, diag);
+      VecDestroy(&diag);
+      VecDot(g_, dir_, &slope);
+      accepted = search(slope);
     }
     if (!accepted) {
       result.reason = log::format("line search failed at Newton iteration %d (residual %.3e)", it, result.residual);
