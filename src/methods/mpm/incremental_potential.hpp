@@ -1,7 +1,8 @@
 #pragma once
 // The particle part of the MPM backward-Euler incremental potential (seed 000, stage 7b) as a
 // function of the grid velocities v (ghosted local nodes x Dim):
-//   E(v) = sum_p V0_p psi_p(F_p(v)) + sum_p dt eta V^n_p |sym grad v_p|^2 + sum_r k_r |cof(M_r) dA_r|,
+//   E(v) = sum_p V0_p psi_p(F_p(v)) + sum_p dt eta V^n_p |sym grad v_p|^2 + sum_r k_r g_eps(M_r, dA_r),
+// g_eps the sample energy |cof(M) dA| smoothed at zero length (physics/smoothed_surface_energy.hpp),
 // with grad v_q = sum_i v_i grad N_i(q)^T, M_q = I + dt grad v_q, solids F = M F^n, fluids the
 // linearised J = (1 + dt div v) J^n (the same update G2P applies), and the surface samples' M at s_r.
 // Every term is a function e_q(G) of its quadrature point's G = grad v_q, so the nodal gradient is
