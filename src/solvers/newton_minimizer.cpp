@@ -120,7 +120,21 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
       result.reason = log::format("line search failed at Newton iteration %d (residual %.3e)", it, result.residual);
       return result;
     }
-    VecCopy(trial_, x);
+    if (problem.step_norm) {
+      VecAXPY(x, -1.0, trial_);  // x <- x - trial = -(accepted step)
+      const double moved = problem.step_norm(x);
+      VecCopy(trial_, x);
+      if (moved <= target) {
+        problem.gradient(x, g_);
+        result.residual = problem.residual_norm(g_);
+        result.iterations = it + 1;
+        result.converged = std::isfinite(result.residual);
+        if (!result.converged) result.reason = "non-finite residual";
+        return result;
+      }
+    } else {
+      VecCopy(trial_, x);
+    }
   }
 }
 

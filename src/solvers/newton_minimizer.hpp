@@ -30,7 +30,11 @@ struct NewtonProblem {
   std::function<void(Vec in, Vec out)> hessian;  // (projected) Hessian product at the linearised x
   std::function<void(Vec diag)> diagonal;       // its diagonal (Jacobi preconditioner)
   std::function<double(Vec g)> residual_norm;   // convergence measure of a gradient
-  double reference = 1.0;                       // converged when residual_norm <= tolerance * reference
+  std::function<double(Vec dv)> step_norm;      // the same units for a change of x (may be empty)
+  // Converged when residual_norm <= tolerance * reference, or when an accepted step has
+  // step_norm <= tolerance * reference (the residual of nearly massless unknowns can stagnate at a
+  // level that moves nothing).
+  double reference = 1.0;
 };
 
 struct NewtonResult {

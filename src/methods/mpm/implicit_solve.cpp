@@ -294,6 +294,20 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
     MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, comm);
     return std::sqrt(s);
   };
+  problem.step_norm = [&](Vec dv) {
+    solvers::VecAccess da(dv, Dim, false);
+    auto d = da.view;
+    double s = 0;
+    Kokkos::parallel_reduce(
+        "implicit::step_norm", Kokkos::RangePolicy<>(0, kind.extent(0)),
+        KOKKOS_LAMBDA(const long i, double& acc) {
+          if (kind(i) == Inactive) return;
+          for (int c = 0; c < Dim; ++c) acc += mass(i) * d(i, c) * d(i, c);
+        },
+        s);
+    MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, comm);
+    return std::sqrt(s);
+  };
   // Reference scale of the residual sqrt(sum |r|^2 / m) (units sqrt(kg) m/s): the grid's momentum
   // norm sqrt(sum m |v^n|^2), the gravity impulse dt |g| sqrt(sum m), or the initial residual.
   double sums[2] = {0, 0};
