@@ -102,6 +102,19 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
   dt_max_ = m.real("dt_max");
   dt_min_ = m.real("dt_min");
   sort_every_ = m.integer("sort_every");
+  implicit_ = m.text("integrator") == "implicit";
+  if (implicit_) {
+    const auto nw = m.section("newton");
+    solvers::NewtonOptions opt;
+    opt.tolerance = nw.real("tolerance");
+    opt.max_iterations = static_cast<int>(nw.integer("max_iterations"));
+    opt.max_line_search = static_cast<int>(nw.integer("max_line_search"));
+    opt.linear_tolerance = nw.real("linear_tolerance");
+    opt.max_linear_iterations = static_cast<int>(nw.integer("max_linear_iterations"));
+    project_hessian_ = nw.flag("project_hessian");
+    surface_smoothing_ = nw.real("surface_smoothing");
+    implicit_solver_ = std::make_unique<ImplicitGridSolver<Dim>>(*decomp_, opt);
+  }
   const auto g = m.vector("gravity");
   for (int d = 0; d < Dim; ++d) gravity_[d] = g[d];
 
@@ -265,6 +278,8 @@ double ExplicitMPM<Dim>::stable_dt() {
   vmax = std::sqrt(vmax);
   MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
   const double dx = decomp_->dx();
+  // Backward Euler has no acoustic, viscous or capillary limit; the CFL bound on advection remains.
+  if (implicit_) return std::min(cfl_ * dx / (vmax + 1e-300), dt_max_);
   double dt = cfl_ * dx / (vmax + max_wave_speed_ + 1e-300);
   if (max_viscous_rate_ > 0) dt = std::min(dt, cfl_ * dx * dx / (2.0 * Dim * max_viscous_rate_));
   // Explicit capillary limit (Brackbill et al. 1992): dt <= sqrt(rho dx^3 / (pi k)).
@@ -630,9 +645,15 @@ void ExplicitMPM<Dim>::g2p_surface(grid::NodeArray& local, Kokkos::View<double**
 template <int Dim>
 void ExplicitMPM<Dim>::step(double dt) {
   if (st_.enabled) resample_surface_particles();
-  p2g(dt);
-  grid_update(dt);
+  if (implicit_) {
+    p2g(0.0);  // mass and momentum only: every force is in the incremental potential
+    implicit_update(dt);
+  } else {
+    p2g(dt);
+    grid_update(dt);
+  }
   g2p(dt);
+  last_dt_ = dt;
   st_.active = false;
   {
     auto t = timers_.scope("migrate");
@@ -644,6 +665,58 @@ void ExplicitMPM<Dim>::step(double dt) {
     auto t = timers_.scope("sort");
     particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
   }
+}
+
+template <int Dim>
+PotentialInputs<Dim> ExplicitMPM<Dim>::potential_inputs(double dt) const {
+  PotentialInputs<Dim> in;
+  in.particles = set_.size();
+  in.x = set_.field(f_.x);
+  in.F = deformation();
+  in.J = set_.field(f_.J);
+  in.volume = set_.field(f_.volume);
+  in.material = set_.material();
+  in.materials = materials_;
+  if (st_.active) {
+    in.sample_position = st_.samples.position;
+    in.sample_area = st_.samples.area;
+    in.sample_coefficient = st_.samples.coefficient;
+  }
+  in.gbox = grid_->ghost_box();
+  for (int d = 0; d < Dim; ++d) in.lower[d] = decomp_->lower()[d];
+  in.dx = decomp_->dx();
+  in.dt = dt;
+  in.has_solid = f_.F >= 0;
+  in.project = project_hessian_;
+  in.surface_smoothing = surface_smoothing_;
+  return in;
+}
+
+template <int Dim>
+void ExplicitMPM<Dim>::implicit_update(double dt) {
+  auto t = timers_.scope("newton");
+  implicit_solver_->setup(*grid_, colliders_, gravity_, dt);
+  IncrementalPotential<Dim> potential(potential_inputs(dt));
+  try {
+    last_implicit_ = implicit_solver_->solve(potential, *grid_);
+  } catch (const StepRejected&) {
+    st_.active = false;  // the retry resamples
+    throw;
+  }
+}
+
+template <int Dim>
+ImplicitGridSolver<Dim>& ExplicitMPM<Dim>::prepare_implicit_solve(double dt, bool project_hessian,
+                                                                  std::unique_ptr<IncrementalPotential<Dim>>& potential) {
+  if (!implicit_) throw RuntimeError("prepare_implicit_solve needs mpm.integrator: implicit");
+  if (st_.enabled) resample_surface_particles();
+  p2g(0.0);
+  implicit_solver_->setup(*grid_, colliders_, gravity_, dt);
+  auto in = potential_inputs(dt);
+  in.project = project_hessian;
+  potential = std::make_unique<IncrementalPotential<Dim>>(in);
+  st_.active = false;
+  return *implicit_solver_;
 }
 
 template <int Dim>
@@ -806,6 +879,12 @@ void ExplicitMPM<Dim>::diagnostics(DiagnosticRow& row) {
     row.emplace_back(Dim == 2 ? "solid_liquid_length" : "solid_liquid_area", parts[1]);
     row.emplace_back("dt_capillary", st_.coefficient.max_coefficient() > 0 ? capillary_dt() : 0.0);
     row.emplace_back("dropped_surface_particles", static_cast<double>(dropped));
+    row.emplace_back("dt_over_dt_capillary",
+                     st_.coefficient.max_coefficient() > 0 ? last_dt_ / capillary_dt() : 0.0);
+  }
+  if (implicit_) {
+    row.emplace_back("newton_iterations", static_cast<double>(last_implicit_.newton_iterations));
+    row.emplace_back("cg_iterations", static_cast<double>(last_implicit_.linear_iterations));
   }
   row.emplace_back("rank_particles_min", static_cast<double>(nmin));
   row.emplace_back("rank_particles_max", static_cast<double>(nmax));

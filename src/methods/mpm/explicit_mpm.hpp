@@ -1,9 +1,11 @@
 #pragma once
-// Explicit APIC MPM with quadratic B-splines (Jiang et al. 2015): weakly compressible fluids and
+// APIC MPM with quadratic B-splines (Jiang et al. 2015): weakly compressible fluids and
 // fixed-corotated solids on the shared DMDA decomposition. One step is
 //   P2G (mass, APIC momentum and stress impulse, scattered into the ghosted grid and summed across
 //   ranks) -> grid update (gravity, colliders) -> G2P (velocity, affine C, F/J, advection) ->
 //   migration (and periodic sorting by cell).
+// With mpm.integrator = implicit the grid update is backward Euler instead (implicit_solve.hpp): P2G
+// carries mass and momentum only and Newton minimises the incremental potential; the rest is shared.
 // The class owns the particles and grid; the driver owns time, output and progress.
 #include <memory>
 #include <string>
@@ -18,6 +20,7 @@
 #include "particles/halo.hpp"
 #include "methods/mpm/surface_coefficient.hpp"
 #include "methods/mpm/surface_resampling.hpp"
+#include "methods/mpm/implicit_solve.hpp"
 #include "physics/collider.hpp"
 #include "physics/material.hpp"
 
@@ -55,6 +58,11 @@ class ExplicitMPM : public Method {
   // The surface samples of the last step (positions, dA, coefficient, interface), and the model.
   const SurfaceSamples<Dim>& surface_samples() const { return st_.samples; }
   const SurfaceCoefficientModel& surface_coefficients() const { return st_.coefficient; }
+  bool implicit() const { return implicit_; }
+  // Test hook (implicit integrator only): resamples, runs P2G and sets up the backward-Euler solve at
+  // dt without solving, so that tests can evaluate the incremental potential and its derivatives.
+  ImplicitGridSolver<Dim>& prepare_implicit_solve(double dt, bool project_hessian,
+                                                  std::unique_ptr<IncrementalPotential<Dim>>& potential);
 
  private:
   void p2g(double dt);
@@ -66,6 +74,8 @@ class ExplicitMPM : public Method {
   void p2g_surface(double dt, grid::NodeArray& local);
   void g2p_surface(grid::NodeArray& local, Kokkos::View<double**>& vsum, Kokkos::View<double**>& bsum);
   void remove_particles_inside_colliders();
+  PotentialInputs<Dim> potential_inputs(double dt) const;
+  void implicit_update(double dt);
 
   MPI_Comm comm_;
   std::unique_ptr<grid::Decomposition<Dim>> decomp_;
@@ -82,6 +92,13 @@ class ExplicitMPM : public Method {
   double max_wave_speed_ = 0, max_viscous_rate_ = 0;
   long clamped_ = 0;
   Timers timers_;
+
+  // Backward Euler (mpm.integrator = implicit, mpm.newton).
+  bool implicit_ = false, project_hessian_ = true;
+  double surface_smoothing_ = 0.3;
+  std::unique_ptr<ImplicitGridSolver<Dim>> implicit_solver_;
+  ImplicitStats last_implicit_{};
+  double last_dt_ = 0;
 
   // Surface tension (mpm.surface_tension): samples rebuilt each step, their parents' group sizes.
   struct SurfaceTension {

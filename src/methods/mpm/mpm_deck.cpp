@@ -13,6 +13,34 @@ void declare_mpm_sections(config::Schema& root) {
   mpm->real("dt_min", "s", "smallest time step before the run stops as unstable").def(1e-9).positive();
   mpm->vector("gravity", "m/s^2", "gravitational acceleration").def_dim("[0, -9.81]", "[0, -9.81, 0]");
   mpm->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
+  mpm->choice("integrator", {"explicit", "implicit"},
+              "grid velocity update: explicit (forces at x^n) or backward Euler (Newton on the incremental "
+              "potential; no acoustic or capillary time step limit)")
+      .def("explicit");
+  auto newton = std::make_shared<config::Schema>();
+  newton->real("tolerance", "1", "Newton stops when sqrt(sum |r_i|^2/m_i) <= tolerance * max(sqrt(sum m|v^n|^2), "
+                                 "dt|g| sqrt(sum m), initial residual)")
+      .def(1e-6)
+      .positive();
+  newton->integer("max_iterations", "Newton iterations before the step is rejected (dt halved)").def("30").min(1);
+  newton->integer("max_line_search", "step halvings of the backtracking line search on the energy").def("20").min(0);
+  newton->real("linear_tolerance", "1", "relative tolerance of each linear solve (-mpm_newton_ksp_rtol overrides)")
+      .def(1e-4)
+      .positive();
+  newton->integer("max_linear_iterations", "iterations of each linear solve (-mpm_newton_ksp_max_it overrides)")
+      .def("1000")
+      .min(1);
+  newton->flag("project_hessian",
+               "clamp each quadrature point's Hessian to positive semi-definite (needed by CG; off only for checks)")
+      .def("true");
+  newton->real("surface_smoothing", "1",
+               "eps of the smoothed sample energy sqrt(1+eps^2) (sqrt(|cof(M) dA|^2 + eps^2 |dA|^2) - eps |dA|): "
+               "smooth where a light node shrinks a sample to nothing; the same force at rest and under rotation")
+      .def(0.3)
+      .positive();
+  mpm->section("newton", newton,
+               "Newton solver of the implicit integrator; PETSc options -mpm_newton_ksp_* and -mpm_newton_pc_* "
+               "reach its KSP (CG + Jacobi by default).");
   auto st = std::make_shared<config::Schema>();
   st->flag("enabled", "add surface tension (Chen et al. 2021, explicit form) on resampled surface particles").def("false");
   st->real("coefficient", "N/m", "surface tension coefficient k (a force per unit depth in 2D)").def(0.0).nonnegative();

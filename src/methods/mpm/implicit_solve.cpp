@@ -1,0 +1,373 @@
+#include "methods/mpm/implicit_solve.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "methods/method.hpp"
+#include "solvers/vec_access.hpp"
+
+namespace meniscus::mpm {
+
+namespace {
+enum NodeKind : int { Inactive = 0, Free = 1, NormalFixed = 2, Fixed = 3 };
+}
+
+template <int Dim>
+ImplicitGridSolver<Dim>::ImplicitGridSolver(const grid::Decomposition<Dim>& decomp, const solvers::NewtonOptions& options)
+    : decomp_(decomp), options_(options) {
+  // Same ownership and ghost width as the MPM grid, Dim unknowns per node.
+  DMDACreateCompatibleDMDA(decomp.dm(), Dim, &dm_);
+  DMCreateGlobalVector(dm_, &v_);
+  VecDuplicate(v_, &work_);
+  DMCreateLocalVector(dm_, &in_local_);
+  VecDuplicate(in_local_, &out_local_);
+  newton_ = std::make_unique<solvers::NewtonMinimizer>(v_, options_);
+}
+
+template <int Dim>
+ImplicitGridSolver<Dim>::~ImplicitGridSolver() {
+  newton_.reset();
+  for (Vec* v : {&v_, &work_, &in_local_, &out_local_})
+    if (*v) VecDestroy(v);
+  if (dm_) DMDestroy(&dm_);
+}
+
+template <int Dim>
+void ImplicitGridSolver<Dim>::to_local(Vec global, Vec local) {
+  DMGlobalToLocalBegin(dm_, global, INSERT_VALUES, local);
+  DMGlobalToLocalEnd(dm_, global, INSERT_VALUES, local);
+}
+
+template <int Dim>
+void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::ColliderSet<Dim>& colliders,
+                                    const double* gravity, double dt) {
+  dt_ = dt;
+  colliders_ = colliders;
+  for (int d = 0; d < Dim; ++d) gravity_[d] = gravity[d];
+  const auto obox = grid.owned_box();
+  const long n = obox.size();
+  if (mass_.extent(0) != static_cast<size_t>(n)) {
+    mass_ = Kokkos::View<double*>("implicit_mass", n);
+    vn_ = Kokkos::View<double**>("implicit_vn", n, Dim);
+    normal_ = Kokkos::View<double**>("implicit_normal", n, Dim);
+    vfix_ = Kokkos::View<double**>("implicit_vfix", n, Dim);
+    kind_ = Kokkos::View<int*>("implicit_kind", n);
+  }
+  auto mass = mass_;
+  auto vn = vn_, normal = normal_, vfix = vfix_;
+  auto kind = kind_;
+  double lower[Dim], g[Dim];
+  for (int d = 0; d < Dim; ++d) {
+    lower[d] = decomp_.lower()[d];
+    g[d] = gravity[d];
+  }
+  const double dx = decomp_.dx();
+  const auto cs = colliders;
+  {
+    PetscInt nv = 0, nl = 0;
+    VecGetLocalSize(v_, &nv);
+    VecGetLocalSize(in_local_, &nl);
+    if (nv != n * Dim || nl != grid.ghost_box().size() * Dim)
+      throw RuntimeError(log::format("implicit MPM: velocity layout %ld/%ld does not match the grid %ld/%ld", (long)nv,
+                                     (long)nl, n * Dim, grid.ghost_box().size() * Dim));
+  }
+  grid::NodeArray a = grid.acquire_owned();
+  {
+    solvers::VecAccess v0(v_, Dim);
+    auto v = v0.view;
+    Kokkos::parallel_for(
+        "implicit::setup", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const long i) {
+          const double m = a(i, 0);
+          mass(i) = m;
+          for (int d = 0; d < Dim; ++d) {
+            vn(i, d) = m > 0 ? a(i, 1 + d) / m : 0.0;
+            normal(i, d) = 0;
+            vfix(i, d) = 0;
+          }
+          if (!(m > 0)) {
+            kind(i) = Inactive;
+            for (int d = 0; d < Dim; ++d) v(i, d) = 0;
+            return;
+          }
+          int node[Dim];
+          obox.node(i, node);
+          double xi[Dim], pred[Dim];
+          for (int d = 0; d < Dim; ++d) {
+            xi[d] = lower[d] + node[d] * dx;
+            pred[d] = vn(i, d) + dt * g[d];
+          }
+          int k = Free;
+          for (int c = 0; c < cs.count && k == Free; ++c) {
+            const auto& col = cs.items[c];
+            if (col.shape.distance(xi) > 0) continue;
+            if (col.type == physics::BoundaryType::Sticky) {
+              k = Fixed;
+              for (int d = 0; d < Dim; ++d) vfix(i, d) = col.velocity[d];
+              continue;
+            }
+            double nn[Dim], rel = 0;
+            col.shape.normal(xi, nn);
+            for (int d = 0; d < Dim; ++d) rel += (pred[d] - col.velocity[d]) * nn[d];
+            if (rel < 0) {
+              k = NormalFixed;
+              for (int d = 0; d < Dim; ++d) {
+                normal(i, d) = nn[d];
+                vfix(i, d) = col.velocity[d];
+              }
+            }
+          }
+          kind(i) = k;
+          // The initial guess (explicit predictor without forces) satisfies the constraints.
+          if (k == Fixed) {
+            for (int d = 0; d < Dim; ++d) pred[d] = vfix(i, d);
+          } else if (k == NormalFixed) {
+            double s = 0;
+            for (int d = 0; d < Dim; ++d) s += (pred[d] - vfix(i, d)) * normal(i, d);
+            for (int d = 0; d < Dim; ++d) pred[d] -= s * normal(i, d);
+          }
+          for (int d = 0; d < Dim; ++d) v(i, d) = pred[d];
+        });
+  }
+  grid.release_owned(a);
+}
+
+template <int Dim>
+void ImplicitGridSolver<Dim>::project(Vec vec) {
+  solvers::VecAccess acc(vec, Dim);
+  auto v = acc.view;
+  auto kind = kind_;
+  auto normal = normal_;
+  Kokkos::parallel_for(
+      "implicit::project", Kokkos::RangePolicy<>(0, kind.extent(0)), KOKKOS_LAMBDA(const long i) {
+        if (kind(i) == Inactive || kind(i) == Fixed) {
+          for (int d = 0; d < Dim; ++d) v(i, d) = 0;
+        } else if (kind(i) == NormalFixed) {
+          double s = 0;
+          for (int d = 0; d < Dim; ++d) s += v(i, d) * normal(i, d);
+          for (int d = 0; d < Dim; ++d) v(i, d) -= s * normal(i, d);
+        }
+      });
+}
+
+template <int Dim>
+double ImplicitGridSolver<Dim>::node_energy(Vec vec) {
+  solvers::VecAccess acc(vec, Dim, false);
+  auto v = acc.view;
+  auto kind = kind_;
+  auto mass = mass_;
+  auto vn = vn_;
+  double g[Dim];
+  for (int d = 0; d < Dim; ++d) g[d] = gravity_[d];
+  const double dt = dt_;
+  double e = 0;
+  Kokkos::parallel_reduce(
+      "implicit::node_energy", Kokkos::RangePolicy<>(0, kind.extent(0)),
+      KOKKOS_LAMBDA(const long i, double& s) {
+        if (kind(i) == Inactive) return;
+        for (int d = 0; d < Dim; ++d) {
+          const double dv = v(i, d) - vn(i, d);
+          s += 0.5 * mass(i) * dv * dv - dt * mass(i) * g[d] * v(i, d);
+        }
+      },
+      e);
+  return e;
+}
+
+template <int Dim>
+double ImplicitGridSolver<Dim>::energy(IncrementalPotential<Dim>& potential, Vec v) {
+  to_local(v, in_local_);
+  double e = node_energy(v);
+  {
+    solvers::VecAccess in(in_local_, Dim, false);
+    e += potential.energy(in.view);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_DOUBLE, MPI_SUM, decomp_.comm());
+  return e;
+}
+
+template <int Dim>
+void ImplicitGridSolver<Dim>::gradient(IncrementalPotential<Dim>& potential, Vec vec, Vec out, bool projected) {
+  to_local(vec, in_local_);
+  VecZeroEntries(out_local_);
+  {
+    solvers::VecAccess in(in_local_, Dim, false), acc(out_local_, Dim);
+    potential.add_gradient(in.view, acc.view);
+  }
+  VecZeroEntries(out);
+  DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, out);
+  DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, out);
+  {
+    solvers::VecAccess va(vec, Dim, false), ga(out, Dim);
+    auto v = va.view, g = ga.view;
+    auto kind = kind_;
+    auto mass = mass_;
+    auto vn = vn_;
+    double gr[Dim];
+    for (int d = 0; d < Dim; ++d) gr[d] = gravity_[d];
+    const double dt = dt_;
+    Kokkos::parallel_for(
+        "implicit::node_gradient", Kokkos::RangePolicy<>(0, kind.extent(0)), KOKKOS_LAMBDA(const long i) {
+          for (int d = 0; d < Dim; ++d)
+            g(i, d) = kind(i) == Inactive ? 0.0 : g(i, d) + mass(i) * (v(i, d) - vn(i, d) - dt * gr[d]);
+        });
+  }
+  if (projected) project(out);
+}
+
+template <int Dim>
+void ImplicitGridSolver<Dim>::linearize(IncrementalPotential<Dim>& potential, Vec v) {
+  to_local(v, in_local_);
+  solvers::VecAccess in(in_local_, Dim, false);
+  potential.linearize(in.view);
+}
+
+template <int Dim>
+void ImplicitGridSolver<Dim>::hessian(IncrementalPotential<Dim>& potential, Vec d, Vec out) {
+  // P H P d + (I - P) d, with P the projection onto the free components.
+  VecCopy(d, work_);
+  project(work_);
+  to_local(work_, in_local_);
+  VecZeroEntries(out_local_);
+  {
+    solvers::VecAccess in(in_local_, Dim, false), acc(out_local_, Dim);
+    potential.add_hessian(in.view, acc.view);
+  }
+  VecZeroEntries(out);
+  DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, out);
+  DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, out);
+  {
+    solvers::VecAccess pa(work_, Dim, false), oa(out, Dim);
+    auto pd = pa.view, o = oa.view;
+    auto mass = mass_;
+    Kokkos::parallel_for(
+        "implicit::node_hessian", Kokkos::RangePolicy<>(0, mass.extent(0)), KOKKOS_LAMBDA(const long i) {
+          for (int c = 0; c < Dim; ++c) o(i, c) += mass(i) * pd(i, c);
+        });
+  }
+  project(out);
+  // (I - P) d = d - P d.
+  VecAXPY(out, 1.0, d);
+  VecAXPY(out, -1.0, work_);
+}
+
+template <int Dim>
+ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potential, grid::GridField<Dim>& grid) {
+  auto mass = mass_;
+  auto kind = kind_;
+  auto vn = vn_;
+  MPI_Comm comm = decomp_.comm();
+  solvers::NewtonProblem problem;
+  problem.energy = [&](Vec v) { return energy(potential, v); };
+  problem.gradient = [&](Vec v, Vec g) { gradient(potential, v, g, true); };
+  problem.linearize = [&](Vec v) { linearize(potential, v); };
+  problem.hessian = [&](Vec d, Vec out) { hessian(potential, d, out); };
+  problem.diagonal = [&](Vec diag) {
+    VecZeroEntries(out_local_);
+    {
+      solvers::VecAccess acc(out_local_, Dim);
+      potential.add_diagonal(acc.view);
+    }
+    VecZeroEntries(diag);
+    DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, diag);
+    DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, diag);
+    solvers::VecAccess da(diag, Dim);
+    auto dg = da.view;
+    Kokkos::parallel_for(
+        "implicit::node_diagonal", Kokkos::RangePolicy<>(0, kind.extent(0)), KOKKOS_LAMBDA(const long i) {
+          for (int c = 0; c < Dim; ++c)
+            dg(i, c) = (kind(i) == Inactive || kind(i) == Fixed) ? 1.0 : dg(i, c) + mass(i);
+        });
+  };
+  problem.residual_norm = [&](Vec gv) {
+    solvers::VecAccess ga(gv, Dim, false);
+    auto g = ga.view;
+    double s = 0;
+    Kokkos::parallel_reduce(
+        "implicit::residual_norm", Kokkos::RangePolicy<>(0, kind.extent(0)),
+        KOKKOS_LAMBDA(const long i, double& acc) {
+          if (kind(i) == Inactive) return;
+          for (int c = 0; c < Dim; ++c) acc += g(i, c) * g(i, c) / mass(i);
+        },
+        s);
+    MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, comm);
+    return std::sqrt(s);
+  };
+  problem.step_norm = [&](Vec dv) {
+    solvers::VecAccess da(dv, Dim, false);
+    auto d = da.view;
+    double s = 0;
+    Kokkos::parallel_reduce(
+        "implicit::step_norm", Kokkos::RangePolicy<>(0, kind.extent(0)),
+        KOKKOS_LAMBDA(const long i, double& acc) {
+          if (kind(i) == Inactive) return;
+          for (int c = 0; c < Dim; ++c) acc += mass(i) * d(i, c) * d(i, c);
+        },
+        s);
+    MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, comm);
+    return std::sqrt(s);
+  };
+  // Reference scale of the residual sqrt(sum |r|^2 / m) (units sqrt(kg) m/s): the grid's momentum
+  // norm sqrt(sum m |v^n|^2), the gravity impulse dt |g| sqrt(sum m), or the initial residual.
+  double sums[2] = {0, 0};
+  Kokkos::parallel_reduce(
+      "implicit::reference_momentum", Kokkos::RangePolicy<>(0, kind.extent(0)),
+      KOKKOS_LAMBDA(const long i, double& mv2) {
+        if (kind(i) == Inactive) return;
+        for (int c = 0; c < Dim; ++c) mv2 += mass(i) * vn(i, c) * vn(i, c);
+      },
+      sums[0]);
+  Kokkos::parallel_reduce(
+      "implicit::reference_mass", Kokkos::RangePolicy<>(0, kind.extent(0)),
+      KOKKOS_LAMBDA(const long i, double& m) { m += kind(i) == Inactive ? 0.0 : mass(i); }, sums[1]);
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+  double gnorm = 0;
+  for (int d = 0; d < Dim; ++d) gnorm += gravity_[d] * gravity_[d];
+  Vec g0;
+  VecDuplicate(v_, &g0);
+  gradient(potential, v_, g0, true);
+  const double r0 = problem.residual_norm(g0);
+  VecDestroy(&g0);
+  problem.reference = std::max({std::sqrt(sums[0]), dt_ * std::sqrt(gnorm * sums[1]), r0, 1e-300});
+
+  const auto result = newton_->minimize(problem, v_);
+  if (!result.converged) throw StepRejected("implicit MPM: " + result.reason);
+  ImplicitStats stats{result.iterations, result.linear_iterations, result.residual};
+
+  // Write the velocities into the MPM grid, through the explicit collider rule.
+  const auto obox = grid.owned_box();
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_.lower()[d];
+  const double dx = decomp_.dx();
+  const auto cs = colliders_;
+  grid::NodeArray a = grid.acquire_owned();
+  {
+    solvers::VecAccess va(v_, Dim, false);
+    auto v = va.view;
+    Kokkos::parallel_for(
+        "implicit::write_velocity", Kokkos::RangePolicy<>(0, obox.size()), KOKKOS_LAMBDA(const long i) {
+          if (kind(i) == Inactive) {
+            for (int d = 0; d < Dim; ++d) a(i, 1 + d) = 0;
+            return;
+          }
+          int node[Dim];
+          obox.node(i, node);
+          double xi[Dim], vi[Dim];
+          for (int d = 0; d < Dim; ++d) {
+            xi[d] = lower[d] + node[d] * dx;
+            vi[d] = v(i, d);
+          }
+          cs.apply(xi, vi);
+          for (int d = 0; d < Dim; ++d) a(i, 1 + d) = vi[d];
+        });
+  }
+  grid.release_owned(a);
+  grid.global_to_local();
+  return stats;
+}
+
+template class ImplicitGridSolver<2>;
+template class ImplicitGridSolver<3>;
+
+}  // namespace meniscus::mpm

@@ -1,0 +1,55 @@
+#pragma once
+// The particle part of the MPM backward-Euler incremental potential (seed 000, stage 7b) as a
+// function of the grid velocities v (ghosted local nodes x Dim):
+//   E(v) = sum_p V0_p psi_p(F_p(v)) + sum_p dt eta V^n_p |sym grad v_p|^2 + sum_r k_r g_eps(M_r, dA_r),
+// g_eps the sample energy |cof(M) dA| smoothed at zero length (physics/smoothed_surface_energy.hpp),
+// with grad v_q = sum_i v_i grad N_i(q)^T, M_q = I + dt grad v_q, solids F = M F^n, fluids the
+// linearised J = (1 + dt div v) J^n (the same update G2P applies), and the surface samples' M at s_r.
+// Every term is a function e_q(G) of its quadrature point's G = grad v_q, so the nodal gradient is
+// sum_q de_q/dG grad N_i(q) and the Hessian product sum_q d2e_q/dG2[dG] grad N_i(q): particle
+// kernels that scatter like P2G. The node terms (kinetic, gravity), projections and MPI sums are the
+// solver's (implicit_solve.hpp). Sums are local to this rank's particles and samples.
+#include "grid/grid_field.hpp"
+#include "particles/particle_set.hpp"
+#include "physics/material.hpp"
+
+namespace meniscus::mpm {
+
+template <int Dim>
+struct PotentialInputs {
+  size_t particles = 0;                  // the set's size (its views may hold spare capacity)
+  particles::RealField x, F, J, volume;  // F empty when no material is a solid
+  particles::IntField material;
+  Kokkos::View<physics::Material*> materials;
+  Kokkos::View<double**> sample_position, sample_area;  // empty without surface tension
+  Kokkos::View<double*> sample_coefficient;
+  grid::NodeBox<Dim> gbox;
+  double lower[Dim];
+  double dx = 0;
+  double dt = 0;
+  bool has_solid = false;
+  double surface_smoothing = 0.3;  // eps of smoothed_surface_energy.hpp
+  bool project = true;  // project per-point Hessians to PSD (off only for derivative checks)
+};
+
+template <int Dim>
+class IncrementalPotential {
+ public:
+  static constexpr int N = Dim * Dim;
+  explicit IncrementalPotential(const PotentialInputs<Dim>& in) : in_(in) {}
+
+  double energy(const grid::NodeArray& v) const;
+  void add_gradient(const grid::NodeArray& v, grid::NodeArray& out) const;
+  // Stores each point's d2e/dG2 at v (projected when in.project).
+  void linearize(const grid::NodeArray& v);
+  void add_hessian(const grid::NodeArray& d, grid::NodeArray& out) const;
+  void add_diagonal(grid::NodeArray& out) const;
+
+ private:
+  PotentialInputs<Dim> in_;
+  Kokkos::View<double*> fluid_curvature_;  // V0 psi''(J) (J^n dt)^2 per particle
+  Kokkos::View<double**> solid_K_;         // particles x N*N (solids only)
+  Kokkos::View<double**> surface_K_;       // samples x N*N
+};
+
+}  // namespace meniscus::mpm

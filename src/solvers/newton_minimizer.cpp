@@ -1,0 +1,145 @@
+#include "solvers/newton_minimizer.hpp"
+
+#include <cmath>
+
+#include "core/log.hpp"
+#include "solvers/shell_operator.hpp"
+
+namespace meniscus::solvers {
+
+NewtonMinimizer::NewtonMinimizer(Vec layout, const NewtonOptions& options) : options_(options) {
+  VecDuplicate(layout, &g_);
+  VecDuplicate(layout, &dir_);
+  VecDuplicate(layout, &trial_);
+}
+
+NewtonMinimizer::~NewtonMinimizer() {
+  if (g_) VecDestroy(&g_);
+  if (dir_) VecDestroy(&dir_);
+  if (trial_) VecDestroy(&trial_);
+}
+
+NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
+  NewtonResult result;
+  ShellOperator H(x, problem.hessian, problem.diagonal);
+  H.set_symmetric();  // a Hessian: CG may rely on it
+  // One KSP per solve, so that nothing of the previous step's operator (a destroyed shell) survives.
+  MPI_Comm comm;
+  PetscObjectGetComm(reinterpret_cast<PetscObject>(x), &comm);
+  KSP ksp = nullptr;
+  KSPCreate(comm, &ksp);
+  KSPSetOptionsPrefix(ksp, options_.prefix.c_str());
+  // Defaults first, so that -<prefix>ksp_type / -<prefix>pc_type / -<prefix>ksp_rtol override them.
+  KSPSetType(ksp, KSPCG);
+  PC pc;
+  KSPGetPC(ksp, &pc);
+  PCSetType(pc, PCJACOBI);
+  // CG's (preconditioned) residual may grow transiently by many orders of magnitude on this badly
+  // scaled system (node masses from 1e-11 to 1 of the largest): no divergence tolerance.
+  KSPSetTolerances(ksp, options_.linear_tolerance, 1e-300, 1e300, options_.max_linear_iterations);
+  KSPSetFromOptions(ksp);
+  struct Guard {
+    KSP& k;
+    ~Guard() { KSPDestroy(&k); }
+  } guard{ksp};
+  double phi = problem.energy(x);
+  if (!(phi < 1e299)) {
+    result.reason = "the initial guess is inadmissible";
+    return result;
+  }
+  const double target = options_.tolerance * problem.reference;
+  for (int it = 0;; ++it) {
+    problem.gradient(x, g_);
+    result.residual = problem.residual_norm(g_);
+    result.iterations = it;
+    if (!std::isfinite(result.residual)) {
+      result.reason = "non-finite residual";
+      return result;
+    }
+    if (result.residual <= target) {
+      result.converged = true;
+      return result;
+    }
+    if (it >= options_.max_iterations) {
+      result.reason = log::format("no convergence in %d Newton iterations (residual %.3e, target %.3e)", it,
+                                  result.residual, target);
+      return result;
+    }
+    // Newton direction: H dir = -g (inexact, by the KSP).
+    problem.linearize(x);
+    // A shell matrix's state does not change by itself: bump it so that the preconditioner (the
+    // Jacobi diagonal) is rebuilt for the new linearisation.
+    MatAssemblyBegin(H.mat(), MAT_FINAL_ASSEMBLY);
+    MatAssemblyEnd(H.mat(), MAT_FINAL_ASSEMBLY);
+    KSPSetOperators(ksp, H.mat(), H.mat());
+    VecScale(g_, -1.0);
+    KSPSolve(ksp, g_, dir_);
+    VecScale(g_, -1.0);
+    PetscInt its = 0;
+    KSPGetIterationNumber(ksp, &its);
+    result.linear_iterations += its;
+    PetscScalar slope = 0;
+    VecDot(g_, dir_, &slope);
+    // A non-finite iterate or a direction that does not descend falls back to steepest descent; the
+    // line search keeps the method globally convergent.
+    // The iterate of a KSP that stopped early (iteration limit, or CG meeting a direction of zero
+    // or negative curvature, which round-off produces on this badly scaled system) is still used
+    // when it descends.
+    if (!std::isfinite(slope) || slope >= 0) {
+      VecCopy(g_, dir_);
+      VecScale(dir_, -1.0);
+      VecDot(g_, dir_, &slope);
+    }
+    // Backtracking on Phi. Near convergence the decrease drops below the round-off of Phi, so a step
+    // whose energy change is within that round-off is accepted as well. If the Newton direction
+    // finds no decrease, steepest descent gets one try before the solve is declared failed.
+    auto search = [&](double s) {
+      double alpha = 1.0;
+      for (int ls = 0; ls <= options_.max_line_search; ++ls) {
+        VecWAXPY(trial_, alpha, dir_, x);
+        const double trial = problem.energy(trial_);
+        if (trial <= phi + options_.armijo * alpha * s + 1e-13 * std::fabs(phi)) {
+          phi = trial;
+          return true;
+        }
+        alpha *= 0.5;
+      }
+      return false;
+    };
+    bool accepted = search(slope);
+    if (!accepted) {
+      VecCopy(g_, dir_);
+      VecScale(dir_, -1.0);
+      // Scale the gradient step by the diagonal of the Hessian (a Jacobi step) so that alpha = 1 is
+      // meaningful.
+      Vec diag;
+      VecDuplicate(x, &diag);
+      problem.diagonal(diag);
+      VecPointwiseDivide(dir_, dir_, diag);
+      VecDestroy(&diag);
+      VecDot(g_, dir_, &slope);
+      accepted = search(slope);
+    }
+    if (!accepted) {
+      result.reason = log::format("line search failed at Newton iteration %d (residual %.3e)", it, result.residual);
+      return result;
+    }
+    if (problem.step_norm) {
+      VecAXPY(x, -1.0, trial_);  // x <- x - trial = -(accepted step)
+      const double moved = problem.step_norm(x);
+      VecCopy(trial_, x);
+      if (moved <= target) {
+        problem.gradient(x, g_);
+        result.residual = problem.residual_norm(g_);
+        result.iterations = it + 1;
+        result.converged = std::isfinite(result.residual);
+        if (!result.converged) result.reason = "non-finite residual";
+        return result;
+      }
+    } else {
+      VecCopy(trial_, x);
+    }
+  }
+}
+
+}  // namespace meniscus::solvers

@@ -1,0 +1,64 @@
+#pragma once
+// Newton's method for minimising a smooth energy Phi(x) over a distributed PETSc Vec, with a
+// matrix-free Hessian (ShellOperator) solved by a PETSc KSP (CG + Jacobi unless the options database
+// says otherwise, under the options prefix given) and a backtracking (Armijo) line search on Phi
+// itself. Own loop rather than SNES: the line search must use the energy, the convergence test is a
+// mass-weighted residual, and a failed solve must come back as a value (the caller retries with a
+// smaller time step) instead of a SNES divergence reason.
+#include <petscksp.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace meniscus::solvers {
+
+struct NewtonOptions {
+  double tolerance = 1e-6;      // on residual_norm, relative to the problem's reference scale
+  int max_iterations = 30;
+  int max_line_search = 20;     // halvings of the step
+  double armijo = 1e-4;         // sufficient decrease constant c1
+  double linear_tolerance = 1e-4;  // KSP rtol default (-<prefix>ksp_rtol overrides)
+  int max_linear_iterations = 1000;
+  std::string prefix = "mpm_newton_";
+};
+
+struct NewtonProblem {
+  std::function<double(Vec x)> energy;          // collective; a huge value marks an inadmissible x
+  std::function<void(Vec x, Vec g)> gradient;   // the (projected) gradient at x
+  std::function<void(Vec x)> linearize;         // prepares hessian() at x
+  std::function<void(Vec in, Vec out)> hessian;  // (projected) Hessian product at the linearised x
+  std::function<void(Vec diag)> diagonal;       // its diagonal (Jacobi preconditioner)
+  std::function<double(Vec g)> residual_norm;   // convergence measure of a gradient
+  std::function<double(Vec dv)> step_norm;      // the same units for a change of x (may be empty)
+  // Converged when residual_norm <= tolerance * reference, or when an accepted step has
+  // step_norm <= tolerance * reference (the residual of nearly massless unknowns can stagnate at a
+  // level that moves nothing).
+  double reference = 1.0;
+};
+
+struct NewtonResult {
+  bool converged = false;
+  int iterations = 0;
+  long linear_iterations = 0;
+  double residual = 0;
+  std::string reason;
+};
+
+class NewtonMinimizer {
+ public:
+  NewtonMinimizer(Vec layout, const NewtonOptions& options);
+  ~NewtonMinimizer();
+  NewtonMinimizer(const NewtonMinimizer&) = delete;
+  NewtonMinimizer& operator=(const NewtonMinimizer&) = delete;
+
+  // Minimises from x (in place). Collective.
+  NewtonResult minimize(const NewtonProblem& problem, Vec x);
+  const NewtonOptions& options() const { return options_; }
+
+ private:
+  NewtonOptions options_;
+  Vec g_ = nullptr, dir_ = nullptr, trial_ = nullptr;
+};
+
+}  // namespace meniscus::solvers
