@@ -161,34 +161,42 @@ TEST(SphValidation, ImplicitZeroGravityCubeBecomesOneSphereWhereExplicitFails) {
 }
 
 namespace {
-// Period of the l = 2 shape oscillation of a drop (digest P1): a sphere R = 0.25 m, r = 0.0125 m (4224
-// particles, V = d^3), zero g, no viscosity. The seeded lattice is first relaxed for 0.3 s with XSPH
-// 0.5 (it carries surface energy that would otherwise swamp the mode), then XSPH is switched off and the
-// l = 2 velocity field v = A (-x, -y, 2z) about the centroid is imposed (A = 0.025 of the estimated
-// omega). The signal y = S_zz - (S_xx + S_yy)/2 of the gyration tensor leaves its relaxed value y0 at
-// t = 0 and returns to it at T/2 and T; the period is the second return time.
-double rayleigh_period(double sigma, double* radius) {
-  auto d = test::deck_from_string(R"(
-simulation: {dimension: 3, method: sph-jeske2023, end_time: 10.0}
-domain: {lower: [-1, -1, -1], upper: [1, 1, 1], cell_size: 0.05, walls: none}
-sph: {particle_radius: 0.0125, gravity: [0, 0, 0], dt: 0.001, st_mode: implicit, xsph: 0.5, surface_tension: )" +
-                                  std::to_string(sigma) + R"(, mass_volume_factor: 1.0}
+// A zero-g 3D drop of radius R0 seeded on the cubic lattice (spacing d = 2r, V = d^3) at the digest's
+// P1 settings; xsph and nu are the relaxation's values.
+std::string rayleigh_drop_deck(double sigma, double R0, double r, double nu) {
+  const double L = 2 * R0 + 0.5;
+  return log::format(R"(
+simulation: {dimension: 3, method: sph-jeske2023, end_time: 100.0}
+domain: {lower: [%g, %g, %g], upper: [%g, %g, %g], cell_size: %g, walls: none}
+sph: {particle_radius: %g, gravity: [0, 0, 0], dt: 0.001, st_mode: implicit, xsph: 0.5, surface_tension: %g,
+      viscosity: %g, mass_volume_factor: 1.0}
 materials: [{name: water, density: 1000}]
-sources: [{type: sphere, material: water, center: [0, 0, 0], radius: 0.25, particles_per_cell: 8}]
-)");
+sources: [{type: sphere, material: water, center: [0, 0, 0], radius: %g, particles_per_cell: 8}]
+)", -L, -L, -L, L, L, L, 4 * r, r, sigma, nu, R0);
+}
+
+// Equivalent radius of N particles of volume d^3.
+double drop_radius(double n, double r) { return std::cbrt(3.0 * n * std::pow(2 * r, 3) / (4.0 * M_PI)); }
+
+// Period of the l = 2 shape oscillation (digest P1): the seeded lattice is first relaxed for 0.3 s with
+// XSPH 0.5 (it carries surface energy that would otherwise swamp the mode), then XSPH is switched off and
+// the l = 2 velocity field v = A (-x, -y, 2z) about the centroid is imposed (A = 0.025 of the mean-field
+// omega; time step dt, relaxation relax_s). The signal y = S_zz - (S_xx + S_yy)/2 of the gyration tensor leaves its relaxed value y0 at
+// t = 0 and returns to it at T/2 and T; the period is the second return time (-1: no second return).
+double rayleigh_period(double sigma, double R0, double r, double* radius, double dt = 1e-3, double relax_s = 0.3) {
+  auto d = test::deck_from_string(rayleigh_drop_deck(sigma, R0, r, 0.0));
   sph::SphJeske<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
-  *radius = std::cbrt(3.0 * m.global_particle_count() * std::pow(0.025, 3) / (4.0 * M_PI));
-  for (int s = 0; s < 300; ++s) m.step(1e-3);
+  const double R = *radius = drop_radius(static_cast<double>(m.global_particle_count()), r);
+  for (int s = 0; s < std::lround(relax_s / dt); ++s) m.step(dt);
   m.params_for_tests().xsph = 0;
-  auto moment = [&](DiagnosticRow& r) {
-    r.clear();
-    m.diagnostics(r);
-    return column(r, "gyration_zz") - 0.5 * (column(r, "gyration_xx") + column(r, "gyration_yy"));
+  auto moment = [&](DiagnosticRow& row) {
+    row.clear();
+    m.diagnostics(row);
+    return column(row, "gyration_zz") - 0.5 * (column(row, "gyration_xx") + column(row, "gyration_yy"));
   };
-  DiagnosticRow r;
-  const double y0 = moment(r);
-  const double c[3] = {column(r, "centroid_x"), column(r, "centroid_y"), column(r, "centroid_z")};
-  const double R = *radius;
+  DiagnosticRow row;
+  const double y0 = moment(row);
+  const double c[3] = {column(row, "centroid_x"), column(row, "centroid_y"), column(row, "centroid_z")};
   const double omega_est = std::sqrt(8 * 0.0413 * sigma / (1000 * R * R * R));
   const double A = 0.025 * omega_est;
   {
@@ -204,29 +212,78 @@ sources: [{type: sphere, material: water, center: [0, 0, 0], radius: 0.25, parti
   }
   std::vector<double> returns;
   double prev = 0, tprev = 0;
-  const int steps = static_cast<int>(std::lround(2.5 * 2 * M_PI / omega_est / 1e-3));
+  const int steps = static_cast<int>(std::lround(2.5 * 2 * M_PI / omega_est / dt));
   for (int s = 1; s <= steps && returns.size() < 2; ++s) {
-    m.step(1e-3);
+    m.step(dt);
     if (s % 2) continue;
-    const double y = moment(r) - y0, t = s * 1e-3;
+    const double y = moment(row) - y0, t = s * dt;
     if (std::getenv("SPH_RAYLEIGH_TRACE") && s % 20 == 0)
-      std::printf("sigma %g t %.3f y %.3e ke %.3e\n", sigma, t, y, column(r, "kinetic_energy"));
+      std::printf("sigma %g R %g t %.3f y %.3e ke %.3e\n", sigma, R, t, y, column(row, "kinetic_energy"));
     if (s > 2 && prev * y < 0) returns.push_back(tprev + (t - tprev) * prev / (prev - y));
     prev = y;
     tprev = t;
   }
   return returns.size() == 2 ? returns[1] : -1.0;
 }
+
+// Mean DFSPH-equivalent pressure (digest 4.5, P2) of the particles within R/2 of the centroid of a
+// static drop damped by nu = 0.01 (0.5 s with XSPH 0.5 from the seeded lattice), averaged over the
+// following `average_s` seconds. The density solve applies v_i -= dt sum_j m_j (k_i + k_j) grad W_ij
+// with k = p / rho^2 (stored summed over the step's iterations, likewise the divergence solve's), so
+// p_i = (k_i + k^v_i) rho0^2.
+double interior_pressure(double sigma, double R0, double r, double average_s, double* radius) {
+  auto d = test::deck_from_string(rayleigh_drop_deck(sigma, R0, r, 0.01));
+  sph::SphJeske<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  const double R = *radius = drop_radius(static_cast<double>(m.global_particle_count()), r);
+  for (int s = 0; s < 500; ++s) m.step(1e-3);
+  const double rho0 = 1000.0;
+  double sum[2] = {0, 0};  // pressure sum, samples
+  const int steps = static_cast<int>(std::lround(average_s / 1e-3));
+  for (int s = 0; s < steps; ++s) {
+    m.step(1e-3);
+    auto& set = m.particles();
+    const int n = static_cast<int>(set.size());
+    auto x = set.field(m.fields().x);
+    auto k = set.field(m.fields().kappa);
+    auto kv = set.field(m.fields().kappa_v);
+    double c[4] = {0, 0, 0, static_cast<double>(n)};
+    for (int q = 0; q < 3; ++q) {
+      double cq = 0;
+      Kokkos::parallel_reduce(
+          "test::centroid", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i, double& a) { a += x(i, q); }, cq);
+      c[q] = cq;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, c, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    const double cx = c[0] / c[3], cy = c[1] / c[3], cz = c[2] / c[3], r2max = R * R / 4;
+    double part[2] = {0, 0};
+    Kokkos::parallel_reduce(
+        "test::interior_pressure", Kokkos::RangePolicy<>(0, n),
+        KOKKOS_LAMBDA(const int i, double& p, double& cnt) {
+          const double dx = x(i, 0) - cx, dy = x(i, 1) - cy, dz = x(i, 2) - cz;
+          if (dx * dx + dy * dy + dz * dz < r2max) {
+            p += (k(i, 0) + kv(i, 0)) * rho0 * rho0;
+            cnt += 1;
+          }
+        },
+        part[0], part[1]);
+    MPI_Allreduce(MPI_IN_PLACE, part, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    sum[0] += part[0];
+    sum[1] += part[1];
+    if (std::getenv("SPH_RAYLEIGH_TRACE") && s % 50 == 0)
+      std::printf("R %.4f t %.3f p %.1f\n", R, 0.5 + (s + 1) * 1e-3, part[0] / part[1]);
+  }
+  return sum[0] / sum[1];
+}
 }  // namespace
 
 TEST(SphValidation, LongRayleighPeriodHalvesWhenSigmaQuadruples) {
   // omega^2 = 8 gamma / (rho R^3) with gamma proportional to sigma: T(sigma) / T(4 sigma) = 2 (digest
-  // P1 pair 2000 / 8000). Absolute scale: the digest's mean-field gamma_eff = 0.0413 sigma (V = d^3),
-  // within 30 %.
+  // P1 pair 2000 / 8000, R = 0.25 m, r = 0.0125 m). Absolute scale: the digest's mean-field
+  // gamma_eff = 0.0413 sigma (V = d^3), within 30 %.
   double R = 0;
-  const double t1 = rayleigh_period(2000, &R);
-  const double t4 = rayleigh_period(8000, &R);
-  // Known to fail on this branch (docs/theory-sph.md): at sigma = 2000 the drop deforms for a quarter
+  const double t1 = rayleigh_period(2000, 0.25, 0.0125, &R);
+  const double t4 = rayleigh_period(8000, 0.25, 0.0125, &R);
+  // Known to fail (docs/theory-sph.md, calibration): at sigma = 2000 the drop deforms for a quarter
   // period and then stays deformed (the cold particle arrangement does not yield).
   EXPECT_GT(t1, 0) << "the drop did not return to its relaxed shape at sigma = 2000";
   EXPECT_GT(t4, 0) << "the drop did not return to its relaxed shape at sigma = 8000";
@@ -241,4 +298,107 @@ TEST(SphValidation, LongRayleighPeriodHalvesWhenSigmaQuadruples) {
   test::record_check("sph_rayleigh_gamma_calibration", "gamma_eff = 0.0413 sigma (mean field, V = d^3)", "30 %",
                      log::format("gamma_cal = %.4f sigma at sigma = 8000 (R = %.4f m)", gamma_cal / 8000.0, R),
                      std::fabs(gamma_cal / 8000.0 - 0.0413) <= 0.3 * 0.0413);
+}
+
+TEST(SphValidation, LongRayleighPeriodScalesWithRadiusToTheThreeHalves) {
+  // T proportional to R^{3/2}: T(0.5) / T(0.25) = 2^{3/2} = 2.83 (issue 5: +-0.3), sigma = 8000, at a
+  // fixed particle count (4224; r = 0.0125 and 0.025): the 33 k particles of R = 0.5 at r = 0.0125 do not
+  // fit a test. Known to fail (docs/theory-sph.md): the larger drop stays deformed.
+  double R1 = 0, R2 = 0;
+  const double t1 = rayleigh_period(8000, 0.25, 0.0125, &R1);
+  const double t2 = rayleigh_period(8000, 0.5, 0.025, &R2);
+  EXPECT_GT(t1, 0) << "the drop R = 0.25 did not return to its relaxed shape";
+  EXPECT_GT(t2, 0) << "the drop R = 0.5 did not return to its relaxed shape";
+  const double ratio = t1 > 0 && t2 > 0 ? t2 / t1 : -1.0, expected = std::pow(R2 / R1, 1.5);
+  EXPECT_NEAR(ratio, expected, 0.3);
+  test::record_check("sph_rayleigh_radius_scaling", "T(2R)/T(R) = 2^{3/2} (Rayleigh l = 2)", "+-0.3",
+                     log::format("T(%.3f) = %.3f s, T(%.3f) = %.3f s, ratio %.3f (expected %.3f)", R1, t1, R2, t2,
+                                 ratio, expected),
+                     std::fabs(ratio - expected) <= 0.3);
+}
+
+namespace {
+// Laplace measurement of gamma (digest P2, differential form): the interior pressure of a static drop is
+// p(R) = p_c + 2 gamma / R, where p_c is the cohesive pressure that holds the surface layer (R-independent,
+// about 0.21 sigma / d: ~25 times 2 gamma / R at R = 10 d, so the digest's literal p = 2 gamma / R cannot
+// hold). Two radii at the same r give gamma = (p1 - p2) / (2 (1/R1 - 1/R2)) and p_c.
+struct LaplaceFit {
+  double gamma, p_cohesive, p1, p2, R1, R2;
+};
+LaplaceFit laplace_fit(double sigma, double average_s) {
+  LaplaceFit f{};
+  f.p1 = interior_pressure(sigma, 0.125, 0.0125, average_s, &f.R1);
+  f.p2 = interior_pressure(sigma, 0.25, 0.0125, average_s, &f.R2);
+  f.gamma = (f.p1 - f.p2) / (2 * (1 / f.R1 - 1 / f.R2));
+  f.p_cohesive = f.p2 - 2 * f.gamma / f.R2;
+  std::printf("Laplace fit sigma %g: p(%.4f) = %.1f Pa, p(%.4f) = %.1f Pa, gamma = %.4f sigma, p_c = %.4f sigma/d\n", sigma,
+              f.R1, f.p1, f.R2, f.p2, f.gamma / sigma, f.p_cohesive * 2 * 0.0125 / sigma);
+  return f;
+}
+// gamma_cal / sigma from the Rayleigh period at sigma = 8000, R = 0.25, r = 0.0125 (test
+// LongRayleighPeriodHalvesWhenSigmaQuadruples, docs/theory-sph.md): the calibration digest P2 checks.
+constexpr double kRayleighGammaPerSigma = 0.0505;
+// Digest 4.11 mean-field estimate for V = d^3.
+constexpr double kMeanFieldGammaPerSigma = 0.0413;
+// Cohesion force on a particle of the top layer of a half-space cubic lattice (h = 2d, V = d^3):
+// 0.2138 sigma d (digest 4.11), spread over the layer's area d^2 per particle.
+constexpr double kSurfaceLayerForcePerSigmaD = 0.2138;
+}  // namespace
+
+TEST(SphValidation, LaplacePressureJumpGivesTheMeanFieldSurfaceTension) {
+  // Drops R = 0.125 and 0.25 m (552 and 4224 particles, r = 0.0125), sigma = 8000, damped (nu = 0.01).
+  const double sigma = 8000, d = 0.025;
+  const LaplaceFit f = laplace_fit(sigma, 0.3);
+  // Asserted: gamma_L against the digest's mean-field gamma_eff = 0.0413 sigma (4.11, V = d^3) within the
+  // issue's 20 %, and p_c against the surface-layer force. Recorded only (asserted in the Long test
+  // below): the issue's comparison with the Rayleigh calibration, which this branch does not meet.
+  const double mean_field = f.gamma / (kMeanFieldGammaPerSigma * sigma);
+  const double ratio = f.gamma / (kRayleighGammaPerSigma * sigma);
+  const double pc = f.p_cohesive / (kSurfaceLayerForcePerSigmaD * sigma / d);
+  EXPECT_NEAR(mean_field, 1.0, 0.2);
+  EXPECT_NEAR(pc, 1.0, 0.05);
+  test::record_check("sph_laplace_gamma_mean_field", "gamma_Laplace = 0.0413 sigma (digest 4.11 mean field)", "20 %",
+                     log::format("p(%.4f) = %.0f Pa, p(%.4f) = %.0f Pa: gamma_L = %.4f sigma, ratio %.3f", f.R1, f.p1,
+                                 f.R2, f.p2, f.gamma / sigma, mean_field),
+                     std::fabs(mean_field - 1) <= 0.2);
+  test::record_check("sph_laplace_gamma_vs_rayleigh", "gamma_Laplace / gamma_Rayleigh (0.0505 sigma) in [0.8, 1.25]",
+                     "20 %", log::format("ratio %.3f", ratio), ratio >= 0.8 && ratio <= 1.25);
+  test::record_check("sph_cohesive_pressure", "p_c = 0.2138 sigma / d (surface-layer cohesion per area)", "5 %",
+                     log::format("p_c = %.4f sigma / d", f.p_cohesive * d / sigma), std::fabs(pc - 1) <= 0.05);
+}
+
+TEST(SphValidation, LongLaplaceAndRayleighGammaAgreeAtTwoSigmas) {
+  // Both measurements live, at sigma = 2000 and 8000 (issue 5: within 20 %). The Rayleigh period at
+  // sigma = 2000 is known not to exist (docs/theory-sph.md); the Laplace gamma is reported for both.
+  for (double sigma : {8000.0, 2000.0}) {
+    const LaplaceFit f = laplace_fit(sigma, 0.3);
+    double R = 0;
+    const double T = rayleigh_period(sigma, 0.25, 0.0125, &R);
+    const double omega = T > 0 ? 2 * M_PI / T : 0.0;
+    const double gamma_cal = 1000.0 * R * R * R * omega * omega / 8.0;
+    const double ratio = gamma_cal > 0 ? f.gamma / gamma_cal : -1.0;
+    EXPECT_GT(T, 0) << "no Rayleigh period at sigma = " << sigma;
+    EXPECT_GE(ratio, 0.8) << "sigma = " << sigma;
+    EXPECT_LE(ratio, 1.25) << "sigma = " << sigma;
+    test::record_check(log::format("sph_laplace_vs_rayleigh_%g", sigma), "gamma_Laplace / gamma_Rayleigh in [0.8, 1.25]",
+                       "20 %",
+                       log::format("gamma_L = %.4f sigma, gamma_cal = %.4f sigma (T = %.3f s), p_c = %.4f sigma / d",
+                                   f.gamma / sigma, gamma_cal / sigma, T, f.p_cohesive * 0.025 / sigma),
+                       ratio >= 0.8 && ratio <= 1.25);
+  }
+}
+
+TEST(SphValidation, LongRayleighPeriodScalesExactlyWhenDtScalesWithThePeriod) {
+  // The cause of the failed sigma scaling (docs/theory-sph.md): with nu = 0 the scheme has no time scale
+  // other than sqrt(rho d^3 / sigma), so sigma -> 4 sigma with dt -> dt / 2 (and the relaxation time
+  // halved) must reproduce the same motion twice as fast: T(2000; dt = 2 ms) / T(8000; dt = 1 ms) = 2 up
+  // to solver tolerances. At a fixed dt the response depends on dt / T and the ratio is not 2.
+  double R = 0;
+  const double t1 = rayleigh_period(2000, 0.25, 0.0125, &R, 2e-3, 0.6);
+  const double t4 = rayleigh_period(8000, 0.25, 0.0125, &R, 1e-3, 0.3);
+  const double ratio = t1 > 0 && t4 > 0 ? t1 / t4 : -1.0;
+  EXPECT_NEAR(ratio, 2.0, 0.02);
+  test::record_check("sph_rayleigh_dimensional_scaling", "T(sigma, 2 dt)/T(4 sigma, dt) = 2 (dimensional analysis)",
+                     "1 %", log::format("T = %.4f s and %.4f s, ratio %.4f", t1, t4, ratio),
+                     std::fabs(ratio - 2.0) <= 0.02);
 }
