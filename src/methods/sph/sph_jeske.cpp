@@ -381,21 +381,29 @@ struct DensityRate {
 }  // namespace
 
 template <int Dim>
+Kokkos::View<double*> SphJeske<Dim>::begin_stiffness_solve(double dt, particles::RealField stored,
+                                                           Kokkos::View<double**> vstar) {
+  // The stiffness summed over this step's iterations, stored for the next step's warm start.
+  Kokkos::View<double*> acc("stiffness_sum", owned_);
+  if (!p_.warm_start) return acc;
+  auto kap = kappa_t_;
+  Kokkos::parallel_for(
+      "sph::warm_stiffness", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
+        // Half of the last step's stiffness (as SPlisHSPlasH does): a stale value decays
+        // geometrically instead of being re-applied for ever (the clamp keeps every new term >= 0).
+        kap(i) = 0.5 * stored(i, 0);
+        acc(i) = kap(i);
+      });
+  apply_stiffness(dt, kap, vstar);
+  return acc;
+}
+
+template <int Dim>
 int SphJeske<Dim>::divergence_solve(double dt, Kokkos::View<double**> vstar) {
   auto t = timers_.scope("divergence_solve");
   auto kstore = set_.field(f_.kappa_v);
   auto kap = kappa_t_;
-  Kokkos::View<double*> acc("kappa_v_sum", owned_);
-  if (p_.warm_start) {
-    Kokkos::parallel_for(
-        "sph::warm_kv", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
-          // Half of the last step's stiffness (as SPlisHSPlasH does): a stale value decays
-          // geometrically instead of being re-applied for ever (the clamp keeps every new term >= 0).
-          kap(i) = 0.5 * kstore(i, 0);
-          acc(i) = kap(i);
-        });
-    apply_stiffness(dt, kap, vstar);
-  }
+  auto acc = begin_stiffness_solve(dt, kstore, vstar);
   DensityRate<Dim> rate{grad_, bgrad_, vstar, mass_t_, rest_density_, nb_.offset, nb_.index,
                         phase_t_, contacts_};
   auto alpha = alpha_;
@@ -439,17 +447,7 @@ int SphJeske<Dim>::density_solve(double dt, Kokkos::View<double**> vstar) {
   auto t = timers_.scope("density_solve");
   auto kstore = set_.field(f_.kappa);
   auto kap = kappa_t_;
-  Kokkos::View<double*> acc("kappa_sum", owned_);
-  if (p_.warm_start) {
-    Kokkos::parallel_for(
-        "sph::warm_k", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
-          // Half of the last step's stiffness (as SPlisHSPlasH does): a stale value decays
-          // geometrically instead of being re-applied for ever (the clamp keeps every new term >= 0).
-          kap(i) = 0.5 * kstore(i, 0);
-          acc(i) = kap(i);
-        });
-    apply_stiffness(dt, kap, vstar);
-  }
+  auto acc = begin_stiffness_solve(dt, kstore, vstar);
   DensityRate<Dim> rate{grad_, bgrad_, vstar, mass_t_, rest_density_, nb_.offset, nb_.index,
                         phase_t_, contacts_};
   auto alpha = alpha_;

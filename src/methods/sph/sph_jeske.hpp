@@ -83,6 +83,7 @@ class SphJeske : public Method {
   int divergence_solve(double dt, Kokkos::View<double**> vstar);
   int density_solve(double dt, Kokkos::View<double**> vstar);
   void apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double**> vstar);
+  Kokkos::View<double*> begin_stiffness_solve(double dt, particles::RealField stored, Kokkos::View<double**> vstar);
   void implicit_surface_tension(double dt, double sigma);
   void xsph(Kokkos::View<double**> vstar);
   void project_out_of_colliders();
