@@ -111,7 +111,7 @@ Segments2D marching_squares(const Kokkos::View<const double*>& phi, const Lattic
 }
 
 SurfaceSamples2D sample_segments(const Segments2D& segments, double density, AreaWeight weight, uint64_t seed,
-                                 int64_t step) {
+                                 int64_t step, bool stratified) {
   const int ns = static_cast<int>(segments.size());
   auto ends = segments.ends;
   auto key = segments.key;
@@ -119,6 +119,7 @@ SurfaceSamples2D sample_segments(const Segments2D& segments, double density, Are
   auto count = KOKKOS_LAMBDA(const int q, double& len)->int {
     const double dx = ends(q, 1, 0) - ends(q, 0, 0), dy = ends(q, 1, 1) - ends(q, 0, 1);
     len = kmath::sqrt(dx * dx + dy * dy);
+    if (stratified) return len > 0 ? kmath::max(1, static_cast<int>(density * len + 0.5)) : 0;
     return hashed_poisson(seed, step, key(q), density * len);
   };
   Kokkos::View<int*> offset("sample_offset", ns + 1);
@@ -143,9 +144,9 @@ SurfaceSamples2D sample_segments(const Segments2D& segments, double density, Are
         const int k = count(q, len);
         if (k == 0 || len <= 0) return;
         const double tx = (ends(q, 1, 0) - ends(q, 0, 0)) / len, ty = (ends(q, 1, 1) - ends(q, 0, 1)) / len;
-        const double dA = uniform ? 1.0 / density : len / k;
+        const double dA = (uniform && !stratified) ? 1.0 / density : len / k;
         for (int r = 0; r < k; ++r) {
-          const double t = hashed_uniform(seed, step, key(q), r);
+          const double t = stratified ? (r + 0.5) / k : hashed_uniform(seed, step, key(q), r);
           const int o = offset(q) + r;
           pos(o, 0) = ends(q, 0, 0) + t * (ends(q, 1, 0) - ends(q, 0, 0));
           pos(o, 1) = ends(q, 0, 1) + t * (ends(q, 1, 1) - ends(q, 0, 1));

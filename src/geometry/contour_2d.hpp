@@ -44,8 +44,13 @@ enum class AreaWeight { PerSegment, Uniform };
 // |dA| = L/n (PerSegment) or 1/density (Uniform, unbiased in expectation). The random numbers come
 // from a counter-based hash of (seed, step, segment key, draw), so the samples do not depend on the
 // rank count or the thread schedule.
+// Stratified placement (stratified = true) replaces the random draw by a deterministic midpoint rule:
+// n = max(1, round(density L)) points at the centres of n equal parts of S, each with |dA| = L/n
+// (weight is then irrelevant). It removes the random imbalance of the sample forces between
+// neighbouring nodes, which backward Euler at large steps answers with spurious tangential flow
+// (docs/theory-mpm-implicit.md).
 SurfaceSamples2D sample_segments(const Segments2D& segments, double density, AreaWeight weight, uint64_t seed,
-                                 int64_t step);
+                                 int64_t step, bool stratified = false);
 
 // Counter-based uniform random number in [0, 1) (splitmix64 finaliser over the combined counter).
 KOKKOS_INLINE_FUNCTION double hashed_uniform(uint64_t seed, int64_t a, int64_t b, int64_t c) {

@@ -3,6 +3,7 @@
 // and their area-weighted normals add up to the perimeter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -105,4 +106,34 @@ TEST(Contour2D, SamplesCoverThePerimeterAndLieOnSegments) {
   auto p1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s1.position);
   auto p2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s2.position);
   for (size_t r = 0; r < s1.size(); ++r) EXPECT_EQ(p1(r, 0), p2(r, 0));
+}
+
+// Stratified placement: round(density L) (at least one) samples per segment at the centres of equal
+// parts, so their |dA| sum to the perimeter up to round-off and their count is deterministic.
+TEST(Contour2D, StratifiedSamplesAreMidpointsOfEqualParts) {
+  Disc disc;
+  Lattice2D L;
+  const auto s = contour(disc, 0.01, L);
+  const double exact = perimeter(s), density = 4.0 / 0.01;
+  const auto samples = sample_segments(s, density, AreaWeight::Uniform, 1234, 7, true);
+  auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), samples.position);
+  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), samples.area);
+  auto e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.ends);
+  size_t expected = 0;
+  for (size_t q = 0; q < s.size(); ++q) {
+    const double len = std::hypot(e(q, 1, 0) - e(q, 0, 0), e(q, 1, 1) - e(q, 0, 1));
+    if (len > 0) expected += std::max(1, static_cast<int>(density * len + 0.5));
+  }
+  ASSERT_EQ(samples.size(), expected);
+  double sum = 0;
+  for (size_t r = 0; r < samples.size(); ++r) {
+    sum += std::hypot(a(r, 0), a(r, 1));
+    EXPECT_LT(std::fabs(disc.phi(p(r, 0), p(r, 1))), 1e-4) << "sample on the contour";
+  }
+  EXPECT_NEAR(sum, exact, 1e-12 * exact);
+  // A different seed or step changes nothing.
+  const auto other = sample_segments(s, density, AreaWeight::PerSegment, 99, 3, true);
+  ASSERT_EQ(other.size(), samples.size());
+  auto p2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), other.position);
+  for (size_t r = 0; r < samples.size(); ++r) EXPECT_EQ(p(r, 0), p2(r, 0));
 }

@@ -92,6 +92,9 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
   st_.options.samples_per_dx = st.real("samples_per_dx");
   st_.options.weight = st.text("area_weight") == "uniform" ? geometry::AreaWeight::Uniform : geometry::AreaWeight::PerSegment;
   st_.options.seed = static_cast<uint64_t>(st.integer("seed"));
+  st_.options.stratified = st.text("placement") == "stratified";
+  if (Dim == 3 && st_.options.stratified)
+    throw InputError(st.file(), st.key_path("placement"), "stratified placement exists in 2D only");
   // Balance particles b = 2 x_p - s reach a few cells past their parent: a wider ghost layer.
   auto spec = grid::read_domain<Dim>(root, st_.enabled ? 5 : 2, Dim + 1);
   decomp_ = std::make_unique<grid::Decomposition<Dim>>(comm_, spec);

@@ -57,6 +57,11 @@ void declare_mpm_sections(config::Schema& root) {
            "negative control (Hyde et al. 2020): surface particles carry force but no mass, which loses "
            "momentum on nodes only they reach")
       .def("false");
+  st->choice("placement", {"poisson", "stratified"},
+             "sample placement on each contour segment: Poisson-distributed random points (paper), or "
+             "round(density L) points at the centres of equal parts (2D only; removes the random force "
+             "imbalance that large implicit steps amplify)")
+      .def("poisson");
   st->integer("seed", "seed of the counter-based sampling random numbers").def("20210801").min(0);
   st->real("solid_liquid_distance", "1",
            "a sample within this distance of a collider, in cells, is solid-liquid and takes the collider's "

@@ -74,7 +74,8 @@ RawSamples contour_and_sample(const Kokkos::View<double*>& phi, const grid::Node
           s += kmath::sqrt(a * a + b * b);
         },
         out.measure);
-    const auto smp = geometry::sample_segments(segments, opt.samples_per_dx / dx, opt.weight, opt.seed, step);
+    const auto smp = geometry::sample_segments(segments, opt.samples_per_dx / dx, opt.weight, opt.seed, step,
+                                                opt.stratified);
     out.position = Kokkos::View<double**>("raw_position", smp.size(), 2);
     out.area = Kokkos::View<double**>("raw_area", smp.size(), 2);
     Kokkos::deep_copy(out.position, smp.position);
