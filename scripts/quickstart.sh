@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's first command: install what is missing, build, and run the default scene with a
 # progress line: a 2D drop settling to its 60-degree contact angle under surface tension (Chen et
-# al. 2021), about a minute on 2 ranks. Output goes to runs/mpm-contact-angle-2d/ (particle files
+# al. 2021), 20-50 s on 2 ranks. Output goes to runs/mpm-contact-angle-2d/ (particle files
 # with particles.xdmf for ParaView, diagnostics.csv, run.json).
 # MENISCUS_DECK picks another scene (e.g. inputs/dam-break-2d.yaml), MENISCUS_RANKS the rank count;
 # extra arguments go to `meniscus run`.
