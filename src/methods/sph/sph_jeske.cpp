@@ -399,6 +399,20 @@ Kokkos::View<double*> SphJeske<Dim>::begin_stiffness_solve(double dt, particles:
 }
 
 template <int Dim>
+void SphJeske<Dim>::accumulate_and_apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double*> acc,
+                                                    Kokkos::View<double**> vstar) {
+  Kokkos::parallel_for(
+      "sph::sum_stiffness", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) { acc(i) += kappa(i); });
+  apply_stiffness(dt, kappa, vstar);
+}
+
+template <int Dim>
+void SphJeske<Dim>::store_stiffness(Kokkos::View<double*> acc, particles::RealField stored) {
+  Kokkos::parallel_for(
+      "sph::store_stiffness", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) { stored(i, 0) = acc(i); });
+}
+
+template <int Dim>
 int SphJeske<Dim>::divergence_solve(double dt, Kokkos::View<double**> vstar) {
   auto t = timers_.scope("divergence_solve");
   auto kstore = set_.field(f_.kappa_v);
@@ -433,12 +447,9 @@ int SphJeske<Dim>::divergence_solve(double dt, Kokkos::View<double**> vstar) {
     err = n_global > 0 ? err / n_global : 0.0;
     last_.divergence_error = err;
     if ((it >= 1 && err <= p_.divergence_tolerance) || it >= p_.max_divergence_iterations) break;
-    Kokkos::parallel_for(
-        "sph::sum_kv", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) { acc(i) += kap(i); });
-    apply_stiffness(dt, kap, vstar);
+    accumulate_and_apply_stiffness(dt, kap, acc, vstar);
   }
-  Kokkos::parallel_for(
-      "sph::store_kv", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) { kstore(i, 0) = acc(i); });
+  store_stiffness(acc, kstore);
   return it;
 }
 
@@ -473,12 +484,9 @@ int SphJeske<Dim>::density_solve(double dt, Kokkos::View<double**> vstar) {
     err = n_global > 0 ? err / n_global : 0.0;
     last_.density_error = err;
     if ((it >= p_.min_density_iterations && err <= p_.density_tolerance) || it >= p_.max_density_iterations) break;
-    Kokkos::parallel_for(
-        "sph::sum_k", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) { acc(i) += kap(i); });
-    apply_stiffness(dt, kap, vstar);
+    accumulate_and_apply_stiffness(dt, kap, acc, vstar);
   }
-  Kokkos::parallel_for(
-      "sph::store_k", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) { kstore(i, 0) = acc(i); });
+  store_stiffness(acc, kstore);
   return it;
 }
 

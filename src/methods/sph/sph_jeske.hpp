@@ -84,6 +84,9 @@ class SphJeske : public Method {
   int density_solve(double dt, Kokkos::View<double**> vstar);
   void apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double**> vstar);
   Kokkos::View<double*> begin_stiffness_solve(double dt, particles::RealField stored, Kokkos::View<double**> vstar);
+  void accumulate_and_apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double*> acc,
+                                      Kokkos::View<double**> vstar);
+  void store_stiffness(Kokkos::View<double*> acc, particles::RealField stored);
   void implicit_surface_tension(double dt, double sigma);
   void xsph(Kokkos::View<double**> vstar);
   void project_out_of_colliders();
