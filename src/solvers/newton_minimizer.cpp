@@ -42,6 +42,9 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
     KSP& k;
     ~Guard() { KSPDestroy(&k); }
   } guard{ksp};
+  // -<prefix>monitor (-mpm_newton_monitor) prints each Newton iteration (residual, Phi, KSP outcome, line-search step).
+  PetscBool monitor = PETSC_FALSE;
+  PetscOptionsHasName(nullptr, options_.prefix.c_str(), "-monitor", &monitor);
   double phi = problem.energy(x);
   if (!(phi < 1e299)) {
     result.reason = "the initial guess is inadmissible";
@@ -93,6 +96,7 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
     // Backtracking on Phi. Near convergence the decrease drops below the round-off of Phi, so a step
     // whose energy change is within that round-off is accepted as well. If the Newton direction
     // finds no decrease, steepest descent gets one try before the solve is declared failed.
+    double alpha_used = 1.0;
     auto search = [&](double s) {
       double alpha = 1.0;
       for (int ls = 0; ls <= options_.max_line_search; ++ls) {
@@ -100,6 +104,7 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
         const double trial = problem.energy(trial_);
         if (trial <= phi + options_.armijo * alpha * s + 1e-13 * std::fabs(phi)) {
           phi = trial;
+          alpha_used = alpha;
           return true;
         }
         alpha *= 0.5;
@@ -128,6 +133,13 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
       VecAXPY(x, -1.0, trial_);  // x <- x - trial = -(accepted step)
       const double moved = problem.step_norm(x);
       VecCopy(trial_, x);
+      if (monitor) {
+        KSPConvergedReason kr;
+        KSPGetConvergedReason(ksp, &kr);
+        log::info("%s %d: residual %.3e (target %.3e), Phi %.10e, KSP reason %d after %d its, step %.3g, "
+                  "moved %.3e", options_.prefix.c_str(), it,
+                  result.residual, target, phi, (int)kr, (int)its, alpha_used, moved);
+      }
       if (moved <= target) {
         problem.gradient(x, g_);
         result.residual = problem.residual_norm(g_);

@@ -22,7 +22,7 @@ simulation: {dimension: 2, method: mpm-explicit, end_time: 1}
 domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.04, walls: none}
 mpm:
   integrator: implicit
-  newton: {project_hessian: false}
+  newton: {project_hessian: false, light_node_fraction: 0}  # every node with mass is an unknown
   surface_tension: {enabled: true, coefficient: 0.3}
 materials:
   - {name: liquid, model: fluid, density: 10, bulk_modulus: 100, viscosity: 0.05}
@@ -36,7 +36,7 @@ simulation: {dimension: 3, method: mpm-explicit, end_time: 1}
 domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.08, walls: none}
 mpm:
   integrator: implicit
-  newton: {project_hessian: false}
+  newton: {project_hessian: false, light_node_fraction: 0}  # every node with mass is an unknown
   surface_tension: {enabled: true, coefficient: 0.3}
 materials:
   - {name: liquid, model: fluid, density: 10, bulk_modulus: 100, viscosity: 0.05}
@@ -180,17 +180,21 @@ void particle_momentum(mpm::ExplicitMPM<2>& m, MPI_Comm comm, double* p, double&
 // Backward Euler conserves linear momentum up to the Newton residual: sum_i r_i = sum_i m_i (v_i -
 // v_i^n) because the potential's nodal forces sum to zero (sum_i grad N_i = 0). With a Newton
 // tolerance of 1e-10 the drift over 20 steps of 1.25 dt_capillary must stay below 20 * 1e-10 * 10.
-TEST(ImplicitMPM, LinearMomentumToNewtonTolerance) {
+namespace {
+void momentum_to_newton_tolerance(const std::string& extra_newton_keys, const std::string& record, bool light) {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  auto d = test::deck_from_string(kEllipse);
+  std::string deck = kEllipse;
+  const std::string key = "newton: {";
+  deck.replace(deck.find(key), key.size(), key + extra_newton_keys);
+  auto d = test::deck_from_string(deck);
   mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   randomize<2>(m, 0.1, 0.2, 0.0);
   double p0[2], scale = 0;
   particle_momentum(m, MPI_COMM_WORLD, p0, scale);
   const int steps = 20;
   const double dt = 0.02;
-  double worst = 0, newton = 0, cg = 0, ratio = 0;
+  double worst = 0, newton = 0, cg = 0, ratio = 0, held = 0;
   for (int s = 0; s < steps; ++s) {
     m.step(dt);
     double p[2], sc;
@@ -200,16 +204,29 @@ TEST(ImplicitMPM, LinearMomentumToNewtonTolerance) {
     m.diagnostics(row);
     newton += test::column(row, "newton_iterations");
     cg += test::column(row, "cg_iterations");
+    held += test::column(row, "light_nodes");
     ratio = test::column(row, "dt_over_dt_capillary");
   }
-  std::fprintf(stderr, "implicit momentum drift %.2e, Newton %.1f, CG %.1f per step, dt/dt_cap %.2f\n", worst,
-               newton / steps, cg / steps, ratio);
+  std::fprintf(stderr, "implicit momentum drift %.2e, Newton %.1f, CG %.1f, light nodes %.1f per step, dt/dt_cap %.2f\n",
+               worst, newton / steps, cg / steps, held / steps, ratio);
   EXPECT_GT(ratio, 1.0) << "the step exceeds the explicit capillary limit";
   EXPECT_GT(newton, steps) << "Newton iterates";
+  if (light) EXPECT_GT(held, 0) << "the light-node threshold holds some nodes";
   EXPECT_LT(worst, steps * 1e-10 * 10);
-  test::record_check("implicit_momentum_np" + std::to_string(size),
-                     "linear momentum of a free ellipse, implicit with surface tension (Newton tolerance 1e-10)",
+  test::record_check(record + "_np" + std::to_string(size),
+                     light ? "linear momentum of a free ellipse, implicit with surface tension (Newton tolerance 1e-10)"
+                           : "the same with every node an unknown (mpm.newton.light_node_fraction 0)",
                      "2e-8 relative over 20 steps", log::format("%.1e", worst), worst < steps * 1e-10 * 10);
+}
+}  // namespace
+
+// Default settings: nodes below 1e-4 of the heaviest are held at their P2G velocity
+// (mpm.newton.light_node_fraction) and the forces they would receive come back as a uniform shift.
+TEST(ImplicitMPM, LinearMomentumToNewtonTolerance) { momentum_to_newton_tolerance("", "implicit_momentum", true); }
+
+// Every node with mass an unknown (light_node_fraction 0).
+TEST(ImplicitMPM, LinearMomentumEveryNodeUnknown) {
+  momentum_to_newton_tolerance("light_node_fraction: 0, ", "implicit_momentum_all_nodes", false);
 }
 
 // The implicit run gives the same drop on any number of ranks, to the solver tolerance: the

@@ -117,6 +117,7 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
     project_hessian_ = nw.flag("project_hessian");
     surface_smoothing_ = nw.real("surface_smoothing");
     implicit_solver_ = std::make_unique<ImplicitGridSolver<Dim>>(*decomp_, opt);
+    implicit_solver_->set_light_node_fraction(nw.real("light_node_fraction"));
   }
   const auto g = m.vector("gravity");
   for (int d = 0; d < Dim; ++d) gravity_[d] = g[d];
@@ -888,6 +889,7 @@ void ExplicitMPM<Dim>::diagnostics(DiagnosticRow& row) {
   if (implicit_) {
     row.emplace_back("newton_iterations", static_cast<double>(last_implicit_.newton_iterations));
     row.emplace_back("cg_iterations", static_cast<double>(last_implicit_.linear_iterations));
+    row.emplace_back("light_nodes", static_cast<double>(last_implicit_.light_nodes));
   }
   row.emplace_back("rank_particles_min", static_cast<double>(nmin));
   row.emplace_back("rank_particles_max", static_cast<double>(nmax));

@@ -21,6 +21,7 @@ struct ImplicitStats {
   int newton_iterations = 0;
   long linear_iterations = 0;
   double residual = 0;
+  long light_nodes = 0;  // nodes held at v^n (mpm.newton.light_node_fraction), all ranks
 };
 
 template <int Dim>
@@ -48,10 +49,17 @@ class ImplicitGridSolver {
   // Zeroes inactive and constrained components.
   void project(Vec v);
   Vec velocity() const { return v_; }  // the current iterate (initial guess after setup)
+  // Nodes lighter than `fraction` of the heaviest node (global) keep their P2G velocity v^n and are
+  // no unknowns (0: every node with mass is one). See docs/theory-mpm-implicit.md.
+  void set_light_node_fraction(double fraction) { light_fraction_ = fraction; }
+  long light_node_count() const { return light_count_; }  // frozen at the last setup (all ranks)
 
  private:
   void to_local(Vec global, Vec local);
   double node_energy(Vec v);
+  void treat_light_nodes();
+  void choose_initial_guess(IncrementalPotential<Dim>& potential);
+  void restore_momentum(IncrementalPotential<Dim>& potential);
 
   const grid::Decomposition<Dim>& decomp_;
   solvers::NewtonOptions options_;
@@ -64,6 +72,8 @@ class ImplicitGridSolver {
   Kokkos::View<double**> vn_, normal_, vfix_;
   Kokkos::View<int*> kind_;
   double dt_ = 0, gravity_[Dim] = {};
+  double light_fraction_ = 0;
+  long light_count_ = 0;
   physics::ColliderSet<Dim> colliders_;
 };
 

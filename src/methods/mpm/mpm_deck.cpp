@@ -38,6 +38,14 @@ void declare_mpm_sections(config::Schema& root) {
                "smooth where a light node shrinks a sample to nothing; the same force at rest and under rotation")
       .def(0.3)
       .positive();
+  newton->real("light_node_fraction", "1",
+               "grid nodes lighter than this fraction of the heaviest node keep their P2G velocity instead of "
+               "being unknowns: removes the nearly massless nodes on which CG stalls at large steps; the forces "
+               "they would receive are given to the other nodes as one uniform velocity shift, so linear "
+               "momentum stays conserved (0: every node with mass is an unknown)")
+      .def(1e-4)
+      .nonnegative()
+      .max(0.1);
   mpm->section("newton", newton,
                "Newton solver of the implicit integrator; PETSc options -mpm_newton_ksp_* and -mpm_newton_pc_* "
                "reach its KSP (CG + Jacobi by default).");
