@@ -224,6 +224,12 @@ void momentum_to_newton_tolerance(const std::string& extra_newton_keys, const st
 // (mpm.newton.light_node_fraction) and the forces they would receive come back as a uniform shift.
 TEST(ImplicitMPM, LinearMomentumToNewtonTolerance) { momentum_to_newton_tolerance("", "implicit_momentum", true); }
 
+// Free nodes below 10 % of the heaviest take that mass in the kinetic term (kinetic_mass_floor); the
+// uniform shift after the solve removes the momentum the extra mass would add.
+TEST(ImplicitMPM, LinearMomentumWithKineticMassFloor) {
+  momentum_to_newton_tolerance("kinetic_mass_floor: 0.1, ", "implicit_momentum_mass_floor", true);
+}
+
 // Every node with mass an unknown (light_node_fraction 0).
 TEST(ImplicitMPM, LinearMomentumEveryNodeUnknown) {
   momentum_to_newton_tolerance("light_node_fraction: 0, ", "implicit_momentum_all_nodes", false);

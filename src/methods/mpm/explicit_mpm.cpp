@@ -118,6 +118,7 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
     surface_smoothing_ = nw.real("surface_smoothing");
     implicit_solver_ = std::make_unique<ImplicitGridSolver<Dim>>(*decomp_, opt);
     implicit_solver_->set_light_node_fraction(nw.real("light_node_fraction"));
+    implicit_solver_->set_kinetic_mass_floor(nw.real("kinetic_mass_floor"));
   }
   const auto g = m.vector("gravity");
   for (int d = 0; d < Dim; ++d) gravity_[d] = g[d];

@@ -53,6 +53,7 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
   const long n = obox.size();
   if (mass_.extent(0) != static_cast<size_t>(n)) {
     mass_ = Kokkos::View<double*>("implicit_mass", n);
+    real_mass_ = Kokkos::View<double*>("implicit_real_mass", n);
     vn_ = Kokkos::View<double**>("implicit_vn", n, Dim);
     normal_ = Kokkos::View<double**>("implicit_normal", n, Dim);
     vfix_ = Kokkos::View<double**>("implicit_vfix", n, Dim);
@@ -135,7 +136,8 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
   }
   grid.release_owned(a);
   light_count_ = 0;
-  if (light_fraction_ > 0) treat_light_nodes();
+  Kokkos::deep_copy(real_mass_, mass_);
+  if (light_fraction_ > 0 || floor_fraction_ > 0) treat_light_nodes();
 }
 
 template <int Dim>
@@ -157,14 +159,18 @@ void ImplicitGridSolver<Dim>::treat_light_nodes() {
       "implicit::max_node_mass", Kokkos::RangePolicy<>(0, n),
       KOKKOS_LAMBDA(const long i, double& m) { m = mass(i) > m ? mass(i) : m; }, Kokkos::Max<double>(mmax));
   MPI_Allreduce(MPI_IN_PLACE, &mmax, 1, MPI_DOUBLE, MPI_MAX, decomp_.comm());
-  const double threshold = light_fraction_ * mmax;
+  const double threshold = light_fraction_ * mmax, floor = floor_fraction_ * mmax;
   long count = 0;
   solvers::VecAccess v0(v_, Dim);
   auto v = v0.view;
   Kokkos::parallel_reduce(
       "implicit::light_nodes", Kokkos::RangePolicy<>(0, n),
       KOKKOS_LAMBDA(const long i, long& c) {
-        if (kind(i) != Free || !(mass(i) < threshold)) return;
+        if (kind(i) != Free) return;
+        if (mass(i) >= threshold) {
+          if (mass(i) < floor) mass(i) = floor;
+          return;
+        }
         c += 1;
         kind(i) = Light;
         for (int d = 0; d < Dim; ++d) vfix(i, d) = v(i, d) = vn(i, d);
@@ -303,19 +309,27 @@ void ImplicitGridSolver<Dim>::restore_momentum(IncrementalPotential<Dim>& potent
   gradient(potential, v_, g, false);
   double sums[Dim + 1] = {};
   auto kind = kind_;
-  auto mass = mass_;
+  auto mass = mass_, real = real_mass_;
+  auto vn = vn_;
+  double gr[Dim];
+  for (int d = 0; d < Dim; ++d) gr[d] = gravity_[d];
+  const double dt = dt_;
   {
-    solvers::VecAccess ga(g, Dim, false);
-    auto gv = ga.view;
+    solvers::VecAccess ga(g, Dim, false), va(v_, Dim, false);
+    auto gv = ga.view, v = va.view;
     for (int d = 0; d <= Dim; ++d) {
       double s = 0;
       Kokkos::parallel_reduce(
           "implicit::light_impulse", Kokkos::RangePolicy<>(0, kind.extent(0)),
           KOKKOS_LAMBDA(const long i, double& acc) {
             if (d == Dim) {
-              if (kind(i) == Free || kind(i) == Light) acc += mass(i);
+              if (kind(i) == Free || kind(i) == Light) acc += real(i);
             } else if (kind(i) == Light) {
               acc -= gv(i, d);
+            } else if (kind(i) == Free) {
+              // A floored kinetic mass m~ > m: the solve balanced m~ (v - v^n - dt g) against the
+              // forces, the particles carry m (v - v^n).
+              acc += (mass(i) - real(i)) * (v(i, d) - vn(i, d) - dt * gr[d]);
             }
           },
           s);
@@ -468,7 +482,52 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
   choose_initial_guess(potential);
   const auto result = newton_->minimize(problem, v_);
   if (!result.converged) throw StepRejected("implicit MPM: " + result.reason);
-  if (light_count_ > 0) restore_momentum(potential);
+  if (light_count_ > 0 || floor_fraction_ > 0) restore_momentum(potential);
+  PetscBool monitor = PETSC_FALSE;
+  PetscOptionsHasName(nullptr, options_.prefix.c_str(), "-monitor", &monitor);
+  if (monitor) {
+    // Largest |v| and |v - v^n| per node-mass class (fractions of the heaviest node).
+    double mmax = 0;
+    Kokkos::parallel_reduce(
+        "implicit::max_node_mass", Kokkos::RangePolicy<>(0, mass.extent(0)),
+        KOKKOS_LAMBDA(const long i, double& m) { m = mass(i) > m ? mass(i) : m; }, Kokkos::Max<double>(mmax));
+    MPI_Allreduce(MPI_IN_PLACE, &mmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    const double edges[5] = {0, 1e-4, 1e-2, 1e-1, 2};
+    solvers::VecAccess va(v_, Dim, false);
+    auto v = va.view;
+    std::string line = "implicit node speeds by mass class (fraction of the heaviest: count, max|v|, max|v-v^n|):";
+    for (int c = 0; c < 4; ++c) {
+      const double lo = edges[c] * mmax, hi = edges[c + 1] * mmax;
+      auto in_class = KOKKOS_LAMBDA(const long i)->bool { return kind(i) != Inactive && mass(i) >= lo && mass(i) < hi; };
+      double count = 0, vmax = 0, dvmax = 0;
+      Kokkos::parallel_reduce(
+          "implicit::class_count", Kokkos::RangePolicy<>(0, mass.extent(0)),
+          KOKKOS_LAMBDA(const long i, double& acc) { acc += in_class(i) ? 1.0 : 0.0; }, count);
+      Kokkos::parallel_reduce(
+          "implicit::class_speed", Kokkos::RangePolicy<>(0, mass.extent(0)),
+          KOKKOS_LAMBDA(const long i, double& acc) {
+            if (!in_class(i)) return;
+            double s = 0;
+            for (int d = 0; d < Dim; ++d) s += v(i, d) * v(i, d);
+            acc = s > acc ? s : acc;
+          },
+          Kokkos::Max<double>(vmax));
+      Kokkos::parallel_reduce(
+          "implicit::class_change", Kokkos::RangePolicy<>(0, mass.extent(0)),
+          KOKKOS_LAMBDA(const long i, double& acc) {
+            if (!in_class(i)) return;
+            double s = 0;
+            for (int d = 0; d < Dim; ++d) s += (v(i, d) - vn(i, d)) * (v(i, d) - vn(i, d));
+            acc = s > acc ? s : acc;
+          },
+          Kokkos::Max<double>(dvmax));
+      MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_DOUBLE, MPI_SUM, comm);
+      MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+      MPI_Allreduce(MPI_IN_PLACE, &dvmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+      line += log::format(" [%g,%g): %.0f, %.3g, %.3g;", edges[c], edges[c + 1], count, std::sqrt(vmax), std::sqrt(dvmax));
+    }
+    log::info("%s", line.c_str());
+  }
   ImplicitStats stats{result.iterations, result.linear_iterations, result.residual, light_count_};
 
   // Write the velocities into the MPM grid, through the explicit collider rule.

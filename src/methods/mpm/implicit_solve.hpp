@@ -52,6 +52,9 @@ class ImplicitGridSolver {
   // Nodes lighter than `fraction` of the heaviest node (global) keep their P2G velocity v^n and are
   // no unknowns (0: every node with mass is one). See docs/theory-mpm-implicit.md.
   void set_light_node_fraction(double fraction) { light_fraction_ = fraction; }
+  // Free nodes lighter than `fraction` of the heaviest take that mass in the kinetic term of Phi
+  // (0: off); the momentum this adds is removed again by the same uniform shift.
+  void set_kinetic_mass_floor(double fraction) { floor_fraction_ = fraction; }
   long light_node_count() const { return light_count_; }  // frozen at the last setup (all ranks)
 
  private:
@@ -72,7 +75,8 @@ class ImplicitGridSolver {
   Kokkos::View<double**> vn_, normal_, vfix_;
   Kokkos::View<int*> kind_;
   double dt_ = 0, gravity_[Dim] = {};
-  double light_fraction_ = 0;
+  double light_fraction_ = 0, floor_fraction_ = 0;
+  Kokkos::View<double*> real_mass_;  // P2G mass (mass_ is the kinetic mass, floored)
   long light_count_ = 0;
   physics::ColliderSet<Dim> colliders_;
 };

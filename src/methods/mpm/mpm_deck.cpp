@@ -46,6 +46,13 @@ void declare_mpm_sections(config::Schema& root) {
       .def(1e-4)
       .nonnegative()
       .max(0.1);
+  newton->real("kinetic_mass_floor", "1",
+               "free grid nodes lighter than this fraction of the heaviest node take that mass in the kinetic "
+               "term of the incremental potential (light nodes otherwise move far at large steps); the momentum "
+               "this adds is removed by a uniform velocity shift (0: off)")
+      .def(0.0)
+      .nonnegative()
+      .max(1.0);
   mpm->section("newton", newton,
                "Newton solver of the implicit integrator; PETSc options -mpm_newton_ksp_* and -mpm_newton_pc_* "
                "reach its KSP (CG + Jacobi by default).");
