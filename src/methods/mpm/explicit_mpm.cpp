@@ -118,7 +118,7 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
     surface_smoothing_ = nw.real("surface_smoothing");
     implicit_solver_ = std::make_unique<ImplicitGridSolver<Dim>>(*decomp_, opt);
     implicit_solver_->set_light_node_fraction(nw.real("light_node_fraction"));
-    implicit_solver_->set_kinetic_mass_floor(nw.real("kinetic_mass_floor"));
+    kinetic_mass_floor_ = nw.real("kinetic_mass_floor");
   }
   const auto g = m.vector("gravity");
   for (int d = 0; d < Dim; ++d) gravity_[d] = g[d];
@@ -698,8 +698,19 @@ PotentialInputs<Dim> ExplicitMPM<Dim>::potential_inputs(double dt) const {
 }
 
 template <int Dim>
+void ExplicitMPM<Dim>::set_kinetic_mass_floor(double dt) {
+  // The floor is fictitious inertia: full at steps of a capillary time or more, where a light node's
+  // capillary stiffness dt^2 k / dx^2 dominates its mass, and scaled by (dt / dt_capillary)^2 below, so
+  // that it vanishes as dt -> 0 and the small-step limit stays the explicit update.
+  double scale = 1.0;
+  if (st_.enabled && st_.coefficient.max_coefficient() > 0) scale = std::min(1.0, std::pow(dt / capillary_dt(), 2));
+  implicit_solver_->set_kinetic_mass_floor(kinetic_mass_floor_ * scale);
+}
+
+template <int Dim>
 void ExplicitMPM<Dim>::implicit_update(double dt) {
   auto t = timers_.scope("newton");
+  set_kinetic_mass_floor(dt);
   implicit_solver_->setup(*grid_, colliders_, gravity_, dt);
   IncrementalPotential<Dim> potential(potential_inputs(dt));
   try {
@@ -716,6 +727,7 @@ ImplicitGridSolver<Dim>& ExplicitMPM<Dim>::prepare_implicit_solve(double dt, boo
   if (!implicit_) throw RuntimeError("prepare_implicit_solve needs mpm.integrator: implicit");
   if (st_.enabled) resample_surface_particles();
   p2g(0.0);
+  set_kinetic_mass_floor(dt);
   implicit_solver_->setup(*grid_, colliders_, gravity_, dt);
   auto in = potential_inputs(dt);
   in.project = project_hessian;

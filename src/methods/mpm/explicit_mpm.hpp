@@ -96,6 +96,8 @@ class ExplicitMPM : public Method {
   // Backward Euler (mpm.integrator = implicit, mpm.newton).
   bool implicit_ = false, project_hessian_ = true;
   double surface_smoothing_ = 0.3;
+  double kinetic_mass_floor_ = 0;  // mpm.newton.kinetic_mass_floor (before the small-step scaling)
+  void set_kinetic_mass_floor(double dt);
   std::unique_ptr<ImplicitGridSolver<Dim>> implicit_solver_;
   ImplicitStats last_implicit_{};
   double last_dt_ = 0;

@@ -486,7 +486,8 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
   PetscBool monitor = PETSC_FALSE;
   PetscOptionsHasName(nullptr, options_.prefix.c_str(), "-monitor", &monitor);
   if (monitor) {
-    // Largest |v| and |v - v^n| per node-mass class (fractions of the heaviest node).
+    // Largest |v| and |v - v^n| per node-mass class (fractions of the heaviest node; the kinetic
+    // mass, so floored nodes count in the floor's class).
     double mmax = 0;
     Kokkos::parallel_reduce(
         "implicit::max_node_mass", Kokkos::RangePolicy<>(0, mass.extent(0)),
@@ -524,7 +525,8 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
       MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_DOUBLE, MPI_SUM, comm);
       MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm);
       MPI_Allreduce(MPI_IN_PLACE, &dvmax, 1, MPI_DOUBLE, MPI_MAX, comm);
-      line += log::format(" [%g,%g): %.0f, %.3g, %.3g;", edges[c], edges[c + 1], count, std::sqrt(vmax), std::sqrt(dvmax));
+      if (count > 0)
+        line += log::format(" [%g,%g): %.0f, %.3g, %.3g;", edges[c], edges[c + 1], count, std::sqrt(vmax), std::sqrt(dvmax));
     }
     log::info("%s", line.c_str());
   }

@@ -49,7 +49,8 @@ void declare_mpm_sections(config::Schema& root) {
   newton->real("kinetic_mass_floor", "1",
                "free grid nodes lighter than this fraction of the heaviest node take that mass in the kinetic "
                "term of the incremental potential (light nodes otherwise move far at large steps); the momentum "
-               "this adds is removed by a uniform velocity shift (0: off)")
+               "this adds is removed by a uniform velocity shift. Scaled by (dt/dt_capillary)^2 at steps below "
+               "the capillary limit, so that small steps match the explicit update (0: off)")
       .def(0.0)
       .nonnegative()
       .max(1.0);
