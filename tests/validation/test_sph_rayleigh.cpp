@@ -16,6 +16,7 @@
 
 #include "core/log.hpp"
 #include "methods/sph/sph_jeske.hpp"
+#include "methods/sph/sph_kernels.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
 
@@ -101,6 +102,55 @@ void add_interior_pressure(sph::SphJeske<3>& m, const std::array<double, 3>& c, 
   for (int q = 0; q < 3; ++q) acc[q] += part[q];
 }
 
+// Mechanical (virial, Irving-Kirkwood) pressure of the particles within R/2 of the centroid, added into
+// acc[0] (sum over those particles of m_i |v_i|^2 + 1/2 sum_j x_ij . F_ij) and acc[1] (their volume
+// sum m_i / rho_i): p = acc[0] / (3 acc[1]). The pair forces are the two that act between particles with
+// nu = 0: the DFSPH pressure of the step just taken, F_ij = -m_i m_j (K_i + K_j) grad W_ij with K the
+// stiffness summed over the divergence and density iterations (the velocity update of both solves), and
+// the cohesion of the paper's eq. 7 at the current positions, F_ij = -sigma (m_ij / rho_ij) x_ij W^st_ij.
+// A static drop has p = 2 gamma / R with the mechanical surface tension gamma: the Laplace pressure itself,
+// without the differential fit that the DFSPH pressure alone needs. Rebuilds the neighbourhood at the
+// current positions (the next step rebuilds it again); one rank only (no ghost stiffness).
+void add_virial_pressure(sph::SphJeske<3>& m, const std::array<double, 3>& c, double R, double sigma, double acc[2]) {
+  m.update_neighborhood();
+  m.compute_density();
+  const auto& nb = m.neighborhood();
+  ASSERT_EQ(nb.total, nb.owned) << "the virial pressure is measured on one rank";
+  auto& set = m.particles();
+  auto x = nb.x;
+  auto off = nb.offset, idx = nb.index;
+  auto rho = m.density();
+  auto v = set.field(m.fields().v);
+  auto mass = set.field(m.fields().mass);
+  auto k = set.field(m.fields().kappa);
+  auto kv = set.field(m.fields().kappa_v);
+  const sph::CubicSpline<3> w(nb.support);
+  const sph::CohesionKernel<3> wst(nb.support, nb.support / 2);
+  const double cx = c[0], cy = c[1], cz = c[2], r2max = R * R / 4;
+  double part[2] = {0, 0};
+  Kokkos::parallel_reduce(
+      "test::virial_pressure", Kokkos::RangePolicy<>(0, nb.owned),
+      KOKKOS_LAMBDA(const int i, double& s, double& vol) {
+        const double dx = x(i, 0) - cx, dy = x(i, 1) - cy, dz = x(i, 2) - cz;
+        if (dx * dx + dy * dy + dz * dz >= r2max) return;
+        const double mi = mass(i, 0), Ki = k(i, 0) + kv(i, 0);
+        double si = mi * (v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1) + v(i, 2) * v(i, 2));
+        for (int q = off(i); q < off(i + 1); ++q) {
+          const int j = idx(q);
+          const double ex = x(i, 0) - x(j, 0), ey = x(i, 1) - x(j, 1), ez = x(i, 2) - x(j, 2);
+          const double r = kmath::sqrt(ex * ex + ey * ey + ez * ez);
+          const double mj = mass(j, 0), Kj = k(j, 0) + kv(j, 0);
+          si += -0.5 * mi * mj * (Ki + Kj) * w.derivative(r) * r;                                  // pressure
+          si += -0.5 * sigma * (0.5 * (mi + mj)) / (0.5 * (rho(i) + rho(j))) * r * r * wst.value(r);  // cohesion
+        }
+        s += si;
+        vol += mi / rho(i);
+      },
+      part[0], part[1]);
+  acc[0] += part[0];
+  acc[1] += part[1];
+}
+
 // Period of a decaying oscillation from the times of its extrema: the signal is smoothed over
 // 2 w + 1 samples, local extrema are taken in alternation (max, min, ...), and a new extremum counts only
 // if it differs from the previous one by at least `min_swing` (noise of the hot particle system). The
@@ -147,6 +197,7 @@ struct Oscillation {
   int extrema = 0;              // extrema found
   double pressure = 0;          // mean interior DFSPH pressure after `pressure_from` (Pa)
   double kinetic_pressure = 0;  // mean interior rho <|v|^2> / 3 over the same samples (Pa)
+  double virial_pressure = 0;   // mean interior mechanical pressure (add_virial_pressure), every 10th step (Pa)
 };
 
 // The protocol of docs/theory-sph.md: a lattice drop relaxed `relax_s` with XSPH 0.5 (nu = 0), then XSPH
@@ -176,7 +227,7 @@ Oscillation oscillate(double sigma, double R0, double r, double dt, double relax
     Kokkos::deep_copy(set.field(m.fields().v), v);
   }
   std::vector<double> ts{0.0}, ys{l2_moment(m, c)};
-  double acc[3] = {0, 0, 0};
+  double acc[3] = {0, 0, 0}, vir[2] = {0, 0};
   const long steps = std::lround(run_s / dt);
   for (long s = 1; s <= steps; ++s) {
     m.step(dt);
@@ -184,6 +235,7 @@ Oscillation oscillate(double sigma, double R0, double r, double dt, double relax
     ts.push_back(s * dt);
     ys.push_back(l2_moment(m, c));
     if (s * dt >= pressure_from) add_interior_pressure(m, c, R, acc);
+    if (s * dt >= pressure_from && s % 10 == 0) add_virial_pressure(m, c, R, sigma, vir);
     if (std::getenv("SPH_RAYLEIGH_TRACE") && s % 20 == 0)
       test::print_rank0("sigma %g R %.4f t %.4f y %.4e", sigma, R, s * dt, ys.back());
   }
@@ -193,8 +245,10 @@ Oscillation oscillate(double sigma, double R0, double r, double dt, double relax
   o.period = period_from_extrema(ts, ys, w, 0.2 * first, needed_extrema, &o.extrema);
   o.pressure = acc[2] > 0 ? acc[0] / acc[2] : 0;
   o.kinetic_pressure = acc[2] > 0 ? acc[1] / acc[2] : 0;
-  test::print_rank0("drop sigma %g R %.4f dt %g: period %.4f s (%d extrema), interior p %.1f Pa, rho<v^2>/3 %.1f Pa",
-                    sigma, R, dt, o.period, o.extrema, o.pressure, o.kinetic_pressure);
+  o.virial_pressure = vir[1] > 0 ? vir[0] / (3 * vir[1]) : 0;
+  test::print_rank0(
+      "drop sigma %g R %.4f dt %g: period %.4f s (%d extrema), interior p %.1f Pa, rho<v^2>/3 %.1f Pa, virial p %.1f Pa",
+      sigma, R, dt, o.period, o.extrema, o.pressure, o.kinetic_pressure, o.virial_pressure);
   return o;
 }
 
@@ -319,6 +373,13 @@ TEST(SphValidation, LongRayleighRadiusScalingAndLaplaceGammaFromTheSameDrops) {
                                  f.gamma / sigma, fp.gamma / sigma, gamma_cal / sigma,
                                  b.period > 0 ? rayleigh_gamma(b.period, b.R) / sigma : 0.0, agree),
                      agree >= 0.8 && agree <= 1.25);
+  // Recorded only: the mechanical (virial) pressure of the R = 0.25 drop, p = 2 gamma / R without a fit; its
+  // bulk offset (about 1 % of p_c, seen in cold drops) limits it to about 25 % of gamma (docs).
+  const double gamma_virial = a.virial_pressure * a.R / 2;
+  test::record_check("sph_virial_laplace_vs_rayleigh", "gamma_virial / gamma_Rayleigh (R = 0.25), recorded", "none",
+                     log::format("virial p = %.0f Pa: gamma = %.4f sigma, ratio %.3f", a.virial_pressure,
+                                 gamma_virial / sigma, gamma_cal > 0 ? gamma_virial / gamma_cal : -1.0),
+                     true);
 }
 
 TEST(SphValidation, LongRayleighPeriodScalesExactlyWhenDtScalesWithThePeriod) {
@@ -334,3 +395,4 @@ TEST(SphValidation, LongRayleighPeriodScalesExactlyWhenDtScalesWithThePeriod) {
                      "1 %", log::format("T = %.4f s and %.4f s, ratio %.4f", o1.period, o4.period, ratio),
                      std::fabs(ratio - 2.0) <= 0.02);
 }
+
