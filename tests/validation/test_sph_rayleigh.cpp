@@ -374,7 +374,7 @@ TEST(SphValidation, LongRayleighRadiusScalingAndLaplaceGammaFromTheSameDrops) {
                                  b.period > 0 ? rayleigh_gamma(b.period, b.R) / sigma : 0.0, agree),
                      agree >= 0.8 && agree <= 1.25);
   // Recorded only: the mechanical (virial) pressure of the R = 0.25 drop, p = 2 gamma / R without a fit; its
-  // bulk offset (about 1 % of p_c, seen in cold drops) limits it to about 25 % of gamma (docs).
+  // bulk offset (a few % of p_c, seen in cold drops) limits it to some 25-50 % of the Laplace pressure (docs).
   const double gamma_virial = a.virial_pressure * a.R / 2;
   test::record_check("sph_virial_laplace_vs_rayleigh", "gamma_virial / gamma_Rayleigh (R = 0.25), recorded", "none",
                      log::format("virial p = %.0f Pa: gamma = %.4f sigma, ratio %.3f", a.virial_pressure,
