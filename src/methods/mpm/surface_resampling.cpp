@@ -154,7 +154,11 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
   out.contour_length = samples.measure;
   const int ns = static_cast<int>(samples.position.extent(0));
 
-  // Bucket particles by nearest node of the ghost box (counting sort), then search +-3 nodes.
+  // Bucket particles by nearest node of the ghost box (counting sort), then search +-2 nodes. That
+  // finds the nearest particle exactly: a sample lies on a cell (2D) or tetrahedron (3D) edge of
+  // length L <= sqrt(Dim) dx whose inside end is within r of a particle, and phi is 1-Lipschitz, so
+  // the sample is within r + L/2 <= 1.74 dx of a particle; each coordinate then differs by < 2 dx,
+  // and the rounded nodes by at most 2. (Searching +-3 cost 2.7x more in 3D, for the same parents.)
   const int nb = static_cast<int>(box.size());
   Kokkos::View<int*> start("bucket_start", nb + 1), fill("bucket_fill", nb), members("bucket_members", nown + ng);
   const double inv = 1.0 / dx;
@@ -195,7 +199,7 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
   Kokkos::View<int*> nearest("nearest", ns);
   auto s = samples.position;
   auto a = samples.area;
-  constexpr int kSearch = Dim == 2 ? 49 : 343;  // 7^Dim buckets around the sample's node
+  constexpr int kSearch = Dim == 2 ? 25 : 125;  // 5^Dim buckets around the sample's node
   Kokkos::parallel_for(
       "surface::parent_search", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int r) {
         double sr[Dim];
@@ -208,8 +212,8 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
           int b = 0, stride = 1, code = k;
           bool ok = true;
           for (int d = 0; d < Dim; ++d) {
-            const int i = c[d] + code % 7 - 3;
-            code /= 7;
+            const int i = c[d] + code % 5 - 2;
+            code /= 5;
             ok = ok && i >= 0 && i < box.n[d];
             b += i * stride;
             stride *= box.n[d];
