@@ -22,6 +22,9 @@ Kokkos::View<double*> level_set(const Kokkos::View<double**>& x, const grid::Nod
   for (int d = 0; d < Dim; ++d) lower[d] = lower_in[d];
   const double inv = 1.0 / dx;
   constexpr int kSpan = Dim == 2 ? 25 : 125;  // 5^Dim nodes around the nearest one
+  // Nodes farther than r + far never lower phi; a slightly larger bound on r^2 skips their sqrt
+  // (the exact test below still decides, so phi is the same bit for bit).
+  const double skip_r2 = (far + radius) * (far + radius) * (1 + 1e-9);
   Kokkos::parallel_for(
       "surface::level_set", Kokkos::RangePolicy<>(0, x.extent(0)), KOKKOS_LAMBDA(const int p) {
         auto acc = scatter.access();
@@ -38,7 +41,7 @@ Kokkos::View<double*> level_set(const Kokkos::View<double**>& x, const grid::Nod
             const double e = lower[d] + node[d] * dx - x(p, d);
             r2 += e * e;
           }
-          if (!inside) continue;
+          if (!inside || r2 > skip_r2) continue;
           const double dist = kmath::sqrt(r2) - radius;
           if (dist < far) acc(box.index(node)).update(dist);
         }
@@ -208,17 +211,27 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
         node_of(sr, c);
         int best = -1;
         double best_d = 1e300;
+        // Offsets 0, -1, +1, -2, +2 per axis: the near buckets first, so that the far ones can be
+        // skipped when even their closest point is farther than the best particle so far (strictly,
+        // so ties still go to the lowest id).
+        const int order[5] = {0, -1, 1, -2, 2};
         for (int k = 0; k < kSearch; ++k) {
           int b = 0, stride = 1, code = k;
           bool ok = true;
+          double gap2 = 0;
           for (int d = 0; d < Dim; ++d) {
-            const int i = c[d] + code % 5 - 2;
+            const int o = order[code % 5];
+            const int i = c[d] + o;
             code /= 5;
             ok = ok && i >= 0 && i < box.n[d];
             b += i * stride;
             stride *= box.n[d];
+            // A bucket holds particles within half a cell of its node along each axis.
+            const double node_x = lower[d] + (box.lo[d] + i) * dx;
+            const double gap = kmath::fabs(sr[d] - node_x) - 0.5 * dx;
+            if (o != 0 && gap > 0) gap2 += gap * gap;
           }
-          if (!ok) continue;
+          if (!ok || gap2 * (1 - 1e-9) > best_d) continue;
           for (int m = start(b); m < start(b + 1); ++m) {
             const int p = members(m);
             double dd = 0;
