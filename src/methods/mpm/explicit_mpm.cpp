@@ -278,7 +278,8 @@ double ExplicitMPM<Dim>::stable_dt() {
         m = s > m ? s : m;
       },
       Kokkos::Max<double>(vmax));
-  vmax = std::sqrt(vmax);
+  // A rank without particles reduces to the lowest double: its sqrt would be NaN, and so would dt.
+  vmax = std::sqrt(std::max(vmax, 0.0));
   MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
   const double dx = decomp_->dx();
   // Backward Euler has no acoustic, viscous or capillary limit; the CFL bound on advection remains.
