@@ -2,6 +2,9 @@
 
 #include <Kokkos_ScatterView.hpp>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/kmath.hpp"
 #include "geometry/contour_3d.hpp"
 #include "grid/grid_field.hpp"
@@ -58,12 +61,13 @@ struct RawSamples {
 
 template <int Dim>
 RawSamples contour_and_sample(const Kokkos::View<double*>& phi, const grid::NodeBox<Dim>& box,
-                              const grid::Decomposition<Dim>& decomp, const ResamplingOptions& opt, int64_t step) {
+                              const grid::Decomposition<Dim>& decomp, const ResamplingOptions& opt, int64_t step,
+                              const int* near_lo, const int* near_hi) {
   const double dx = decomp.dx();
   int lo[Dim], hi[Dim];
   for (int d = 0; d < Dim; ++d) {
-    lo[d] = decomp.owned_lo()[d] - box.lo[d];
-    hi[d] = std::min(decomp.owned_hi()[d], decomp.nodes()[d] - 1) - box.lo[d];
+    lo[d] = std::max(decomp.owned_lo()[d], near_lo[d]) - box.lo[d];
+    hi[d] = std::min({decomp.owned_hi()[d], decomp.nodes()[d] - 1, near_hi[d]}) - box.lo[d];
   }
   RawSamples out;
   if constexpr (Dim == 2) {
@@ -152,7 +156,28 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
     lower[d] = decomp.lower()[d];
   }
   const auto phi = level_set<Dim>(x, box, lower, dx, radius);
-  const RawSamples samples = contour_and_sample<Dim>(phi, box, decomp, opt, step);
+  // Only cells with a corner within r of a particle can hold contour: contour the cells of the
+  // particles' bounding box, widened by 2 cells (r < dx), not the whole subdomain. The samples are
+  // the same (keyed by global cell), and a drop in a large empty domain costs far less.
+  int near_lo[Dim], near_hi[Dim];
+  for (int d = 0; d < Dim; ++d) {
+    double xmin = 0, xmax = 0;
+    Kokkos::parallel_reduce(
+        "surface::bounds", Kokkos::RangePolicy<>(0, nown + ng),
+        KOKKOS_LAMBDA(const int p, double& a, double& b) {
+          a = x(p, d) < a ? x(p, d) : a;
+          b = x(p, d) > b ? x(p, d) : b;
+        },
+        Kokkos::Min<double>(xmin), Kokkos::Max<double>(xmax));
+    if (nown + ng == 0) {
+      near_lo[d] = 0;
+      near_hi[d] = 0;  // no cell
+    } else {
+      near_lo[d] = static_cast<int>(std::floor((xmin - lower[d]) / dx)) - 2;
+      near_hi[d] = static_cast<int>(std::ceil((xmax - lower[d]) / dx)) + 3;  // exclusive
+    }
+  }
+  const RawSamples samples = contour_and_sample<Dim>(phi, box, decomp, opt, step, near_lo, near_hi);
   SurfaceSamples<Dim> out;
   out.contour_length = samples.measure;
   const int ns = static_cast<int>(samples.position.extent(0));
