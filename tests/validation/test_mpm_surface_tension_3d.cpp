@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 #include "core/log.hpp"
 #include "methods/mpm/explicit_mpm.hpp"
@@ -53,7 +52,6 @@ sources: [{type: sphere, material: liquid, center: [0.5, 0.5, 0.5], radius: %.17
 )", dx, k, K, R);
   auto d = test::deck_from_string(deck);
   mpm::ExplicitMPM<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
-  const bool trace = std::getenv("MENISCUS_TRACE_LAPLACE") != nullptr;
   auto interior_pressure = [&]() {
     auto& set = m.particles();
     auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
@@ -68,16 +66,8 @@ sources: [{type: sphere, material: liquid, center: [0.5, 0.5, 0.5], radius: %.17
     MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     return s[0] / s[1];
   };
-  double t = 0, next_trace = 0;
-  advance(m, t, t_settle, [&](double now) {
-    if (!trace || now < next_trace) return;
-    next_trace += 0.05;
-    DiagnosticRow row;
-    m.diagnostics(row);
-    test::print_rank0("trace R=%g dx=%g t=%.3f p=%.5f pR_eff/2k=%.4f KE=%.3e area=%.5f", R, dx, now, interior_pressure(),
-                      interior_pressure() * sampled_radius(R, dx) / (2 * k), test::column(row, "kinetic_energy"),
-                      test::column(row, "surface_area"));
-  });
+  double t = 0;
+  advance(m, t, t_settle);
   LaplaceSphere out;
   double psum = 0, asum = 0;
   int calls = 0, samples = 0;
@@ -128,7 +118,9 @@ void check_laplace_3d(const std::vector<double>& radii, double dx, double t_sett
 }  // namespace
 
 // Issue 4: Laplace pressure in a 3D drop at dx = 1/63 (R = 9.5, 12.6 and 15.9 cells): 2k/R within
-// 10 % at each radius, p R constant within 5 %. Long: about 2000 explicit steps per radius.
+// 10 % at each radius, p R constant within 5 %. The drop breathes (period about 0.25 s at R = 0.2)
+// and the breathing decays slowly at this viscosity, so the pressure is averaged over 1 s (about four
+// periods) after 0.5 s. Long: 1500 explicit steps per radius (about an hour on 2 busy cores).
 TEST(SurfaceTensionValidation, LongLaplacePressure3D) {
   check_laplace_3d({0.15, 0.2, 0.25}, 1.0 / 63, 0.5, 1.0, "laplace_pressure_3d");
 }
@@ -167,12 +159,4 @@ TEST(SurfaceTensionValidation, LongRayleighPeriod3D) {
   test::record_check("rayleigh_drop_3d", log::format("Rayleigh 3D mode-2 period %.4g s, dx = 1/63", T), "10 %",
                      log::format("T = %.4g s (%+.1f %%)", period, 100 * (period - T) / T),
                      std::fabs(period - T) <= 0.1 * T);
-}
-
-TEST(SurfaceTensionValidation, ExploreLaplace3D) {
-  const char* e = std::getenv("MENISCUS_EXPLORE");
-  if (!e) GTEST_SKIP();
-  double R = 0.2, dx = 1.0 / 31, ts = 1.0, ta = 0.5;
-  std::sscanf(e, "%lf,%lf,%lf,%lf", &R, &dx, &ts, &ta);
-  check_laplace_3d({R}, dx, ts, ta, "explore_laplace_3d");
 }
