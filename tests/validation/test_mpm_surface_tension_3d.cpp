@@ -120,7 +120,9 @@ void check_laplace_3d(const std::vector<double>& radii, double dx, double t_sett
 // Issue 4: Laplace pressure in a 3D drop at dx = 1/63 (R = 9.5, 12.6 and 15.9 cells): 2k/R within
 // 10 % at each radius, p R constant within 5 %. The drop breathes (period about 0.25 s at R = 0.2)
 // and the breathing decays slowly at this viscosity, so the pressure is averaged over 1 s (about four
-// periods) after 0.5 s. Long: 1500 explicit steps per radius (about an hour on 2 busy cores).
+// periods) after 0.5 s. Long: 1500 explicit steps per radius (R = 0.15 alone took 12 minutes on the
+// busy 2-core machine, all three about 1.5 hours). Measured (docs/theory-mpm-surface-tension.md):
+// 11-13 % below 2k/R at this resolution, so this test fails; p R is constant within 2.6 %.
 TEST(SurfaceTensionValidation, LongLaplacePressure3D) {
   check_laplace_3d({0.15, 0.2, 0.25}, 1.0 / 63, 0.5, 1.0, "laplace_pressure_3d");
 }
