@@ -20,6 +20,12 @@ void Timers::add(const std::string& name, double seconds) {
   }
 }
 
+void Timers::register_name(const std::string& name) {
+  if (totals_.count(name)) return;
+  order_.push_back(name);
+  totals_[name] = {0.0, 0};
+}
+
 double Timers::total(const std::string& name) const {
   auto it = totals_.find(name);
   return it == totals_.end() ? 0.0 : it->second.first;

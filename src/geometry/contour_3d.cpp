@@ -94,7 +94,13 @@ Triangles3D marching_tetrahedra(const Kokkos::View<const double*>& phi, const La
   auto cell_triangles = KOKKOS_LAMBDA(const int cell, double tris[12][3][3])->int {
     const int i = c0 + cell % m0, j = c1 + (cell / m0) % m1, k = c2 + cell / (m0 * m1);
     double f[8], origin[3] = {lo0 + (g0 + i) * h, lo1 + (g1 + j) * h, lo2 + (g2 + k) * h};
-    for (int c = 0; c < 8; ++c) f[c] = phi((i + (c & 1)) + n0 * ((j + ((c >> 1) & 1)) + n1 * (k + ((c >> 2) & 1))));
+    int inside = 0;
+    for (int c = 0; c < 8; ++c) {
+      f[c] = phi((i + (c & 1)) + n0 * ((j + ((c >> 1) & 1)) + n1 * (k + ((c >> 2) & 1))));
+      inside += f[c] < 0 ? 1 : 0;
+    }
+    // A cell wholly inside or outside has no triangle in any of its tetrahedra (most cells).
+    if (inside == 0 || inside == 8) return 0;
     int count = 0;
     for (int t = 0; t < 6; ++t) {
       int v[4];

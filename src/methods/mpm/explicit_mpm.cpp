@@ -280,7 +280,8 @@ double ExplicitMPM<Dim>::stable_dt() {
         m = s > m ? s : m;
       },
       Kokkos::Max<double>(vmax));
-  vmax = std::sqrt(vmax);
+  // A rank without particles reduces to the lowest double: its sqrt would be NaN, and so would dt.
+  vmax = std::sqrt(std::max(vmax, 0.0));
   MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
   const double dx = decomp_->dx();
   // Backward Euler has no acoustic, viscous or capillary limit; the CFL bound on advection remains.
@@ -340,7 +341,11 @@ void ExplicitMPM<Dim>::p2g(double dt) {
         });
       });
   Kokkos::Experimental::contribute(local, scatter);
-  if (st_.active) p2g_surface(dt, local);
+  if (st_.active) {
+    t.pause();  // the split has its own timer
+    p2g_surface(dt, local);
+    t.resume();
+  }
   grid_->release_local(local);
   grid_->local_to_global_add();
 }
@@ -403,7 +408,11 @@ void ExplicitMPM<Dim>::g2p(double dt) {
   // over its whole group; the samples' shares are gathered first.
   const bool merge = st_.active && !st_.massless;
   Kokkos::View<double**> vsum, bsum;
-  if (merge) g2p_surface(local, vsum, bsum);
+  if (merge) {
+    t.pause();  // the merge has its own timer
+    g2p_surface(local, vsum, bsum);
+    t.resume();
+  }
   const auto group = st_.group;
   Kokkos::parallel_reduce(
       "mpm::g2p", Kokkos::RangePolicy<>(0, set_.size()),
@@ -561,7 +570,9 @@ void ExplicitMPM<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
   // Each sample r of parent p: mass m_p/(2|group|+1) at s_r and at b_r = 2 x_p - s_r with the parent's
   // velocity and affine field, plus the surface force -k dg/dM(I) grad N_i(s_r) at s_r, where
   // dg/dM(I) = |dA| (I - n n^T) (seed 000, eq. 16, explicit). Massless samples only add the force.
-  auto sc = timers_.scope("p2g_surface");
+  // Timed as "split" (seed 000's split into surface and balance particles happens here, on the fly),
+  // apart from the interior particles' "p2g"; the surface force rides along.
+  auto sc = timers_.scope("split");
   const auto gbox = grid_->ghost_box();
   auto scatter = Kokkos::Experimental::create_scatter_view(local);
   auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), mass = set_.field(f_.mass);
@@ -609,6 +620,7 @@ void ExplicitMPM<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
 
 template <int Dim>
 void ExplicitMPM<Dim>::g2p_surface(grid::NodeArray& local, Kokkos::View<double**>& vsum, Kokkos::View<double**>& bsum) {
+  auto t = timers_.scope("merge");  // apart from the interior particles' "g2p"
   const auto gbox = grid_->ghost_box();
   const size_t n = set_.size();
   vsum = Kokkos::View<double**>("merge_v", n, Dim);
