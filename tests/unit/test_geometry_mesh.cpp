@@ -426,7 +426,7 @@ TEST_F(GeometryMesh, SampledSignsAgreeWithWindingNumbers) {
   }
 }
 
-TEST_F(GeometryMesh, SampledSphereOf5000TrianglesIsFastAndAccurate) {
+TEST_F(GeometryMesh, SampledSphereOf5000TrianglesIsAccurate) {
   const auto mesh = uv_sphere(1.0, 40, 64);
   g::validate(mesh, "", "sphere");
   ASSERT_GT(mesh.triangles.size(), 4900u);
@@ -435,7 +435,7 @@ TEST_F(GeometryMesh, SampledSphereOf5000TrianglesIsFastAndAccurate) {
   const auto sdf = g::sdf_from_mesh(mesh, h, 2);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(sdf.count[0], 64);
-  EXPECT_LT(seconds, 5.0);
+  // Speed is reported, not asserted (a loaded CI machine must not fail a correct build).
   std::printf("[          ] sdf_from_mesh: %zu triangles, %d^3 lattice: %.3f s\n", mesh.triangles.size(), sdf.count[0],
               seconds);
 
