@@ -10,6 +10,8 @@
 #include <map>
 #include <vector>
 
+#include "core/error.hpp"
+#include "methods/mpm/explicit_mpm.hpp"
 #include "methods/sph/sph_jeske.hpp"
 #include "methods/sph/sph_kernels.hpp"
 #include "scene.hpp"
@@ -21,10 +23,12 @@ namespace {
 constexpr double kBox = 0.24;   // m, 12 lattice spacings
 constexpr double kRadius = 0.01;  // m: d = 0.02, support h = 0.04
 
+// walls: slip puts walls on the non-periodic faces only: here there are none, and a wall left on a
+// periodic face would break the lattice density and the uniform flow below.
 std::string periodic_deck(const std::string& velocity = "[0, 0, 0]", const std::string& st = "explicit") {
   return R"(
 simulation: {dimension: 3, method: sph-jeske2023, end_time: 1.0}
-domain: {lower: [0, 0, 0], upper: [0.24, 0.24, 0.24], cell_size: 0.02, walls: none, periodic: [x, y, z]}
+domain: {lower: [0, 0, 0], upper: [0.24, 0.24, 0.24], cell_size: 0.02, walls: slip, periodic: [x, y, z]}
 sph: {particle_radius: 0.01, dt: 0.001, gravity: [0, 0, 0], st_mode: )" +
          st + R"(, surface_tension: 200, viscosity: 0.01, xsph: 0.1, mass_volume_factor: 1.0,
       st_tolerance: 1e-10}
@@ -267,4 +271,42 @@ TEST(SphPeriodic, TaylorGreenVortexConservesMomentumAndIsRankIndependent) {
   EXPECT_NEAR(ke, column(ref.second, "kinetic_energy"), 1e-6 * ke);
   EXPECT_NEAR(column(mine.second, "surface_energy_proxy"), column(ref.second, "surface_energy_proxy"),
               1e-6 * column(ref.second, "surface_energy_proxy"));
+}
+
+namespace {
+// The InputError key of constructing `Method` from the periodic deck with `sets` applied ("" if none).
+template <class Method>
+std::string input_error_key(const std::string& deck, const std::vector<std::string>& sets) {
+  auto d = test::deck_from_string(deck, sets);
+  try {
+    Method m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  } catch (const InputError& e) {
+    return e.key();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(SphPeriodic, BadPeriodicDecksAreInputErrorsNamingTheKey) {
+  using Sph = sph::SphJeske<3>;
+  EXPECT_EQ(input_error_key<Sph>(periodic_deck(), {"domain.periodic=[x, w]"}), "domain.periodic");
+  EXPECT_EQ(input_error_key<Sph>(periodic_deck(), {"domain.periodic=[z, z]"}), "domain.periodic");
+  // A plane across a periodic axis has no periodic image.
+  EXPECT_EQ(input_error_key<Sph>(periodic_deck(), {"colliders=[{type: half-space, point: [0, 0.05, 0], normal: [0, 1, 0]}]"}),
+            "colliders[0].type");
+  EXPECT_EQ(input_error_key<Sph>(periodic_deck(), {"colliders=[{type: sphere, center: [0.12, 0.12, 0.02], radius: 0.05}]"}),
+            "colliders[0].type");
+  // The same plane is fine when its axis is not periodic (then the lattice just has a floor).
+  EXPECT_EQ(input_error_key<Sph>(periodic_deck(), {"domain.periodic=[x, z]",
+                                                   "colliders=[{type: half-space, point: [0, -0.05, 0], normal: [0, 1, 0]}]"}),
+            "");
+  // MPM has no periodic grid: refused with the key rather than run wrongly.
+  const std::string mpm = R"(
+simulation: {dimension: 3, method: mpm-explicit, end_time: 1.0}
+domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.1, walls: none, periodic: [x]}
+mpm: {gravity: [0, 0, 0], dt_max: 1.0e-4}
+materials: [{name: w, model: fluid, density: 1000, bulk_modulus: 1.0e4}]
+sources: [{type: sphere, material: w, center: [0.5, 0.5, 0.5], radius: 0.2, particles_per_cell: 8}]
+)";
+  EXPECT_EQ(input_error_key<mpm::ExplicitMPM<3>>(mpm, {}), "domain.periodic");
 }

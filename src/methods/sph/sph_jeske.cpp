@@ -192,8 +192,6 @@ void SphJeske<Dim>::seed_particles(const config::Section& root) {
   long gmax = static_cast<long>(idmax);
   MPI_Allreduce(MPI_IN_PLACE, &gmax, 1, MPI_LONG, MPI_MAX, comm_);
   next_id_ = gmax + 1;
-  // A source that reaches past a periodic face: its particles there belong to the image in the box.
-  if (decomp_->any_periodic()) particles::send_to_owners<Dim>(set_, *decomp_, f_.x);
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
 }
 
