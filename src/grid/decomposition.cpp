@@ -120,19 +120,33 @@ Decomposition<Dim>::Decomposition(MPI_Comm comm, const Spec& spec) : comm_(comm)
   for (int d = 0; d < Dim; ++d)
     if (starts_[d][c[d]] != owned_lo_[d]) throw RuntimeError("decomposition disagrees with DMDA ownership");
 
+  // Neighbours and region images: every offset in {-1, 0, 1}^Dim of the process coordinates; on a
+  // periodic axis an offset past the last block wraps to the first (and the image is shifted by the
+  // box length), on other axes it has no neighbour.
   std::set<int> nb;
   for (int n = 0; n < static_cast<int>(std::pow(3, Dim)); ++n) {
     std::array<int, Dim> q = c;
+    Image img{};
     int code = n;
     bool ok = true;
     for (int d = 0; d < Dim; ++d) {
       q[d] += code % 3 - 1;
       code /= 3;
-      if (q[d] < 0 || q[d] >= procs_[d]) ok = false;
+      const double length = upper_[d] - lower_[d];
+      if (q[d] < 0 || q[d] >= procs_[d]) {
+        if (!spec.periodic[d]) ok = false;
+        img.shift[d] = q[d] < 0 ? length : -length;
+        q[d] = q[d] < 0 ? q[d] + procs_[d] : q[d] - procs_[d];
+      }
     }
     if (!ok) continue;
-    const int r = rank_of(q);
-    if (r != rank_) nb.insert(r);
+    img.rank = rank_of(q);
+    bool zero = true;
+    for (int d = 0; d < Dim; ++d) zero = zero && img.shift[d] == 0;
+    if (img.rank == rank_ && zero) continue;
+    // Distinct offsets give distinct (rank, shift) pairs: the unwrapped coordinate is q - shift/L procs.
+    images_.push_back(img);
+    if (img.rank != rank_) nb.insert(img.rank);
   }
   neighbors_.assign(nb.begin(), nb.end());
 
@@ -146,6 +160,10 @@ Decomposition<Dim>::Decomposition(MPI_Comm comm, const Spec& spec) : comm_(comm)
     owner_map_.lower[d] = lower_[d];
   }
   owner_map_.inv_dx = 1.0 / dx_;
+  for (int d = 0; d < Dim; ++d) {
+    owner_map_.periodic[d] = spec.periodic[d];
+    owner_map_.length[d] = upper_[d] - lower_[d];
+  }
 }
 
 template <int Dim>
@@ -191,10 +209,12 @@ template <int Dim>
 void Decomposition<Dim>::region(int rank, double* lo, double* hi) const {
   const auto c = coords_of(rank);
   for (int d = 0; d < Dim; ++d) {
-    // The outermost blocks extend to infinity so that every point has an owner.
-    lo[d] = c[d] == 0 ? -std::numeric_limits<double>::infinity() : lower_[d] + (starts_[d][c[d]] - 0.5) * dx_;
-    hi[d] = c[d] == procs_[d] - 1 ? std::numeric_limits<double>::infinity()
-                                  : lower_[d] + (starts_[d][c[d] + 1] - 0.5) * dx_;
+    // The outermost blocks extend to infinity so that every point has an owner; on a periodic axis
+    // every point is wrapped into [lower, upper) first, so the blocks end there.
+    const double inf = std::numeric_limits<double>::infinity();
+    const double outer_lo = spec_.periodic[d] ? lower_[d] : -inf, outer_hi = spec_.periodic[d] ? upper_[d] : inf;
+    lo[d] = c[d] == 0 ? outer_lo : lower_[d] + (starts_[d][c[d]] - 0.5) * dx_;
+    hi[d] = c[d] == procs_[d] - 1 ? outer_hi : lower_[d] + (starts_[d][c[d] + 1] - 0.5) * dx_;
   }
 }
 

@@ -23,6 +23,19 @@ struct OwnerMap {
   int nodes[Dim];
   double lower[Dim];
   double inv_dx;
+  bool periodic[Dim];
+  double length[Dim];  // box length upper - lower (the period on periodic axes)
+
+  // Maps a point on a periodic axis back into [lower, lower + length); other axes are untouched.
+  KOKKOS_INLINE_FUNCTION void wrap(double* x) const {
+    for (int d = 0; d < Dim; ++d) {
+      if (!periodic[d]) continue;
+      double u = x[d] - lower[d];
+      u -= length[d] * kmath::floor(u / length[d]);
+      if (!(u < length[d])) u = 0;  // round-off of a point just below lower
+      x[d] = lower[d] + u;
+    }
+  }
 
   KOKKOS_INLINE_FUNCTION int coordinate(int d, int node) const {
     int lo = 0, hi = procs[d] - 1;
@@ -55,7 +68,17 @@ class Decomposition {
     std::array<int, Dim> procs{};  // 0 entries: chosen to minimise the cut surface
     int stencil_width = 2;
     int dof = Dim + 1;
+    std::array<bool, Dim> periodic{};  // particles leaving through one face re-enter at the other
     std::string deck_file;  // for error messages
+  };
+
+  // A copy of a rank's region that this rank's particles can see: ghosts for `rank` are this rank's
+  // particles within the halo width of region(rank) - shift, sent with their position + shift. shift is
+  // zero for an ordinary neighbour and +-(box length) along the periodic axes crossed; `rank` may be
+  // this rank itself (its own periodic images when it spans a periodic axis).
+  struct Image {
+    int rank;
+    std::array<double, Dim> shift;
   };
 
   Decomposition(MPI_Comm comm, const Spec& spec);
@@ -83,10 +106,19 @@ class Decomposition {
   // Process coordinates of a rank, and the rank of process coordinates (x fastest, as DMDA).
   std::array<int, Dim> coords_of(int rank) const;
   int rank_of(const std::array<int, Dim>& c) const;
-  // The box of points whose nearest node `rank` owns (half-open).
+  // The box of points whose nearest node `rank` owns (half-open). Outer faces of non-periodic axes
+  // extend to infinity; on a periodic axis the blocks tile [lower, upper) exactly.
   void region(int rank, double* lo, double* hi) const;
-  // Distinct neighbouring ranks (face, edge and corner), without this rank.
+  // Distinct neighbouring ranks (face, edge and corner, across periodic faces too), without this rank.
   const std::vector<int>& neighbors() const { return neighbors_; }
+  // Every neighbouring region image (see Image), in a fixed order; without (this rank, zero shift).
+  const std::vector<Image>& images() const { return images_; }
+  const std::array<bool, Dim>& periodic() const { return spec_.periodic; }
+  bool any_periodic() const {
+    for (int d = 0; d < Dim; ++d)
+      if (spec_.periodic[d]) return true;
+    return false;
+  }
   OwnerMap<Dim> owner_map() const { return owner_map_; }
   int owner_of(const double* x) const;
 
@@ -105,6 +137,7 @@ class Decomposition {
   std::array<int, Dim> nodes_{}, procs_{}, owned_lo_{}, owned_hi_{}, ghost_lo_{}, ghost_hi_{};
   std::array<std::vector<int>, Dim> starts_;
   std::vector<int> neighbors_;
+  std::vector<Image> images_;
   OwnerMap<Dim> owner_map_;
 };
 

@@ -16,6 +16,10 @@ void declare_domain(config::Schema& root) {
   s->choice("walls", {"slip", "sticky", "friction", "none"}, "boundary condition on the box faces").def("slip");
   s->real("wall_friction", "1", "Coulomb friction coefficient of the box faces (walls: friction)").def(0.0).nonnegative();
   s->integer("wall_cells", "thickness of the box faces in cells").def("2").min(1);
+  s->names("periodic", "axes with periodic boundaries, e.g. [z]: a particle leaving through one face of "
+           "the box re-enters through the opposite face and sees the particles there as neighbours; those "
+           "faces get no walls. Only the SPH method (sph-jeske2023) supports them; the box must be at "
+           "least two SPH support radii long along a periodic axis").def("[]");
   root.section("domain", s, "Simulation box, grid spacing and domain decomposition.");
 }
 
@@ -30,6 +34,17 @@ typename Decomposition<Dim>::Spec read_domain(const config::Section& root, int s
     if (r[a] < 0 || r[a] != std::floor(r[a]))
       throw InputError(d.file(), d.key_path("ranks"), "process grid entries must be non-negative integers");
     spec.procs[a] = static_cast<int>(r[a]);
+  }
+  const char* axis_names[3] = {"x", "y", "z"};
+  for (const auto& name : d.names("periodic")) {
+    int a = -1;
+    for (int e = 0; e < Dim; ++e)
+      if (name == axis_names[e]) a = e;
+    if (a < 0)
+      throw InputError(d.file(), d.key_path("periodic"),
+                       "unknown axis '" + name + (Dim == 3 ? "'; expected x, y or z" : "'; expected x or y"));
+    if (spec.periodic[a]) throw InputError(d.file(), d.key_path("periodic"), "axis '" + name + "' is listed twice");
+    spec.periodic[a] = true;
   }
   spec.dx = d.real("cell_size");
   spec.stencil_width = stencil_width;

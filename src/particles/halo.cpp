@@ -1,5 +1,6 @@
 #include "particles/halo.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace meniscus::particles {
@@ -8,20 +9,32 @@ template <int Dim>
 void HaloPlan<Dim>::build(const ParticleSet& set, const grid::Decomposition<Dim>& decomp, int position_field,
                           double width) {
   const int n = static_cast<int>(set.size());
-  const auto& nbrs = decomp.neighbors();
-  const int nn = static_cast<int>(nbrs.size());
+  const auto& imgs = decomp.images();
+  const int ni = static_cast<int>(imgs.size());
   const RealField x = set.field(position_field);
 
-  // Regions of the neighbours, widened by the interaction radius.
-  Kokkos::View<double* [2][Dim]> boxes("halo_boxes", nn);
+  // One message per distinct rank (this rank too, for its own periodic images); a rank's rows are
+  // its images' lists one after the other, in the decomposition's image order.
+  std::vector<int> ranks;
+  for (const auto& im : imgs) ranks.push_back(im.rank);
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  const int nn = static_cast<int>(ranks.size());
+  std::vector<int> order;  // images grouped by rank
+  for (int k = 0; k < nn; ++k)
+    for (int i = 0; i < ni; ++i)
+      if (imgs[i].rank == ranks[k]) order.push_back(i);
+
+  // Image regions (the neighbour's region minus the shift), widened by the interaction radius.
+  Kokkos::View<double* [2][Dim]> boxes("halo_boxes", ni);
   {
     auto h = Kokkos::create_mirror_view(boxes);
-    for (int k = 0; k < nn; ++k) {
+    for (int i = 0; i < ni; ++i) {
       double lo[Dim], hi[Dim];
-      decomp.region(nbrs[k], lo, hi);
+      decomp.region(imgs[i].rank, lo, hi);
       for (int d = 0; d < Dim; ++d) {
-        h(k, 0, d) = lo[d] - width;
-        h(k, 1, d) = hi[d] + width;
+        h(i, 0, d) = lo[d] - imgs[i].shift[d] - width;
+        h(i, 1, d) = hi[d] - imgs[i].shift[d] + width;
       }
     }
     Kokkos::deep_copy(boxes, h);
@@ -31,35 +44,54 @@ void HaloPlan<Dim>::build(const ParticleSet& set, const grid::Decomposition<Dim>
       if (!(x(p, d) >= boxes(k, 0, d) && x(p, d) < boxes(k, 1, d))) return false;
     return true;
   };
-  // One stable pass per neighbour (few of them) keeps the send order deterministic.
-  std::vector<int> counts(nn, 0);
-  std::vector<IndexList> lists(nn);
+  // One stable pass per image (few of them) keeps the send order deterministic.
+  std::vector<int> image_counts(ni, 0), counts(nn, 0);
   int total = 0;
-  for (int k = 0; k < nn; ++k) {
-    int c = 0;
-    Kokkos::parallel_reduce(
-        "halo::count", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& s) { s += inside(k, p) ? 1 : 0; },
-        c);
-    counts[k] = c;
-    total += c;
-  }
-  IndexList send("halo_send", total);
+  for (int k = 0, o = 0; k < nn; ++k)
+    for (; o < ni && imgs[order[o]].rank == ranks[k]; ++o) {
+      const int i = order[o];
+      int c = 0;
+      Kokkos::parallel_reduce(
+          "halo::count", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& s) { s += inside(i, p) ? 1 : 0; },
+          c);
+      image_counts[i] = c;
+      counts[k] += c;
+      total += c;
+    }
+  IndexList send("halo_send", total), rows("halo_rows", total);
+  RealField send_shift("halo_send_shift", total, Dim);
   int off = 0;
-  for (int k = 0; k < nn; ++k) {
+  for (int o = 0; o < ni; ++o) {
+    const int i = order[o];
     const int base = off;
+    double shift[Dim];
+    for (int d = 0; d < Dim; ++d) shift[d] = imgs[i].shift[d];
     Kokkos::parallel_scan(
         "halo::list", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& prefix, const bool final) {
-          const bool in = inside(k, p);
-          if (final && in) send(base + prefix) = p;
+          const bool in = inside(i, p);
+          if (final && in) {
+            send(base + prefix) = p;
+            rows(base + prefix) = base + prefix;
+            for (int d = 0; d < Dim; ++d) send_shift(base + prefix, d) = shift[d];
+          }
           prefix += in ? 1 : 0;
         });
-    off += counts[k];
+    off += image_counts[i];
   }
-  exchange_ = NeighborExchange(decomp.comm(), nbrs);
+  exchange_ = NeighborExchange(decomp.comm(), ranks);
   exchange_.plan(send, counts);
   ghost_ids_ = IdField("ghost_ids", exchange_.recv_total());
   const IdField ids = set.id();
   exchange_.ship({}, &ids, nullptr, {}, &ghost_ids_, nullptr, 0);
+  // The shift belongs to a sent row, not to a particle (one particle can go to a rank twice, as two
+  // images), so it travels once along a plan over the send rows themselves.
+  ghost_shift_ = RealField("ghost_shift", exchange_.recv_total(), Dim);
+  shifted_ = decomp.any_periodic();
+  if (shifted_) {
+    NeighborExchange by_row(decomp.comm(), ranks);
+    by_row.plan(rows, counts);
+    by_row.ship({send_shift}, nullptr, nullptr, {ghost_shift_}, nullptr, nullptr, 0);
+  }
 }
 
 template <int Dim>
@@ -77,6 +109,17 @@ void HaloPlan<Dim>::refresh_into(const RealField& field, RealField& ghosts) {
 template <int Dim>
 void HaloPlan<Dim>::refresh_rows(const RealField& total, size_t owned) {
   exchange_.ship({total}, nullptr, nullptr, {total}, nullptr, nullptr, owned);
+}
+
+template <int Dim>
+void HaloPlan<Dim>::refresh_position_rows(const RealField& total, size_t owned) {
+  refresh_rows(total, owned);
+  if (!shifted_) return;
+  const RealField shift = ghost_shift_;
+  Kokkos::parallel_for(
+      "halo::shift_positions", Kokkos::RangePolicy<>(0, exchange_.recv_total()), KOKKOS_LAMBDA(const int g) {
+        for (int d = 0; d < Dim; ++d) total(owned + g, d) += shift(g, d);
+      });
 }
 
 template <int Dim>

@@ -1,7 +1,11 @@
 #pragma once
 // Ghost particles: copies of the particles that lie within `width` of a neighbouring rank's region.
 // build() decides who goes where once per step; refresh() replays that plan for any field, as many
-// times as a solver needs (one message per neighbour per refresh).
+// times as a solver needs (one message per neighbour per refresh). Across a periodic face the
+// neighbouring region is an image shifted by the box length (grid::Decomposition::Image): the ghost
+// then carries its owner's position plus that shift, so positions must be refreshed with
+// refresh_position_rows; every other field is copied unchanged. A rank alone along a periodic axis
+// is its own neighbour there and receives its own particles' images.
 #include "grid/decomposition.hpp"
 #include "particles/neighbor_exchange.hpp"
 #include "particles/particle_set.hpp"
@@ -22,6 +26,10 @@ class HaloPlan {
   // In place: `total` holds the owned rows first; the ghosts are written into rows [owned, owned +
   // ghost_count()) of the same view (SPH keeps owned and ghost rows in one array).
   void refresh_rows(const RealField& total, size_t owned);
+  // refresh_rows for the position field: ghost rows get the periodic shift of their image added.
+  void refresh_position_rows(const RealField& total, size_t owned);
+  // Per ghost, the shift added to its owner's position (zero except across periodic faces).
+  RealField ghost_shift() const { return ghost_shift_; }
 
   // The reverse direction: rows that belong to ghosts (e.g. surface samples whose nearest particle is
   // a ghost) are sent to the ranks owning those ghosts. ghost_of_row(i) is the ghost index of row i.
@@ -36,6 +44,8 @@ class HaloPlan {
  private:
   NeighborExchange exchange_;
   IdField ghost_ids_;
+  RealField ghost_shift_;
+  bool shifted_ = false;  // the decomposition has a periodic axis
 };
 
 }  // namespace meniscus::particles

@@ -9,7 +9,22 @@
 namespace meniscus::particles {
 
 template <int Dim>
+void wrap_periodic(ParticleSet& set, const grid::Decomposition<Dim>& decomp, int position_field) {
+  if (!decomp.any_periodic()) return;
+  const auto owners = decomp.owner_map();
+  const RealField x = set.field(position_field);
+  Kokkos::parallel_for(
+      "migrate::wrap", Kokkos::RangePolicy<>(0, set.size()), KOKKOS_LAMBDA(const int p) {
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        owners.wrap(xp);
+        for (int d = 0; d < Dim; ++d) x(p, d) = xp[d];
+      });
+}
+
+template <int Dim>
 MigrationStats migrate(ParticleSet& set, const grid::Decomposition<Dim>& decomp, int position_field) {
+  wrap_periodic<Dim>(set, decomp, position_field);
   const int n = static_cast<int>(set.size());
   const int me = decomp.rank();
   const auto owners = decomp.owner_map();
@@ -186,6 +201,8 @@ void sort_by_cell(ParticleSet& set, const grid::Decomposition<Dim>& decomp, int 
   set.gather(order, n);
 }
 
+template void wrap_periodic<2>(ParticleSet&, const grid::Decomposition<2>&, int);
+template void wrap_periodic<3>(ParticleSet&, const grid::Decomposition<3>&, int);
 template MigrationStats migrate<2>(ParticleSet&, const grid::Decomposition<2>&, int);
 template MigrationStats migrate<3>(ParticleSet&, const grid::Decomposition<3>&, int);
 template void sort_by_cell<2>(ParticleSet&, const grid::Decomposition<2>&, int);

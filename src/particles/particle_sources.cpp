@@ -119,9 +119,19 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
     }
     if (type != "box" && !geometry::bounding_box<Dim>(shape, lo, hi))
       throw InputError(s.file(), s.key_path("type"), "source has no bounded extent");
-    for (int d = 0; d < Dim; ++d)
+    for (int d = 0; d < Dim; ++d) {
+      // Along a periodic axis a source is cut at the box (a cylinder along the axis is an ellipsoid
+      // with a long semi-axis there); the lattice then starts at the box face, so it continues
+      // seamlessly through the periodic faces when the box length is a multiple of the spacing.
+      if (decomp.periodic()[d]) {
+        lo[d] = std::max(lo[d], decomp.lower()[d]);
+        hi[d] = std::min(hi[d], decomp.upper()[d]);
+        if (!(hi[d] > lo[d])) throw InputError(s.file(), s.path(), "source lies outside the domain");
+        continue;
+      }
       if (lo[d] < decomp.lower()[d] || hi[d] > decomp.upper()[d])
         throw InputError(s.file(), s.path(), "source extends outside the domain");
+    }
     Part p;
     p.seeds = geometry::seed_lattice<Dim>(shape, lo, hi, spacing, olo, ohi);
     p.material = static_cast<int>(it - material_names.begin());

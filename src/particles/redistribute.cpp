@@ -141,6 +141,8 @@ void send_to_owners(ParticleSet& set, const grid::Decomposition<Dim>& decomp, in
       "redistribute::owners", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
         double xp[Dim];
         for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        owners.wrap(xp);  // periodic axes: the owner of the image inside the box
+        for (int d = 0; d < Dim; ++d) x(p, d) = xp[d];
         dest(p) = owners.owner(xp);
       });
   redistribute(set, dest, decomp.comm());

@@ -1,8 +1,10 @@
 #include "physics/collider_deck.hpp"
 
+#include <cmath>
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "geometry/sampled_sdf.hpp"
 #include "geometry/triangle_mesh.hpp"
 
@@ -62,6 +64,33 @@ BoundaryType boundary_of(const std::string& s) {
   if (s == "slip-attached") return BoundaryType::SlipAttached;
   return BoundaryType::Slip;
 }
+
+// A collider has no periodic image, so along a periodic axis it must neither cut the axis (a plane
+// whose normal has a component along it) nor reach the periodic faces (a box or sphere crossing one
+// would act on one side only). Meshes are not checked (their extent is known only after sampling).
+template <int Dim>
+void check_periodic_conflict(const config::Section& s, const std::string& type, const grid::Decomposition<Dim>& decomp) {
+  const char* axis[3] = {"x", "y", "z"};
+  for (int d = 0; d < Dim; ++d) {
+    if (!decomp.periodic()[d]) continue;
+    const double lo = decomp.lower()[d], hi = decomp.upper()[d];
+    std::string why;
+    if (type == "half-space") {
+      if (std::fabs(s.vector("normal")[d]) > 1e-12) why = "a half-space whose normal has a component along it";
+    } else if (type == "box") {
+      const double a = s.vector("lower")[d], b = s.vector("upper")[d];
+      if (s.flag("inverted") ? (a >= lo || b <= hi) : (a <= lo || b >= hi)) why = "a box that reaches its faces";
+    } else if (type == "sphere") {
+      const double c = s.vector("center")[d], r = s.real("radius");
+      if (s.flag("inverted") || c - r <= lo || c + r >= hi) why = "a sphere that reaches its faces (or an inverted one)";
+    }
+    if (!why.empty())
+      throw InputError(s.file(), s.key_path("type"),
+                       log::format("axis %s is periodic (domain.periodic), which conflicts with %s: colliders have "
+                                   "no periodic images",
+                                   axis[d], why.c_str()));
+  }
+}
 }  // namespace
 
 template <int Dim>
@@ -78,6 +107,7 @@ ColliderSet<Dim> read_colliders(const config::Section& root, const grid::Decompo
     const double t = dom.integer("wall_cells") * decomp.dx();
     for (int d = 0; d < Dim; ++d)
       for (int side = 0; side < 2; ++side) {
+        if (decomp.periodic()[d]) continue;  // a periodic axis has no faces
         std::array<double, Dim> p{}, n{};
         for (int e = 0; e < Dim; ++e) p[e] = decomp.lower()[e];
         p[d] = side == 0 ? decomp.lower()[d] + t : decomp.upper()[d] - t;
@@ -122,6 +152,7 @@ ColliderSet<Dim> read_colliders(const config::Section& root, const grid::Decompo
         c.shape = geometry::sampled<3>(geometry::sdf_from_mesh(mesh, h, 3));
       }
     }
+    check_periodic_conflict<Dim>(s, type, decomp);
     c.type = boundary_of(s.text("boundary"));
     c.friction = s.real("friction");
     auto v = vec("velocity"), move = vec("translation");

@@ -97,6 +97,11 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
     throw InputError(st.file(), st.key_path("placement"), "stratified placement exists in 2D only");
   // Balance particles b = 2 x_p - s reach a few cells past their parent: a wider ghost layer.
   auto spec = grid::read_domain<Dim>(root, st_.enabled ? 5 : 2, Dim + 1);
+  for (int d = 0; d < Dim; ++d)
+    if (spec.periodic[d])
+      throw InputError(root.file(), "domain.periodic",
+                       "the MPM methods have no periodic grid (nodal fields, P2G/G2P and the grid solves assume a "
+                       "bounded box); periodic axes are supported by sph-jeske2023 only");
   decomp_ = std::make_unique<grid::Decomposition<Dim>>(comm_, spec);
   grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
 

@@ -64,8 +64,26 @@ SphJeske<Dim>::SphJeske(const MethodContext& ctx) : comm_(ctx.comm) {
                                      "radius %.3g m (4 x particle_radius): use fewer ranks along that axis",
                                      r, hi[d] - lo[d], d, h));
   }
+  // Along a periodic axis a particle must not see two images of one neighbour: the box must be at
+  // least two support radii long there (with the strict |x_ij| < h, images L apart then never both count).
+  const char* axis_names[3] = {"x", "y", "z"};
+  int walled_axes = 0;
+  for (int d = 0; d < Dim; ++d) {
+    if (!decomp_->periodic()[d]) {
+      ++walled_axes;
+      continue;
+    }
+    const double length = domain_hi_[d] - domain_lo_[d];
+    if (length < 2 * h)
+      throw InputError(root.file(), "domain.periodic",
+                       log::format("the box is %.3g m long along the periodic axis %s, less than two SPH support "
+                                   "radii (2 x 4 x particle_radius = %.3g m): a particle would see two images of "
+                                   "one neighbour",
+                                   length, axis_names[d], 2 * h));
+  }
   colliders_ = physics::read_colliders<Dim>(root, *decomp_);
-  wall_count_ = root.section("domain").text("walls") == "none" ? 0 : 2 * Dim;
+  // The box faces come first in the collider set; periodic axes have none.
+  wall_count_ = root.section("domain").text("walls") == "none" ? 0 : 2 * walled_axes;
   psi_ = make_half_space_volume<Dim>(h);
   rest_density_ = Kokkos::View<double*>("rest_density", p_.rest_density.size());
   {
@@ -215,7 +233,7 @@ void SphJeske<Dim>::update_neighborhood() {
         mt(i) = m(i, 0);
         phase_d(i) = mat(i);
       });
-  refresh(xt_);
+  halo_.refresh_position_rows(particles::RealField(xt_), static_cast<size_t>(owned_));  // periodic images shifted
   refresh(vt_);
   refresh(mass_t_);
   refresh(phase_d);
@@ -742,10 +760,12 @@ void SphJeske<Dim>::project_out_of_colliders() {
 
 template <int Dim>
 void SphJeske<Dim>::remove_outside() {
+  // Periodic axes have no outside: migration wraps those coordinates right after this.
   double lo[Dim], hi[Dim];
+  const double inf = std::numeric_limits<double>::infinity();
   for (int d = 0; d < Dim; ++d) {
-    lo[d] = domain_lo_[d];
-    hi[d] = domain_hi_[d];
+    lo[d] = decomp_->periodic()[d] ? -inf : domain_lo_[d];
+    hi[d] = decomp_->periodic()[d] ? inf : domain_hi_[d];
   }
   auto x = set_.field(f_.x);
   const int n = static_cast<int>(set_.size());
@@ -781,6 +801,7 @@ void SphJeske<Dim>::emit(double t) {
   std::vector<double> hx, hv;
   std::vector<int> hmat;
   std::vector<int64_t> hid;
+  const auto owners = decomp_->owner_map();  // wraps emitted points on periodic axes
   for (size_t e = 0; e < p_.emitters.size(); ++e) {
     const auto& em = p_.emitters[e];
     double u[3] = {0, 0, 0}, speed = 0;
@@ -818,6 +839,7 @@ void SphJeske<Dim>::emit(double t) {
           if (pa * pa + pb * pb > em.radius * em.radius + 1e-12) continue;
           double xp[Dim];
           for (int c = 0; c < Dim; ++c) xp[c] = em.center[c] + pa * e1[c] + pb * e2[c] + travel * n[c];
+          owners.wrap(xp);
           const int64_t id = next_id_++;
           if (decomp_->owner_of(xp) != rank_) continue;
           for (int c = 0; c < Dim; ++c) {

@@ -62,6 +62,7 @@ class SphJeske : public Method {
   void update_neighborhood();
   void compute_density();
   const Neighborhood& neighborhood() const { return nb_; }
+  const particles::HaloPlan<Dim>& halo() const { return halo_; }  // ghost ids and periodic shifts
   Kokkos::View<double*> density() const { return rho_; }
   Kokkos::View<double**> total_velocity() const { return vt_; }
   // Explicit cohesion (paper eq. 8, including adhesion) and Weiler viscosity accelerations of the owned
