@@ -3,30 +3,11 @@
 #include <cmath>
 
 #include "core/kmath.hpp"
+#include "particles/bounding_box.hpp"
 
 namespace meniscus::particles {
 
 namespace {
-// Bounding box of all rows (max of x and of -x in one reduction).
-template <int Dim>
-struct Bounds {
-  using value_type = double[];
-  using size_type = int;
-  size_type value_count = 2 * Dim;
-  Kokkos::View<const double**> x;
-  KOKKOS_INLINE_FUNCTION void operator()(const int p, double* s) const {
-    for (int d = 0; d < Dim; ++d) {
-      s[d] = s[d] > x(p, d) ? s[d] : x(p, d);
-      s[Dim + d] = s[Dim + d] > -x(p, d) ? s[Dim + d] : -x(p, d);
-    }
-  }
-  KOKKOS_INLINE_FUNCTION void join(volatile double* dst, const volatile double* src) const {
-    for (int i = 0; i < 2 * Dim; ++i) dst[i] = dst[i] > src[i] ? dst[i] : src[i];
-  }
-  KOKKOS_INLINE_FUNCTION void init(double* dst) const {
-    for (int i = 0; i < 2 * Dim; ++i) dst[i] = -1e300;
-  }
-};
 
 // Uniform cells of edge `support` over the bounding box, with the rows sorted by cell.
 template <int Dim>
@@ -85,9 +66,8 @@ void build_neighbor_lists(Kokkos::View<const double**> x, int owned, double supp
     out.index = Kokkos::View<int*>("nbr_index", 0);
     return;
   }
-  Bounds<Dim> bounds{2 * Dim, x};
   double b[2 * Dim];
-  Kokkos::parallel_reduce("nbr::bounds", Kokkos::RangePolicy<>(0, total), bounds, b);
+  local_bounding_box<Dim>(x, total, b, "nbr::bounds");
   double lower[Dim];
   int ncell[Dim];
   long cells = 1;

@@ -9,6 +9,7 @@
 #include "grid/bspline.hpp"
 #include "grid/domain_deck.hpp"
 #include "grid/stencil_loop.hpp"
+#include "particles/bounding_box.hpp"
 #include "particles/migration.hpp"
 #include "particles/particle_sources.hpp"
 #include "particles/redistribute.hpp"
@@ -60,26 +61,6 @@ struct ParticleSums {
   }
 };
 
-// Largest coordinate along each axis and of its negative (so one max-reduction gives min and max).
-template <int Dim>
-struct ParticleBounds {
-  using value_type = double[];
-  using size_type = int;
-  size_type value_count = 2 * Dim;
-  particles::RealField x;
-  KOKKOS_INLINE_FUNCTION void operator()(const int p, double* s) const {
-    for (int d = 0; d < Dim; ++d) {
-      s[d] = s[d] > x(p, d) ? s[d] : x(p, d);
-      s[Dim + d] = s[Dim + d] > -x(p, d) ? s[Dim + d] : -x(p, d);
-    }
-  }
-  KOKKOS_INLINE_FUNCTION void join(volatile double* dst, const volatile double* src) const {
-    for (int i = 0; i < 2 * Dim; ++i) dst[i] = dst[i] > src[i] ? dst[i] : src[i];
-  }
-  KOKKOS_INLINE_FUNCTION void init(double* dst) const {
-    for (int i = 0; i < 2 * Dim; ++i) dst[i] = -1e300;
-  }
-};
 }  // namespace
 
 template <int Dim>
@@ -854,10 +835,8 @@ void ExplicitMPM<Dim>::diagnostics(DiagnosticRow& row) {
   double s[K];
   Kokkos::parallel_reduce("mpm::sums", Kokkos::RangePolicy<>(0, set_.size()), sums, s);
   MPI_Allreduce(MPI_IN_PLACE, s, K, MPI_DOUBLE, MPI_SUM, comm_);
-  ParticleBounds<Dim> bounds;
-  bounds.x = set_.field(f_.x);
   double b[2 * Dim];
-  Kokkos::parallel_reduce("mpm::bounds", Kokkos::RangePolicy<>(0, set_.size()), bounds, b);
+  particles::local_bounding_box<Dim>(set_.field(f_.x), static_cast<int>(set_.size()), b, "mpm::bounds");
   MPI_Allreduce(MPI_IN_PLACE, b, 2 * Dim, MPI_DOUBLE, MPI_MAX, comm_);
   long n = static_cast<long>(set_.size()), nmin = 0, nmax = 0, ntot = 0, clamped = 0;
   MPI_Allreduce(&n, &nmin, 1, MPI_LONG, MPI_MIN, comm_);
