@@ -12,7 +12,7 @@ namespace {
 // Uniform cells of edge `support` over the bounding box, with the rows sorted by cell.
 template <int Dim>
 struct CellGrid {
-  Kokkos::View<const double**> x;
+  ConstRealField x;
   Kokkos::View<int*> cell_start, sorted;
   double lower[Dim];
   int ncell[Dim];
@@ -59,7 +59,7 @@ struct CellGrid {
 }  // namespace
 
 template <int Dim>
-void build_neighbor_lists(Kokkos::View<const double**> x, int owned, double support, NeighborLists& out) {
+void build_neighbor_lists(ConstRealField x, int owned, double support, NeighborLists& out) {
   const int total = static_cast<int>(x.extent(0));
   out.offset = Kokkos::View<int*>("nbr_offset", owned + 1);
   if (total == 0 || owned == 0) {
@@ -168,7 +168,7 @@ void build_neighbor_lists(Kokkos::View<const double**> x, int owned, double supp
 }
 
 template <int Dim>
-void brute_force_neighbor_lists(Kokkos::View<const double**> x, int owned, double support, NeighborLists& out) {
+void brute_force_neighbor_lists(ConstRealField x, int owned, double support, NeighborLists& out) {
   const int total = static_cast<int>(x.extent(0));
   const double h2 = support * support;
   out.offset = Kokkos::View<int*>("bf_offset", owned + 1);
@@ -203,9 +203,9 @@ void brute_force_neighbor_lists(Kokkos::View<const double**> x, int owned, doubl
       });
 }
 
-template void build_neighbor_lists<2>(Kokkos::View<const double**>, int, double, NeighborLists&);
-template void build_neighbor_lists<3>(Kokkos::View<const double**>, int, double, NeighborLists&);
-template void brute_force_neighbor_lists<2>(Kokkos::View<const double**>, int, double, NeighborLists&);
-template void brute_force_neighbor_lists<3>(Kokkos::View<const double**>, int, double, NeighborLists&);
+template void build_neighbor_lists<2>(ConstRealField, int, double, NeighborLists&);
+template void build_neighbor_lists<3>(ConstRealField, int, double, NeighborLists&);
+template void brute_force_neighbor_lists<2>(ConstRealField, int, double, NeighborLists&);
+template void brute_force_neighbor_lists<3>(ConstRealField, int, double, NeighborLists&);
 
 }  // namespace meniscus::particles

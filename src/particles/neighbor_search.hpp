@@ -7,6 +7,8 @@
 // Any particle method with a compact kernel can reuse it (SPH, DEM, surface sampling).
 #include <Kokkos_Core.hpp>
 
+#include "particles/particle_set.hpp"
+
 namespace meniscus::particles {
 
 struct NeighborLists {
@@ -17,10 +19,10 @@ struct NeighborLists {
 
 // x: total x Dim positions (LayoutRight or default layout). Collective over nothing (rank-local).
 template <int Dim>
-void build_neighbor_lists(Kokkos::View<const double**> x, int owned, double support, NeighborLists& out);
+void build_neighbor_lists(ConstRealField x, int owned, double support, NeighborLists& out);
 
 // Reference O(owned x total) search with the same contract, for tests.
 template <int Dim>
-void brute_force_neighbor_lists(Kokkos::View<const double**> x, int owned, double support, NeighborLists& out);
+void brute_force_neighbor_lists(ConstRealField x, int owned, double support, NeighborLists& out);
 
 }  // namespace meniscus::particles

@@ -11,6 +11,7 @@ namespace meniscus::particles {
 
 using MemSpace = Kokkos::DefaultExecutionSpace::memory_space;
 using RealField = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>;  // particles x components
+using ConstRealField = Kokkos::View<const double**, Kokkos::LayoutRight, MemSpace>;  // read-only view of a RealField
 using IdField = Kokkos::View<int64_t*, MemSpace>;
 using IntField = Kokkos::View<int32_t*, MemSpace>;
 using IndexList = Kokkos::View<int*, MemSpace>;

@@ -57,7 +57,7 @@ HalfSpaceVolume<Dim> make_half_space_volume(double support, int samples) {
 }
 
 template <int Dim>
-void compute_boundary_contacts(Kokkos::View<const double**> x, int owned, const physics::ColliderSet<Dim>& colliders,
+void compute_boundary_contacts(particles::ConstRealField x, int owned, const physics::ColliderSet<Dim>& colliders,
                                const HalfSpaceVolume<Dim>& psi, const ContactSettings& s, BoundaryContacts<Dim>& out) {
   constexpr int K = BoundaryContacts<Dim>::kMax;
   if (static_cast<int>(out.count.extent(0)) != owned) {
@@ -118,9 +118,9 @@ void compute_boundary_contacts(Kokkos::View<const double**> x, int owned, const 
 
 template HalfSpaceVolume<2> make_half_space_volume<2>(double, int);
 template HalfSpaceVolume<3> make_half_space_volume<3>(double, int);
-template void compute_boundary_contacts<2>(Kokkos::View<const double**>, int, const physics::ColliderSet<2>&,
+template void compute_boundary_contacts<2>(particles::ConstRealField, int, const physics::ColliderSet<2>&,
                                            const HalfSpaceVolume<2>&, const ContactSettings&, BoundaryContacts<2>&);
-template void compute_boundary_contacts<3>(Kokkos::View<const double**>, int, const physics::ColliderSet<3>&,
+template void compute_boundary_contacts<3>(particles::ConstRealField, int, const physics::ColliderSet<3>&,
                                            const HalfSpaceVolume<3>&, const ContactSettings&, BoundaryContacts<3>&);
 
 }  // namespace meniscus::sph

@@ -11,6 +11,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "methods/sph/sph_kernels.hpp"
+#include "particles/particle_set.hpp"
 #include "physics/collider.hpp"
 
 namespace meniscus::sph {
@@ -52,7 +53,7 @@ struct ContactSettings {
 };
 
 template <int Dim>
-void compute_boundary_contacts(Kokkos::View<const double**> x, int owned, const physics::ColliderSet<Dim>& colliders,
+void compute_boundary_contacts(particles::ConstRealField x, int owned, const physics::ColliderSet<Dim>& colliders,
                                const HalfSpaceVolume<Dim>& psi, const ContactSettings& s, BoundaryContacts<Dim>& out);
 
 }  // namespace meniscus::sph

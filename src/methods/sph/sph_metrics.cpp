@@ -62,7 +62,7 @@ ComponentStats connected_components(const Neighborhood& nb, const particles::IdF
 }
 
 template <int Dim>
-GyrationStats gyration(Kokkos::View<const double**> x, int owned, MPI_Comm comm) {
+GyrationStats gyration(particles::ConstRealField x, int owned, MPI_Comm comm) {
   GyrationStats g;
   // Two passes (centroid, then central moments) for accuracy far from the origin.
   double s[Dim + 1] = {};
@@ -126,8 +126,8 @@ double surface_energy_proxy(const Neighborhood& nb, Kokkos::View<const double*> 
   return e;
 }
 
-template GyrationStats gyration<2>(Kokkos::View<const double**>, int, MPI_Comm);
-template GyrationStats gyration<3>(Kokkos::View<const double**>, int, MPI_Comm);
+template GyrationStats gyration<2>(particles::ConstRealField, int, MPI_Comm);
+template GyrationStats gyration<3>(particles::ConstRealField, int, MPI_Comm);
 template double surface_energy_proxy<2>(const Neighborhood&, Kokkos::View<const double*>, MPI_Comm);
 template double surface_energy_proxy<3>(const Neighborhood&, Kokkos::View<const double*>, MPI_Comm);
 

@@ -27,7 +27,7 @@ struct GyrationStats {
   double moment[3] = {0, 0, 0};  // diagonal of S (m^2): shape oscillations along the axes
 };
 template <int Dim>
-GyrationStats gyration(Kokkos::View<const double**> x, int owned, MPI_Comm comm);
+GyrationStats gyration(particles::ConstRealField x, int owned, MPI_Comm comm);
 
 // E = sum_i V_i |sum_j V_j grad W_ij|^2 with V = m / rho0 (owned rows; neighbours incl. ghosts).
 template <int Dim>
