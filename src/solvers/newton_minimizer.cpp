@@ -68,34 +68,46 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
                                   result.residual, target);
       return result;
     }
-    // Newton direction: H dir = -g (inexact, by the KSP).
-    problem.linearize(x);
-    // A shell matrix's state does not change by itself: bump it so that the preconditioner (the
-    // Jacobi diagonal) is rebuilt for the new linearisation.
-    MatAssemblyBegin(H.mat(), MAT_FINAL_ASSEMBLY);
-    MatAssemblyEnd(H.mat(), MAT_FINAL_ASSEMBLY);
-    KSPSetOperators(ksp, H.mat(), H.mat());
-    VecScale(g_, -1.0);
-    KSPSolve(ksp, g_, dir_);
-    VecScale(g_, -1.0);
+    // Newton direction: H dir = -g (inexact, by the KSP), with the exact Hessian or its projection.
     PetscInt its = 0;
-    KSPGetIterationNumber(ksp, &its);
-    result.linear_iterations += its;
+    KSPConvergedReason kr = KSP_CONVERGED_ITERATING;
     PetscScalar slope = 0;
-    VecDot(g_, dir_, &slope);
-    // A non-finite iterate or a direction that does not descend falls back to steepest descent; the
-    // line search keeps the method globally convergent.
-    // The iterate of a KSP that stopped early (iteration limit, or CG meeting a direction of zero
-    // or negative curvature, which round-off produces on this badly scaled system) is still used
-    // when it descends.
+    auto newton_direction = [&](bool projected) {
+      (projected ? problem.linearize_projected : problem.linearize)(x);
+      // A shell matrix's state does not change by itself: bump it so that the preconditioner (the
+      // Jacobi diagonal) is rebuilt for the new linearisation.
+      MatAssemblyBegin(H.mat(), MAT_FINAL_ASSEMBLY);
+      MatAssemblyEnd(H.mat(), MAT_FINAL_ASSEMBLY);
+      KSPSetOperators(ksp, H.mat(), H.mat());
+      VecScale(g_, -1.0);
+      KSPSolve(ksp, g_, dir_);
+      VecScale(g_, -1.0);
+      KSPGetIterationNumber(ksp, &its);
+      KSPGetConvergedReason(ksp, &kr);
+      result.linear_iterations += its;
+      VecDot(g_, dir_, &slope);
+    };
+    // The iterate of a KSP that stopped at its iteration limit is still used when it descends. With
+    // the exact Hessian, a KSP that met negative curvature (or broke down) or a direction that does
+    // not descend is replaced by the projected Hessian's direction.
+    const bool can_project = static_cast<bool>(problem.linearize_projected);
+    bool projected = false;
+    newton_direction(false);
+    if (can_project && ((kr < 0 && kr != KSP_DIVERGED_ITS) || !std::isfinite(slope) || slope >= 0)) {
+      projected = true;
+      newton_direction(true);
+    }
+    // A non-finite iterate or a direction that still does not descend falls back to steepest
+    // descent; the line search keeps the method globally convergent.
     if (!std::isfinite(slope) || slope >= 0) {
       VecCopy(g_, dir_);
       VecScale(dir_, -1.0);
       VecDot(g_, dir_, &slope);
     }
     // Backtracking on Phi. Near convergence the decrease drops below the round-off of Phi, so a step
-    // whose energy change is within that round-off is accepted as well. If the Newton direction
-    // finds no decrease, steepest descent gets one try before the solve is declared failed.
+    // whose energy change is within that round-off is accepted as well. If the exact Newton direction
+    // finds no decrease, the projected one is tried, then steepest descent, before the solve is
+    // declared failed.
     double alpha_used = 1.0;
     auto search = [&](double s) {
       double alpha = 1.0;
@@ -112,6 +124,11 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
       return false;
     };
     bool accepted = search(slope);
+    if (!accepted && can_project && !projected) {
+      projected = true;
+      newton_direction(true);
+      accepted = std::isfinite(slope) && slope < 0 && search(slope);
+    }
     if (!accepted) {
       VecCopy(g_, dir_);
       VecScale(dir_, -1.0);
@@ -134,11 +151,9 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
       const double moved = problem.step_norm(x);
       VecCopy(trial_, x);
       if (monitor) {
-        KSPConvergedReason kr;
-        KSPGetConvergedReason(ksp, &kr);
-        log::info("%s %d: residual %.3e (target %.3e), Phi %.10e, KSP reason %d after %d its, step %.3g, "
-                  "moved %.3e", options_.prefix.c_str(), it,
-                  result.residual, target, phi, (int)kr, (int)its, alpha_used, moved);
+        log::info("%s %d: residual %.3e (target %.3e), Phi %.10e, %s Hessian, KSP reason %d after %d its, "
+                  "step %.3g, moved %.3e", options_.prefix.c_str(), it, result.residual, target, phi,
+                  projected ? "projected" : "exact", (int)kr, (int)its, alpha_used, moved);
       }
       if (moved <= target) {
         problem.gradient(x, g_);

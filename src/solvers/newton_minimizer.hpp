@@ -26,7 +26,14 @@ struct NewtonOptions {
 struct NewtonProblem {
   std::function<double(Vec x)> energy;          // collective; a huge value marks an inadmissible x
   std::function<void(Vec x, Vec g)> gradient;   // the (projected) gradient at x
-  std::function<void(Vec x)> linearize;         // prepares hessian() at x
+  std::function<void(Vec x)> linearize;         // prepares hessian() at x (the exact Hessian)
+  // Optional: prepares hessian() as a positive semi-definite approximation (per-point projection).
+  // Newton uses the exact Hessian and falls back to this one for an iteration where CG meets
+  // negative curvature, the direction does not descend, or the line search fails along it. The
+  // projected Hessian alone overestimates the curvature where a point's exact one is indefinite,
+  // and Newton then converges only linearly (3D impact at dx = 1/63: residual ratio 0.77 per
+  // iteration, 30 iterations not enough; docs/theory-mpm-implicit.md).
+  std::function<void(Vec x)> linearize_projected;
   std::function<void(Vec in, Vec out)> hessian;  // (projected) Hessian product at the linearised x
   std::function<void(Vec diag)> diagonal;       // its diagonal (Jacobi preconditioner)
   std::function<double(Vec g)> residual_norm;   // convergence measure of a gradient

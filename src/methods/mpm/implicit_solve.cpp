@@ -264,10 +264,10 @@ void ImplicitGridSolver<Dim>::gradient(IncrementalPotential<Dim>& potential, Vec
 }
 
 template <int Dim>
-void ImplicitGridSolver<Dim>::linearize(IncrementalPotential<Dim>& potential, Vec v) {
+void ImplicitGridSolver<Dim>::linearize(IncrementalPotential<Dim>& potential, Vec v, bool project) {
   to_local(v, in_local_);
   solvers::VecAccess in(in_local_, Dim, false);
-  potential.linearize(in.view);
+  potential.linearize(in.view, project);
 }
 
 template <int Dim>
@@ -385,7 +385,10 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
   solvers::NewtonProblem problem;
   problem.energy = [&](Vec v) { return energy(potential, v); };
   problem.gradient = [&](Vec v, Vec g) { gradient(potential, v, g, true); };
-  problem.linearize = [&](Vec v) { linearize(potential, v); };
+  // Exact Hessian first (quadratic convergence near the minimiser); the PSD-projected one is the
+  // fallback when CG meets negative curvature (solvers/newton_minimizer.hpp).
+  problem.linearize = [&](Vec v) { linearize(potential, v, false); };
+  if (potential.projection_allowed()) problem.linearize_projected = [&](Vec v) { linearize(potential, v, true); };
   problem.hessian = [&](Vec d, Vec out) { hessian(potential, d, out); };
   problem.diagonal = [&](Vec diag) {
     VecZeroEntries(out_local_);

@@ -45,7 +45,7 @@ class ImplicitGridSolver {
   double energy(IncrementalPotential<Dim>& potential, Vec v);
   void gradient(IncrementalPotential<Dim>& potential, Vec v, Vec g, bool project);
   void hessian(IncrementalPotential<Dim>& potential, Vec d, Vec out);
-  void linearize(IncrementalPotential<Dim>& potential, Vec v);
+  void linearize(IncrementalPotential<Dim>& potential, Vec v, bool project = true);
   // Zeroes inactive and constrained components.
   void project(Vec v);
   Vec velocity() const { return v_; }  // the current iterate (initial guess after setup)

@@ -193,13 +193,13 @@ void IncrementalPotential<Dim>::add_gradient(const grid::NodeArray& v, grid::Nod
 }
 
 template <int Dim>
-void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v) {
+void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v, bool project_request) {
   const auto x = in_.x, F = in_.F, J = in_.J, vol = in_.volume;
   const auto mat = in_.material;
   const auto mats = in_.materials;
   const auto box = in_.gbox;
   const double dx = in_.dx, inv_dx = 1.0 / in_.dx, dt = in_.dt;
-  const bool project = in_.project;
+  const bool project = in_.project && project_request;
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = in_.lower[d];
   const size_t np = in_.particles, ns = in_.sample_position.extent(0);

@@ -40,8 +40,9 @@ class IncrementalPotential {
 
   double energy(const grid::NodeArray& v) const;
   void add_gradient(const grid::NodeArray& v, grid::NodeArray& out) const;
-  // Stores each point's d2e/dG2 at v (projected when in.project).
-  void linearize(const grid::NodeArray& v);
+  // Stores each point's d2e/dG2 at v, projected to PSD when `project` and in.project.
+  void linearize(const grid::NodeArray& v, bool project = true);
+  bool projection_allowed() const { return in_.project; }
   void add_hessian(const grid::NodeArray& d, grid::NodeArray& out) const;
   void add_diagonal(grid::NodeArray& out) const;
 

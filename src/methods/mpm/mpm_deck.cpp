@@ -31,7 +31,8 @@ void declare_mpm_sections(config::Schema& root) {
       .def("1000")
       .min(1);
   newton->flag("project_hessian",
-               "clamp each quadrature point's Hessian to positive semi-definite (needed by CG; off only for checks)")
+               "Newton solves with the exact Hessian; where CG meets negative curvature it falls back to one with "
+               "each quadrature point's part clamped to positive semi-definite (off: no fallback, for derivative checks)")
       .def("true");
   newton->real("surface_smoothing", "1",
                "eps of the smoothed sample energy sqrt(1+eps^2) (sqrt(|cof(M) dA|^2 + eps^2 |dA|^2) - eps |dA|): "
