@@ -34,6 +34,20 @@ inline double column(const DiagnosticRow& row, const std::string& name) {
   return 0;
 }
 
+// Oscillation of a sampled signal s(t): the zero crossings (linear interpolation between samples)
+// and the period 2 (last - first) / (crossings - 1); period 0 with fewer than 3 crossings.
+struct Oscillation {
+  std::vector<double> zeros;
+  double period = 0;
+};
+inline Oscillation oscillation(const std::vector<double>& t, const std::vector<double>& s) {
+  Oscillation o;
+  for (size_t i = 1; i < s.size(); ++i)
+    if ((s[i - 1] < 0) != (s[i] < 0)) o.zeros.push_back(t[i - 1] - s[i - 1] * (t[i] - t[i - 1]) / (s[i] - s[i - 1]));
+  if (o.zeros.size() >= 3) o.period = 2 * (o.zeros.back() - o.zeros.front()) / (o.zeros.size() - 1);
+  return o;
+}
+
 // A CSV of a measured series, in $MENISCUS_BINARY_DIR/validation/NAME.csv (rank 0 only).
 class SeriesCsv {
  public:

@@ -151,13 +151,11 @@ TEST(SurfaceTensionValidation, LongRayleighPeriod3D) {
     es.push_back(test::column(row, "extent_x") - 0.5 * (test::column(row, "extent_y") + test::column(row, "extent_z")));
     csv.row(now, es.back());
   });
-  std::vector<double> zeros;
-  for (size_t i = 1; i < es.size(); ++i)
-    if ((es[i - 1] < 0) != (es[i] < 0)) zeros.push_back(ts[i - 1] - es[i - 1] * (ts[i] - ts[i - 1]) / (es[i] - es[i - 1]));
-  ASSERT_GE(zeros.size(), 3u) << "the drop oscillates";
-  const double period = 2 * (zeros.back() - zeros.front()) / (zeros.size() - 1);
+  const auto osc = test::oscillation(ts, es);
+  ASSERT_GE(osc.zeros.size(), 3u) << "the drop oscillates";
+  const double period = osc.period;
   test::print_rank0("3D drop: T = %.4f s, Rayleigh %.4f s (%+.2f %%), %zu zero crossings", period, T,
-                    100 * (period - T) / T, zeros.size());
+                    100 * (period - T) / T, osc.zeros.size());
   EXPECT_NEAR(period, T, 0.1 * T) << "measured " << period << " s, Rayleigh " << T << " s";
   test::record_check("rayleigh_drop_3d", log::format("Rayleigh 3D mode-2 period %.4g s, dx = 1/63", T), "10 %",
                      log::format("T = %.4g s (%+.1f %%)", period, 100 * (period - T) / T),

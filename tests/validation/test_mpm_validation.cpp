@@ -159,11 +159,9 @@ TEST(SurfaceTensionValidation, RayleighPeriod2D) {
     es.push_back(test::column(row, "extent_x") - test::column(row, "extent_y"));
     csv.row(now, es.back());
   });
-  std::vector<double> zeros;
-  for (size_t i = 1; i < es.size(); ++i)
-    if ((es[i - 1] < 0) != (es[i] < 0)) zeros.push_back(ts[i - 1] - es[i - 1] * (ts[i] - ts[i - 1]) / (es[i] - es[i - 1]));
-  ASSERT_GE(zeros.size(), 3u) << "the drop oscillates";
-  const double period = 2 * (zeros.back() - zeros.front()) / (zeros.size() - 1);
+  const auto osc = test::oscillation(ts, es);
+  ASSERT_GE(osc.zeros.size(), 3u) << "the drop oscillates";
+  const double period = osc.period;
   EXPECT_NEAR(period, T, 0.05 * T) << "measured " << period << " s, Rayleigh " << T << " s";
   test::record_check("rayleigh_drop_2d", log::format("Rayleigh 2D mode-2 period %.4g s", T), "5 %",
                      log::format("T = %.4g s (%+.1f %%)", period, 100 * (period - T) / T),
@@ -284,11 +282,9 @@ ImplicitDrop implicit_drop(double multiple, double t_end_periods) {
     csv.row(now, es.back(), ms.back(), ratio);
   });
   // Zero crossings of the second-moment signal (see second_moment_difference).
-  std::vector<double> zeros;
-  for (size_t i = 1; i < ms.size(); ++i)
-    if ((ms[i - 1] < 0) != (ms[i] < 0)) zeros.push_back(ts[i - 1] - ms[i - 1] * (ts[i] - ts[i - 1]) / (ms[i] - ms[i - 1]));
-  out.oscillates = zeros.size() >= 3;
-  if (out.oscillates) out.period = 2 * (zeros.back() - zeros.front()) / (zeros.size() - 1);
+  const auto osc = test::oscillation(ts, ms);
+  out.oscillates = osc.zeros.size() >= 3;
+  out.period = osc.period;
   return out;
 }
 }  // namespace
