@@ -83,6 +83,12 @@ double parse_real(const YAML::Node& n, const Param& p, const Ctx& c, const std::
 
 YAML::Node resolve_map(const Schema& s, const YAML::Node& in, const Ctx& c, const std::string& path);
 
+std::string choice_list(const Param& p) {
+  std::string all;
+  for (const auto& ch : p.choices) all += (all.empty() ? "" : ", ") + ch;
+  return all;
+}
+
 YAML::Node resolve_value(const Param& p, const YAML::Node& n, const Ctx& c, const std::string& path) {
   switch (p.kind) {
     case Kind::Real: return real_node(parse_real(n, p, c, path));
@@ -108,6 +114,9 @@ YAML::Node resolve_value(const Param& p, const YAML::Node& n, const Ctx& c, cons
       for (size_t i = 0; i < n.size(); ++i) {
         if (!n[i].IsScalar() || n[i].Scalar().empty())
           throw InputError(c.file, path + "[" + std::to_string(i) + "]", "expected a name");
+        if (!p.choices.empty() && std::find(p.choices.begin(), p.choices.end(), n[i].Scalar()) == p.choices.end())
+          throw InputError(c.file, path + "[" + std::to_string(i) + "]",
+                           "unknown value '" + n[i].Scalar() + "'; expected one of: " + choice_list(p));
         out.push_back(n[i].Scalar());
       }
       out.SetStyle(YAML::EmitterStyle::Flow);
@@ -115,11 +124,8 @@ YAML::Node resolve_value(const Param& p, const YAML::Node& n, const Ctx& c, cons
     }
     case Kind::Choice: {
       if (!n.IsScalar()) throw InputError(c.file, path, "expected one of the choices");
-      if (std::find(p.choices.begin(), p.choices.end(), n.Scalar()) == p.choices.end()) {
-        std::string all;
-        for (const auto& ch : p.choices) all += (all.empty() ? "" : ", ") + ch;
-        throw InputError(c.file, path, "unknown value '" + n.Scalar() + "'; expected one of: " + all);
-      }
+      if (std::find(p.choices.begin(), p.choices.end(), n.Scalar()) == p.choices.end())
+        throw InputError(c.file, path, "unknown value '" + n.Scalar() + "'; expected one of: " + choice_list(p));
       return YAML::Node(n.Scalar());
     }
     case Kind::Vector: {

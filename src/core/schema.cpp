@@ -49,8 +49,8 @@ Param& Schema::text(const std::string& name, const std::string& doc) {
   Param p; p.name = name; p.kind = Kind::String; p.doc = doc; p.unit = "";
   return add(std::move(p));
 }
-Param& Schema::names(const std::string& name, const std::string& doc) {
-  Param p; p.name = name; p.kind = Kind::Names; p.doc = doc; p.unit = "";
+Param& Schema::names(const std::string& name, const std::string& doc, std::vector<std::string> choices) {
+  Param p; p.name = name; p.kind = Kind::Names; p.doc = doc; p.unit = ""; p.choices = std::move(choices);
   return add(std::move(p));
 }
 Param& Schema::choice(const std::string& name, std::vector<std::string> choices, const std::string& doc) {
@@ -114,7 +114,7 @@ void emit(std::ostringstream& os, const Schema& s, const std::string& prefix) {
     std::string def = p.required ? "**required**" : (p.has_default ? "`" + p.default_text + "`" : "—");
     if (!p.default_text_3d.empty()) def += " (3D: `" + p.default_text_3d + "`)";
     std::string range = range_text(p);
-    if (p.kind == Kind::Choice) {
+    if (p.kind == Kind::Choice || p.kind == Kind::Names) {
       for (size_t i = 0; i < p.choices.size(); ++i) range += (i ? ", " : "") + ("`" + p.choices[i] + "`");
     }
     os << "| `" << prefix << p.name << "` | " << p.kind_name() << " | " << (p.unit.empty() ? "" : p.unit)

@@ -54,8 +54,9 @@ class Schema {
   Param& integer(const std::string& name, const std::string& doc);
   Param& flag(const std::string& name, const std::string& doc);
   Param& text(const std::string& name, const std::string& doc);
-  // A list of names, e.g. [velocity, mass]; what the names may be is checked by whoever reads it.
-  Param& names(const std::string& name, const std::string& doc);
+  // A list of names, e.g. [velocity, mass]. With `choices`, every name must be one of them (checked
+  // with the deck); without, what the names may be is checked by whoever reads it.
+  Param& names(const std::string& name, const std::string& doc, std::vector<std::string> choices = {});
   Param& choice(const std::string& name, std::vector<std::string> choices, const std::string& doc);
   // A vector with one entry per space dimension of the deck.
   Param& vector(const std::string& name, const std::string& unit, const std::string& doc);

@@ -19,7 +19,7 @@ void declare_domain(config::Schema& root) {
   s->names("periodic", "axes with periodic boundaries, e.g. [z]: a particle leaving through one face of "
            "the box re-enters through the opposite face and sees the particles there as neighbours; those "
            "faces get no walls. Only the SPH method (sph-jeske2023) supports them; the box must be at "
-           "least two SPH support radii long along a periodic axis").def("[]");
+           "least two SPH support radii long along a periodic axis", {"x", "y", "z"}).def("[]");
   root.section("domain", s, "Simulation box, grid spacing and domain decomposition.");
 }
 

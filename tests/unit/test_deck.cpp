@@ -429,6 +429,7 @@ TEST_F(DeckFiles, LoadDeckErrors) {
       {"wrong_unit", mpm_deck(), "domain.cell_size", "wrong unit", {"domain.cell_size=\"2 kg\""}},
       {"vector_length", mpm_deck(), "domain.upper", "expected 2 components", {"domain.upper=[1, 1, 1]"}},
       {"unknown_choice", mpm_deck("  walls: bouncy\n"), "domain.walls", "unknown value 'bouncy'", {}},
+      {"unknown_name_in_list", mpm_deck(), "domain.periodic[1]", "unknown value 'w'", {"domain.periodic=[x, w]"}},
       {"unknown_variant", mpm_deck(), "sources[0].type", "unknown value 'cylinder'", {"sources[0].type=cylinder"}},
       {"unknown_material_model", mpm_deck(), "materials[0].model", "unknown value 'gel'", {"materials[0].model=gel"}},
       {"unknown_method", mpm_deck(), "simulation.method", "unknown method 'sph'", {"simulation.method=sph"}},
