@@ -8,7 +8,7 @@
 #
 # Rendering needs an X server: Debian's ParaView is GLX-only (no EGL/OSMesa). On a machine without a
 # display run the whole job under Xvfb:
-#   xvfb-run -a -s '-screen 0 1280x1024x24' mpirun -n 4 meniscus run deck.yaml
+#   xvfb-run -a -s '-screen 0 1280x1024x24 -noreset' mpirun -n 4 meniscus run deck.yaml
 import os
 
 from paraview import catalyst
