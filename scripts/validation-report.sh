@@ -65,8 +65,8 @@ plot "$v/rotating_disc_np1.csv" skip 1 using 1:4 with lines lw 2 title "angular,
 
 unset logscale; set format y "%g"; set autoscale; set key top right
 set output "$out/rayleigh_drop_2d.png"
-set title "2D drop with surface tension: x extent - y extent (Rayleigh period 2.294 s)"
-set xlabel "time [s]"; set ylabel "extent_x - extent_y [m]"
+set title "2D drop with surface tension: mode-2 second moment <x^2> - <y^2> (Rayleigh period 2.294 s)"
+set xlabel "time [s]"; set ylabel "<(x-xc)^2> - <(y-yc)^2> [m^2]"
 set for [k=0:2] arrow from 2.2943*k, graph 0 to 2.2943*k, graph 1 nohead dt 2 lc rgb "gray"
 plot "$v/rayleigh_drop_2d.csv" skip 1 using 1:2 with lines lw 2 title "Meniscus (explicit surface tension)"
 unset arrow

@@ -110,46 +110,78 @@ Segments2D marching_squares(const Kokkos::View<const double*>& phi, const Lattic
   return out;
 }
 
+Kokkos::View<int*> cell_elements(const Kokkos::View<const int64_t*>& key, int per_cell) {
+  const int n = static_cast<int>(key.extent(0));
+  Kokkos::View<int*> starts("element_starts", n + 1);
+  int count = 0;
+  Kokkos::parallel_scan(
+      "contour::cell_elements", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const int q, int& sum, const bool final) {
+        const bool start = q == 0 || key(q) / per_cell != key(q - 1) / per_cell;
+        if (final && start) starts(sum) = q;
+        sum += start ? 1 : 0;
+      },
+      count);
+  Kokkos::View<int*> first("element_first", count + 1);
+  Kokkos::deep_copy(Kokkos::subview(first, Kokkos::make_pair(0, count)), Kokkos::subview(starts, Kokkos::make_pair(0, count)));
+  Kokkos::deep_copy(Kokkos::subview(first, count), n);
+  return first;
+}
+
 SurfaceSamples2D sample_segments(const Segments2D& segments, double density, AreaWeight weight, uint64_t seed,
                                  int64_t step, bool stratified) {
-  const int ns = static_cast<int>(segments.size());
   auto ends = segments.ends;
   auto key = segments.key;
-  const bool uniform = weight == AreaWeight::Uniform;
-  auto count = KOKKOS_LAMBDA(const int q, double& len)->int {
+  const auto first = cell_elements(key, 2);
+  const int ne = static_cast<int>(first.extent(0)) - 1;
+  const bool uniform = weight == AreaWeight::Uniform && !stratified;
+  auto seg_length = KOKKOS_LAMBDA(const int q)->double {
     const double dx = ends(q, 1, 0) - ends(q, 0, 0), dy = ends(q, 1, 1) - ends(q, 0, 1);
-    len = kmath::sqrt(dx * dx + dy * dy);
-    if (stratified) return len > 0 ? kmath::max(1, static_cast<int>(density * len + 0.5)) : 0;
-    return hashed_poisson(seed, step, key(q), density * len);
+    return kmath::sqrt(dx * dx + dy * dy);
   };
-  Kokkos::View<int*> offset("sample_offset", ns + 1);
+  auto count = KOKKOS_LAMBDA(const int e, double& len)->int {
+    len = 0;
+    for (int q = first(e); q < first(e + 1); ++q) len += seg_length(q);
+    if (len <= 0) return 0;
+    if (stratified) return kmath::max(1, static_cast<int>(density * len + 0.5));
+    const int n = hashed_poisson(seed, step, key(first(e)) / 2, density * len);
+    return uniform ? n : kmath::max(1, n);
+  };
+  Kokkos::View<int*> offset("sample_offset", ne + 1);
   Kokkos::parallel_scan(
-      "sample_segments::count", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int q, int& sum, const bool final) {
+      "sample_segments::count", Kokkos::RangePolicy<>(0, ne), KOKKOS_LAMBDA(const int e, int& sum, const bool final) {
         double len;
-        const int k = count(q, len);
-        if (final) offset(q) = sum;
+        const int k = count(e, len);
+        if (final) offset(e) = sum;
         sum += k;
-        if (final && q == ns - 1) offset(ns) = sum;
+        if (final && e == ne - 1) offset(ne) = sum;
       });
   int total = 0;
-  if (ns > 0) Kokkos::deep_copy(total, Kokkos::subview(offset, ns));
+  if (ne > 0) Kokkos::deep_copy(total, Kokkos::subview(offset, ne));
   SurfaceSamples2D out;
   out.position = Kokkos::View<double* [2]>("surface_position", total);
   out.area = Kokkos::View<double* [2]>("surface_area", total);
   auto pos = out.position;
   auto area = out.area;
   Kokkos::parallel_for(
-      "sample_segments::place", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int q) {
+      "sample_segments::place", Kokkos::RangePolicy<>(0, ne), KOKKOS_LAMBDA(const int e) {
         double len;
-        const int k = count(q, len);
-        if (k == 0 || len <= 0) return;
-        const double tx = (ends(q, 1, 0) - ends(q, 0, 0)) / len, ty = (ends(q, 1, 1) - ends(q, 0, 1)) / len;
-        const double dA = (uniform && !stratified) ? 1.0 / density : len / k;
+        const int k = count(e, len);
+        if (k == 0) return;
+        const double dA = uniform ? 1.0 / density : len / k;
+        const int64_t cell = key(first(e)) / 2;
         for (int r = 0; r < k; ++r) {
-          const double t = stratified ? (r + 0.5) / k : hashed_uniform(seed, step, key(q), r);
-          const int o = offset(q) + r;
+          // Arc length along the element's segments, then the segment that holds it.
+          double s = (stratified ? (r + 0.5) / k : hashed_uniform(seed, step, cell, r)) * len;
+          int q = first(e);
+          while (q + 1 < first(e + 1) && s > seg_length(q)) s -= seg_length(q++);
+          const double L = seg_length(q);
+          const double t = L > 0 ? kmath::min(s / L, 1.0) : 0.0;
+          const int o = offset(e) + r;
           pos(o, 0) = ends(q, 0, 0) + t * (ends(q, 1, 0) - ends(q, 0, 0));
           pos(o, 1) = ends(q, 0, 1) + t * (ends(q, 1, 1) - ends(q, 0, 1));
+          const double tx = L > 0 ? (ends(q, 1, 0) - ends(q, 0, 0)) / L : 0.0;
+          const double ty = L > 0 ? (ends(q, 1, 1) - ends(q, 0, 1)) / L : 0.0;
           area(o, 0) = dA * ty;  // outward normal rot(-90)(t) = (t_y, -t_x)
           area(o, 1) = -dA * tx;
         }

@@ -166,9 +166,10 @@ Triangles3D marching_tetrahedra(const Kokkos::View<const double*>& phi, const La
 
 SurfaceSamples3D sample_triangles(const Triangles3D& triangles, double density, AreaWeight weight, uint64_t seed,
                                   int64_t step) {
-  const int nt = static_cast<int>(triangles.size());
   auto T = triangles.corners;
   auto key = triangles.key;
+  const auto first = cell_elements(key, 12);
+  const int ne = static_cast<int>(first.extent(0)) - 1;
   const bool uniform = weight == AreaWeight::Uniform;
   auto geometry_of = KOKKOS_LAMBDA(const int q, double* n)->double {
     double e1[3], e2[3];
@@ -183,35 +184,50 @@ SurfaceSamples3D sample_triangles(const Triangles3D& triangles, double density, 
     for (int d = 0; d < 3; ++d) n[d] = len > 0 ? n[d] / len : 0.0;
     return 0.5 * len;
   };
-  auto count = KOKKOS_LAMBDA(const int q, double area)->int { return hashed_poisson(seed, step, key(q), density * area); };
-  Kokkos::View<int*> offset("tri_sample_offset", nt + 1);
+  auto count = KOKKOS_LAMBDA(const int e, double& A)->int {
+    A = 0;
+    double n[3];
+    for (int q = first(e); q < first(e + 1); ++q) A += geometry_of(q, n);
+    if (A <= 0) return 0;
+    const int k = hashed_poisson(seed, step, key(first(e)) / 12, density * A);
+    return uniform ? k : kmath::max(1, k);
+  };
+  Kokkos::View<int*> offset("tri_sample_offset", ne + 1);
   Kokkos::parallel_scan(
-      "sample_triangles::count", Kokkos::RangePolicy<>(0, nt), KOKKOS_LAMBDA(const int q, int& sum, const bool final) {
-        double n[3];
-        const int k = count(q, geometry_of(q, n));
-        if (final) offset(q) = sum;
+      "sample_triangles::count", Kokkos::RangePolicy<>(0, ne), KOKKOS_LAMBDA(const int e, int& sum, const bool final) {
+        double A;
+        const int k = count(e, A);
+        if (final) offset(e) = sum;
         sum += k;
-        if (final && q == nt - 1) offset(nt) = sum;
+        if (final && e == ne - 1) offset(ne) = sum;
       });
   int total = 0;
-  if (nt > 0) Kokkos::deep_copy(total, Kokkos::subview(offset, nt));
+  if (ne > 0) Kokkos::deep_copy(total, Kokkos::subview(offset, ne));
   SurfaceSamples3D out;
   out.position = Kokkos::View<double* [3]>("surface_position", total);
   out.area = Kokkos::View<double* [3]>("surface_area", total);
   auto pos = out.position;
   auto area = out.area;
   Kokkos::parallel_for(
-      "sample_triangles::place", Kokkos::RangePolicy<>(0, nt), KOKKOS_LAMBDA(const int q) {
-        double n[3];
-        const double A = geometry_of(q, n);
-        const int k = count(q, A);
+      "sample_triangles::place", Kokkos::RangePolicy<>(0, ne), KOKKOS_LAMBDA(const int e) {
+        double A;
+        const int k = count(e, A);
         if (k == 0) return;
         const double dA = uniform ? 1.0 / density : A / k;
+        const int64_t cell = key(first(e)) / 12;
         for (int r = 0; r < k; ++r) {
-          // Osada et al. 2002: uniform points on a triangle from two uniform numbers.
-          const double u1 = kmath::sqrt(hashed_uniform(seed, step, key(q), 2 * r));
-          const double u2 = hashed_uniform(seed, step, key(q), 2 * r + 1);
-          const int o = offset(q) + r;
+          // A triangle of the element with probability proportional to its area, then a uniform
+          // point on it (Osada et al. 2002).
+          double a = hashed_uniform(seed, step, cell, 3 * r) * A, n[3];
+          int q = first(e);
+          double Aq = geometry_of(q, n);
+          while (q + 1 < first(e + 1) && a > Aq) {
+            a -= Aq;
+            Aq = geometry_of(++q, n);
+          }
+          const double u1 = kmath::sqrt(hashed_uniform(seed, step, cell, 3 * r + 1));
+          const double u2 = hashed_uniform(seed, step, cell, 3 * r + 2);
+          const int o = offset(e) + r;
           for (int d = 0; d < 3; ++d) {
             pos(o, d) = (1 - u1) * T(q, 0, d) + u1 * (1 - u2) * T(q, 1, d) + u1 * u2 * T(q, 2, d);
             area(o, d) = dA * n[d];

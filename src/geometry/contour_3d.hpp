@@ -36,7 +36,7 @@ struct SurfaceSamples3D {
   size_t size() const { return position.extent(0); }
 };
 
-// Poisson sampling of the triangles (Osada et al. 2002 uniform points), as sample_segments in 2D.
+// Poisson sampling per cell element (its triangles; Osada et al. 2002 uniform points), as sample_segments in 2D.
 SurfaceSamples3D sample_triangles(const Triangles3D& triangles, double density, AreaWeight weight, uint64_t seed,
                                   int64_t step);
 

@@ -87,7 +87,7 @@ TEST(Contour2D, SamplesCoverThePerimeterAndLieOnSegments) {
   Lattice2D L;
   const auto s = contour(disc, 0.01, L);
   const double exact = perimeter(s);
-  for (auto weight : {AreaWeight::Uniform, AreaWeight::PerSegment}) {
+  for (auto weight : {AreaWeight::Uniform, AreaWeight::PerElement}) {
     const auto samples = sample_segments(s, 4.0 / 0.01 * 25, weight, 1234, 7);
     auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), samples.position);
     auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), samples.area);
@@ -99,6 +99,16 @@ TEST(Contour2D, SamplesCoverThePerimeterAndLieOnSegments) {
     }
     EXPECT_NEAR(sum, exact, 0.02 * exact);
   }
+  // At the paper's 4 samples per cell length, per-element weights still give the perimeter exactly:
+  // every cell's segments draw at least one sample (per segment, empty short segments lost 4 % of a
+  // drop's perimeter). Uniform weights lose nothing in expectation but fluctuate.
+  const double density = 4.0 / 0.01;
+  const auto paper = sample_segments(s, density, AreaWeight::PerElement, 1234, 7);
+  auto ap = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), paper.area);
+  double sum = 0;
+  for (size_t r = 0; r < paper.size(); ++r) sum += std::hypot(ap(r, 0), ap(r, 1));
+  EXPECT_NEAR(sum, exact, 1e-12 * exact);
+  EXPECT_NEAR(static_cast<double>(paper.size()), density * exact, 0.1 * density * exact);
   // Same seed and step: the same samples (counter-based random numbers).
   const auto s1 = sample_segments(s, 400, AreaWeight::Uniform, 99, 3);
   const auto s2 = sample_segments(s, 400, AreaWeight::Uniform, 99, 3);
@@ -108,8 +118,9 @@ TEST(Contour2D, SamplesCoverThePerimeterAndLieOnSegments) {
   for (size_t r = 0; r < s1.size(); ++r) EXPECT_EQ(p1(r, 0), p2(r, 0));
 }
 
-// Stratified placement: round(density L) (at least one) samples per segment at the centres of equal
-// parts, so their |dA| sum to the perimeter up to round-off and their count is deterministic.
+// Stratified placement: round(density L) (at least one) samples per element (the segments of one
+// cell) at the centres of equal parts, so their |dA| sum to the perimeter up to round-off and their
+// count is deterministic.
 TEST(Contour2D, StratifiedSamplesAreMidpointsOfEqualParts) {
   Disc disc;
   Lattice2D L;
@@ -119,11 +130,12 @@ TEST(Contour2D, StratifiedSamplesAreMidpointsOfEqualParts) {
   auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), samples.position);
   auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), samples.area);
   auto e = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.ends);
+  auto key = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.key);
+  std::map<int64_t, double> cell_length;
+  for (size_t q = 0; q < s.size(); ++q) cell_length[key(q) / 2] += std::hypot(e(q, 1, 0) - e(q, 0, 0), e(q, 1, 1) - e(q, 0, 1));
   size_t expected = 0;
-  for (size_t q = 0; q < s.size(); ++q) {
-    const double len = std::hypot(e(q, 1, 0) - e(q, 0, 0), e(q, 1, 1) - e(q, 0, 1));
+  for (const auto& [cell, len] : cell_length)
     if (len > 0) expected += std::max(1, static_cast<int>(density * len + 0.5));
-  }
   ASSERT_EQ(samples.size(), expected);
   double sum = 0;
   for (size_t r = 0; r < samples.size(); ++r) {
@@ -132,8 +144,26 @@ TEST(Contour2D, StratifiedSamplesAreMidpointsOfEqualParts) {
   }
   EXPECT_NEAR(sum, exact, 1e-12 * exact);
   // A different seed or step changes nothing.
-  const auto other = sample_segments(s, density, AreaWeight::PerSegment, 99, 3, true);
+  const auto other = sample_segments(s, density, AreaWeight::PerElement, 99, 3, true);
   ASSERT_EQ(other.size(), samples.size());
   auto p2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), other.position);
   for (size_t r = 0; r < samples.size(); ++r) EXPECT_EQ(p(r, 0), p2(r, 0));
+}
+
+// The counter-based Poisson count has the mean and variance lambda, also past lambda = 745 where
+// exp(-lambda) underflows (there it sums independent parts), and is the same for the same counters.
+TEST(Contour2D, HashedPoissonHasMeanAndVarianceLambda) {
+  for (double lambda : {0.5, 3.0, 16.0, 2000.0}) {
+    const int n = 20000;
+    double sum = 0, sum2 = 0;
+    for (int key = 0; key < n; ++key) {
+      const double k = hashed_poisson(42, 7, key, lambda);
+      sum += k;
+      sum2 += k * k;
+    }
+    const double mean = sum / n, var = sum2 / n - mean * mean;
+    EXPECT_NEAR(mean, lambda, 5 * std::sqrt(lambda / n)) << "lambda " << lambda;
+    EXPECT_NEAR(var, lambda, 0.1 * lambda) << "lambda " << lambda;
+    EXPECT_EQ(hashed_poisson(42, 7, 3, lambda), hashed_poisson(42, 7, 3, lambda));
+  }
 }

@@ -71,7 +71,7 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
   st_.massless = st.flag("massless_samples");
   st_.options.radius_factor = st.real("level_set_radius");
   st_.options.samples_per_dx = st.real("samples_per_dx");
-  st_.options.weight = st.text("area_weight") == "uniform" ? geometry::AreaWeight::Uniform : geometry::AreaWeight::PerSegment;
+  st_.options.weight = st.text("area_weight") == "uniform" ? geometry::AreaWeight::Uniform : geometry::AreaWeight::PerElement;
   st_.options.seed = static_cast<uint64_t>(st.integer("seed"));
   st_.options.stratified = st.text("placement") == "stratified";
   if (Dim == 3 && st_.options.stratified)

@@ -68,7 +68,9 @@ void declare_mpm_sections(config::Schema& root) {
       .def_dim("0.73", "0.867")
       .positive();
   st->choice("area_weight", {"per-element", "uniform"},
-             "|dA| of a sample: the element's area over its sample count, or 1/density (unbiased)")
+             "|dA| of a sample: its element's area (the contour in one cell) over the element's sample "
+             "count, at least one sample per element (the sampled area equals the contour's), or "
+             "1/density (unbiased only in expectation)")
       .def("per-element");
   st->flag("massless_samples",
            "negative control (Hyde et al. 2020): surface particles carry force but no mass, which loses "

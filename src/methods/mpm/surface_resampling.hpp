@@ -19,7 +19,7 @@ namespace meniscus::mpm {
 struct ResamplingOptions {
   double radius_factor = 0.73;  // level-set sphere radius in cells (0.73 in 2D, 0.867 in 3D)
   double samples_per_dx = 4;    // expected samples per cell length of contour (2D); squared per dx^2 in 3D
-  geometry::AreaWeight weight = geometry::AreaWeight::PerSegment;
+  geometry::AreaWeight weight = geometry::AreaWeight::PerElement;
   uint64_t seed = 20210801;
   bool stratified = false;  // 2D only: midpoint placement instead of Poisson (geometry/contour_2d.hpp)
 };
