@@ -12,9 +12,11 @@ namespace meniscus::mpm {
 
 namespace {
 // Light: a node below the light-node mass threshold, held at its P2G velocity (treated as Fixed by
-// the solver, then shifted with the free nodes; see treat_light_nodes).
-enum NodeKind : int { Inactive = 0, Free = 1, NormalFixed = 2, Fixed = 3, Light = 4 };
-KOKKOS_INLINE_FUNCTION bool held(int k) { return k == Inactive || k == Fixed || k == Light; }
+// the solver, then shifted with the free nodes; see treat_light_nodes). LightOnCollider: the same for
+// a node under a slip collider's constraint, held at its P2G velocity with the constraint applied, and
+// not shifted (the collider takes up momentum there anyway).
+enum NodeKind : int { Inactive = 0, Free = 1, NormalFixed = 2, Fixed = 3, Light = 4, LightOnCollider = 5 };
+KOKKOS_INLINE_FUNCTION bool held(int k) { return k == Inactive || k == Fixed || k == Light || k == LightOnCollider; }
 }
 
 template <int Dim>
@@ -148,10 +150,12 @@ void ImplicitGridSolver<Dim>::treat_light_nodes() {
   // Newton stalls on its residual. Such nodes keep v^n (kind Light): their
   // momentum returns to the particles unchanged, and the forces their stencil weights would receive
   // (O(sqrt(m_i)) with quadratic B-splines) go to every free and light node as one uniform velocity
-  // shift after the solve (restore_momentum), so that linear momentum stays conserved. Only free
-  // nodes are held; collider-constrained ones keep their constraint.
+  // shift after the solve (restore_momentum), so that linear momentum stays conserved. A light node
+  // under a slip constraint is held too, at v^n without its normal approach to the collider: free in
+  // its tangential directions it reached 2000 m/s in the 3D impact (a drop one cell above the ground,
+  // whose stencil tails reach nodes inside the collider), which set the CFL step and stalled Newton.
   auto mass = mass_;
-  auto vn = vn_, vfix = vfix_;
+  auto vn = vn_, vfix = vfix_, normal = normal_;
   auto kind = kind_;
   const long n = static_cast<long>(mass.extent(0));
   double mmax = 0;
@@ -166,14 +170,23 @@ void ImplicitGridSolver<Dim>::treat_light_nodes() {
   Kokkos::parallel_reduce(
       "implicit::light_nodes", Kokkos::RangePolicy<>(0, n),
       KOKKOS_LAMBDA(const long i, long& c) {
-        if (kind(i) != Free) return;
+        if (kind(i) != Free && kind(i) != NormalFixed) return;
         if (mass(i) >= threshold) {
-          if (mass(i) < floor) mass(i) = floor;
+          if (kind(i) == Free && mass(i) < floor) mass(i) = floor;
           return;
         }
         c += 1;
-        kind(i) = Light;
-        for (int d = 0; d < Dim; ++d) vfix(i, d) = v(i, d) = vn(i, d);
+        if (kind(i) == Free) {
+          kind(i) = Light;
+          for (int d = 0; d < Dim; ++d) vfix(i, d) = v(i, d) = vn(i, d);
+          return;
+        }
+        // vfix holds the collider's velocity: remove the approach (v^n - v_c).n < 0 only.
+        double s = 0;
+        for (int d = 0; d < Dim; ++d) s += (vn(i, d) - vfix(i, d)) * normal(i, d);
+        s = s < 0 ? s : 0.0;
+        kind(i) = LightOnCollider;
+        for (int d = 0; d < Dim; ++d) vfix(i, d) = v(i, d) = vn(i, d) - s * normal(i, d);
       },
       count);
   MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_LONG, MPI_SUM, decomp_.comm());
