@@ -44,7 +44,7 @@ run() {  # label ranks threads [--set ...]
   if [ "$threads" -gt 1 ]; then bind=(--bind-to none); omp=(-x OMP_PROC_BIND=spread -x OMP_PLACES=threads); fi
   OMP_NUM_THREADS=$threads mpirun "${bind[@]}" "${omp[@]}" -n "$ranks" /usr/bin/time -f "%U %S" -o "$dir/cpu.%q{OMPI_COMM_WORLD_RANK}" \
     "$exe" run "$deck" --steps "$steps" --threads "$threads" --quiet --output "$dir" \
-    --set domain.cell_size=$dx --set diagnostics.every=10 --set output.every_time=0 "$@" > "$dir/log" 2>&1 \
+    --set domain.cell_size=$dx --set diagnostics.every=1 --set output.every_time=0 "$@" > "$dir/log" 2>&1 \
     || { cat "$dir/log"; exit 1; }
   python3 - "$dir" "$label" <<'PY'
 import json, sys, csv, glob
@@ -54,7 +54,9 @@ cpu_s = sum(sum(float(x) for x in open(f).read().split()[-2:]) for f in glob.glo
 r = json.load(open(d + "/run.json"))
 rows = list(csv.DictReader(open(d + "/diagnostics.csv")))
 n = int(float(rows[0]["particles"]))
-surf = sum(float(x["surface_particles"]) for x in rows) / len(rows)
+# Per-step columns: the row of step 0 (before any step: no samples, no Newton) is not a step.
+stepped = [x for x in rows if int(float(x["step"])) > 0] or rows
+surf = sum(float(x["surface_particles"]) for x in stepped) / len(stepped)
 t = {k: v["max_s"] for k, v in r["timers"].items()}  # the slowest rank of each stage
 steps = r["steps"]
 step_s = (r["wall_s"] - t.get("diagnostics", 0)) / steps  # diagnostics are not part of a step
@@ -69,8 +71,8 @@ other = step_s - known
 parts.append(f"other {other * 1e3:5.1f} ms {100 * other / step_s:4.1f}%")
 extra = ""
 if "newton_iterations" in rows[-1]:
-    extra = f" newton/step {sum(float(x['newton_iterations']) for x in rows) / len(rows):.1f}" \
-            f" CG/step {sum(float(x['cg_iterations']) for x in rows) / len(rows):.0f}"
+    extra = f" newton/step {sum(float(x['newton_iterations']) for x in stepped) / len(stepped):.1f}" \
+            f" CG/step {sum(float(x['cg_iterations']) for x in stepped) / len(stepped):.0f}"
 dt = float(rows[-1]["dt"])
 print(f"{label:34s} interior={n} surface~{surf:.0f} dt={dt:.2e} {step_s * 1e3:7.1f} ms/step "
       f"{n / step_s / 1e3:6.1f} k particle-steps/s  CPU {cpu_s / steps * 1e3:6.1f} ms/step (all processes){extra}")
