@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <unistd.h>
 
 #include "run/deck_schema.hpp"
@@ -47,6 +48,20 @@ inline MPI_Comm rank0_comm(MPI_Comm comm) {
   MPI_Comm out;
   MPI_Comm_split(comm, rank == 0 ? 0 : MPI_UNDEFINED, 0, &out);
   return out;
+}
+
+// Rank equivalence: run(comm) on every rank of comm, then run(rank 0 alone) as the one-rank reference.
+// Returns {here, alone}; `alone` is set on rank 0 only (default-constructed elsewhere).
+template <class Run>
+auto run_here_and_alone(MPI_Comm comm, Run&& run) {
+  auto here = run(comm);
+  decltype(here) alone{};
+  MPI_Comm solo = rank0_comm(comm);
+  if (solo != MPI_COMM_NULL) {
+    alone = run(solo);
+    MPI_Comm_free(&solo);
+  }
+  return std::make_pair(std::move(here), std::move(alone));
 }
 
 }  // namespace meniscus::test
