@@ -27,7 +27,8 @@ void declare_sph_sections(config::Schema& root) {
           "ramp_end <= ramp_start)").def(0.0).nonnegative();
   s->real("ramp_start", "s", "start of the sigma ramp").def(0.0).nonnegative();
   s->real("ramp_end", "s", "end of the sigma ramp (0: no ramp)").def(0.0).nonnegative();
-  s->real("viscosity", "m^2/s", "kinematic viscosity nu (Weiler et al. 2018; mu = nu * rest density)").def(0.0).nonnegative();
+  s->real("viscosity", "m^2/s", "kinematic viscosity nu (Weiler et al. 2018; mu = nu * rest density; on lattice-like particle "
+                 "arrangements the scheme applies about 1.42 nu, see docs/theory-sph.md)").def(0.0).nonnegative();
   s->real("adhesion", "N/m", "adhesion coefficient sigma^b of the deck's colliders").def(0.0).nonnegative();
   s->real("wall_adhesion", "N/m", "adhesion coefficient sigma^b of the box faces").def(0.0).nonnegative();
   s->real("xsph", "1", "XSPH velocity smoothing factor (Monaghan, applied after the pressure solve; 0: off)")
