@@ -217,6 +217,26 @@ TEST(SphPeriodic, UniformFlowCarriesEveryParticleThroughThePeriodicFaces) {
   EXPECT_EQ(crossed, 12 * 12 * 12 - 11 * 11 * 11);  // every particle of the three crossing layers
 }
 
+namespace {
+// Sets v = U (sin kx cos ky, -cos kx sin ky, 0) and runs `steps` steps of dt: diagnostics before, after.
+std::pair<DiagnosticRow, DiagnosticRow> run_taylor_green(sph::SphJeske<3>& m, double U, double k, int steps, double dt) {
+  auto& set = m.particles();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+  auto v = Kokkos::create_mirror_view(set.field(m.fields().v));
+  for (size_t i = 0; i < set.size(); ++i) {
+    v(i, 0) = U * std::sin(k * x(i, 0)) * std::cos(k * x(i, 1));
+    v(i, 1) = -U * std::cos(k * x(i, 0)) * std::sin(k * x(i, 1));
+    v(i, 2) = 0;
+  }
+  Kokkos::deep_copy(set.field(m.fields().v), v);
+  DiagnosticRow r0, r1;
+  m.diagnostics(r0);
+  for (int s = 0; s < steps; ++s) m.step(dt);
+  m.diagnostics(r1);
+  return {r0, r1};
+}
+}  // namespace
+
 TEST(SphPeriodic, TaylorGreenVortexConservesMomentumAndIsRankIndependent) {
   // v = U (sin kx cos ky, -cos kx sin ky, 0), k = 2 pi / L, with implicit viscosity + cohesion (one CG
   // whose operator reads periodic images). The viscous solution's energy decays as exp(-4 nu k^2 t);
@@ -228,20 +248,7 @@ TEST(SphPeriodic, TaylorGreenVortexConservesMomentumAndIsRankIndependent) {
   const int steps = 30;
   auto run = [&](MPI_Comm comm) {
     sph::SphJeske<3> m(MethodContext{comm, d.deck.root(), 3});
-    auto& set = m.particles();
-    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
-    auto v = Kokkos::create_mirror_view(set.field(m.fields().v));
-    for (size_t i = 0; i < set.size(); ++i) {
-      v(i, 0) = U * std::sin(k * x(i, 0)) * std::cos(k * x(i, 1));
-      v(i, 1) = -U * std::cos(k * x(i, 0)) * std::sin(k * x(i, 1));
-      v(i, 2) = 0;
-    }
-    Kokkos::deep_copy(set.field(m.fields().v), v);
-    DiagnosticRow r0, r1;
-    m.diagnostics(r0);
-    for (int s = 0; s < steps; ++s) m.step(1e-3);
-    m.diagnostics(r1);
-    return std::make_pair(r0, r1);
+    return run_taylor_green(m, U, k, steps, 1e-3);
   };
   const auto [mine, ref] = test::run_here_and_alone(MPI_COMM_WORLD, run);
   int rank = 0;
@@ -316,19 +323,7 @@ TEST(SphPeriodic, TaylorGreenViscousDecayMatchesTheDiscreteWeilerOperator) {
                                        {"sph.xsph=0", "sph.surface_tension=0", "sph.particle_radius=0.005",
                                         "domain.cell_size=0.01", "sph.st_tolerance=1e-8"});
     sph::SphJeske<3> m(MethodContext{MPI_COMM_WORLD, deck.deck.root(), 3});
-    auto& set = m.particles();
-    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
-    auto v = Kokkos::create_mirror_view(set.field(m.fields().v));
-    for (size_t i = 0; i < set.size(); ++i) {
-      v(i, 0) = U * std::sin(k * x(i, 0)) * std::cos(k * x(i, 1));
-      v(i, 1) = -U * std::cos(k * x(i, 0)) * std::sin(k * x(i, 1));
-      v(i, 2) = 0;
-    }
-    Kokkos::deep_copy(set.field(m.fields().v), v);
-    DiagnosticRow r0, r1;
-    m.diagnostics(r0);
-    for (int s = 0; s < steps; ++s) m.step(dt);
-    m.diagnostics(r1);
+    const auto [r0, r1] = run_taylor_green(m, U, k, steps, dt);
     const double rate = -std::log(test::column(r1, "kinetic_energy") / test::column(r0, "kinetic_energy")) / (steps * dt);
     const bool implicit = std::string(mode) == "implicit";
     const double per_step = implicit ? std::log(1 + lambda * dt) : -std::log(1 - lambda * dt);
