@@ -14,6 +14,7 @@ template <int Dim>
 struct CellGrid {
   ConstRealField x;
   Kokkos::View<int*> cell_start, sorted;
+  Kokkos::View<double**> xs;  // x(sorted(s), d)
   double lower[Dim];
   int ncell[Dim];
   double inv = 0, h2 = 0;
@@ -30,6 +31,9 @@ struct CellGrid {
     return k;
   }
   // Calls f(q) for every row q != p with |x_p - x_q|^2 < h2, scanning the 3^Dim cells around p.
+  // The cells k0-1..k0+1 of one (k1, k2) line are adjacent in the sorted order, so each line is one
+  // contiguous run of `xs` (positions copied in sorted order): the scan streams memory instead of
+  // gathering x(q) row by row. Neighbours still come out by cell, then by row within a cell.
   template <class F>
   KOKKOS_INLINE_FUNCTION void for_each_neighbor(const int p, F&& f) const {
     int c[Dim];
@@ -39,21 +43,24 @@ struct CellGrid {
       lo[d] = c[d] > 0 ? c[d] - 1 : 0;
       hi[d] = c[d] + 1 < ncell[d] ? c[d] + 1 : ncell[d] - 1;
     }
+    double xp[Dim];
+    for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
     for (int k2 = lo[2]; k2 <= hi[2]; ++k2)
-      for (int k1 = lo[1]; k1 <= hi[1]; ++k1)
-        for (int k0 = lo[0]; k0 <= hi[0]; ++k0) {
-          const long cell = k0 + static_cast<long>(ncell[0]) * (k1 + (Dim == 3 ? static_cast<long>(ncell[1]) * k2 : 0));
-          for (int s = cell_start(cell); s < cell_start(cell + 1); ++s) {
+      for (int k1 = lo[1]; k1 <= hi[1]; ++k1) {
+        const long line = static_cast<long>(ncell[0]) * (k1 + (Dim == 3 ? static_cast<long>(ncell[1]) * k2 : 0));
+        const int end = cell_start(line + hi[0] + 1);
+        for (int s = cell_start(line + lo[0]); s < end; ++s) {
+          double r2 = 0;
+          for (int d = 0; d < Dim; ++d) {
+            const double dx = xp[d] - xs(s, d);
+            r2 += dx * dx;
+          }
+          if (r2 < h2) {
             const int q = sorted(s);
-            if (q == p) continue;
-            double r2 = 0;
-            for (int d = 0; d < Dim; ++d) {
-              const double dx = x(p, d) - x(q, d);
-              r2 += dx * dx;
-            }
-            if (r2 < h2) f(q);
+            if (q != p) f(q);
           }
         }
+      }
   }
 };
 }  // namespace
@@ -88,7 +95,7 @@ void build_neighbor_lists(ConstRealField x, int owned, double support, NeighborL
   // Counting sort of the rows by cell. Rows are placed in ascending order inside each cell by a
   // per-cell prefix over the (row-ordered) count pass, so the result is deterministic.
   Kokkos::View<int*> cell_start("nbr_cell_start", cells + 1);
-  Kokkos::View<int*> key("nbr_key", total);
+  Kokkos::View<int*> key(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nbr_key"), total);
   Kokkos::parallel_for(
       "nbr::count", Kokkos::RangePolicy<>(0, total), KOKKOS_LAMBDA(const int p) {
         int c[Dim];
@@ -102,7 +109,8 @@ void build_neighbor_lists(ConstRealField x, int owned, double support, NeighborL
         acc += v;
         if (final) cell_start(c) = acc;
       });
-  Kokkos::View<int*> sorted("nbr_sorted", total), fill("nbr_fill", cells);
+  Kokkos::View<int*> sorted(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nbr_sorted"), total);
+  Kokkos::View<int*> fill("nbr_fill", cells);
   Kokkos::parallel_for(
       "nbr::scatter", Kokkos::RangePolicy<>(0, total), KOKKOS_LAMBDA(const int p) {
         const int k = key(p);
@@ -122,13 +130,20 @@ void build_neighbor_lists(ConstRealField x, int owned, double support, NeighborL
           sorted(j + 1) = v;
         }
       });
+  Kokkos::View<double**> xs(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nbr_sorted_x"), total, Dim);
+  Kokkos::parallel_for(
+      "nbr::sorted_x", Kokkos::RangePolicy<>(0, total), KOKKOS_LAMBDA(const int s) {
+        for (int d = 0; d < Dim; ++d) xs(s, d) = x(sorted(s), d);
+      });
   grid.cell_start = cell_start;
   grid.sorted = sorted;
+  grid.xs = xs;
   // One distance pass into a fixed stride per row (rows that overflow it are counted and redone),
   // then a scan and a copy into the compact CSR arrays.
   constexpr int kStride = 64;
   auto offset = out.offset;
-  Kokkos::View<int*> staged("nbr_staged", static_cast<size_t>(owned) * kStride);
+  Kokkos::View<int*> staged(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nbr_staged"),
+                            static_cast<size_t>(owned) * kStride);
   int overflow = 0;
   Kokkos::parallel_reduce(
       "nbr::row_collect", Kokkos::RangePolicy<>(0, owned),
@@ -151,7 +166,7 @@ void build_neighbor_lists(ConstRealField x, int owned, double support, NeighborL
         if (final) offset(p) = acc;
       },
       nnz);
-  out.index = Kokkos::View<int*>("nbr_index", nnz);
+  out.index = Kokkos::View<int*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nbr_index"), nnz);
   auto index = out.index;
   Kokkos::parallel_for(
       "nbr::row_fill", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int p) {

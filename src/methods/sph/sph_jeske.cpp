@@ -272,8 +272,9 @@ void SphJeske<Dim>::compute_density() {
   auto ph = phase_t_;
   auto rho0 = rest_density_;
   const auto bc = contacts_;
-  w_ = Kokkos::View<double*>("sph_w", nb_.index.extent(0));
-  grad_ = Kokkos::View<double**>("sph_grad", nb_.index.extent(0), Dim);
+  // Every entry is written below: skip the zero fill (tens of MB per step).
+  w_ = Kokkos::View<double*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sph_w"), nb_.index.extent(0));
+  grad_ = Kokkos::View<double**>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sph_grad"), nb_.index.extent(0), Dim);
   bgrad_ = Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]>("sph_bgrad", owned_);
   auto wc = w_;
   auto grad = grad_;
