@@ -305,4 +305,32 @@ TEST(SphDfsph, CompressedBlockIsPushedBackToRestDensity) {
   }
   EXPECT_GT(ke, 0.0);
   EXPECT_LT(p, 1e-10 * std::sqrt(2 * ke * mass));
+  for (auto& [k, v] : row)
+    if (k.rfind("unconverged_", 0) == 0) EXPECT_EQ(v, 0.0) << k;
+}
+
+TEST(SphDfsph, CappedSolvesAreCountedInDiagnostics) {
+  // The same compressed block with the constant-density solve capped at one iteration: every step
+  // whose error is still above the tolerance is counted, the others are not.
+  auto deck = test::deck_from_string(lattice_deck(8, 0.02, "none", ", density_tolerance: 0.01"),
+                                     {"sph.mass_volume_factor=1.05", "sph.max_density_iterations=1"});
+  sph::SphJeske<3> m(MethodContext{MPI_COMM_SELF, deck.deck.root(), 3});
+  int above = 0;
+  for (int s = 0; s < 10; ++s) {
+    m.step(1e-3);
+    EXPECT_LE(m.last_step().density_iterations, 1);
+    above += m.last_step().density_error > 1e-4 ? 1 : 0;
+  }
+  ASSERT_GT(above, 0);
+  DiagnosticRow row;
+  m.diagnostics(row);
+  double counted = -1;
+  for (auto& [k, v] : row)
+    if (k == "unconverged_density_steps") counted = v;
+  EXPECT_EQ(counted, above);
+  // The count is method state: a checkpoint carries it.
+  bool in_state = false;
+  for (auto& [k, v] : m.state())
+    if (k == "unconverged_density_steps") in_state = v == above;
+  EXPECT_TRUE(in_state);
 }

@@ -67,6 +67,9 @@ void SphJeske<Dim>::diagnostics(DiagnosticRow& row) {
   row.emplace_back("cg_residual", last_.st_residual);
   row.emplace_back("density_error", last_.density_error);
   row.emplace_back("divergence_error", last_.divergence_error);
+  row.emplace_back("unconverged_divergence_steps", static_cast<double>(unconverged_[kDivergence]));
+  row.emplace_back("unconverged_density_steps", static_cast<double>(unconverged_[kDensity]));
+  row.emplace_back("unconverged_cg_steps", static_cast<double>(unconverged_[kImplicit]));
   sum_div_iters_ = sum_density_iters_ = sum_st_iters_ = 0;
   stat_steps_ = 0;
 

@@ -686,7 +686,11 @@ void SphJeske<Dim>::step(double dt) {
           for (int d = 0; d < Dim; ++d) vt(i, d) += dt * g[d];
         });
   }
-  if (p_.divergence_solve) last_.divergence_iterations = divergence_solve(dt, vt_);
+  if (p_.divergence_solve) {
+    last_.divergence_iterations = divergence_solve(dt, vt_);
+    if (last_.divergence_iterations >= p_.max_divergence_iterations && last_.divergence_error > p_.divergence_tolerance)
+      note_unconverged(kDivergence, last_.divergence_error, p_.divergence_tolerance);
+  }
   if (a.extent(0) > 0) {
     auto vt = vt_;
     Kokkos::parallel_for(
@@ -694,8 +698,13 @@ void SphJeske<Dim>::step(double dt) {
           for (int d = 0; d < Dim; ++d) vt(i, d) += dt * a(i, d);
         });
   }
-  if (implicit_) implicit_surface_tension(dt, sigma);
+  if (implicit_) {
+    implicit_surface_tension(dt, sigma);
+    if (!last_.st_converged) note_unconverged(kImplicit, last_.st_residual, p_.st_rtol);
+  }
   last_.density_iterations = density_solve(dt, vt_);
+  if (last_.density_iterations >= p_.max_density_iterations && last_.density_error > p_.density_tolerance)
+    note_unconverged(kDensity, last_.density_error, p_.density_tolerance);
   if (p_.xsph > 0) xsph(vt_);
   {
     auto t = timers_.scope("integrate");
@@ -725,6 +734,25 @@ void SphJeske<Dim>::step(double dt) {
     auto t = timers_.scope("sort");
     particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
   }
+}
+
+template <int Dim>
+void SphJeske<Dim>::note_unconverged(Solve which, double error, double tolerance) {
+  // A capped solve leaves the step with a larger error than asked for (compression, or a weaker
+  // surface tension): say so the first time and at every power of ten, not every step.
+  const long n = ++unconverged_[which];
+  long p = 1;
+  while (p < n) p *= 10;
+  if (p != n) return;
+  static const char* what[3] = {"divergence solve", "constant-density solve", "implicit surface tension solve"};
+  static const char* key[3] = {"sph.max_divergence_iterations", "sph.max_density_iterations",
+                               "sph.st_max_iterations"};
+  const bool percent = which != kImplicit;
+  log::warn("SPH step %ld (t = %.6g s): the %s stopped short of its tolerance with %s %.3g%s (tolerance %.3g%s); "
+            "%ld such step%s so far. Raise %s or lower dt.",
+            steps_ + 1, time_, what[which], percent ? "a mean density error of" : "a relative residual of",
+            percent ? 100 * error : error, percent ? " %" : "", percent ? 100 * tolerance : tolerance,
+            percent ? " %" : "", n, n == 1 ? "" : "s", key[which]);
 }
 
 template <int Dim>
@@ -901,7 +929,10 @@ std::vector<std::pair<std::string, double>> SphJeske<Dim>::state() {
                                                 {"time", time_},
                                                 {"next_id", static_cast<double>(next_id_)},
                                                 {"removed_particles", static_cast<double>(counters[0])},
-                                                {"projected_particles", static_cast<double>(counters[1])}};
+                                                {"projected_particles", static_cast<double>(counters[1])},
+                                                {"unconverged_divergence_steps", static_cast<double>(unconverged_[0])},
+                                                {"unconverged_density_steps", static_cast<double>(unconverged_[1])},
+                                                {"unconverged_cg_steps", static_cast<double>(unconverged_[2])}};
   for (size_t e = 0; e < emitted_layers_.size(); ++e)
     s.emplace_back("emitter_" + std::to_string(e) + "_layers", static_cast<double>(emitted_layers_[e]));
   return s;
@@ -916,6 +947,9 @@ void SphJeske<Dim>::restore_state(const std::vector<std::pair<std::string, doubl
     // Counters are summed over ranks in diagnostics: rank 0 carries the restored totals.
     if (k == "removed_particles") removed_ = rank_ == 0 ? static_cast<long>(v) : 0;
     if (k == "projected_particles") projected_ = rank_ == 0 ? static_cast<long>(v) : 0;
+    if (k == "unconverged_divergence_steps") unconverged_[kDivergence] = static_cast<long>(v);
+    if (k == "unconverged_density_steps") unconverged_[kDensity] = static_cast<long>(v);
+    if (k == "unconverged_cg_steps") unconverged_[kImplicit] = static_cast<long>(v);
     for (size_t e = 0; e < emitted_layers_.size(); ++e)
       if (k == "emitter_" + std::to_string(e) + "_layers") emitted_layers_[e] = static_cast<long>(v);
   }

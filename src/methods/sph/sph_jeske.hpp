@@ -128,6 +128,11 @@ class SphJeske : public Method {
   StepStats last_;
   double sum_div_iters_ = 0, sum_density_iters_ = 0, sum_st_iters_ = 0;
   long stat_steps_ = 0;
+  // Steps whose divergence, constant-density or implicit solve stopped short of its tolerance (the
+  // same on every rank: each decision uses global errors). Reported in diagnostics and warned about.
+  enum Solve { kDivergence = 0, kDensity = 1, kImplicit = 2 };
+  long unconverged_[3] = {0, 0, 0};
+  void note_unconverged(Solve which, double error, double tolerance);
   std::unique_ptr<ImplicitSolverHandle<Dim>> implicit_;
   Timers timers_;
 };
