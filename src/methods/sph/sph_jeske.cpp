@@ -930,9 +930,9 @@ std::vector<std::pair<std::string, double>> SphJeske<Dim>::state() {
                                                 {"next_id", static_cast<double>(next_id_)},
                                                 {"removed_particles", static_cast<double>(counters[0])},
                                                 {"projected_particles", static_cast<double>(counters[1])},
-                                                {"unconverged_divergence_steps", static_cast<double>(unconverged_[0])},
-                                                {"unconverged_density_steps", static_cast<double>(unconverged_[1])},
-                                                {"unconverged_cg_steps", static_cast<double>(unconverged_[2])}};
+                                                {"unconverged_divergence_steps", static_cast<double>(unconverged_[kDivergence])},
+                                                {"unconverged_density_steps", static_cast<double>(unconverged_[kDensity])},
+                                                {"unconverged_cg_steps", static_cast<double>(unconverged_[kImplicit])}};
   for (size_t e = 0; e < emitted_layers_.size(); ++e)
     s.emplace_back("emitter_" + std::to_string(e) + "_layers", static_cast<double>(emitted_layers_[e]));
   return s;
