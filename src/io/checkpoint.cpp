@@ -180,7 +180,9 @@ CheckpointInfo read_checkpoint(MPI_Comm comm, const std::string& path, Method& m
     throw InputError(path, "", log::format("checkpoint format version %ld; this meniscus reads version %ld",
                                            static_cast<long>(version), static_cast<long>(kFormatVersion)));
   const std::string method_written = f.attr_text("/", "method");
-  if (method_written != method_name)
+  // Checkpoints written before a method was renamed carry its old name (an alias).
+  const MethodInfo* written_info = find_method(method_written);
+  if ((written_info ? written_info->name : method_written) != method_name)
     throw InputError(path, "", "written by method '" + method_written + "'; the deck runs '" + method_name + "'");
   const int64_t dim = f.attr_int("/", "dimension");
   if (dim != method.dimension())

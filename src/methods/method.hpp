@@ -87,13 +87,17 @@ struct MethodContext {
 struct MethodInfo {
   std::string name;
   std::string doc;
+  // Older names that decks and checkpoints may still use; they resolve to `name`.
+  std::vector<std::string> aliases;
   // Sections the method adds to the deck schema for a dimension (the core sections come from the driver).
   std::function<void(config::Schema&)> schema;
   std::function<std::unique_ptr<Method>(const MethodContext&)> create;
 };
 
 void register_method(MethodInfo info);
+// Finds a method by its name or one of its aliases (nullptr if neither).
 const MethodInfo* find_method(const std::string& name);
+// The registered names, without aliases.
 std::vector<std::string> method_names();
 // Registers the methods built into the library (called once by the app and tests).
 void register_builtin_methods();

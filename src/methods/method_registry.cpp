@@ -10,12 +10,20 @@ std::map<std::string, MethodInfo>& registry() {
   static std::map<std::string, MethodInfo> r;
   return r;
 }
+std::map<std::string, std::string>& alias_table() {
+  static std::map<std::string, std::string> a;
+  return a;
+}
 }  // namespace
 
-void register_method(MethodInfo info) { registry()[info.name] = std::move(info); }
+void register_method(MethodInfo info) {
+  for (const auto& alias : info.aliases) alias_table()[alias] = info.name;
+  registry()[info.name] = std::move(info);
+}
 
 const MethodInfo* find_method(const std::string& name) {
-  auto it = registry().find(name);
+  auto alias = alias_table().find(name);
+  auto it = registry().find(alias == alias_table().end() ? name : alias->second);
   return it == registry().end() ? nullptr : &it->second;
 }
 

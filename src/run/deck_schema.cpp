@@ -83,7 +83,8 @@ LoadedDeck load_deck(const std::string& file, const std::vector<std::string>& ov
   const MethodInfo* info = find_method(method);
   if (!info) throw InputError(file, "simulation.method", "unknown method '" + method + "'; available: " + joined_methods());
 
-  LoadedDeck out{config::Deck(), config::Schema(), method};
+  // An alias (an older name) resolves to the method's name, which run.json and checkpoints record.
+  LoadedDeck out{config::Deck(), config::Schema(), info->name};
   declare_core_sections(out.schema, joined_methods());
   info->schema(out.schema);
   out.deck = config::Deck::resolve(file, raw, out.schema, dim);
@@ -99,7 +100,9 @@ std::string reference_markdown() {
   for (const auto& name : method_names()) {
     config::Schema s;
     find_method(name)->schema(s);
-    std::string part = config::to_markdown(s, "Method `" + name + "`", false);
+    std::string title = "Method `" + name + "`";
+    for (const auto& alias : find_method(name)->aliases) title += " (also accepted: `" + alias + "`)";
+    std::string part = config::to_markdown(s, title, false);
     // Demote the method's title to a section of the one document.
     md += "\n#" + part + "\n";
   }

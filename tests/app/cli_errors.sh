@@ -76,13 +76,13 @@ derive out_of_range 's/^  cfl: 0.4/  cfl: 3/'
 derive wrong_unit 's/^  cell_size: .*/  cell_size: "2 kg"/'
 derive nan 's/^  cell_size: .*/  cell_size: .nan/'
 derive unknown_variant 's/^  - type: box/  - type: cylinder/'
-derive unknown_method 's/^  method: mpm-explicit/  method: sph/'
+derive unknown_method 's/^  method: mpm/  method: sph/'
 # 0.4 m x 0.16 m at 4 cm: 10 x 4 cells, too few nodes per axis for any split among 4 ranks.
 derive coarse 's/^  cell_size: .*/  cell_size: 0.04/'
 cat >"$tmp/invalid_yaml.yaml" <<'EOF'
 simulation:
   dimension: 2
-  method: mpm-explicit
+  method: mpm
   end_time: [0.25
 domain:
   lower: [0, 0]
@@ -90,7 +90,7 @@ EOF
 cat >"$tmp/missing_mesh.yaml" <<'EOF'
 simulation:
   dimension: 3
-  method: mpm-explicit
+  method: mpm
   end_time: 0.1
 domain:
   lower: [0, 0, 0]

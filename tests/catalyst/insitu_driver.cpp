@@ -39,7 +39,7 @@ namespace {
 // A spinning, falling ellipse of fluid: every particle has a different velocity, so a picture
 // coloured by speed shows a gradient.
 const char* kScene = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 1.0}
+simulation: {dimension: 2, method: mpm, end_time: 1.0}
 domain: {lower: [0, 0], upper: [1, 1], cell_size: CELL}
 mpm: {gravity: [0, -9.81]}
 materials: [{name: water, model: fluid, density: 1000, bulk_modulus: 1.0e4}]
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
     auto d = test::deck_from_string(scene);
     register_builtin_methods();
     std::unique_ptr<Method> method =
-        find_method("mpm-explicit")->create(MethodContext{comm, d.deck.root(), 2});
+        find_method("mpm")->create(MethodContext{comm, d.deck.root(), 2});
 
     if (rank == 0) fs::create_directories(out);
     MPI_Barrier(comm);

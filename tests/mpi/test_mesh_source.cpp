@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "geometry/triangle_mesh.hpp"
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "scene.hpp"
 
 using namespace meniscus;
@@ -28,7 +28,7 @@ std::string torus_path() { return test::source_dir() + "/inputs/meshes/torus.obj
 // room to spare; no walls, no gravity: nothing but the seeding matters.
 std::string torus_deck() {
   return R"(
-simulation: {dimension: 3, method: mpm-explicit, end_time: 1.0}
+simulation: {dimension: 3, method: mpm, end_time: 1.0}
 domain: {lower: [0, 0, 0], upper: [0.72, 0.72, 0.32], cell_size: )" +
          std::to_string(kDx) + R"(, walls: none}
 mpm: {gravity: [0, 0, 0]}
@@ -41,7 +41,7 @@ sources:
 }
 
 // All global ids of this rank's particles.
-std::vector<int64_t> local_ids(mpm::ExplicitMPM<3>& m) {
+std::vector<int64_t> local_ids(mpm::MpmMethod<3>& m) {
   auto& set = m.particles();
   auto ids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.id());
   return std::vector<int64_t>(ids.data(), ids.data() + set.size());
@@ -72,7 +72,7 @@ std::vector<int64_t> gather_ids(const std::vector<int64_t>& mine, MPI_Comm comm)
 
 TEST(MeshSource, SeededVolumeMatchesTheTorus) {
   auto d = test::deck_from_string(torus_deck());
-  mpm::ExplicitMPM<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
   const long n = m.global_particle_count();
   const double cell = kDx * kDx * kDx / kPerCell;
   const double seeded = n * cell;
@@ -100,7 +100,7 @@ TEST(MeshSource, SeededVolumeMatchesTheTorus) {
 
 TEST(MeshSource, SeedingDoesNotDependOnTheRankCount) {
   auto d = test::deck_from_string(torus_deck());
-  mpm::ExplicitMPM<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
   const long n = m.global_particle_count();
   const std::vector<int64_t> mine = local_ids(m);
   EXPECT_EQ(static_cast<long>(mine.size()), static_cast<long>(m.particles().size()));
@@ -109,7 +109,7 @@ TEST(MeshSource, SeedingDoesNotDependOnTheRankCount) {
   // The one-rank reference, built inside this job on rank 0 alone.
   MPI_Comm solo = test::rank0_comm(MPI_COMM_WORLD);
   if (solo != MPI_COMM_NULL) {
-    mpm::ExplicitMPM<3> ref(MethodContext{solo, d.deck.root(), 3});
+    mpm::MpmMethod<3> ref(MethodContext{solo, d.deck.root(), 3});
     const long n_ref = ref.global_particle_count();
     std::vector<int64_t> ref_ids = local_ids(ref);
     MPI_Comm_free(&solo);

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "run/deck_schema.hpp"
 #include "core/log.hpp"
 #include "scene.hpp"
@@ -20,10 +20,10 @@ double rel(double a, double b, double scale) { return std::fabs(a - b) / scale; 
 using test::column;
 }  // namespace
 
-TEST(ExplicitMPM, AffineVelocityFieldIsTransferredExactly) {
+TEST(MpmMethod, AffineVelocityFieldIsTransferredExactly) {
   // No stress at J = F = I, no gravity, no walls: one step must return v = b + A x and C = A.
   const char* deck = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 1.0}
+simulation: {dimension: 2, method: mpm, end_time: 1.0}
 domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.05, walls: none}
 mpm: {gravity: [0, 0], dt_max: 1.0e-6}
 materials: [{name: w, model: fluid, density: 1000, bulk_modulus: 1.0e4}]
@@ -31,7 +31,7 @@ sources: [{type: ellipsoid, material: w, center: [0.5, 0.5], radii: [0.3, 0.2], 
            velocity: [0.25, -0.5], angular_velocity: 1.5, rotation_center: [0.4, 0.45]}]
 )";
   auto d = test::deck_from_string(deck);
-  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   const double dt = 1e-6;
   m.step(dt);
   auto& set = m.particles();
@@ -50,9 +50,9 @@ sources: [{type: ellipsoid, material: w, center: [0.5, 0.5], radii: [0.3, 0.2], 
   }
 }
 
-TEST(ExplicitMPM, RotatingDiscConservesMomentaToRoundOff) {
+TEST(MpmMethod, RotatingDiscConservesMomentaToRoundOff) {
   auto d = run::load_deck(test::source_dir() + "/inputs/rotating-disc-2d.yaml", {});
-  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   DiagnosticRow r0;
   m.diagnostics(r0);
   int size = 1;
@@ -97,11 +97,11 @@ TEST(ExplicitMPM, RotatingDiscConservesMomentaToRoundOff) {
   EXPECT_GT(std::fabs(L0), 0.0);
 }
 
-TEST(ExplicitMPM, DiagnosticsDoNotDependOnTheRankCount) {
+TEST(MpmMethod, DiagnosticsDoNotDependOnTheRankCount) {
   const std::string deck = test::kWaterAndBlockScene;
   auto d = test::deck_from_string(deck);
   auto run = [&](MPI_Comm comm) {
-    mpm::ExplicitMPM<2> m(MethodContext{comm, d.deck.root(), 2});
+    mpm::MpmMethod<2> m(MethodContext{comm, d.deck.root(), 2});
     for (int s = 0; s < 300; ++s) m.step(m.stable_dt());
     DiagnosticRow row;
     m.diagnostics(row);

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "core/log.hpp"
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
 
@@ -18,7 +18,7 @@ using namespace meniscus;
 namespace {
 // A fluid drop touching an elastic block, both with surface samples; gravity on; no walls.
 const char* kScene2D = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 1}
+simulation: {dimension: 2, method: mpm, end_time: 1}
 domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.04, walls: none}
 mpm:
   integrator: implicit
@@ -32,7 +32,7 @@ sources:
   - {type: box, material: block, lower: [0.6, 0.38], upper: [0.75, 0.6], particles_per_cell: 4}
 )";
 const char* kScene3D = R"(
-simulation: {dimension: 3, method: mpm-explicit, end_time: 1}
+simulation: {dimension: 3, method: mpm, end_time: 1}
 domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.08, walls: none}
 mpm:
   integrator: implicit
@@ -48,7 +48,7 @@ sources:
 
 // Random velocities, affine fields, volume ratios and deformation gradients, drawn by particle id.
 template <int Dim>
-void randomize(mpm::ExplicitMPM<Dim>& m, double v_amp, double c_amp, double strain) {
+void randomize(mpm::MpmMethod<Dim>& m, double v_amp, double c_amp, double strain) {
   auto& set = m.particles();
   auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().v));
   auto C = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().C));
@@ -81,7 +81,7 @@ void randomize(mpm::ExplicitMPM<Dim>& m, double v_amp, double c_amp, double stra
 template <int Dim>
 void check_derivatives(const char* scene, const std::string& name) {
   auto d = test::deck_from_string(scene);
-  mpm::ExplicitMPM<Dim> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), Dim});
+  mpm::MpmMethod<Dim> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), Dim});
   randomize<Dim>(m, 0.3, 1.0, 0.1);
   std::unique_ptr<mpm::IncrementalPotential<Dim>> pot;
   const double dt = 0.02;
@@ -148,7 +148,7 @@ TEST(ImplicitMPM, DerivativesMatchFiniteDifferences3D) { check_derivatives<3>(kS
 namespace {
 // The seed's conservation ellipse (zero gravity, no walls) with random velocities and affine fields.
 const char* kEllipse = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 1}
+simulation: {dimension: 2, method: mpm, end_time: 1}
 domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.02, walls: none}
 mpm:
   gravity: [0, 0]
@@ -160,7 +160,7 @@ sources: [{type: ellipsoid, material: liquid, center: [0.5, 0.5], radii: [0.2, 0
 )";
 
 // Particle momentum (APIC: the constant part carries all of it) and the scale sum m |v|.
-void particle_momentum(mpm::ExplicitMPM<2>& m, MPI_Comm comm, double* p, double& scale) {
+void particle_momentum(mpm::MpmMethod<2>& m, MPI_Comm comm, double* p, double& scale) {
   auto& set = m.particles();
   auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().v));
   auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().mass));
@@ -188,7 +188,7 @@ void momentum_to_newton_tolerance(const std::string& extra_newton_keys, const st
   const std::string key = "newton: {";
   deck.replace(deck.find(key), key.size(), key + extra_newton_keys);
   auto d = test::deck_from_string(deck);
-  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   randomize<2>(m, 0.1, 0.2, 0.0);
   double p0[2], scale = 0;
   particle_momentum(m, MPI_COMM_WORLD, p0, scale);
@@ -245,7 +245,7 @@ TEST(ImplicitMPM, RankEquivalence) {
                                          "angular_momentum_z", "surface_energy", "volume"};
   auto run = [&](MPI_Comm comm) {
     auto d = test::deck_from_string(kEllipse);
-    mpm::ExplicitMPM<2> m(MethodContext{comm, d.deck.root(), 2});
+    mpm::MpmMethod<2> m(MethodContext{comm, d.deck.root(), 2});
     randomize<2>(m, 0.1, 0.2, 0.0);
     for (int s = 0; s < 8; ++s) m.step(0.02);
     DiagnosticRow row;
@@ -284,7 +284,7 @@ TEST(ImplicitMPM, DropReachingASlipGroundConverges) {
                           {"mpm.integrator=implicit", "mpm.dt_max=1e-3",
                            log::format("sources[0].center=[0.5, %.17g, 0.5]", 3 * dx + 0.15 + 0.015),
                            log::format("sources[0].velocity=[0, %g, 0]", -speed)});
-  mpm::ExplicitMPM<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   double t = 0, fastest = 0;
   int steps = 0, newton = 0;
   while (t < 5e-3 - 1e-12) {

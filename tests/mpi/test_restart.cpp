@@ -14,7 +14,7 @@
 
 #include "core/error.hpp"
 #include "io/checkpoint.hpp"
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "particles/redistribute.hpp"
 #include "run/simulation.hpp"
 #include "run_folder.hpp"
@@ -255,13 +255,13 @@ TEST(Restart, DamagedForeignAndMismatchedFilesAreInputErrors) {
     H5Fclose(f);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  expect_input_error(MPI_COMM_WORLD, other_method, kScene, "written by method 'sph'; the deck runs 'mpm-explicit'");
+  expect_input_error(MPI_COMM_WORLD, other_method, kScene, "written by method 'sph'; the deck runs 'mpm'");
   // The right file with the wrong deck: another domain, another dimension.
   std::string other_domain = kScene;
   other_domain.replace(other_domain.find("cell_size: 0.005"), 16, "cell_size: 0.004");
   expect_input_error(MPI_COMM_WORLD, good, other_domain, "domain section");
   const char* deck3d = R"(
-simulation: {dimension: 3, method: mpm-explicit, end_time: 1.0}
+simulation: {dimension: 3, method: mpm, end_time: 1.0}
 domain: {lower: [0, 0, 0], upper: [0.1, 0.1, 0.1], cell_size: 0.01}
 materials: [{name: water, model: fluid, density: 1000, bulk_modulus: 2.0e5}]
 sources: [{type: box, material: water, lower: [0.02, 0.02, 0.02], upper: [0.05, 0.05, 0.05], particles_per_cell: 8}]

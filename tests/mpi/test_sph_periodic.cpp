@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "methods/sph/sph_jeske.hpp"
 #include "methods/sph/sph_kernels.hpp"
 #include "scene.hpp"
@@ -368,11 +368,11 @@ TEST(SphPeriodic, BadPeriodicDecksAreInputErrorsNamingTheKey) {
             "");
   // MPM has no periodic grid: refused with the key rather than run wrongly.
   const std::string mpm = R"(
-simulation: {dimension: 3, method: mpm-explicit, end_time: 1.0}
+simulation: {dimension: 3, method: mpm, end_time: 1.0}
 domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.1, walls: none, periodic: [x]}
 mpm: {gravity: [0, 0, 0], dt_max: 1.0e-4}
 materials: [{name: w, model: fluid, density: 1000, bulk_modulus: 1.0e4}]
 sources: [{type: sphere, material: w, center: [0.5, 0.5, 0.5], radius: 0.2, particles_per_cell: 8}]
 )";
-  EXPECT_EQ(input_error_key<mpm::ExplicitMPM<3>>(mpm, {}), "domain.periodic");
+  EXPECT_EQ(input_error_key<mpm::MpmMethod<3>>(mpm, {}), "domain.periodic");
 }

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "core/mpi_gather.hpp"
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "methods/mpm/surface_resampling.hpp"
 #include "scene.hpp"
 
@@ -16,7 +16,7 @@ using namespace meniscus;
 
 namespace {
 const char* kDisc = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 1}
+simulation: {dimension: 2, method: mpm, end_time: 1}
 domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.02, walls: none}
 mpm: {gravity: [0, 0]}
 materials: [{name: w, model: fluid, density: 1000, bulk_modulus: 1.0e4}]
@@ -30,7 +30,7 @@ using Row = std::array<double, 5>;
 
 std::vector<Row> resample(MPI_Comm comm, mpm::ResamplingOptions opt, double* length, double* sampled) {
   auto d = test::deck_from_string(kDisc);
-  mpm::ExplicitMPM<2> m(MethodContext{comm, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{comm, d.deck.root(), 2});
   const auto& dec = m.decomposition();
   particles::HaloPlan<2> halo;
   halo.build(m.particles(), dec, m.position_field(), mpm::resampling_halo_width<2>(dec.dx(), opt));
@@ -80,7 +80,7 @@ TEST(SurfaceResampling, SamplesDoNotDependOnTheRankCount) {
 
 TEST(SurfaceResampling, SamplesDoNotDependOnTheRankCountIn3D) {
   const char* deck = R"(
-simulation: {dimension: 3, method: mpm-explicit, end_time: 1}
+simulation: {dimension: 3, method: mpm, end_time: 1}
 domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.04, walls: none}
 mpm: {gravity: [0, 0, 0]}
 materials: [{name: w, model: fluid, density: 1000, bulk_modulus: 1.0e4}]
@@ -88,7 +88,7 @@ sources: [{type: sphere, material: w, center: [0.47, 0.52, 0.5], radius: 0.2, pa
 )";
   auto run = [&](MPI_Comm comm, double* area) {
     auto d = test::deck_from_string(deck);
-    mpm::ExplicitMPM<3> m(MethodContext{comm, d.deck.root(), 3});
+    mpm::MpmMethod<3> m(MethodContext{comm, d.deck.root(), 3});
     mpm::ResamplingOptions opt;
     opt.radius_factor = 0.867;
     opt.samples_per_dx = 2;

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <random>
 
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "core/log.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
@@ -17,7 +17,7 @@ using namespace meniscus;
 
 namespace {
 const char* kEllipse = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 1}
+simulation: {dimension: 2, method: mpm, end_time: 1}
 domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.02, walls: none}
 mpm:
   gravity: [0, 0]
@@ -31,7 +31,7 @@ struct Momenta {
 };
 
 // Particle-side APIC momenta (the affine part of L: m dx^2/4 (C10 - C01)), summed over ranks.
-Momenta momenta(mpm::ExplicitMPM<2>& m) {
+Momenta momenta(mpm::MpmMethod<2>& m) {
   auto& set = m.particles();
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
   auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().v));
@@ -54,7 +54,7 @@ Momenta momenta(mpm::ExplicitMPM<2>& m) {
 double max_drift(bool massless, int steps, const std::string& series) {
   auto d = test::deck_from_string(kEllipse, {std::string("mpm.surface_tension.massless_samples=") +
                                              (massless ? "true" : "false")});
-  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   // Random velocities and affine fields, drawn by particle id so every rank count gets the same.
   {
     auto& set = m.particles();

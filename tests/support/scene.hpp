@@ -27,7 +27,7 @@ inline run::LoadedDeck deck_from_string(const std::string& yaml, const std::vect
 // A water column and a flying elastic sphere in a 2D box: fluid and solid fields, particles crossing
 // rank boundaries within a few dozen steps. Tests append their own sections.
 inline const std::string kWaterAndBlockScene = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 1.0}
+simulation: {dimension: 2, method: mpm, end_time: 1.0}
 domain: {lower: [0, 0], upper: [0.4, 0.2], cell_size: 0.005}
 mpm: {cfl: 0.4}
 materials:

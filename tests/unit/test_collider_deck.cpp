@@ -21,7 +21,7 @@ std::unique_ptr<meniscus::grid::Decomposition<2>> unit_box() {
   return std::make_unique<meniscus::grid::Decomposition<2>>(MPI_COMM_WORLD, spec);
 }
 const char* kGateDeck = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 0.1}
+simulation: {dimension: 2, method: mpm, end_time: 0.1}
 domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.05, walls: none}
 materials:
   - {name: water, model: fluid, density: 1000, bulk_modulus: 2.0e5}

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "core/deck.hpp"
 #include "core/error.hpp"
 #include "core/schema.hpp"
+#include "methods/method.hpp"
 #include "run/deck_schema.hpp"
 
 namespace cfg = meniscus::config;
@@ -99,7 +101,7 @@ class DeckFiles : public ::testing::Test {
 std::string mpm_deck(const std::string& domain_extra = "", const std::string& tail = "") {
   return "simulation:\n"
          "  dimension: 2\n"
-         "  method: mpm-explicit\n"
+         "  method: mpm\n"
          "  end_time: 0.1\n"
          "domain:\n"
          "  lower: [0, 0]\n"
@@ -383,15 +385,28 @@ TEST(Deck, ReferenceMarkdownCoversTheMethods) {
   for (const std::string key : {"mpm.cfl", "sources[].particles_per_cell", "simulation.method", "domain.cell_size",
                                 "materials[].density"})
     EXPECT_NE(md.find("`" + key + "`"), std::string::npos) << key;
-  EXPECT_NE(md.find("Method `mpm-explicit`"), std::string::npos);
+  EXPECT_NE(md.find("Method `mpm`"), std::string::npos);
 }
 
 // ---- whole decks through run::load_deck -----------------------------------------------------------
 
+// Decks written before the MPM method was renamed say `mpm-explicit`: it still loads, as `mpm`.
+TEST_F(DeckFiles, OldMethodNameIsAnAlias) {
+  std::string text = mpm_deck();
+  const auto at = text.find("method: mpm");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 11, "method: mpm-explicit");
+  const auto loaded = meniscus::run::load_deck(write("alias.yaml", text), {});
+  EXPECT_EQ(loaded.method, "mpm");
+  EXPECT_EQ(meniscus::find_method("mpm-explicit"), meniscus::find_method("mpm"));
+  const auto names = meniscus::method_names();
+  EXPECT_EQ(std::count(names.begin(), names.end(), "mpm-explicit"), 0);
+}
+
 TEST_F(DeckFiles, LoadDeckResolvesAValidDeck) {
   const std::string file = write("ok.yaml", mpm_deck());
   const auto loaded = meniscus::run::load_deck(file, {});
-  EXPECT_EQ(loaded.method, "mpm-explicit");
+  EXPECT_EQ(loaded.method, "mpm");
   EXPECT_EQ(loaded.deck.dimension(), 2);
   EXPECT_EQ(loaded.deck.file(), file);
   const auto root = loaded.deck.root();
@@ -435,10 +450,10 @@ TEST_F(DeckFiles, LoadDeckErrors) {
       {"unknown_method", mpm_deck(), "simulation.method", "unknown method 'sph'", {"simulation.method=sph"}},
       {"bad_dimension", mpm_deck(), "simulation.dimension", "out of range", {"simulation.dimension=4"}},
       {"no_simulation", "domain: {}\n", "simulation", "missing required section", {}},
-      {"missing_cell_size", "simulation: {dimension: 2, method: mpm-explicit, end_time: 1}\n"
+      {"missing_cell_size", "simulation: {dimension: 2, method: mpm, end_time: 1}\n"
                             "domain: {lower: [0, 0], upper: [1, 1]}\n",
        "domain.cell_size", "missing required key", {}},
-      {"missing_end_time", "simulation: {dimension: 2, method: mpm-explicit}\n", "simulation.end_time",
+      {"missing_end_time", "simulation: {dimension: 2, method: mpm}\n", "simulation.end_time",
        "missing required key", {}},
       {"missing_mesh", mpm_deck(), "sources[0].file", "file not found",
        {"simulation.dimension=3", "domain.lower=[0, 0, 0]", "domain.upper=[1, 1, 1]",

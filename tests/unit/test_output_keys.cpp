@@ -18,7 +18,7 @@ namespace {
 
 meniscus::run::LoadedDeck load(const std::string& tail) {
   const fs::path file = fs::temp_directory_path() / ("meniscus_output_keys_" + std::to_string(::getpid()) + ".yaml");
-  std::ofstream(file) << "simulation: {dimension: 2, method: mpm-explicit, end_time: 0.1}\n"
+  std::ofstream(file) << "simulation: {dimension: 2, method: mpm, end_time: 0.1}\n"
                          "domain: {lower: [0, 0], upper: [0.1, 0.1], cell_size: 0.005}\n"
                          "materials: [{name: water, model: fluid, density: 1000, bulk_modulus: 2.0e5}]\n"
                          "sources: [{type: box, material: water, lower: [0.01, 0.01], upper: [0.05, 0.05]}]\n"

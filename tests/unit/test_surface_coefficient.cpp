@@ -139,7 +139,7 @@ TEST(SurfaceCoefficient, MarangoniLawOfTheParentScalarWithClamps) {
 
 namespace {
 const char* kDeck = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 1}
+simulation: {dimension: 2, method: mpm, end_time: 1}
 domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.1, walls: none}
 mpm:
   surface_tension: {enabled: true, coefficient: 2.0, solid_liquid_distance: 0.25}

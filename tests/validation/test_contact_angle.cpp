@@ -17,7 +17,7 @@
 #include <cmath>
 
 #include "core/log.hpp"
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
 
@@ -81,7 +81,7 @@ Sessile sessile_drop(double ratio, double dx, double R, double t_end, const std:
   const double theta0 = std::acos(-0.3);
   const double Rt = R * std::sqrt(M_PI / (theta0 - std::sin(theta0) * std::cos(theta0)));
   const std::string deck = log::format(R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 100}
+simulation: {dimension: 2, method: mpm, end_time: 100}
 domain: {lower: [0, 0], upper: [1, 0.6], cell_size: %.17g, walls: none}
 mpm:
   gravity: [0, 0]
@@ -92,7 +92,7 @@ sources: [{type: sphere, material: liquid, center: [0.5, %.17g], radius: %.17g, 
 )",
                                        dx, k, rho, K, viscosity, floor_y, ratio * k, floor_y + 0.3 * Rt, Rt);
   auto d = test::deck_from_string(deck);
-  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   test::SeriesCsv csv(series, "time_s,contact_angle_deg,solid_liquid_length_m,kinetic_energy_j");
   Sessile out;
   auto measure = [&]() {

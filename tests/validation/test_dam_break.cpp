@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "core/log.hpp"
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "run/deck_schema.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
@@ -43,7 +43,7 @@ const Point kSmall[] = {{0.849, 1.245}, {1.212, 1.443}, {1.602, 1.884}, {2.283, 
 
 // End of the liquid layer on the floor: the far edge of the last column of cells (width dx, from the
 // wall face) in which liquid reaches at least one cell above the floor face. Global over ranks.
-double layer_front(mpm::ExplicitMPM<2>& m, double wall, double dx) {
+double layer_front(mpm::MpmMethod<2>& m, double wall, double dx) {
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().x));
   const int bins = static_cast<int>((m.decomposition().upper()[0] - wall) / dx) + 1;
   std::vector<double> top(bins, 0.0);
@@ -66,7 +66,7 @@ TEST(MPMValidation, DamBreakFrontMatchesMartinMoyce) {
                           {"domain.cell_size=" + std::to_string(dx), "domain.wall_cells=2",
                            "sources[0].lower=[" + std::to_string(wall) + "," + std::to_string(wall) + "]",
                            "sources[0].upper=[" + std::to_string(wall + a) + "," + std::to_string(wall + 2 * a) + "]"});
-  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   DiagnosticRow r0;
   m.diagnostics(r0);
 

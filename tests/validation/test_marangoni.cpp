@@ -13,7 +13,7 @@
 #include <cmath>
 
 #include "core/log.hpp"
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
 
@@ -35,7 +35,7 @@ double lubrication_u(double tau, double z) { return tau / (4 * kViscosity * kDep
 Profile run_layer(double tau, double t_end, const std::string& series) {
   const double x_mid = kLeft + kLength / 2;
   const std::string deck = log::format(R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 100}
+simulation: {dimension: 2, method: mpm, end_time: 100}
 domain: {lower: [0, 0], upper: [%.17g, 0.375], cell_size: %.17g, walls: none}
 mpm:
   gravity: [0, %g]
@@ -56,7 +56,7 @@ sources:
                                        kLeft + kLength + 6 * kDx, kDx, -kGravity, kK0, tau, x_mid, kRho, kViscosity,
                                        kFloor, kLeft, kLeft + kLength, kLeft, kFloor, kLeft + kLength, kFloor + kDepth);
   auto d = test::deck_from_string(deck);
-  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   const int nbins = 4;  // two particle layers per bin
   std::vector<double> usum(nbins, 0), zsum(nbins, 0), cnt(nbins, 0);
   double t = 0;

@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "core/log.hpp"
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
 
@@ -19,7 +19,7 @@ using namespace meniscus;
 
 namespace {
 const char* kRisingFloor = R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 1.0}
+simulation: {dimension: 2, method: mpm, end_time: 1.0}
 domain: {lower: [0, 0], upper: [0.1, 0.2], cell_size: 0.0025, walls: slip, wall_cells: 2}
 mpm: {cfl: 0.4, gravity: [0, -9.81]}
 materials:
@@ -36,7 +36,7 @@ colliders:
 TEST(MovingColliderValidation, RisingFloorCarriesAHydrostaticColumn) {
   const double V = 0.5, t0 = 0.05, t1 = 0.15, t_end = 0.2;
   auto d = test::deck_from_string(kRisingFloor);
-  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   DiagnosticRow r0;
   m.diagnostics(r0);
   const double y0 = test::column(r0, "centroid_y"), mass = test::column(r0, "mass");

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/log.hpp"
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "run/deck_schema.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
@@ -16,7 +16,7 @@ using namespace meniscus;
 namespace {
 
 // Explicit steps at the method's stable dt until t_end; `each` sees the time after every step.
-void advance(mpm::ExplicitMPM<3>& m, double& t, double t_end, const std::function<void(double)>& each = {}) {
+void advance(mpm::MpmMethod<3>& m, double& t, double t_end, const std::function<void(double)>& each = {}) {
   while (t < t_end * (1 - 1e-12)) {
     const double dt = std::min(m.stable_dt(), t_end - t);
     m.step(dt);
@@ -43,7 +43,7 @@ struct LaplaceSphere {
 LaplaceSphere laplace_sphere(double R, double dx, double k, double t_settle, double t_avg) {
   const double K = 100, gamma = 7;
   const std::string deck = log::format(R"(
-simulation: {dimension: 3, method: mpm-explicit, end_time: 10}
+simulation: {dimension: 3, method: mpm, end_time: 10}
 domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: %.17g, walls: none}
 mpm:
   gravity: [0, 0, 0]
@@ -52,7 +52,7 @@ materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: %g, viscosit
 sources: [{type: sphere, material: liquid, center: [0.5, 0.5, 0.5], radius: %.17g, particles_per_cell: 8}]
 )", dx, k, K, R);
   auto d = test::deck_from_string(deck);
-  mpm::ExplicitMPM<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   auto interior_pressure = [&]() {
     auto& set = m.particles();
     auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
@@ -149,7 +149,7 @@ TEST(SurfaceTensionValidation, LongRayleighPeriod3D) {
   const double k = d.deck.root().section("mpm").section("surface_tension").real("coefficient");
   const double rho = d.deck.root().list("materials")[0].real("density");
   const double T = 2 * M_PI / std::sqrt(8 * k / (rho * R * R * R));
-  mpm::ExplicitMPM<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   test::SeriesCsv csv("rayleigh_drop_3d", "time_s,extent_x_minus_mean_yz_m");
   std::vector<double> ts, es;
   double t = 0;

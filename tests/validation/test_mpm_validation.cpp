@@ -6,7 +6,7 @@
 #include <cmath>
 #include <memory>
 
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 #include "core/log.hpp"
 #include "run/deck_schema.hpp"
 #include "scene.hpp"
@@ -16,7 +16,7 @@ using namespace meniscus;
 
 namespace {
 template <int Dim>
-void run_until(mpm::ExplicitMPM<Dim>& m, double& t, double t_end, const std::function<void(double)>& each = {}) {
+void run_until(mpm::MpmMethod<Dim>& m, double& t, double t_end, const std::function<void(double)>& each = {}) {
   while (t < t_end * (1 - 1e-12)) {
     double dt = std::min(m.stable_dt(), t_end - t);
     // As the driver does (src/run/simulation.cpp): a rejected implicit step is retried with dt/2.
@@ -45,7 +45,7 @@ TEST(MPMValidation, HydrostaticColumnPressure) {
   const double g = -d.deck.root().section("mpm").vector("gravity")[1];
   const double dx = d.deck.root().section("domain").real("cell_size");
   const double H = src.vector("upper")[1] - src.vector("lower")[1];
-  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   double t = 0;
   run_until(m, t, 1.5);
   // Average the pressure over the last 0.3 s to remove the residual sloshing.
@@ -110,7 +110,7 @@ TEST(MPMValidation, ElasticBarVibrationPeriod) {
   const double L = halves[1].vector("upper")[0] - halves[0].vector("lower")[0];
   const double E = bar.real("youngs_modulus"), rho = bar.real("density");
   const double c = std::sqrt(E / rho), T = 2 * L / c;
-  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   std::vector<double> ts, ls;
   test::SeriesCsv csv("elastic_bar", "time_s,length_m");
   double t = 0;
@@ -153,7 +153,7 @@ struct DropPeriod {
 // over particles divided by their count. Unlike the extents it averages over every particle, so the
 // lattice of particle centres (a step of dx/2 in extent) does not add noise once backward Euler has
 // damped the mode to a few per cent of R.
-double second_moment_difference(mpm::ExplicitMPM<2>& m) {
+double second_moment_difference(mpm::MpmMethod<2>& m) {
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().x));
   double s[5] = {0, 0, 0, 0, static_cast<double>(x.extent(0))};
   for (size_t p = 0; p < x.extent(0); ++p) {
@@ -177,7 +177,7 @@ DropPeriod explicit_drop_period(double dx, const char* series, int seed = 202108
   const double rho = liquid.real("density");
   DropPeriod out;
   out.T = 2 * M_PI / std::sqrt(6 * k / (rho * R * R * R));
-  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   std::unique_ptr<test::SeriesCsv> csv;
   if (series) csv = std::make_unique<test::SeriesCsv>(series, "time_s,second_moment_difference_m2");
   std::vector<double> ts, es;
@@ -245,7 +245,7 @@ void laplace_pressure_2d(const std::string& integrator_lines, const std::string&
   bool ok = true;
   for (double R : {0.15, 0.2, 0.25}) {
     const std::string deck = log::format(R"(
-simulation: {dimension: 2, method: mpm-explicit, end_time: 10}
+simulation: {dimension: 2, method: mpm, end_time: 10}
 domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.01, walls: none}
 mpm:
   gravity: [0, 0]
@@ -255,7 +255,7 @@ materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: %g, viscosit
 sources: [{type: sphere, material: liquid, center: [0.5, 0.5], radius: %g, particles_per_cell: 4}]
 )", k, integrator_lines.c_str(), K, R);
     auto d = test::deck_from_string(deck);
-    mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+    mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
     double t = 0;
     run_until(m, t, 1.5);
     // Mean pressure of the particles well inside (more than 3 cells from the surface), averaged
@@ -327,7 +327,7 @@ ImplicitDrop implicit_drop(double multiple, double t_end_periods) {
   const double R = std::sqrt(src.vector("radii")[0] * src.vector("radii")[1]), rho = 10;
   ImplicitDrop out;
   out.T = 2 * M_PI / std::sqrt(6 * k / (rho * R * R * R));
-  mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   std::vector<double> ts, es, ms;
   test::SeriesCsv csv(log::format("rayleigh_drop_2d_implicit_x%g", multiple),
                       "time_s,extent_x_minus_extent_y_m,second_moment_difference_m2,dt_over_dt_capillary");
@@ -374,7 +374,7 @@ TEST(SurfaceTensionImplicitValidation, MatchesExplicitAtSmallSteps2D) {
   for (int implicit = 0; implicit < 2; ++implicit) {
     auto d = run::load_deck(test::source_dir() + "/inputs/oscillating-drop-2d-implicit.yaml",
                             {std::string("mpm.integrator=") + (implicit ? "implicit" : "explicit")});
-    mpm::ExplicitMPM<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+    mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
     DiagnosticRow r0;
     m.diagnostics(r0);
     start[implicit] = test::column(r0, "extent_x") - test::column(r0, "extent_y");

@@ -1,5 +1,5 @@
 #pragma once
 namespace meniscus::mpm {
-// Registers the MPM methods (mpm-explicit) with the method registry.
+// Registers the MPM method (`mpm`, alias `mpm-explicit`) with the method registry.
 void register_methods();
 }  // namespace meniscus::mpm

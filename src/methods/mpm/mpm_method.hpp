@@ -1,4 +1,5 @@
 #pragma once
+// The MPM method, registered as `mpm` (`mpm-explicit` is kept as an alias for older decks).
 // APIC MPM with quadratic B-splines (Jiang et al. 2015): weakly compressible fluids and
 // fixed-corotated solids on the shared DMDA decomposition. One step is
 //   P2G (mass, APIC momentum and stress impulse, scattered into the ghosted grid and summed across
@@ -6,7 +7,9 @@
 //   migration (and periodic sorting by cell).
 // With mpm.integrator = implicit the grid update is backward Euler instead (implicit_solve.hpp): P2G
 // carries mass and momentum only and Newton minimises the incremental potential; the rest is shared.
-// The class owns the particles and grid; the driver owns time, output and progress.
+// The class owns the particles and grid; the driver owns time, output and progress. The step lives in
+// mpm_method.cpp, the surface-tension coupling in mpm_surface_coupling.cpp, the backward-Euler update in
+// mpm_implicit_step.cpp and the diagnostics row in mpm_diagnostics.cpp.
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,10 +30,10 @@
 namespace meniscus::mpm {
 
 template <int Dim>
-class ExplicitMPM : public Method {
+class MpmMethod : public Method {
  public:
-  explicit ExplicitMPM(const MethodContext& ctx);
-  ~ExplicitMPM() override;
+  explicit MpmMethod(const MethodContext& ctx);
+  ~MpmMethod() override;
 
   double stable_dt() override;
   void step(double dt) override;
@@ -64,7 +67,8 @@ class ExplicitMPM : public Method {
   ImplicitGridSolver<Dim>& prepare_implicit_solve(double dt, bool project_hessian,
                                                   std::unique_ptr<IncrementalPotential<Dim>>& potential);
 
- private:
+  // The stages of one step. Public only because they hold Kokkos device lambdas, which CUDA does not
+  // allow in private or protected member functions; nothing outside the class calls them.
   void p2g(double dt);
   void grid_update(double dt);
   void g2p(double dt);
@@ -76,6 +80,8 @@ class ExplicitMPM : public Method {
   void remove_particles_inside_colliders();
   PotentialInputs<Dim> potential_inputs(double dt) const;
   void implicit_update(double dt);
+
+ private:
 
   MPI_Comm comm_;
   std::unique_ptr<grid::Decomposition<Dim>> decomp_;

@@ -1,4 +1,4 @@
-#include "methods/mpm/explicit_mpm.hpp"
+#include "methods/mpm/mpm_method.hpp"
 
 #include <Kokkos_ScatterView.hpp>
 #include <cmath>
@@ -18,53 +18,8 @@
 
 namespace meniscus::mpm {
 
-namespace {
-// Global sums over particles for diagnostics, as one array reduction.
 template <int Dim>
-struct ParticleSums {
-  using value_type = double[];
-  using size_type = int;
-  static constexpr int kCount = 1 + Dim + 3 + 2 + Dim;  // mass, p, L, KE, PE, sum m x
-  size_type value_count = kCount;
-  particles::RealField x, v, C, m;
-  double g[Dim];
-  double inertia;  // dx^2/4
-
-  KOKKOS_INLINE_FUNCTION void operator()(const int p, double* s) const {
-    const double mp = m(p, 0);
-    double vv = 0, cc = 0, gx = 0;
-    s[0] += mp;
-    for (int d = 0; d < Dim; ++d) {
-      s[1 + d] += mp * v(p, d);
-      vv += v(p, d) * v(p, d);
-      gx += g[d] * x(p, d);
-      s[1 + Dim + 3 + 2 + d] += mp * x(p, d);
-    }
-    for (int i = 0; i < Dim * Dim; ++i) cc += C(p, i) * C(p, i);
-    double L[3] = {0, 0, 0};
-    if constexpr (Dim == 2) {
-      L[2] = x(p, 0) * v(p, 1) - x(p, 1) * v(p, 0) + inertia * (C(p, 2) - C(p, 1));
-    } else {
-      L[0] = x(p, 1) * v(p, 2) - x(p, 2) * v(p, 1) + inertia * (C(p, 7) - C(p, 5));
-      L[1] = x(p, 2) * v(p, 0) - x(p, 0) * v(p, 2) + inertia * (C(p, 2) - C(p, 6));
-      L[2] = x(p, 0) * v(p, 1) - x(p, 1) * v(p, 0) + inertia * (C(p, 3) - C(p, 1));
-    }
-    for (int a = 0; a < 3; ++a) s[1 + Dim + a] += mp * L[a];
-    s[1 + Dim + 3] += 0.5 * mp * (vv + inertia * cc);
-    s[1 + Dim + 4] += -mp * gx;
-  }
-  KOKKOS_INLINE_FUNCTION void join(volatile double* dst, const volatile double* src) const {
-    for (int i = 0; i < kCount; ++i) dst[i] += src[i];
-  }
-  KOKKOS_INLINE_FUNCTION void init(double* dst) const {
-    for (int i = 0; i < kCount; ++i) dst[i] = 0;
-  }
-};
-
-}  // namespace
-
-template <int Dim>
-ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
+MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   const auto& root = ctx.root;
   const auto st = root.section("mpm").section("surface_tension");
   st_.enabled = st.flag("enabled");
@@ -179,7 +134,7 @@ ExplicitMPM<Dim>::ExplicitMPM(const MethodContext& ctx) : comm_(ctx.comm) {
 }
 
 template <int Dim>
-void ExplicitMPM<Dim>::remove_particles_inside_colliders() {
+void MpmMethod<Dim>::remove_particles_inside_colliders() {
   // A source that overlaps an obstacle (or the box faces) would start with material inside a solid.
   const int n = static_cast<int>(set_.size());
   const auto colliders = colliders_;
@@ -210,12 +165,12 @@ void ExplicitMPM<Dim>::remove_particles_inside_colliders() {
 }
 
 template <int Dim>
-particles::RealField ExplicitMPM<Dim>::deformation() const {
+particles::RealField MpmMethod<Dim>::deformation() const {
   return f_.F >= 0 ? set_.field(f_.F) : particles::RealField();
 }
 
 template <int Dim>
-void ExplicitMPM<Dim>::initialize_hydrostatic(const particles::SeededParticles& seeded) {
+void MpmMethod<Dim>::initialize_hydrostatic(const particles::SeededParticles& seeded) {
   // A fluid held at rest carries the pressure of its own weight; starting it at p = 0 instead sends a
   // compression wave through it that overshoots to twice the hydrostatic load.
   const int ns = static_cast<int>(seeded.hydrostatic.size());
@@ -252,10 +207,10 @@ void ExplicitMPM<Dim>::initialize_hydrostatic(const particles::SeededParticles& 
 }
 
 template <int Dim>
-ExplicitMPM<Dim>::~ExplicitMPM() = default;
+MpmMethod<Dim>::~MpmMethod() = default;
 
 template <int Dim>
-double ExplicitMPM<Dim>::stable_dt() {
+double MpmMethod<Dim>::stable_dt() {
   auto v = set_.field(f_.v);
   double vmax = 0;
   Kokkos::parallel_reduce(
@@ -280,7 +235,7 @@ double ExplicitMPM<Dim>::stable_dt() {
 }
 
 template <int Dim>
-void ExplicitMPM<Dim>::p2g(double dt) {
+void MpmMethod<Dim>::p2g(double dt) {
   auto t = timers_.scope("p2g");
   const auto gbox = grid_->ghost_box();
   grid::NodeArray local = grid_->acquire_local(true);
@@ -337,7 +292,7 @@ void ExplicitMPM<Dim>::p2g(double dt) {
 }
 
 template <int Dim>
-void ExplicitMPM<Dim>::grid_update(double dt) {
+void MpmMethod<Dim>::grid_update(double dt) {
   auto t = timers_.scope("grid_update");
   const auto obox = grid_->owned_box();
   grid::NodeArray a = grid_->acquire_owned();
@@ -370,7 +325,7 @@ void ExplicitMPM<Dim>::grid_update(double dt) {
 }
 
 template <int Dim>
-void ExplicitMPM<Dim>::g2p(double dt) {
+void MpmMethod<Dim>::g2p(double dt) {
   auto t = timers_.scope("g2p");
   const auto gbox = grid_->ghost_box();
   grid::NodeArray local = grid_->acquire_local(false);
@@ -479,174 +434,7 @@ void ExplicitMPM<Dim>::g2p(double dt) {
 }
 
 template <int Dim>
-double ExplicitMPM<Dim>::capillary_dt() const {
-  double rho = std::numeric_limits<double>::infinity();
-  for (const auto& m : table_.materials) rho = std::min(rho, m.density);
-  const double dx = decomp_->dx();
-  return std::sqrt(rho * dx * dx * dx / (M_PI * st_.coefficient.max_coefficient()));
-}
-
-template <int Dim>
-void ExplicitMPM<Dim>::resample_surface_particles() {
-  auto t = timers_.scope("surface_sampling");
-  st_.halo.build(set_, *decomp_, f_.x, resampling_halo_width<Dim>(decomp_->dx(), st_.options));
-  auto samples = resample_surface<Dim>(set_, f_.x, *decomp_, st_.halo, st_.options, steps_);
-  // Keep only samples whose own and balance stencils lie inside this rank's ghosted grid (seed 000
-  // pitfall 13: drop before splitting, never after). With the 5-node ghost layer this is rare.
-  const auto gbox = grid_->ghost_box();
-  double lower[Dim];
-  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
-  const double inv_dx = 1.0 / decomp_->dx();
-  auto x = set_.field(f_.x);
-  auto s = samples.position;
-  auto par = samples.parent;
-  auto fits = KOKKOS_LAMBDA(const int r)->bool {
-    for (int d = 0; d < Dim; ++d) {
-      const double q[2] = {s(r, d), 2 * x(par(r), d) - s(r, d)};
-      for (int which = 0; which < 2; ++which) {
-        const int base = static_cast<int>(kmath::floor((q[which] - lower[d]) * inv_dx - 0.5));
-        if (base < gbox.lo[d] || base + 2 >= gbox.lo[d] + gbox.n[d]) return false;
-      }
-    }
-    return true;
-  };
-  const int ns = static_cast<int>(samples.size());
-  int nkeep = 0;
-  Kokkos::parallel_reduce(
-      "surface::count_fitting", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int r, int& k) { k += fits(r) ? 1 : 0; },
-      nkeep);
-  st_.dropped += ns - nkeep;
-  if (nkeep < ns) {
-    particles::IndexList keep("keep_samples", nkeep);
-    Kokkos::parallel_scan(
-        "surface::list_fitting", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int r, int& k, const bool final) {
-          const bool ok = fits(r);
-          if (final && ok) keep(k) = r;
-          k += ok ? 1 : 0;
-        });
-    SurfaceSamples<Dim> kept;
-    kept.contour_length = samples.contour_length;
-    kept.position = Kokkos::View<double**>("surface_position", nkeep, Dim);
-    kept.area = Kokkos::View<double**>("surface_area", nkeep, Dim);
-    kept.parent = particles::IndexList("surface_parent", nkeep);
-    auto kp = kept.position, ka = kept.area;
-    auto kpar = kept.parent;
-    auto a = samples.area;
-    Kokkos::parallel_for(
-        "surface::keep_fitting", Kokkos::RangePolicy<>(0, nkeep), KOKKOS_LAMBDA(const int k) {
-          const int r = keep(k);
-          for (int d = 0; d < Dim; ++d) {
-            kp(k, d) = s(r, d);
-            ka(k, d) = a(r, d);
-          }
-          kpar(k) = par(r);
-        });
-    samples = kept;
-  }
-  SurfaceCoefficientInputs<Dim> in{colliders_.at_time(time_), set_.material(),
-                                   st_.scalar_field >= 0 ? set_.field(st_.scalar_field) : particles::RealField()};
-  assign_surface_coefficients<Dim>(samples, st_.coefficient, in);
-  st_.samples = samples;
-  st_.group = group_sizes(samples.parent, set_.size());
-  st_.active = true;
-}
-
-template <int Dim>
-void ExplicitMPM<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
-  // Each sample r of parent p: mass m_p/(2|group|+1) at s_r and at b_r = 2 x_p - s_r with the parent's
-  // velocity and affine field, plus the surface force -k dg/dM(I) grad N_i(s_r) at s_r, where
-  // dg/dM(I) = |dA| (I - n n^T) (seed 000, eq. 16, explicit). Massless samples only add the force.
-  // Timed as "split" (seed 000's split into surface and balance particles happens here, on the fly),
-  // apart from the interior particles' "p2g"; the surface force rides along.
-  auto sc = timers_.scope("split");
-  const auto gbox = grid_->ghost_box();
-  auto scatter = Kokkos::Experimental::create_scatter_view(local);
-  auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), mass = set_.field(f_.mass);
-  auto s = st_.samples.position, area = st_.samples.area;
-  auto par = st_.samples.parent;
-  auto kr = st_.samples.coefficient;
-  auto group = st_.group;
-  double lower[Dim];
-  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
-  const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
-  const bool massless = st_.massless;
-  Kokkos::parallel_for(
-      "mpm::p2g_surface", Kokkos::RangePolicy<>(0, st_.samples.size()), KOKKOS_LAMBDA(const int r) {
-        const int p = par(r);
-        const double k = kr(r);
-        auto acc = scatter.access();
-        const double share = massless ? 0.0 : mass(p, 0) / (2 * group(p) + 1);
-        double q[2][Dim], a[Dim], I[Dim * Dim], dg[Dim * Dim];
-        for (int d = 0; d < Dim; ++d) {
-          q[0][d] = s(r, d);
-          q[1][d] = 2 * x(p, d) - s(r, d);
-          a[d] = area(r, d);
-        }
-        for (int i = 0; i < Dim * Dim; ++i) I[i] = (i % (Dim + 1) == 0) ? 1.0 : 0.0;
-        physics::surface_energy_gradient<Dim>(I, a, dg);
-        for (int which = 0; which < 2; ++which) {
-          if (massless && which == 1) break;
-          grid::Stencil<Dim> st;
-          st.compute(q[which], lower, inv_dx);
-          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, q[which], [&](long idx, double w, const double* grad, const double* rr) {
-            acc(idx, 0) += w * share;
-            for (int c = 0; c < Dim; ++c) {
-              double val = v(p, c);
-              for (int b = 0; b < Dim; ++b) val += C(p, c * Dim + b) * rr[b];
-              double force = 0;
-              if (which == 0)
-                for (int b = 0; b < Dim; ++b) force += dg[c * Dim + b] * grad[b];
-              acc(idx, 1 + c) += w * share * val - dt * k * force;
-            }
-          });
-        }
-      });
-  Kokkos::Experimental::contribute(local, scatter);
-}
-
-template <int Dim>
-void ExplicitMPM<Dim>::g2p_surface(grid::NodeArray& local, Kokkos::View<double**>& vsum, Kokkos::View<double**>& bsum) {
-  auto t = timers_.scope("merge");  // apart from the interior particles' "g2p"
-  const auto gbox = grid_->ghost_box();
-  const size_t n = set_.size();
-  vsum = Kokkos::View<double**>("merge_v", n, Dim);
-  bsum = Kokkos::View<double**>("merge_b", n, Dim * Dim);
-  auto vs = vsum, bs = bsum;
-  auto x = set_.field(f_.x);
-  auto s = st_.samples.position;
-  auto par = st_.samples.parent;
-  double lower[Dim];
-  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
-  const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
-  Kokkos::parallel_for(
-      "mpm::g2p_surface", Kokkos::RangePolicy<>(0, st_.samples.size()), KOKKOS_LAMBDA(const int r) {
-        const int p = par(r);
-        double q[2][Dim], xp[Dim];
-        for (int d = 0; d < Dim; ++d) {
-          xp[d] = x(p, d);
-          q[0][d] = s(r, d);
-          q[1][d] = 2 * xp[d] - s(r, d);
-        }
-        double vr[Dim] = {}, br[Dim * Dim] = {};
-        for (int which = 0; which < 2; ++which) {
-          grid::Stencil<Dim> st;
-          st.compute(q[which], lower, inv_dx);
-          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, q[which], [&](long idx, double w, const double*, const double* rr) {
-            for (int c = 0; c < Dim; ++c) {
-              const double vi = local(idx, 1 + c);
-              vr[c] += w * vi;
-              // Moments about the parent: x_i - x_p = (x_i - q) + (q - x_p).
-              for (int b = 0; b < Dim; ++b) br[c * Dim + b] += w * vi * (rr[b] + q[which][b] - xp[b]);
-            }
-          });
-        }
-        for (int c = 0; c < Dim; ++c) Kokkos::atomic_add(&vs(p, c), vr[c]);
-        for (int i = 0; i < Dim * Dim; ++i) Kokkos::atomic_add(&bs(p, i), br[i]);
-      });
-}
-
-template <int Dim>
-void ExplicitMPM<Dim>::step(double dt) {
+void MpmMethod<Dim>::step(double dt) {
   if (st_.enabled) resample_surface_particles();
   if (implicit_) {
     p2g(0.0);  // mass and momentum only: every force is in the incremental potential
@@ -671,71 +459,7 @@ void ExplicitMPM<Dim>::step(double dt) {
 }
 
 template <int Dim>
-PotentialInputs<Dim> ExplicitMPM<Dim>::potential_inputs(double dt) const {
-  PotentialInputs<Dim> in;
-  in.particles = set_.size();
-  in.x = set_.field(f_.x);
-  in.F = deformation();
-  in.J = set_.field(f_.J);
-  in.volume = set_.field(f_.volume);
-  in.material = set_.material();
-  in.materials = materials_;
-  if (st_.active) {
-    in.sample_position = st_.samples.position;
-    in.sample_area = st_.samples.area;
-    in.sample_coefficient = st_.samples.coefficient;
-  }
-  in.gbox = grid_->ghost_box();
-  for (int d = 0; d < Dim; ++d) in.lower[d] = decomp_->lower()[d];
-  in.dx = decomp_->dx();
-  in.dt = dt;
-  in.has_solid = f_.F >= 0;
-  in.project = project_hessian_;
-  in.surface_smoothing = surface_smoothing_;
-  return in;
-}
-
-template <int Dim>
-void ExplicitMPM<Dim>::set_kinetic_mass_floor(double dt) {
-  // The floor is fictitious inertia: full at steps of a capillary time or more, where a light node's
-  // capillary stiffness dt^2 k / dx^2 dominates its mass, and scaled by (dt / dt_capillary)^2 below, so
-  // that it vanishes as dt -> 0 and the small-step limit stays the explicit update.
-  double scale = 1.0;
-  if (st_.enabled && st_.coefficient.max_coefficient() > 0) scale = std::min(1.0, std::pow(dt / capillary_dt(), 2));
-  implicit_solver_->set_kinetic_mass_floor(kinetic_mass_floor_ * scale);
-}
-
-template <int Dim>
-void ExplicitMPM<Dim>::implicit_update(double dt) {
-  auto t = timers_.scope("newton");
-  set_kinetic_mass_floor(dt);
-  implicit_solver_->setup(*grid_, colliders_, gravity_, dt);
-  IncrementalPotential<Dim> potential(potential_inputs(dt));
-  try {
-    last_implicit_ = implicit_solver_->solve(potential, *grid_);
-  } catch (const StepRejected&) {
-    st_.active = false;  // the retry resamples
-    throw;
-  }
-}
-
-template <int Dim>
-ImplicitGridSolver<Dim>& ExplicitMPM<Dim>::prepare_implicit_solve(double dt, bool project_hessian,
-                                                                  std::unique_ptr<IncrementalPotential<Dim>>& potential) {
-  if (!implicit_) throw RuntimeError("prepare_implicit_solve needs mpm.integrator: implicit");
-  if (st_.enabled) resample_surface_particles();
-  p2g(0.0);
-  set_kinetic_mass_floor(dt);
-  implicit_solver_->setup(*grid_, colliders_, gravity_, dt);
-  auto in = potential_inputs(dt);
-  in.project = project_hessian;
-  potential = std::make_unique<IncrementalPotential<Dim>>(in);
-  st_.active = false;
-  return *implicit_solver_;
-}
-
-template <int Dim>
-std::vector<std::pair<std::string, double>> ExplicitMPM<Dim>::state() {
+std::vector<std::pair<std::string, double>> MpmMethod<Dim>::state() {
   // The clamp counter is per rank; the checkpoint keeps the total (see restore_state).
   long clamped = 0;
   MPI_Allreduce(&clamped_, &clamped, 1, MPI_LONG, MPI_SUM, comm_);
@@ -744,7 +468,7 @@ std::vector<std::pair<std::string, double>> ExplicitMPM<Dim>::state() {
 }
 
 template <int Dim>
-void ExplicitMPM<Dim>::restore_state(const std::vector<std::pair<std::string, double>>& state) {
+void MpmMethod<Dim>::restore_state(const std::vector<std::pair<std::string, double>>& state) {
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   for (const auto& [k, v] : state) {
@@ -757,13 +481,13 @@ void ExplicitMPM<Dim>::restore_state(const std::vector<std::pair<std::string, do
 }
 
 template <int Dim>
-void ExplicitMPM<Dim>::redistribute_particles() {
+void MpmMethod<Dim>::redistribute_particles() {
   particles::send_to_owners<Dim>(set_, *decomp_, f_.x);
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
 }
 
 template <int Dim>
-bool ExplicitMPM<Dim>::grid_snapshot(GridSnapshot& out, bool shared_faces) {
+bool MpmMethod<Dim>::grid_snapshot(GridSnapshot& out, bool shared_faces) {
   // A P2G without stress (dt = 0) gives the nodal mass and the momentum the particles carry,
   // also before the first step; the next step rebuilds the grid from scratch anyway. The summed
   // values are then brought to the ghost layer so that a block can reach past its upper faces.
@@ -810,102 +534,17 @@ bool ExplicitMPM<Dim>::grid_snapshot(GridSnapshot& out, bool shared_faces) {
 }
 
 template <int Dim>
-void ExplicitMPM<Dim>::particles_replaced() {
+void MpmMethod<Dim>::particles_replaced() {
   // Nothing is derived from the particles between steps; the grid is rebuilt by every P2G.
 }
 
 template <int Dim>
-long ExplicitMPM<Dim>::global_particle_count() {
+long MpmMethod<Dim>::global_particle_count() {
   long n = static_cast<long>(set_.size()), total = 0;
   MPI_Allreduce(&n, &total, 1, MPI_LONG, MPI_SUM, comm_);
   return total;
 }
-
-template <int Dim>
-void ExplicitMPM<Dim>::diagnostics(DiagnosticRow& row) {
-  auto t = timers_.scope("diagnostics");
-  ParticleSums<Dim> sums;
-  sums.x = set_.field(f_.x);
-  sums.v = set_.field(f_.v);
-  sums.C = set_.field(f_.C);
-  sums.m = set_.field(f_.mass);
-  for (int d = 0; d < Dim; ++d) sums.g[d] = gravity_[d];
-  sums.inertia = decomp_->dx() * decomp_->dx() / 4.0;
-  constexpr int K = ParticleSums<Dim>::kCount;
-  double s[K];
-  Kokkos::parallel_reduce("mpm::sums", Kokkos::RangePolicy<>(0, set_.size()), sums, s);
-  MPI_Allreduce(MPI_IN_PLACE, s, K, MPI_DOUBLE, MPI_SUM, comm_);
-  double b[2 * Dim];
-  particles::local_bounding_box<Dim>(set_.field(f_.x), static_cast<int>(set_.size()), b, "mpm::bounds");
-  MPI_Allreduce(MPI_IN_PLACE, b, 2 * Dim, MPI_DOUBLE, MPI_MAX, comm_);
-  long n = static_cast<long>(set_.size()), nmin = 0, nmax = 0, ntot = 0, clamped = 0;
-  MPI_Allreduce(&n, &nmin, 1, MPI_LONG, MPI_MIN, comm_);
-  MPI_Allreduce(&n, &nmax, 1, MPI_LONG, MPI_MAX, comm_);
-  MPI_Allreduce(&n, &ntot, 1, MPI_LONG, MPI_SUM, comm_);
-  MPI_Allreduce(&clamped_, &clamped, 1, MPI_LONG, MPI_SUM, comm_);
-
-  const char* axes[3] = {"x", "y", "z"};
-  row.emplace_back("particles", static_cast<double>(ntot));
-  row.emplace_back("mass", s[0]);
-  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("momentum_") + axes[d], d < Dim ? s[1 + d] : 0.0);
-  for (int a = 0; a < 3; ++a) row.emplace_back(std::string("angular_momentum_") + axes[a], s[1 + Dim + a]);
-  row.emplace_back("kinetic_energy", s[1 + Dim + 3]);
-  row.emplace_back("potential_energy", s[1 + Dim + 4]);
-  for (int d = 0; d < 3; ++d)
-    row.emplace_back(std::string("centroid_") + axes[d], d < Dim && s[0] > 0 ? s[1 + Dim + 5 + d] / s[0] : 0.0);
-  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("extent_") + axes[d], d < Dim && ntot > 0 ? b[d] + b[Dim + d] : 0.0);
-  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("max_") + axes[d], d < Dim && ntot > 0 ? b[d] : 0.0);
-  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("min_") + axes[d], d < Dim && ntot > 0 ? -b[Dim + d] : 0.0);
-  // J tracks det F for solids too, so one sum gives the current volume of every material.
-  auto J = set_.field(f_.J), vol = set_.field(f_.volume);
-  double volume = 0;
-  Kokkos::parallel_reduce(
-      "mpm::volume", Kokkos::RangePolicy<>(0, set_.size()),
-      KOKKOS_LAMBDA(const int p, double& s) { s += vol(p, 0) * J(p, 0); }, volume);
-  MPI_Allreduce(MPI_IN_PLACE, &volume, 1, MPI_DOUBLE, MPI_SUM, comm_);
-  row.emplace_back("volume", volume);
-  if (st_.enabled) {
-    double surf[3] = {static_cast<double>(st_.samples.size()), st_.samples.contour_length, 0.0};
-    auto area = st_.samples.area;
-    auto kr = st_.samples.coefficient;
-    double energy = 0;
-    Kokkos::parallel_reduce(
-        "mpm::surface_energy", Kokkos::RangePolicy<>(0, st_.samples.size()),
-        KOKKOS_LAMBDA(const int r, double& acc) {
-          double a2 = 0;
-          for (int d = 0; d < Dim; ++d) a2 += area(r, d) * area(r, d);
-          acc += kr(r) * kmath::sqrt(a2);
-        },
-        energy);
-    surf[2] = energy;
-    MPI_Allreduce(MPI_IN_PLACE, surf, 3, MPI_DOUBLE, MPI_SUM, comm_);
-    long dropped = 0;
-    MPI_Allreduce(&st_.dropped, &dropped, 1, MPI_LONG, MPI_SUM, comm_);
-    row.emplace_back("surface_particles", surf[0]);
-    row.emplace_back(Dim == 2 ? "surface_length" : "surface_area", surf[1]);
-    row.emplace_back("surface_energy", surf[2]);
-    // Liquid-gas and solid-liquid parts of the surface (contact angles; seed 000 pitfall 8).
-    double parts[2] = {0, 0};
-    interface_measures<Dim>(st_.samples, parts[0], parts[1]);
-    MPI_Allreduce(MPI_IN_PLACE, parts, 2, MPI_DOUBLE, MPI_SUM, comm_);
-    row.emplace_back(Dim == 2 ? "liquid_gas_length" : "liquid_gas_area", parts[0]);
-    row.emplace_back(Dim == 2 ? "solid_liquid_length" : "solid_liquid_area", parts[1]);
-    row.emplace_back("dt_capillary", st_.coefficient.max_coefficient() > 0 ? capillary_dt() : 0.0);
-    row.emplace_back("dropped_surface_particles", static_cast<double>(dropped));
-    row.emplace_back("dt_over_dt_capillary",
-                     st_.coefficient.max_coefficient() > 0 ? last_dt_ / capillary_dt() : 0.0);
-  }
-  if (implicit_) {
-    row.emplace_back("newton_iterations", static_cast<double>(last_implicit_.newton_iterations));
-    row.emplace_back("cg_iterations", static_cast<double>(last_implicit_.linear_iterations));
-    row.emplace_back("light_nodes", static_cast<double>(last_implicit_.light_nodes));
-  }
-  row.emplace_back("rank_particles_min", static_cast<double>(nmin));
-  row.emplace_back("rank_particles_max", static_cast<double>(nmax));
-  row.emplace_back("clamped_particles", static_cast<double>(clamped));
-}
-
-template class ExplicitMPM<2>;
-template class ExplicitMPM<3>;
+template class MpmMethod<2>;
+template class MpmMethod<3>;
 
 }  // namespace meniscus::mpm

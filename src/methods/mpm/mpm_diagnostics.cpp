@@ -1,0 +1,145 @@
+// The MPM method's diagnostics row: conserved quantities (mass, linear and angular momentum with the
+// APIC affine part, energies), extents, surface measures and per-rank particle counts.
+#include <string>
+
+#include "core/kmath.hpp"
+#include "methods/mpm/mpm_method.hpp"
+#include "particles/bounding_box.hpp"
+
+namespace meniscus::mpm {
+
+namespace {
+namespace {
+// Global sums over particles for diagnostics, as one array reduction.
+template <int Dim>
+struct ParticleSums {
+  using value_type = double[];
+  using size_type = int;
+  static constexpr int kCount = 1 + Dim + 3 + 2 + Dim;  // mass, p, L, KE, PE, sum m x
+  size_type value_count = kCount;
+  particles::RealField x, v, C, m;
+  double g[Dim];
+  double inertia;  // dx^2/4
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int p, double* s) const {
+    const double mp = m(p, 0);
+    double vv = 0, cc = 0, gx = 0;
+    s[0] += mp;
+    for (int d = 0; d < Dim; ++d) {
+      s[1 + d] += mp * v(p, d);
+      vv += v(p, d) * v(p, d);
+      gx += g[d] * x(p, d);
+      s[1 + Dim + 3 + 2 + d] += mp * x(p, d);
+    }
+    for (int i = 0; i < Dim * Dim; ++i) cc += C(p, i) * C(p, i);
+    double L[3] = {0, 0, 0};
+    if constexpr (Dim == 2) {
+      L[2] = x(p, 0) * v(p, 1) - x(p, 1) * v(p, 0) + inertia * (C(p, 2) - C(p, 1));
+    } else {
+      L[0] = x(p, 1) * v(p, 2) - x(p, 2) * v(p, 1) + inertia * (C(p, 7) - C(p, 5));
+      L[1] = x(p, 2) * v(p, 0) - x(p, 0) * v(p, 2) + inertia * (C(p, 2) - C(p, 6));
+      L[2] = x(p, 0) * v(p, 1) - x(p, 1) * v(p, 0) + inertia * (C(p, 3) - C(p, 1));
+    }
+    for (int a = 0; a < 3; ++a) s[1 + Dim + a] += mp * L[a];
+    s[1 + Dim + 3] += 0.5 * mp * (vv + inertia * cc);
+    s[1 + Dim + 4] += -mp * gx;
+  }
+  KOKKOS_INLINE_FUNCTION void join(volatile double* dst, const volatile double* src) const {
+    for (int i = 0; i < kCount; ++i) dst[i] += src[i];
+  }
+  KOKKOS_INLINE_FUNCTION void init(double* dst) const {
+    for (int i = 0; i < kCount; ++i) dst[i] = 0;
+  }
+};
+
+}  // namespace
+}  // namespace
+
+template <int Dim>
+void MpmMethod<Dim>::diagnostics(DiagnosticRow& row) {
+  auto t = timers_.scope("diagnostics");
+  ParticleSums<Dim> sums;
+  sums.x = set_.field(f_.x);
+  sums.v = set_.field(f_.v);
+  sums.C = set_.field(f_.C);
+  sums.m = set_.field(f_.mass);
+  for (int d = 0; d < Dim; ++d) sums.g[d] = gravity_[d];
+  sums.inertia = decomp_->dx() * decomp_->dx() / 4.0;
+  constexpr int K = ParticleSums<Dim>::kCount;
+  double s[K];
+  Kokkos::parallel_reduce("mpm::sums", Kokkos::RangePolicy<>(0, set_.size()), sums, s);
+  MPI_Allreduce(MPI_IN_PLACE, s, K, MPI_DOUBLE, MPI_SUM, comm_);
+  double b[2 * Dim];
+  particles::local_bounding_box<Dim>(set_.field(f_.x), static_cast<int>(set_.size()), b, "mpm::bounds");
+  MPI_Allreduce(MPI_IN_PLACE, b, 2 * Dim, MPI_DOUBLE, MPI_MAX, comm_);
+  long n = static_cast<long>(set_.size()), nmin = 0, nmax = 0, ntot = 0, clamped = 0;
+  MPI_Allreduce(&n, &nmin, 1, MPI_LONG, MPI_MIN, comm_);
+  MPI_Allreduce(&n, &nmax, 1, MPI_LONG, MPI_MAX, comm_);
+  MPI_Allreduce(&n, &ntot, 1, MPI_LONG, MPI_SUM, comm_);
+  MPI_Allreduce(&clamped_, &clamped, 1, MPI_LONG, MPI_SUM, comm_);
+
+  const char* axes[3] = {"x", "y", "z"};
+  row.emplace_back("particles", static_cast<double>(ntot));
+  row.emplace_back("mass", s[0]);
+  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("momentum_") + axes[d], d < Dim ? s[1 + d] : 0.0);
+  for (int a = 0; a < 3; ++a) row.emplace_back(std::string("angular_momentum_") + axes[a], s[1 + Dim + a]);
+  row.emplace_back("kinetic_energy", s[1 + Dim + 3]);
+  row.emplace_back("potential_energy", s[1 + Dim + 4]);
+  for (int d = 0; d < 3; ++d)
+    row.emplace_back(std::string("centroid_") + axes[d], d < Dim && s[0] > 0 ? s[1 + Dim + 5 + d] / s[0] : 0.0);
+  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("extent_") + axes[d], d < Dim && ntot > 0 ? b[d] + b[Dim + d] : 0.0);
+  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("max_") + axes[d], d < Dim && ntot > 0 ? b[d] : 0.0);
+  for (int d = 0; d < 3; ++d) row.emplace_back(std::string("min_") + axes[d], d < Dim && ntot > 0 ? -b[Dim + d] : 0.0);
+  // J tracks det F for solids too, so one sum gives the current volume of every material.
+  auto J = set_.field(f_.J), vol = set_.field(f_.volume);
+  double volume = 0;
+  Kokkos::parallel_reduce(
+      "mpm::volume", Kokkos::RangePolicy<>(0, set_.size()),
+      KOKKOS_LAMBDA(const int p, double& s) { s += vol(p, 0) * J(p, 0); }, volume);
+  MPI_Allreduce(MPI_IN_PLACE, &volume, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  row.emplace_back("volume", volume);
+  if (st_.enabled) {
+    double surf[3] = {static_cast<double>(st_.samples.size()), st_.samples.contour_length, 0.0};
+    auto area = st_.samples.area;
+    auto kr = st_.samples.coefficient;
+    double energy = 0;
+    Kokkos::parallel_reduce(
+        "mpm::surface_energy", Kokkos::RangePolicy<>(0, st_.samples.size()),
+        KOKKOS_LAMBDA(const int r, double& acc) {
+          double a2 = 0;
+          for (int d = 0; d < Dim; ++d) a2 += area(r, d) * area(r, d);
+          acc += kr(r) * kmath::sqrt(a2);
+        },
+        energy);
+    surf[2] = energy;
+    MPI_Allreduce(MPI_IN_PLACE, surf, 3, MPI_DOUBLE, MPI_SUM, comm_);
+    long dropped = 0;
+    MPI_Allreduce(&st_.dropped, &dropped, 1, MPI_LONG, MPI_SUM, comm_);
+    row.emplace_back("surface_particles", surf[0]);
+    row.emplace_back(Dim == 2 ? "surface_length" : "surface_area", surf[1]);
+    row.emplace_back("surface_energy", surf[2]);
+    // Liquid-gas and solid-liquid parts of the surface (contact angles; seed 000 pitfall 8).
+    double parts[2] = {0, 0};
+    interface_measures<Dim>(st_.samples, parts[0], parts[1]);
+    MPI_Allreduce(MPI_IN_PLACE, parts, 2, MPI_DOUBLE, MPI_SUM, comm_);
+    row.emplace_back(Dim == 2 ? "liquid_gas_length" : "liquid_gas_area", parts[0]);
+    row.emplace_back(Dim == 2 ? "solid_liquid_length" : "solid_liquid_area", parts[1]);
+    row.emplace_back("dt_capillary", st_.coefficient.max_coefficient() > 0 ? capillary_dt() : 0.0);
+    row.emplace_back("dropped_surface_particles", static_cast<double>(dropped));
+    row.emplace_back("dt_over_dt_capillary",
+                     st_.coefficient.max_coefficient() > 0 ? last_dt_ / capillary_dt() : 0.0);
+  }
+  if (implicit_) {
+    row.emplace_back("newton_iterations", static_cast<double>(last_implicit_.newton_iterations));
+    row.emplace_back("cg_iterations", static_cast<double>(last_implicit_.linear_iterations));
+    row.emplace_back("light_nodes", static_cast<double>(last_implicit_.light_nodes));
+  }
+  row.emplace_back("rank_particles_min", static_cast<double>(nmin));
+  row.emplace_back("rank_particles_max", static_cast<double>(nmax));
+  row.emplace_back("clamped_particles", static_cast<double>(clamped));
+}
+
+template void MpmMethod<2>::diagnostics(DiagnosticRow&);
+template void MpmMethod<3>::diagnostics(DiagnosticRow&);
+
+}  // namespace meniscus::mpm

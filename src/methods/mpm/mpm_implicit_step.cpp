@@ -1,0 +1,83 @@
+// The backward-Euler grid update of the MPM method (Chen et al. 2021, Sec. 3.3): the incremental
+// potential's inputs from the particles, the kinetic mass floor, and the Newton solve (implicit_solve.hpp).
+#include <cmath>
+
+#include "core/error.hpp"
+#include "methods/mpm/mpm_method.hpp"
+
+namespace meniscus::mpm {
+
+template <int Dim>
+PotentialInputs<Dim> MpmMethod<Dim>::potential_inputs(double dt) const {
+  PotentialInputs<Dim> in;
+  in.particles = set_.size();
+  in.x = set_.field(f_.x);
+  in.F = deformation();
+  in.J = set_.field(f_.J);
+  in.volume = set_.field(f_.volume);
+  in.material = set_.material();
+  in.materials = materials_;
+  if (st_.active) {
+    in.sample_position = st_.samples.position;
+    in.sample_area = st_.samples.area;
+    in.sample_coefficient = st_.samples.coefficient;
+  }
+  in.gbox = grid_->ghost_box();
+  for (int d = 0; d < Dim; ++d) in.lower[d] = decomp_->lower()[d];
+  in.dx = decomp_->dx();
+  in.dt = dt;
+  in.has_solid = f_.F >= 0;
+  in.project = project_hessian_;
+  in.surface_smoothing = surface_smoothing_;
+  return in;
+}
+
+template <int Dim>
+void MpmMethod<Dim>::set_kinetic_mass_floor(double dt) {
+  // The floor is fictitious inertia: full at steps of a capillary time or more, where a light node's
+  // capillary stiffness dt^2 k / dx^2 dominates its mass, and scaled by (dt / dt_capillary)^2 below, so
+  // that it vanishes as dt -> 0 and the small-step limit stays the explicit update.
+  double scale = 1.0;
+  if (st_.enabled && st_.coefficient.max_coefficient() > 0) scale = std::min(1.0, std::pow(dt / capillary_dt(), 2));
+  implicit_solver_->set_kinetic_mass_floor(kinetic_mass_floor_ * scale);
+}
+
+template <int Dim>
+void MpmMethod<Dim>::implicit_update(double dt) {
+  auto t = timers_.scope("newton");
+  set_kinetic_mass_floor(dt);
+  implicit_solver_->setup(*grid_, colliders_, gravity_, dt);
+  IncrementalPotential<Dim> potential(potential_inputs(dt));
+  try {
+    last_implicit_ = implicit_solver_->solve(potential, *grid_);
+  } catch (const StepRejected&) {
+    st_.active = false;  // the retry resamples
+    throw;
+  }
+}
+
+template <int Dim>
+ImplicitGridSolver<Dim>& MpmMethod<Dim>::prepare_implicit_solve(double dt, bool project_hessian,
+                                                                  std::unique_ptr<IncrementalPotential<Dim>>& potential) {
+  if (!implicit_) throw RuntimeError("prepare_implicit_solve needs mpm.integrator: implicit");
+  if (st_.enabled) resample_surface_particles();
+  p2g(0.0);
+  set_kinetic_mass_floor(dt);
+  implicit_solver_->setup(*grid_, colliders_, gravity_, dt);
+  auto in = potential_inputs(dt);
+  in.project = project_hessian;
+  potential = std::make_unique<IncrementalPotential<Dim>>(in);
+  st_.active = false;
+  return *implicit_solver_;
+}
+
+template PotentialInputs<2> MpmMethod<2>::potential_inputs(double) const;
+template void MpmMethod<2>::set_kinetic_mass_floor(double);
+template void MpmMethod<2>::implicit_update(double);
+template ImplicitGridSolver<2>& MpmMethod<2>::prepare_implicit_solve(double, bool, std::unique_ptr<IncrementalPotential<2>>&);
+template PotentialInputs<3> MpmMethod<3>::potential_inputs(double) const;
+template void MpmMethod<3>::set_kinetic_mass_floor(double);
+template void MpmMethod<3>::implicit_update(double);
+template ImplicitGridSolver<3>& MpmMethod<3>::prepare_implicit_solve(double, bool, std::unique_ptr<IncrementalPotential<3>>&);
+
+}  // namespace meniscus::mpm
