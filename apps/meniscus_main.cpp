@@ -20,6 +20,7 @@
 #include "core/runtime.hpp"
 #include "io/catalyst/insitu.hpp"
 #include "io/checkpoint.hpp"
+#include "io/h5_file.hpp"
 #include "meniscus/version.hpp"
 #include "run/deck_schema.hpp"
 #include "run/output_folder.hpp"
@@ -186,7 +187,12 @@ std::vector<std::string> split_options(const std::string& s) {
 // Everything that needs the runtime; rt's destructor finalizes Kokkos, PETSc and MPI on return.
 int run_app(int argc, char** argv) {
   using namespace meniscus;
+  io::start_hdf5_before_mpi();
   Runtime rt(&argc, &argv);
+  // Destroyed before rt, so HDF5 ends before MPI_Finalize.
+  struct Hdf5End {
+    ~Hdf5End() { io::finish_hdf5(); }
+  } hdf5_end;
   // Until the time loop catches them itself, stop signals end the process at once (nothing to save).
   run::install_setup_signal_exit();
   try {

@@ -1,5 +1,7 @@
 #include "io/checkpoint.hpp"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -190,6 +192,27 @@ std::string write_checkpoint(MPI_Comm comm, Method& method, const std::string& m
   });
   // Collective calls with the method (state() reduces over ranks) come before the file is open.
   const auto state = method.state();
+  {
+    // A checkpoint that cannot fit is refused before HDF5 starts writing (a write that fails half
+    // way leaves HDF5 unable to close the file cleanly): the particle data plus a margin for the
+    // deck and the metadata, against the space left on the folder's file system.
+    auto& set = method.particles();
+    double bytes = 0;
+    for (const auto& fi : set.field_info())
+      if (fi.persistent) bytes += 8.0 * fi.components * static_cast<double>(set.size());
+    bytes += 16.0 * static_cast<double>(set.size()) + 8.0;
+    MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, comm);
+    bytes += 256 << 10;
+    on_rank0(comm, [&] {
+      struct statvfs fsinfo {};
+      if (statvfs(folder.c_str(), &fsinfo) != 0) return;  // unknown: let the write find out
+      const double free_bytes = static_cast<double>(fsinfo.f_bavail) * static_cast<double>(fsinfo.f_frsize);
+      if (free_bytes < bytes)
+        throw RuntimeError(log::format("no room for checkpoint %s: it needs about %.3g MB, the file system of %s has "
+                                       "%.3g MB free (file system full? free space or lower checkpoint.keep)",
+                                       path.c_str(), bytes / 1e6, folder.c_str(), free_bytes / 1e6));
+    });
+  }
   try {
     H5File f = H5File::create(comm, tmp);
     // Each dataset carries the checksum of its elements (io/checksum.hpp) as an attribute.
