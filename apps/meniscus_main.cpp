@@ -215,6 +215,7 @@ int run_app(int argc, char** argv) {
     const run::ResourcePlan plan = run::plan_resources(deck, cli.ranks > 0 ? cli.ranks : rt.size());
     if (!plan.overflow.empty()) throw InputError(cli.deck, "domain.cell_size", plan.overflow);
     if (!plan.decomposition.empty()) throw InputError(cli.deck, "domain.cell_size", plan.decomposition);
+    for (const auto& w : plan.warnings) log::warn("%s: %s", cli.deck.c_str(), w.c_str());
     if (cli.command == "check") {
       if (rt.rank() == 0) {
         std::cout << cli.deck << ": valid (" << deck.method << ", " << deck.deck.dimension() << "D)\n";

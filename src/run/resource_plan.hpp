@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 #include "run/deck_schema.hpp"
 
@@ -19,6 +20,7 @@ struct ResourcePlan {
   double bytes_per_rank = 0;   // bytes_total / ranks plus the fixed cost of one process
   std::string overflow;        // why an index would not fit in 32 bits ("" if it fits)
   std::string decomposition;   // why the grid cannot be split among `ranks` ("" if it can)
+  std::vector<std::string> warnings;  // e.g. sources that overlap (their particles add up there)
 };
 
 // The estimate for `ranks` ranks (pure arithmetic on the resolved deck, no allocation).

@@ -104,6 +104,14 @@ input_checks() {
   # 10 x 4 cells cannot be split among 4 ranks: check --ranks 4 says so, as run -n 4 would.
   expect check_ranks 1 2 "domain.cell_size" check "$DECK" --set domain.cell_size=0.04 --ranks 4
   [ ! -e "$out" ] && pass "no output folder was created by the refused runs" || fail "refused runs created $out"
+  # Two overlapping sources: check warns (the mass adds up where they meet); the plain deck does not.
+  sed -e 's/^diagnostics:/  - {type: box, material: water, lower: [0.03, 0.03], upper: [0.1, 0.1]}\ndiagnostics:/' "$DECK" >"$tmp/overlap.yaml"
+  if expect overlap_check 1 0 "" check "$tmp/overlap.yaml"; then
+    grep -q 'warning: .*sources\[0\] and sources\[1\] overlap' "$tmp/overlap_check.err" && pass "overlap_check: warning printed" ||
+      fail "overlap_check: no overlap warning"
+    run_cmd no_overlap 1 check "$DECK"
+    ! grep -q overlap "$tmp/no_overlap.err" && pass "no overlap warning for a single source" || fail "overlap warning without overlap"
+  fi
   # --steps before the checkpoint's step.
   run_cmd steps_setup 1 run "$DECK" --output "$tmp/steps" --steps 4 --quiet --set checkpoint.every=4 --set output.every_time=0
   expect restart_steps_below 1 2 "--steps 2|step 4" run "$DECK" --output "$tmp/steps" --steps 2 --restart latest "$tmp/steps"
