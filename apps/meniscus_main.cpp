@@ -1,6 +1,8 @@
 // meniscus: the one executable. Thin by design: parse the command line, load and validate the deck,
 // start the runtime, hand over to run::Simulation. Input errors exit with code 2 on every rank,
 // printed once by rank 0.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <csignal>
@@ -10,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
@@ -17,9 +20,13 @@
 #include "core/runtime.hpp"
 #include "io/catalyst/insitu.hpp"
 #include "io/checkpoint.hpp"
+#include "io/h5_file.hpp"
 #include "meniscus/version.hpp"
 #include "run/deck_schema.hpp"
+#include "run/output_folder.hpp"
+#include "run/resource_plan.hpp"
 #include "run/simulation.hpp"
+#include "run/stop_signal.hpp"
 
 namespace {
 
@@ -27,15 +34,16 @@ const char* kUsage = R"(meniscus - surface-tension-dominated liquids and solids,
 
 usage:
   meniscus run DECK [--set key.path=value ...] [--output DIR] [--steps N | --end-time T]
-                    [--restart FILE | --restart latest [DIR]] [--threads N] [--quiet]
-                    [-- PETSC_OPTIONS...]
-  meniscus check DECK [--set key.path=value ...]
+                    [--restart FILE | --restart latest [DIR]] [--overwrite] [--threads N]
+                    [--quiet] [-- PETSC_OPTIONS...]
+  meniscus check DECK [--set key.path=value ...] [--ranks N]
   meniscus reference [--output FILE]
   meniscus --help | --version
 
   run        runs the deck; writes DIR/diagnostics.csv, DIR/run.json, particle files for ParaView
              (DIR/particles.xdmf, deck keys output.every*) and checkpoints (DIR/checkpoints)
-  check      validates the deck and prints every resolved parameter with its unit
+  check      validates the deck (also its split among N ranks, default: the ranks it runs on), prints
+             every resolved parameter with its unit and the memory estimate per rank
   reference  prints the input reference (docs/input-reference.md) from the parameter declarations
 
   --set key.path=value   override a deck value (YAML syntax; lists as sources[0].radius=0.1)
@@ -45,16 +53,23 @@ usage:
   --restart FILE         continue from the checkpoint FILE (any number of ranks may read it)
   --restart latest [DIR] continue from the newest complete checkpoint in DIR/checkpoints
                          (DIR: the run's output folder by default)
-  --threads N            Kokkos threads per rank (default: cores per node / ranks per node)
+  --overwrite            replace the files of an earlier run in the output folder (without it, or
+                         --restart, a folder holding another run is refused)
+  --threads N            Kokkos threads per rank, 1 .. the node's cores (default: OMP_NUM_THREADS,
+                         else cores per node / ranks per node)
+  --ranks N              (check) check the split of the grid and the memory estimate for N ranks
   --quiet                no progress lines
   -- ...                 everything after -- goes to PETSc's options database (e.g. -log_view)
 
 signals: SIGUSR1 (what Slurm sends before the time limit with --signal=B:USR1@SECONDS) writes a
-checkpoint after the current step and stops with exit code 0; SIGTERM does the same and exits with
-143. Resume either with --restart latest.
+checkpoint after the current step and stops with exit code 0; SIGTERM, SIGINT and SIGHUP do the same
+and exit with 128 + signal (143, 130, 129). Resume with --restart latest. During setup (before the
+first step) they stop at once with the same codes. Under mpirun, signal the ranks (as Slurm does) or
+send SIGUSR1 to mpirun: mpirun itself answers SIGTERM/SIGINT with exit code 1.
 
-exit codes: 0 success (or stopped by SIGUSR1 after a checkpoint), 1 runtime failure,
-            2 bad input or usage, 143 stopped by SIGTERM after a checkpoint
+exit codes: 0 success (or stopped by SIGUSR1 after a checkpoint), 1 runtime failure (unstable run,
+            out of memory, file system full), 2 bad input or usage (also a deck that cannot fit in
+            memory, a damaged checkpoint), 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM
 )";
 
 struct Cli {
@@ -64,7 +79,8 @@ struct Cli {
   long steps = -1;
   double end_time = -1;
   int threads = 0;
-  bool quiet = false;
+  int ranks = 0;  // check --ranks
+  bool quiet = false, overwrite = false;
 };
 
 struct UsageError : std::runtime_error {
@@ -113,7 +129,15 @@ Cli parse(int argc, char** argv) {
         if (!c.deck.empty() || std::filesystem::is_directory(args[i], ec)) c.restart_dir = args[i++];
       }
     } else if (a == "--threads") {
-      c.threads = static_cast<int>(number(a, value(a)));
+      const double v = number(a, value(a));
+      if (v != std::floor(v) || v < 1 || v > 1e6) throw UsageError("--threads needs a whole number >= 1");
+      c.threads = static_cast<int>(v);
+    } else if (a == "--ranks") {
+      const double v = number(a, value(a));
+      if (v != std::floor(v) || v < 1 || v > 1e7) throw UsageError("--ranks needs a whole number >= 1");
+      c.ranks = static_cast<int>(v);
+    } else if (a == "--overwrite") {
+      c.overwrite = true;
     } else if (a == "--quiet") {
       c.quiet = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -125,7 +149,31 @@ Cli parse(int argc, char** argv) {
     }
   }
   if ((c.command == "run" || c.command == "check") && c.deck.empty()) throw UsageError(c.command + " needs a DECK");
+  if (c.overwrite && !c.restart.empty()) throw UsageError("--overwrite and --restart exclude each other");
   return c;
+}
+
+// Threads per rank: --threads, else OMP_NUM_THREADS, else 0 (the runtime shares the node's cores).
+// More threads than the node has cores only slows a run down (and thousands exhaust the stack
+// space of the OpenMP runtime), so both are bounded by the core count; 0 and negatives are errors.
+int thread_request(const Cli& cli) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (cli.threads > 0) {
+    if (cli.threads > cores)
+      throw UsageError(meniscus::log::format("--threads %d exceeds the %d cores of this node", cli.threads, cores));
+    return cli.threads;
+  }
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  if (!env || !*env) return 0;
+  char* end = nullptr;
+  const long v = std::strtol(env, &end, 10);
+  // OpenMP allows a list ("4,2") for nested levels; the first entry is ours.
+  if (end == env || (*end != '\0' && *end != ',') || v < 1)
+    throw meniscus::InputError("OMP_NUM_THREADS", "", std::string("'") + env + "' is not a whole number >= 1");
+  if (v > cores)
+    throw meniscus::InputError("OMP_NUM_THREADS", "",
+                               meniscus::log::format("%ld exceeds the %d cores of this node", v, cores));
+  return static_cast<int>(v);
 }
 
 std::vector<std::string> split_options(const std::string& s) {
@@ -139,7 +187,14 @@ std::vector<std::string> split_options(const std::string& s) {
 // Everything that needs the runtime; rt's destructor finalizes Kokkos, PETSc and MPI on return.
 int run_app(int argc, char** argv) {
   using namespace meniscus;
+  io::start_hdf5_before_mpi();
   Runtime rt(&argc, &argv);
+  // Destroyed before rt, so HDF5 ends before MPI_Finalize.
+  struct Hdf5End {
+    ~Hdf5End() { io::finish_hdf5(); }
+  } hdf5_end;
+  // Until the time loop catches them itself, stop signals end the process at once (nothing to save).
+  run::install_setup_signal_exit();
   try {
     Cli cli = parse(argc, argv);
     log::set_quiet(cli.quiet);
@@ -156,21 +211,40 @@ int run_app(int argc, char** argv) {
     }
     if (cli.command != "run" && cli.command != "check") throw UsageError("unknown command '" + cli.command + "'");
     run::LoadedDeck deck = run::load_deck(cli.deck, cli.sets);
+    // What the deck asks of the machine, before anything is allocated.
+    const run::ResourcePlan plan = run::plan_resources(deck, cli.ranks > 0 ? cli.ranks : rt.size());
+    if (!plan.overflow.empty()) throw InputError(cli.deck, "domain.cell_size", plan.overflow);
+    if (!plan.decomposition.empty()) throw InputError(cli.deck, "domain.cell_size", plan.decomposition);
+    for (const auto& w : plan.warnings) log::warn("%s: %s", cli.deck.c_str(), w.c_str());
     if (cli.command == "check") {
       if (rt.rank() == 0) {
         std::cout << cli.deck << ": valid (" << deck.method << ", " << deck.deck.dimension() << "D)\n";
+        std::cout << run::describe(plan) << "\n";
         std::cout << deck.deck.describe(deck.schema);
       }
       return 0;
     }
+    run::refuse_what_cannot_fit(rt.comm(), deck, plan);
+    const int threads = thread_request(cli);
+    const std::string out_dir = cli.output.empty() ? deck.deck.root().section("output").text("directory") : cli.output;
+    if (cli.restart.empty() && !cli.overwrite) {
+      const std::string earlier = rt.rank() == 0 ? run::earlier_run_files(out_dir) : std::string();
+      int found = earlier.empty() ? 0 : 1;
+      MPI_Bcast(&found, 1, MPI_INT, 0, rt.comm());
+      if (found)
+        throw InputError(out_dir, "",
+                         "the output folder holds another run (" + earlier + "); pass --overwrite to replace it, "
+                         "--restart latest " + out_dir + " to continue it, or choose another --output");
+    }
     std::vector<std::string> petsc = split_options(deck.deck.root().section("petsc").text("options"));
     petsc.insert(petsc.end(), cli.petsc.begin(), cli.petsc.end());
-    rt.start_libraries(petsc, cli.threads);
+    rt.start_libraries(petsc, threads);
     run::RunOptions opt;
     opt.output_dir = cli.output;
     opt.max_steps = cli.steps;
     opt.end_time = cli.end_time;
     opt.runtime_description = rt.describe();
+    opt.clear_output = cli.overwrite;
     if (cli.restart == "latest") {
       std::string dir = cli.restart_dir;
       if (dir.empty()) dir = cli.output.empty() ? deck.deck.root().section("output").text("directory") : cli.output;
@@ -188,7 +262,7 @@ int run_app(int argc, char** argv) {
       summary = sim.run();
     }
     // A stop on SIGTERM is not a finished run; 128 + 15 is what a shell reports for a TERM-killed job.
-    return summary.stop_signal == SIGTERM ? 128 + SIGTERM : 0;
+    return run::stop_exit_code(summary.stop_signal);
   } catch (const UsageError& e) {
     log::error("%s (see meniscus --help)", e.what());
     return 2;
@@ -198,6 +272,22 @@ int run_app(int argc, char** argv) {
   } catch (const RuntimeError& e) {
     // Runtime failures are detected collectively, so every rank arrives here together.
     log::error("%s", e.what());
+    return 1;
+  } catch (const std::bad_alloc& e) {
+    // Kokkos reports a failed allocation as a bad_alloc whose text spans several lines; the first
+    // names the view. The estimate above refuses most such decks before they start.
+    std::string what = e.what();
+    what = what.substr(0, what.find('\n'));
+    // Only this rank may have failed, so it prints itself (log::error speaks for rank 0 alone).
+    std::fprintf(stderr, "error: out of memory on rank %d (%s); coarsen the deck, use more nodes, or see "
+                 "`meniscus check`\n", rt.rank(), what.c_str());
+    // The other ranks may be waiting in a collective call for this one: end the job rather than hang.
+    if (rt.size() > 1) MPI_Abort(rt.comm(), 1);
+    return 1;
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    std::fprintf(stderr, "error: rank %d: %s\n", rt.rank(), what.substr(0, what.find('\n')).c_str());
+    if (rt.size() > 1) MPI_Abort(rt.comm(), 1);
     return 1;
   }
 }

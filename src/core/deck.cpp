@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <filesystem>
 #include <sstream>
 
@@ -308,6 +311,8 @@ void apply_override(YAML::Node& root, const std::string& assignment, const std::
     throw InputError(file, assignment, "--set expects key.path=value");
   const std::string path = assignment.substr(0, eq);
   YAML::Node value;
+  if (assignment.find_first_not_of(" \t", eq + 1) == std::string::npos)
+    throw InputError(file, assignment.substr(0, eq), "--set with an empty value (give key.path=value)");
   try {
     value = YAML::Load(assignment.substr(eq + 1));
   } catch (const YAML::Exception& e) {
@@ -357,9 +362,54 @@ void apply_override(YAML::Node& root, const std::string& assignment, const std::
   }
 }
 
-YAML::Node Deck::read_raw(const std::string& file, const std::vector<std::string>& overrides) {
+namespace {
+
+// yaml-cpp keeps every entry of a map with a repeated key and lookups return the first, so a second
+// `cfl:` further down a section would be ignored without a word; an empty value (`cfl:`) reads as
+// null, which would silently mean the default. Both are refused, naming the lines.
+void check_keys_and_values(const YAML::Node& n, const std::string& file, const std::string& path) {
+  auto line = [](const YAML::Node& x) { return x.Mark().line + 1; };
+  if (n.IsMap()) {
+    std::vector<std::pair<std::string, int>> seen;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
+      const std::string kp = join(path, key);
+      for (const auto& [k, l] : seen)
+        if (k == key)
+          throw InputError(file, kp, log::format("duplicate key: given on line %d and again on line %d (keep one)", l,
+                                                 line(it->first)));
+      seen.emplace_back(key, line(it->first));
+      if (it->second.IsNull())
+        throw InputError(file, kp, log::format("empty value on line %d (give a value, or delete the line to use "
+                                               "the default)", line(it->first)));
+      check_keys_and_values(it->second, file, kp);
+    }
+  } else if (n.IsSequence()) {
+    for (size_t i = 0; i < n.size(); ++i) {
+      const std::string kp = path + "[" + std::to_string(i) + "]";
+      if (n[i].IsNull()) throw InputError(file, kp, log::format("empty list entry on line %d", line(n[i])));
+      check_keys_and_values(n[i], file, kp);
+    }
+  }
+}
+
+// Why a deck path cannot be read, in the words of the file system.
+std::string unreadable_reason(const std::string& file) {
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) throw InputError(file, "", "deck file not found");
+  const auto st = fs::status(file, ec);
+  if (!fs::exists(st)) return "deck file not found";
+  if (fs::is_directory(st)) return "is a directory, not a deck file";
+  if (!fs::is_regular_file(st)) return "not a regular file";
+  std::ifstream probe(file);
+  if (!probe) return std::string("cannot be read: ") + std::strerror(errno);
+  return "";
+}
+
+}  // namespace
+
+YAML::Node Deck::read_raw(const std::string& file, const std::vector<std::string>& overrides) {
+  const std::string why = unreadable_reason(file);
+  if (!why.empty()) throw InputError(file, "", why);
   YAML::Node raw;
   try {
     raw = YAML::LoadFile(file);
@@ -368,6 +418,7 @@ YAML::Node Deck::read_raw(const std::string& file, const std::vector<std::string
                                            e.mark.column + 1, e.msg.c_str()));
   }
   if (!raw.IsMap()) throw InputError(file, "", "the deck must be a map of sections");
+  check_keys_and_values(raw, file, "");
   for (const auto& o : overrides) apply_override(raw, o, file);
   return raw;
 }

@@ -62,6 +62,26 @@ hid_t native_type<int64_t>() {
 
 }  // namespace
 
+namespace {
+// Set once an H5Fclose has failed (a full disk: the metadata could not be flushed). HDF5 1.10 then
+// keeps the file's identifier pointing at a half-destroyed file, and touching it again, as its own
+// termination does, crashes (a segfault in MPI_Finalize). From then on HDF5 is left alone.
+bool g_failed_close = false;
+}  // namespace
+
+void note_failed_close() { g_failed_close = true; }
+
+void start_hdf5_before_mpi() {
+  // Initialised before MPI, HDF5 does not hang its termination on MPI_COMM_SELF (which
+  // MPI_Finalize would run), and without atexit it terminates only when finish_hdf5 says so.
+  H5dont_atexit();
+  H5open();
+}
+
+void finish_hdf5() {
+  if (!g_failed_close) H5close();
+}
+
 std::string hdf5_error_text() {
   std::string text;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &text);
@@ -71,14 +91,24 @@ std::string hdf5_error_text() {
 H5File::H5File(MPI_Comm comm, std::string path, bool reading) : comm_(comm), path_(std::move(path)), reading_(reading) {}
 
 H5File::H5File(H5File&& o) noexcept
-    : comm_(o.comm_), path_(std::move(o.path_)), reading_(o.reading_), file_(o.file_), dxpl_(o.dxpl_) {
+    : comm_(o.comm_), path_(std::move(o.path_)), reading_(o.reading_), abandoned_(o.abandoned_), file_(o.file_),
+      dxpl_(o.dxpl_) {
   o.file_ = -1;
   o.dxpl_ = -1;
 }
 
 H5File::~H5File() {
   if (dxpl_ >= 0) H5Pclose(dxpl_);
-  if (file_ >= 0) H5Fclose(file_);
+  if (file_ < 0) return;
+  if (abandoned_) {
+    // After a failed write (a full disk), closing would flush metadata that cannot be written, and
+    // the ranks of HDF5's collective flush then part ways (one leaves with the error, the others
+    // wait in its barrier: a hang), or a failed close leaves a dangling identifier (a segfault at
+    // exit). The file is left open instead; the caller removes it and the run ends with exit code 1.
+    note_failed_close();
+    return;
+  }
+  if (H5Fclose(file_) < 0) note_failed_close();
 }
 
 void H5File::agree(bool ok, const std::string& reason) const {
@@ -94,6 +124,7 @@ void H5File::agree(bool ok, const std::string& reason) const {
   std::string text = rank == first ? reason : std::string(static_cast<size_t>(len), ' ');
   MPI_Bcast(text.data(), len, MPI_CHAR, first, comm_);
   if (reading_) throw InputError(path_, "", text);
+  abandoned_ = true;
   throw RuntimeError(path_ + ": " + text);
 }
 
@@ -136,6 +167,7 @@ void H5File::close() {
   dxpl_ = -1;
   if (file_ < 0) return;
   const herr_t rc = H5Fclose(file_);
+  if (rc < 0) note_failed_close();
   file_ = -1;
   agree(rc >= 0, with_hdf5_reason("closing the file failed (file system full?)"));
 }
@@ -192,6 +224,10 @@ void H5File::write_typed(const std::string& name, hid_t type, const void* data, 
   Id fspace(H5Screate_simple(rank, global.data(), nullptr), H5Sclose);
   Id d(H5Dcreate2(file_, name.c_str(), type, fspace, lcpl, dcpl, H5P_DEFAULT), H5Dclose);
   agree(d.ok(), with_hdf5_reason("cannot create dataset " + name));
+  // An empty dataset (every particle gone) has no storage: HDF5 never allocates it, and a write, even
+  // selecting nothing, would address HADDR_UNDEF ("addr overflow"). Its shape says all there is.
+  const hsize_t elements = std::accumulate(global.begin(), global.end(), hsize_t(1), std::multiplies<hsize_t>());
+  if (elements == 0) return;
   const hsize_t n = std::accumulate(count.begin(), count.end(), hsize_t(1), std::multiplies<hsize_t>());
   std::vector<hsize_t> mdims(count);
   for (auto& m : mdims) m = std::max<hsize_t>(m, 1);
@@ -205,7 +241,7 @@ void H5File::write_typed(const std::string& name, hid_t type, const void* data, 
   }
   const int64_t dummy = 0;
   const herr_t rc = H5Dwrite(d, type, mspace, fspace, dxpl_, n ? data : &dummy);
-  agree(rc >= 0, with_hdf5_reason("cannot write dataset " + name));
+  agree(rc >= 0, with_hdf5_reason("cannot write dataset " + name + " (file system full?)"));
 }
 
 template <class T>
@@ -253,6 +289,8 @@ void H5File::read_rows_impl(const std::string& name, T* data, long first, size_t
                       "], expected " + (cols > 0 ? "N x " + std::to_string(cols) : std::string("N")));
   agree(first >= 0 && static_cast<hsize_t>(first) + rows <= dims[0],
         "dataset '" + name + "' has " + std::to_string(dims[0]) + " rows, fewer than the particle counts say");
+  // An empty dataset has no storage to read (see write_typed); every rank knows its shape.
+  if (dims[0] == 0) return;
   std::vector<hsize_t> start{static_cast<hsize_t>(first)}, count{rows};
   if (cols > 0) {
     start.push_back(0);
@@ -303,7 +341,7 @@ void H5File::write_text(const std::string& name, const std::string& text) {
   }
   std::string padded = text.empty() ? std::string(1, '\0') : text;
   const herr_t rc = H5Dwrite(d, type, mspace, fspace, dxpl_, padded.data());
-  agree(rc >= 0, with_hdf5_reason("cannot write dataset " + name));
+  agree(rc >= 0, with_hdf5_reason("cannot write dataset " + name + " (file system full?)"));
 }
 
 std::string H5File::read_text(const std::string& name) {

@@ -82,11 +82,21 @@ class H5File {
   MPI_Comm comm_;
   std::string path_;
   bool reading_ = false;
+  // A file being written whose write failed: it is left open (see the destructor), never closed.
+  mutable bool abandoned_ = false;
   hid_t file_ = -1;
   hid_t dxpl_ = -1;  // collective transfers
 };
 
 // The innermost message of HDF5's error stack (the most specific reason), or "" if empty.
 std::string hdf5_error_text();
+
+// For the executable: start HDF5 before MPI_Init, and end it (before MPI_Finalize) with
+// finish_hdf5, which leaves it alone after a failed file close (see h5_file.cpp): so that a full
+// disk during a checkpoint ends the run with its error message and exit code 1, not a segfault.
+void start_hdf5_before_mpi();
+void finish_hdf5();
+// Records that an H5Fclose failed.
+void note_failed_close();
 
 }  // namespace meniscus::io

@@ -38,6 +38,12 @@ void Series::resume(long step) {
       if (!std::regex_match(name, m, pattern)) continue;
       const long s = std::stol(m[1].str());
       if (s <= step && fs::exists(path(h5_name(s)), ec)) steps_.push_back(s);
+      // Files of later steps belong to the future this restart discards; left in place they would
+      // mix two histories in one folder.
+      if (s > step) {
+        fs::remove(path(h5_name(s)), ec);
+        fs::remove(entry.path(), ec);
+      }
     }
     std::sort(steps_.begin(), steps_.end());
   }

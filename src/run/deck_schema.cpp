@@ -54,6 +54,17 @@ void declare_core_sections(config::Schema& root, const std::string& method_names
   root.section("petsc", petsc, "PETSc options (the command line after -- adds to these).");
 
   io::declare_insitu(root);
+
+  auto guard = std::make_shared<config::Schema>();
+  guard->real("max_memory", "GiB", "memory one rank may use; `run` refuses a deck whose estimate (printed by "
+              "`check`) exceeds it or the node's available memory per rank (0: the node's memory alone)")
+      .def("0").nonnegative();
+  guard->real("max_removed_mass", "1", "largest fraction of the particle mass that may leave the simulation "
+              "(e.g. SPH's remove_outside); above it the run stops as unstable with exit code 1 (open scenes "
+              "whose fluid leaves the box raise it, up to 1: no limit)")
+      .def("0.01").nonnegative().max(1);
+  root.section("run", guard, "Limits that stop a deck which cannot fit or a run that has gone unstable "
+               "(user guide, \"Errors and exit codes\").");
 }
 
 namespace {

@@ -13,7 +13,10 @@
 #include "meniscus/version.hpp"
 #include "run/checkpoint_observer.hpp"
 #include "run/diagnostics_csv.hpp"
+#include "run/output_folder.hpp"
 #include "run/output_observer.hpp"
+#include "run/stability_guard.hpp"
+#include "methods/instability.hpp"
 #include "run/stop_signal.hpp"
 
 namespace meniscus::run {
@@ -25,27 +28,31 @@ Simulation::Simulation(MPI_Comm comm, const LoadedDeck& deck, RunOptions options
   MPI_Comm_size(comm_, &size_);
   const auto root = deck_.deck.root();
   out_dir_ = opt_.output_dir.empty() ? root.section("output").text("directory") : opt_.output_dir;
-  if (rank_ == 0) {
-    std::error_code ec;
-    fs::create_directories(out_dir_, ec);
-  }
-  int ok = 0;
-  if (rank_ == 0) {
-    std::error_code ec;
-    ok = fs::is_directory(out_dir_, ec) ? 1 : 0;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, comm_);
-  if (!ok) throw InputError(deck_.deck.file(), "output.directory", "cannot create output folder '" + out_dir_ + "'");
   MethodContext ctx{comm_, root, deck_.deck.dimension()};
   method_ = find_method(deck_.method)->create(ctx);
   if (!opt_.restart_file.empty()) {
     // The method was built from the deck as usual; the checkpoint's particles and state replace it.
     const io::CheckpointInfo info = io::read_checkpoint(comm_, opt_.restart_file, *method_, deck_.method, deck_.deck);
+    if (opt_.max_steps >= 0 && opt_.max_steps < info.step)
+      throw InputError(opt_.restart_file, "--steps",
+                       log::format("--steps %ld stops before the checkpoint's step %ld (--steps counts from t = 0); "
+                                   "give a larger value", opt_.max_steps, info.step));
     set_start(info.step, info.time);
     start_wall_ = info.wall_s;
     log::info("restarting from %s: step %ld, t = %.9g s, %ld particles (written by %d ranks)",
               opt_.restart_file.c_str(), info.step, info.time, info.particles, info.writer_ranks);
   }
+  // The folder is made only now that the deck (and the restart file) passed every check, so a
+  // rejected deck leaves nothing behind.
+  int ok = 0;
+  if (rank_ == 0) {
+    std::error_code ec;
+    if (opt_.clear_output) clear_run_outputs(out_dir_);
+    fs::create_directories(out_dir_, ec);
+    ok = fs::is_directory(out_dir_, ec) ? 1 : 0;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, comm_);
+  if (!ok) throw InputError(deck_.deck.file(), "output.directory", "cannot create output folder '" + out_dir_ + "'");
   add_observer(std::make_unique<OutputObserver>(comm_, *method_, deck_, out_dir_));
   auto checkpoints = std::make_unique<CheckpointObserver>(comm_, deck_, out_dir_);
   checkpoints_ = checkpoints.get();
@@ -99,21 +106,52 @@ RunSummary Simulation::run() {
     csv.write(row);
   };
   if (start_step_ == 0) record(0.0);
+  StabilityGuard guard(comm_, deck_, *method_);
   for (auto& o : observers_) o->begin(*method_, StepInfo{step, t, 0.0, wall(), false, 0});
   while (t < end_time * (1 - 1e-12) && (max_steps <= 0 || step < max_steps)) {
     dt = std::min(method_->stable_dt(), end_time - t);
-    for (int attempt = 0;; ++attempt) {
-      try {
-        method_->step(dt);
-        break;
-      } catch (const StepRejected& e) {
-        if (attempt >= 20) throw RuntimeError(std::string("step rejected 20 times: ") + e.what());
-        dt *= 0.5;
-        log::warn("step %ld rejected (%s); retrying with dt = %g s", step + 1, e.what(), dt);
+    bool stepped = false;
+    try {
+      for (int attempt = 0;; ++attempt) {
+        try {
+          method_->step(dt);
+          break;
+        } catch (const StepRejected& e) {
+          if (attempt >= 20) throw RuntimeError(std::string("step rejected 20 times: ") + e.what());
+          dt *= 0.5;
+          log::warn("step %ld rejected (%s); retrying with dt = %g s", step + 1, e.what(), dt);
+        }
       }
+      t += dt;
+      ++step;
+      stepped = true;
+      guard.check(*method_, step, dt);
+    } catch (const UnstableRun& e) {
+      // Thrown collectively (by the guard or by a method's own check during the step), so every
+      // rank keeps the evidence together: the diagnostics row and a checkpoint of the failing state,
+      // in DIR/unstable so that `--restart latest` still finds the last good one.
+      if (!stepped) {
+        t += dt;
+        ++step;
+      }
+      record(wall());
+      std::string where;
+      try {
+        io::CheckpointInfo ci;
+        ci.step = step;
+        ci.time = t;
+        ci.dt = dt;
+        ci.wall_s = wall();
+        where = "its state is in " +
+                io::write_checkpoint(comm_, *method_, deck_.method, deck_.deck, (fs::path(out_dir_) / "unstable").string(),
+                                     ci, 1);
+      } catch (const RuntimeError& w) {
+        where = std::string("its state could not be saved (") + w.what() + ")";
+      }
+      const std::string good = checkpoints_->last_written();
+      throw RuntimeError(std::string(e.what()) + "; " + where + ", its diagnostics in diagnostics.csv" +
+                         (good.empty() ? std::string() : "; the last good checkpoint is " + good));
     }
-    t += dt;
-    ++step;
     const long n = method_->global_particle_count();
     particle_steps += static_cast<double>(n);
     const double w = wall();

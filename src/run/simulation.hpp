@@ -22,6 +22,7 @@ struct RunOptions {
   double end_time = -1;     // -1: the deck's simulation.end_time
   std::string runtime_description;
   std::string restart_file;  // continue from this checkpoint (see io/checkpoint.hpp)
+  bool clear_output = false;  // remove an earlier run's files from the output folder first (--overwrite)
 };
 
 struct RunSummary {

@@ -1,5 +1,7 @@
 #include "run/stop_signal.hpp"
 
+#include <unistd.h>
+
 namespace meniscus::run {
 
 namespace {
@@ -7,7 +9,18 @@ namespace {
 // may touch.
 volatile std::sig_atomic_t g_signal = 0;
 
+constexpr int kStopSignals[4] = {SIGUSR1, SIGTERM, SIGINT, SIGHUP};
+
 extern "C" void record_signal(int sig) { g_signal = sig; }
+
+// Setup-phase handler: only async-signal-safe calls (write, _exit).
+extern "C" void exit_on_signal(int sig) {
+  static const char msg[] = "warning: stop signal received during setup (before the first step): "
+                            "stopped, no checkpoint written\n";
+  ssize_t ignored = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+  (void)ignored;
+  _exit(stop_exit_code(sig));
+}
 }  // namespace
 
 StopSignals::StopSignals() {
@@ -17,13 +30,11 @@ StopSignals::StopSignals() {
   sigemptyset(&sa.sa_mask);
   // Restart interrupted system calls, so that a signal during MPI or file I/O is only recorded.
   sa.sa_flags = SA_RESTART;
-  sigaction(SIGUSR1, &sa, &old_usr1_);
-  sigaction(SIGTERM, &sa, &old_term_);
+  for (int i = 0; i < 4; ++i) sigaction(kStopSignals[i], &sa, &old_[i]);
 }
 
 StopSignals::~StopSignals() {
-  sigaction(SIGUSR1, &old_usr1_, nullptr);
-  sigaction(SIGTERM, &old_term_, nullptr);
+  for (int i = 0; i < 4; ++i) sigaction(kStopSignals[i], &old_[i], nullptr);
 }
 
 int StopSignals::agree(MPI_Comm comm) const {
@@ -32,10 +43,22 @@ int StopSignals::agree(MPI_Comm comm) const {
   return any;
 }
 
+void install_setup_signal_exit() {
+  struct sigaction sa {};
+  sa.sa_handler = exit_on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int s : kStopSignals) sigaction(s, &sa, nullptr);
+}
+
+int stop_exit_code(int sig) { return sig == 0 || sig == SIGUSR1 ? 0 : 128 + sig; }
+
 const char* signal_name(int sig) {
   switch (sig) {
     case SIGUSR1: return "SIGUSR1";
     case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
     default: return "a signal";
   }
 }

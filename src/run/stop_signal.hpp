@@ -1,16 +1,19 @@
 #pragma once
-// SIGUSR1 and SIGTERM ask a run to stop cleanly: Slurm sends USR1 before the time limit
-// (#SBATCH --signal=B:USR1@120, forwarded by the job script) and TERM when it cancels or times out
-// a job. The handler only records the signal; the time loop asks every rank after each step
-// (an MPI_Allreduce, since the signal may reach the ranks at different moments), writes a final
-// checkpoint and stops.
+// Signals that ask a run to stop cleanly: Slurm sends USR1 before the time limit
+// (#SBATCH --signal=B:USR1@120, forwarded by the job script) and TERM when it cancels or times out a
+// job; a terminal sends INT (Ctrl-C) and HUP (the terminal closed). The handler only records the
+// signal; the time loop asks every rank after each step (an MPI_Allreduce, since the signal may reach
+// the ranks at different moments), writes a final checkpoint and stops.
+//
+// Before the time loop (reading the deck, seeding, reading a restart file) there is nothing to save
+// yet, so `SetupSignals` makes the same signals end the process at once with the run's exit code.
 #include <mpi.h>
 
 #include <csignal>
 
 namespace meniscus::run {
 
-// Catches USR1 and TERM while it exists; the previous handlers come back on destruction.
+// Catches USR1, TERM, INT and HUP while it exists; the previous handlers come back on destruction.
 class StopSignals {
  public:
   StopSignals();
@@ -23,8 +26,16 @@ class StopSignals {
   int agree(MPI_Comm comm) const;
 
  private:
-  struct sigaction old_usr1_ {}, old_term_{};
+  struct sigaction old_[4]{};
 };
+
+// Until the time loop takes over: USR1, TERM, INT and HUP print one line and end the process
+// immediately with stop_exit_code(signal). Installed by the app right after MPI starts.
+void install_setup_signal_exit();
+
+// Exit code of a run stopped by `sig`: 0 for USR1 (a planned stop before the time limit),
+// 128 + sig otherwise (what a shell reports for a job ended by that signal: TERM 143, INT 130, HUP 129).
+int stop_exit_code(int sig);
 
 // Name of a signal for messages ("SIGUSR1").
 const char* signal_name(int sig);

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "grid/bspline.hpp"
+#include "methods/instability.hpp"
 #include "grid/domain_deck.hpp"
 #include "grid/stencil_loop.hpp"
 #include "particles/bounding_box.hpp"
@@ -427,7 +428,7 @@ void MpmMethod<Dim>::g2p(double dt) {
   long bad_local = bad_h(0), bad_any = -1;
   MPI_Allreduce(&bad_local, &bad_any, 1, MPI_LONG, MPI_MAX, comm_);
   if (bad_any >= 0)
-    throw RuntimeError(log::format("non-finite velocity at particle %ld after step %ld: the run is unstable "
+    throw UnstableRun(log::format("non-finite velocity at particle %ld after step %ld: the run is unstable "
                                    "(reduce mpm.cfl or mpm.dt_max)",
                                    bad_any, steps_ + 1));
   clamped_ += clamped;

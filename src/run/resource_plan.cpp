@@ -1,0 +1,314 @@
+#include "run/resource_plan.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "grid/decomposition.hpp"
+
+namespace meniscus::run {
+
+namespace {
+
+// Working bytes per particle and per grid node, measured as peak resident memory over particle
+// count on the CI scenes (dam break 2D, oscillating drop 3D, Plateau-Rayleigh SPH) and rounded up:
+// the fields, the sort/migration copies, halos and (SPH) neighbour lists. The estimate is meant to
+// catch decks that are off by orders of magnitude, not to budget the last 10 %.
+constexpr double kBytesPerParticleMpm[2] = {600, 1200};   // 2D, 3D
+constexpr double kBytesPerParticleSph[2] = {1500, 4000};  // neighbour lists grow with the dimension
+constexpr double kBytesPerNodeMpm = 400;                  // dof (Dim+1) x ~10 PETSc Vecs, ghosted
+constexpr double kBytesPerNodeSph = 16;                   // cell list heads and counts
+constexpr double kBytesPerProcess = 150.0 * (1 << 20);    // libraries, PETSc/Kokkos/MPI runtime
+
+double volume_fraction(const std::string& type, int dim) {
+  // Share of a shape's bounding box that the shape fills (meshes: the whole box, an upper bound).
+  if (type == "sphere" || type == "ellipsoid") return dim == 2 ? M_PI / 4 : M_PI / 6;
+  return 1.0;
+}
+
+double read_meminfo_available() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kb = 0;
+  while (in >> key >> kb) {
+    if (key == "MemAvailable:") return kb * 1024.0;
+    in.ignore(256, '\n');
+  }
+  return INFINITY;
+}
+
+// The cgroup (v2, then v1) memory limit of this process, or infinity.
+double cgroup_limit() {
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    std::string text;
+    if (in >> text && !text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) {
+      const double v = std::strtod(text.c_str(), nullptr);
+      if (v > 0 && v < 1e18) return v;
+    }
+  }
+  return INFINITY;
+}
+
+// This process's current address-space size in bytes (/proc/self/statm, first field in pages).
+double virtual_size() {
+  std::ifstream in("/proc/self/statm");
+  double pages = 0;
+  in >> pages;
+  return pages * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+// Region of a source for the overlap test: a box, a ball (sphere), or for an ellipsoid its bounding
+// box (conservative: may report an overlap of the boxes that the shapes avoid); meshes are skipped.
+struct Region {
+  bool known = true;  // false for meshes: their extent is known only after loading them
+  bool ball = false;
+  std::array<double, 3> lo{}, hi{}, c{};
+  double r = 0;
+};
+
+Region region_of(const YAML::Node& s, int dim) {
+  Region g;
+  const std::string type = s["type"] ? s["type"].as<std::string>() : "box";
+  for (int d = 0; d < dim; ++d) {
+    if (type == "box") {
+      g.lo[d] = s["lower"][d].as<double>();
+      g.hi[d] = s["upper"][d].as<double>();
+    } else if (type == "sphere") {
+      g.ball = true;
+      g.c[d] = s["center"][d].as<double>();
+      g.r = s["radius"].as<double>();
+      g.lo[d] = g.c[d] - g.r;
+      g.hi[d] = g.c[d] + g.r;
+    } else if (type == "ellipsoid") {
+      g.lo[d] = s["center"][d].as<double>() - s["radii"][d].as<double>();
+      g.hi[d] = s["center"][d].as<double>() + s["radii"][d].as<double>();
+    } else {
+      g.known = false;
+    }
+  }
+  return g;
+}
+
+// Squared distance from point c to box [lo, hi].
+double box_distance2(const std::array<double, 3>& c, const Region& b, int dim) {
+  double s = 0;
+  for (int d = 0; d < dim; ++d) {
+    const double e = std::max({b.lo[d] - c[d], 0.0, c[d] - b.hi[d]});
+    s += e * e;
+  }
+  return s;
+}
+
+bool overlap(const Region& a, const Region& b, int dim) {
+  if (!a.known || !b.known) return false;
+  for (int d = 0; d < dim; ++d)
+    if (!(a.lo[d] < b.hi[d] && b.lo[d] < a.hi[d])) return false;  // touching faces do not overlap
+  if (a.ball && b.ball) {
+    double s = 0;
+    for (int d = 0; d < dim; ++d) s += (a.c[d] - b.c[d]) * (a.c[d] - b.c[d]);
+    return s < (a.r + b.r) * (a.r + b.r);
+  }
+  if (a.ball) return box_distance2(a.c, b, dim) < a.r * a.r;
+  if (b.ball) return box_distance2(b.c, a, dim) < b.r * b.r;
+  return true;
+}
+
+// Sources are seeded independently, so where two overlap both lattices fill the space and the
+// density there doubles (a common slip when composing scenes, rarely intended).
+std::vector<std::string> overlapping_sources(const YAML::Node& sources, int dim) {
+  std::vector<std::string> out;
+  if (!sources || !sources.IsSequence()) return out;
+  std::vector<Region> regions;
+  for (const auto& s : sources) regions.push_back(region_of(s, dim));
+  for (size_t i = 0; i < regions.size(); ++i)
+    for (size_t j = i + 1; j < regions.size(); ++j)
+      if (overlap(regions[i], regions[j], dim))
+        out.push_back(log::format("sources[%zu] and sources[%zu] overlap: both are filled with particles where they "
+                                  "meet, so the mass there adds up (shrink one of them if that is not intended)",
+                                  i, j));
+  return out;
+}
+
+}  // namespace
+
+ResourcePlan plan_resources(const LoadedDeck& deck, int ranks) {
+  ResourcePlan p;
+  p.ranks = std::max(1, ranks);
+  const auto root = deck.deck.root();
+  const int dim = deck.deck.dimension();
+  const auto domain = root.section("domain");
+  const auto lo = domain.vector("lower"), hi = domain.vector("upper");
+  const double dx = domain.real("cell_size");
+  const YAML::Node& raw = deck.deck.resolved();
+  const bool sph = raw["sph"] && raw["sph"]["particle_radius"];
+
+  std::array<int, 3> nodes{1, 1, 1};
+  double node_count = 1;
+  for (int d = 0; d < dim; ++d) {
+    const double cells = std::round((hi[d] - lo[d]) / dx);
+    node_count *= cells + 1;
+    if (cells + 1 > INT_MAX) {
+      p.overflow = log::format("%.3g cells along axis %d do not fit a 32-bit index", cells, d);
+    } else {
+      nodes[d] = static_cast<int>(cells) + 1;
+    }
+  }
+  p.grid_nodes = node_count;
+  // PETSc numbers the unknowns of the grid with 32-bit integers (PetscInt in Debian's build).
+  const double unknowns = node_count * (sph ? 1 : dim + 1);
+  if (p.overflow.empty() && unknowns > INT_MAX)
+    p.overflow = log::format("%.3g grid unknowns exceed PETSc's 32-bit index limit (2^31 - 1)", unknowns);
+
+  // Particles: each source's lattice (spacing 2 r for SPH, cell_size / particles_per_cell^(1/dim)
+  // for MPM) over its bounding box, clipped to the domain, times the share of the box it fills.
+  const YAML::Node sources = raw["sources"];
+  if (sources && sources.IsSequence()) {
+    for (const auto& s : sources) {
+      const std::string type = s["type"] ? s["type"].as<std::string>() : "box";
+      double spacing = dx;
+      if (sph) {
+        spacing = 2 * raw["sph"]["particle_radius"].as<double>();
+      } else if (s["particles_per_cell"]) {
+        spacing = dx / std::pow(std::max(1.0, s["particles_per_cell"].as<double>()), 1.0 / dim);
+      }
+      double count = volume_fraction(type, dim);
+      for (int d = 0; d < dim; ++d) {
+        double a = lo[d], b = hi[d];
+        if (type == "box") {
+          a = s["lower"][d].as<double>();
+          b = s["upper"][d].as<double>();
+        } else if (type == "sphere") {
+          a = s["center"][d].as<double>() - s["radius"].as<double>();
+          b = s["center"][d].as<double>() + s["radius"].as<double>();
+        } else if (type == "ellipsoid") {
+          a = s["center"][d].as<double>() - s["radii"][d].as<double>();
+          b = s["center"][d].as<double>() + s["radii"][d].as<double>();
+        }
+        a = std::max(a, lo[d]);
+        b = std::min(b, hi[d]);
+        count *= std::max(0.0, std::ceil((b - a) / spacing - 1e-9));
+      }
+      p.particles += count;
+    }
+  }
+  p.warnings = overlapping_sources(sources, dim);
+  const int di = dim == 3 ? 1 : 0;
+  p.bytes_total = p.particles * (sph ? kBytesPerParticleSph[di] : kBytesPerParticleMpm[di]) +
+                  node_count * (sph ? kBytesPerNodeSph : kBytesPerNodeMpm);
+  p.bytes_per_rank = p.bytes_total / p.ranks + kBytesPerProcess;
+  if (p.overflow.empty() && p.particles / p.ranks > INT_MAX)
+    p.overflow = log::format("%.3g particles per rank exceed the 32-bit loop index limit", p.particles / p.ranks);
+
+  // The process grid the run will ask for (see grid::Decomposition): MPM needs blocks of at least
+  // stencil width + 1 nodes (2, or 5 with surface tension), SPH of 2.
+  if (p.overflow.empty()) {
+    int width = 1;
+    if (raw["mpm"]) {
+      const YAML::Node st = raw["mpm"]["surface_tension"];
+      width = (st && st["enabled"] && st["enabled"].as<bool>()) ? 5 : 2;
+    }
+    const auto fixed = domain.vector("ranks");
+    long prod = 1;
+    bool all_fixed = true;
+    for (int d = 0; d < dim; ++d) {
+      if (fixed[d] > 0) prod *= static_cast<long>(fixed[d]);
+      else all_fixed = false;
+    }
+    if (all_fixed && prod != p.ranks) {
+      p.decomposition = log::format("the process grid domain.ranks has %ld blocks but the job has %d ranks", prod,
+                                    p.ranks);
+    } else if (dim == 2) {
+      std::array<int, 2> n{nodes[0], nodes[1]}, procs{static_cast<int>(fixed[0]), static_cast<int>(fixed[1])};
+      p.decomposition = grid::Decomposition<2>::choose_procs(n, p.ranks, width + 1, procs);
+    } else {
+      std::array<int, 3> n{nodes[0], nodes[1], nodes[2]};
+      std::array<int, 3> procs{static_cast<int>(fixed[0]), static_cast<int>(fixed[1]), static_cast<int>(fixed[2])};
+      p.decomposition = grid::Decomposition<3>::choose_procs(n, p.ranks, width + 1, procs);
+    }
+  }
+  return p;
+}
+
+std::string human_bytes(double b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int i = 0;
+  while (b >= 1024 && i < 5) {
+    b /= 1024;
+    ++i;
+  }
+  return log::format("%.3g %s", b, unit[i]);
+}
+
+std::string describe(const ResourcePlan& p) {
+  return log::format("estimate for %d rank%s: %.3g particles at the start, %.3g grid nodes, about %s in all, "
+                     "%s per rank",
+                     p.ranks, p.ranks == 1 ? "" : "s", p.particles, p.grid_nodes, human_bytes(p.bytes_total).c_str(),
+                     human_bytes(p.bytes_per_rank).c_str());
+}
+
+double rank_memory_limit(MPI_Comm comm, const LoadedDeck& deck, std::string& source) {
+  MPI_Comm node;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int local = 1;
+  MPI_Comm_size(node, &local);
+  MPI_Comm_free(&node);
+  double limit = INFINITY;
+  source = "";
+  auto consider = [&](double v, const std::string& what) {
+    if (v < limit) {
+      limit = v;
+      source = what;
+    }
+  };
+  const double max_memory = deck.deck.root().section("run").real("max_memory");
+  if (max_memory > 0) consider(max_memory * 1024.0 * 1024.0 * 1024.0, "run.max_memory");
+  const double node_bytes = std::min(read_meminfo_available(), cgroup_limit());
+  consider(node_bytes / local, log::format("the node's available memory (%s) shared by %d rank%s",
+                                           human_bytes(node_bytes).c_str(), local, local == 1 ? "" : "s"));
+  struct rlimit rl {};
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    // The limit counts address space, which the libraries and thread stacks already use far beyond
+    // their resident memory: what is left of it, plus the process cost the estimate includes.
+    consider(static_cast<double>(rl.rlim_cur) - virtual_size() + kBytesPerProcess,
+             log::format("the address-space limit (ulimit -v %s)", human_bytes(static_cast<double>(rl.rlim_cur)).c_str()));
+  }
+  // Every rank must reach the same verdict: the smallest limit of any rank decides.
+  struct {
+    double value;
+    int rank;
+  } mine{limit, rank}, least{};
+  MPI_Allreduce(&mine, &least, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+  int len = rank == least.rank ? static_cast<int>(source.size()) : 0;
+  MPI_Bcast(&len, 1, MPI_INT, least.rank, comm);
+  source.resize(static_cast<size_t>(len));
+  MPI_Bcast(source.data(), len, MPI_CHAR, least.rank, comm);
+  return least.value;
+}
+
+void refuse_what_cannot_fit(MPI_Comm comm, const LoadedDeck& deck, const ResourcePlan& p) {
+  const std::string& file = deck.deck.file();
+  if (!p.overflow.empty()) throw InputError(file, "domain.cell_size", p.overflow + "; use a coarser grid or fewer particles");
+  if (!p.decomposition.empty()) throw InputError(file, "domain.cell_size", p.decomposition);
+  std::string source;
+  const double limit = rank_memory_limit(comm, deck, source);
+  if (p.bytes_per_rank > limit)
+    throw InputError(file, "domain.cell_size",
+                     log::format("the run needs about %s per rank (%.3g particles, %.3g grid nodes on %d rank%s) but "
+                                 "may use %s (%s); coarsen domain.cell_size or the sources' particles_per_cell, or "
+                                 "spread the run over more nodes",
+                                 human_bytes(p.bytes_per_rank).c_str(), p.particles, p.grid_nodes, p.ranks,
+                                 p.ranks == 1 ? "" : "s", human_bytes(limit).c_str(), source.c_str()));
+}
+
+}  // namespace meniscus::run

@@ -1,0 +1,44 @@
+#pragma once
+// What a deck will ask of the machine, known before anything is allocated: particles, grid nodes,
+// bytes per rank, and whether an index would overflow 32 bits (PETSc's PetscInt, Kokkos loop
+// indices). `meniscus check` prints it; `meniscus run` refuses a deck that cannot fit (exit 2)
+// instead of letting the kernel's OOM killer or an uncaught allocation failure end the job.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "run/deck_schema.hpp"
+
+namespace meniscus::run {
+
+struct ResourcePlan {
+  int ranks = 1;
+  double particles = 0;        // at the start (SPH emitters add more during the run)
+  double grid_nodes = 0;       // the method's background grid (MPM) or cell grid (SPH)
+  double bytes_total = 0;      // estimate of the working memory of the whole job
+  double bytes_per_rank = 0;   // bytes_total / ranks plus the fixed cost of one process
+  std::string overflow;        // why an index would not fit in 32 bits ("" if it fits)
+  std::string decomposition;   // why the grid cannot be split among `ranks` ("" if it can)
+  std::vector<std::string> warnings;  // e.g. sources that overlap (their particles add up there)
+};
+
+// The estimate for `ranks` ranks (pure arithmetic on the resolved deck, no allocation).
+ResourcePlan plan_resources(const LoadedDeck& deck, int ranks);
+
+// One line for `meniscus check`.
+std::string describe(const ResourcePlan& plan);
+
+// Bytes one rank may use: the smallest of the deck's run.max_memory, the node's available memory
+// (MemAvailable, and the cgroup limit where there is one) shared by the ranks on this node, and the
+// process's address-space limit (ulimit -v). `source` names the limit that was chosen. Collective.
+double rank_memory_limit(MPI_Comm comm, const LoadedDeck& deck, std::string& source);
+
+// Throws InputError (exit 2, one line) when the plan overflows 32-bit indices, cannot be
+// decomposed, or needs more than rank_memory_limit. Collective.
+void refuse_what_cannot_fit(MPI_Comm comm, const LoadedDeck& deck, const ResourcePlan& plan);
+
+// "1.5 GiB"
+std::string human_bytes(double bytes);
+
+}  // namespace meniscus::run

@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# Whole-program checks of what a careless or hostile user can do to a run (issue 18):
+#   input       duplicate keys, empty values, a folder or missing deck, --threads/OMP_NUM_THREADS out of
+#               bounds, decks too large for memory or for 32-bit indices, a grid that cannot be split
+#               among the ranks `check` is asked about, --steps before a restart's step: exit 2, one line,
+#               and no output folder left behind;
+#   folder      a second run into a folder holding another run is refused; --overwrite clears it;
+#               --restart appends and drops the later particle files;
+#   checkpoint  a checkpoint with flipped bytes or a changed density is refused on restart (exit 2
+#               naming the dataset or the key), also under mpirun -n 2; a full disk during a
+#               checkpoint ends with exit 1 and no .tmp, no crash (np 1 and 2);
+#   unstable    SPH with a far too large dt, or losing mass through the open box, stops with exit 1
+#               naming the step and the key, after a diagnostics row and a checkpoint of the failing
+#               state; the MPM non-finite-velocity guard does the same; an SPH run whose particles all
+#               leave writes valid empty files, and a restart reads them;
+#   signals     SIGINT and SIGHUP stop with a checkpoint (exit 130, 129); SIGTERM to the ranks of
+#               mpirun -n 2 (as Slurm's scancel sends it) gives 143; SIGTERM during setup stops at once.
+#
+# usage: reliability.sh MENISCUS SOURCE_DIR [MPIEXEC] [GROUP]
+# Prints one line per check and finally "N passed, M failed"; exits non-zero if any check failed.
+set -u
+
+BIN=${1:?usage: reliability.sh MENISCUS SOURCE_DIR [MPIEXEC] [GROUP]}
+SRC=${2:?usage: reliability.sh MENISCUS SOURCE_DIR [MPIEXEC] [GROUP]}
+MPIEXEC=${3:-}
+GROUP=${4:-all}
+LIMIT=120
+
+[ -f "$SRC/scripts/mpi-env.sh" ] && . "$SRC/scripts/mpi-env.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+
+DECK=$SRC/inputs/dam-break-2d.yaml
+SPH=$SRC/inputs/sph-plateau-rayleigh-ci.yaml
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/meniscus-reliability.XXXXXX")
+mounted=""
+trap '[ -n "$mounted" ] && umount "$mounted" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+# np_cmd NP: the launcher prefix for NP ranks (empty for one).
+np_run() {
+  local name=$1 np=$2
+  shift 2
+  if [ "$np" != 1 ] && ! have_mpi; then
+    rc=skip
+    return
+  fi
+  run_cmd "$name" "$np" "$@"
+}
+crashed() { grep -q -E 'Segmentation fault|Aborted|terminate called|Process received signal|HDF5-DIAG|addr overflow' "$1"; }
+
+# expect LABEL NP CODE WORDS ARGS...: meniscus ARGS exits with CODE, its first "error:" line (if
+# CODE != 0) contains every |-separated WORD, exactly one error line, and nothing crashed.
+expect() {
+  local label=$1 np=$2 code=$3 words=$4
+  shift 4
+  np_run "$label" "$np" "$@"
+  if [ "$rc" = skip ]; then
+    echo "skip  $label (np=$np): no mpiexec"
+    return 1
+  fi
+  local err=$tmp/$label.err problems="" line count
+  [ "$rc" = "$code" ] || problems+="exit code $rc, expected $code; "
+  line=$(grep -m1 '^error: ' "$err")
+  count=$(grep -c '^error: ' "$err")
+  if [ "$code" != 0 ]; then
+    [ "$count" = 1 ] || problems+="$count error lines, expected 1; "
+    local IFS='|' w
+    for w in $words; do [[ "$line" == *"$w"* ]] || problems+="error line lacks '$w'; "; done
+  fi
+  ! crashed "$err" || problems+="crash output on stderr; "
+  if [ -z "$problems" ]; then
+    pass "$label (np=$np): exit $rc${line:+: $(echo "$line" | cut -c1-150)}"
+    return 0
+  fi
+  fail "$label (np=$np): $problems"
+  show "$err"
+  return 1
+}
+
+input_checks() {
+  printf 'simulation:\n  dimension: 2\n  method: mpm-explicit\n  dimension: 3\n' >"$tmp/dup.yaml"
+  expect duplicate_key 1 2 "dup.yaml|simulation.dimension|duplicate key|line 2|line 4" check "$tmp/dup.yaml"
+  sed -e 's/^  cfl: 0.4/  cfl:/' "$DECK" >"$tmp/empty.yaml"
+  expect empty_value 1 2 "empty.yaml|mpm.cfl|empty value" check "$tmp/empty.yaml"
+  expect empty_set 1 2 "mpm.cfl|empty value" check "$DECK" --set mpm.cfl=
+  mkdir -p "$tmp/folder.yaml"
+  expect deck_is_folder 1 2 "folder.yaml|is a directory" check "$tmp/folder.yaml"
+  local out=$tmp/never
+  expect threads_zero 1 2 "--threads" run "$DECK" --threads 0 --output "$out" --steps 1
+  expect threads_negative 1 2 "--threads" run "$DECK" --threads -3 --output "$out" --steps 1
+  expect threads_too_many 1 2 "--threads 1000 exceeds" run "$DECK" --threads 1000 --output "$out" --steps 1
+  OMP_NUM_THREADS=1000 expect omp_threads_too_many 1 2 "OMP_NUM_THREADS|exceeds" run "$DECK" --output "$out" --steps 1
+  OMP_NUM_THREADS=0 expect omp_threads_zero 1 2 "OMP_NUM_THREADS" run "$DECK" --output "$out" --steps 1
+  # 1e-5 m cells: 2.6e8 particles, hundreds of GiB. check prints the estimate, run refuses at once.
+  if expect memory_bomb_check 1 0 "" check "$DECK" --set domain.cell_size=1e-5; then
+    grep -q 'estimate for 1 rank: 2.6.e+08 particles' "$tmp/memory_bomb_check.out" && pass "memory_bomb_check prints the estimate" ||
+      fail "memory_bomb_check: no estimate line with 2.6e+08 particles"
+  fi
+  expect memory_bomb_run 1 2 "domain.cell_size|needs about|per rank" run "$DECK" --set domain.cell_size=1e-5 --output "$out"
+  expect memory_bomb_ppc 1 2 "domain.cell_size|particles per rank" run "$DECK" --set "sources[0].particles_per_cell=1000000" --output "$out"
+  expect max_memory 1 2 "run.max_memory" run "$DECK" --set run.max_memory=10MiB --output "$out" --steps 1
+  expect index_overflow_check 1 2 "domain.cell_size|32-bit" check "$DECK" --set domain.cell_size=1e-6
+  expect index_overflow_run 1 2 "domain.cell_size|32-bit" run "$DECK" --set domain.cell_size=1e-6 --output "$out"
+  # 10 x 4 cells cannot be split among 4 ranks: check --ranks 4 says so, as run -n 4 would.
+  expect check_ranks 1 2 "domain.cell_size" check "$DECK" --set domain.cell_size=0.04 --ranks 4
+  [ ! -e "$out" ] && pass "no output folder was created by the refused runs" || fail "refused runs created $out"
+  # Two overlapping sources: check warns (the mass adds up where they meet); the plain deck does not.
+  sed -e 's/^diagnostics:/  - {type: box, material: water, lower: [0.03, 0.03], upper: [0.1, 0.1]}\ndiagnostics:/' "$DECK" >"$tmp/overlap.yaml"
+  if expect overlap_check 1 0 "" check "$tmp/overlap.yaml"; then
+    grep -q 'warning: .*sources\[0\] and sources\[1\] overlap' "$tmp/overlap_check.err" && pass "overlap_check: warning printed" ||
+      fail "overlap_check: no overlap warning"
+    run_cmd no_overlap 1 check "$DECK"
+    ! grep -q overlap "$tmp/no_overlap.err" && pass "no overlap warning for a single source" || fail "overlap warning without overlap"
+  fi
+  # --steps before the checkpoint's step.
+  run_cmd steps_setup 1 run "$DECK" --output "$tmp/steps" --steps 4 --quiet --set checkpoint.every=4 --set output.every_time=0
+  expect restart_steps_below 1 2 "--steps 2|step 4" run "$DECK" --output "$tmp/steps" --steps 2 --restart latest "$tmp/steps"
+}
+
+folder_checks() {
+  local out=$tmp/folder args=(--quiet --set checkpoint.every=4 --set output.every=4)
+  expect first_run 1 0 "" run "$DECK" --output "$out" --steps 8 "${args[@]}" || return
+  expect second_run_refused 1 2 "$out|holds another run|--overwrite" run "$DECK" --output "$out" --steps 4 "${args[@]}"
+  [ -f "$out/checkpoints/chk_000008.h5" ] && pass "the refused run left the first run intact" || fail "the refused run changed the first run"
+  expect restart_appends 1 0 "" run "$DECK" --output "$out" --steps 6 --restart "$out/checkpoints/chk_000004.h5" "${args[@]}"
+  local problems=""
+  [ -e "$out/particles_000008.h5" ] && problems+="particles_000008.h5 of the abandoned future is still there; "
+  [ "$(tail -n 1 "$out/diagnostics.csv" | cut -d, -f1)" = 6 ] || problems+="diagnostics.csv does not end at step 6; "
+  grep -q 'particles_000008' "$out/particles.xdmf" && problems+="particles.xdmf still lists step 8; "
+  [ -z "$problems" ] && pass "restart truncated diagnostics and the particle series after step 4" || fail "restart: $problems"
+  expect overwrite 1 0 "" run "$DECK" --output "$out" --steps 2 --overwrite --quiet
+  [ ! -e "$out/checkpoints" ] && [ ! -e "$out/particles_000004.h5" ] && pass "--overwrite removed the earlier run's files" ||
+    fail "--overwrite left the earlier run's files"
+}
+
+checkpoint_checks() {
+  local out=$tmp/chk
+  run_cmd chk_setup 1 run "$DECK" --output "$out" --steps 2 --quiet --set checkpoint.every=2 --set output.every_time=0
+  local good=$out/checkpoints/chk_000002.h5
+  if [ ! -f "$good" ]; then
+    fail "checkpoint setup: no $good"
+    return
+  fi
+  # Flip 64 bytes inside /particles/velocity (its offset from h5dump, else a fixed spot in the data).
+  local off
+  off=$(h5dump -p -H -d /particles/velocity "$good" 2>/dev/null | awk '/OFFSET/ {print $2; exit}')
+  off=${off:-200000}
+  cp "$good" "$tmp/flipped.h5"
+  python3 - "$tmp/flipped.h5" $((off + 800)) <<'EOF'
+import sys
+path, at = sys.argv[1], int(sys.argv[2])
+with open(path, "r+b") as f:
+    f.seek(at); b = bytearray(f.read(64)); f.seek(at); f.write(bytes(x ^ 0x5A for x in b))
+EOF
+  for np in 1 2; do
+    expect "flipped_np$np" "$np" 2 "flipped.h5|particles/velocity|checksum" run "$DECK" --output "$tmp/r$np" --steps 4 --restart "$tmp/flipped.h5"
+    expect "density_changed_np$np" "$np" 2 "chk_000002.h5|materials[0].density|1000|1200" run "$DECK" --output "$tmp/d$np" \
+      --steps 4 --restart "$good" --set "materials[0].density=1200"
+  done
+  [ ! -e "$tmp/r1" ] && [ ! -e "$tmp/d1" ] && pass "refused restarts created no output folder" || fail "a refused restart created its output folder"
+  # Disk full in the middle of a write: the checkpoint's .tmp is /dev/full (writes fail with ENOSPC).
+  for np in 1 2; do
+    ln -sf /dev/full "$out/checkpoints/chk_000004.h5.tmp"
+    if expect "disk_full_np$np" "$np" 1 "chk_000004.h5.tmp|file system full" run "$DECK" --output "$out" --steps 4 --quiet \
+      --set checkpoint.every=2 --set output.every_time=0 --restart latest "$out"; then
+      compgen -G "$out/checkpoints/*.tmp" >/dev/null && fail "disk_full_np$np: the .tmp is still there" ||
+        pass "disk_full_np$np: partial file removed, chk_000002 kept"
+    fi
+  done
+  # Disk full before the write: a 2 MB tmpfs holds one 1.4 MB checkpoint, not two.
+  mkdir -p "$tmp/small"
+  if mount -t tmpfs -o size=2m tmpfs "$tmp/small" 2>/dev/null; then
+    mounted=$tmp/small
+    expect disk_full_tmpfs 1 1 "no room for checkpoint|chk_000004.h5" run "$DECK" --output "$tmp/small/o" --steps 6 --quiet \
+      --set checkpoint.every=2 --set output.every_time=0 --set checkpoint.keep=3
+    umount "$tmp/small" && mounted=""
+  else
+    echo "skip  disk_full_tmpfs: cannot mount a tmpfs here"
+  fi
+}
+
+unstable_checks() {
+  local out=$tmp/sph_dt
+  if expect sph_dt_unstable 1 1 "step 1|unstable|sph.dt|unstable/chk_000001.h5" run "$SPH" --output "$out" --quiet --set sph.dt=0.1; then
+    [ -f "$out/unstable/chk_000001.h5" ] && [ "$(tail -n 1 "$out/diagnostics.csv" | cut -d, -f1)" = 1 ] &&
+      pass "sph_dt_unstable: checkpoint of the failing state and its diagnostics row" || fail "sph_dt_unstable: no last checkpoint or row"
+  fi
+  # The column moves out of the (open) box at 4 m/s: mass leaves, slowly enough for every CFL check.
+  expect sph_mass_removed 1 1 "run.max_removed_mass|% of the particle mass|unstable/chk_" run "$SPH" --output "$tmp/sph_mass" --quiet \
+    --set "sources[0].velocity=[4,0,0]"
+  # With the limit lifted every particle leaves: the files of an empty set are valid and restart.
+  out=$tmp/sph_empty
+  if expect sph_all_gone 1 0 "" run "$SPH" --output "$out" --quiet --set "sources[0].velocity=[15,0,0]" --set run.max_removed_mass=1 \
+    --set simulation.end_time=0.04 --set checkpoint.every=30; then
+    local shape
+    shape=$(h5dump -H -d /position "$out/particles_000040.h5" 2>&1 | grep -o 'DATASPACE  SIMPLE { ( 0, 3 )')
+    [ -n "$shape" ] && pass "sph_all_gone: particles_000040.h5 holds a valid 0 x 3 position dataset" ||
+      fail "sph_all_gone: particles_000040.h5 is not a valid empty file"
+    expect sph_empty_restart 1 0 "" run "$SPH" --output "$out" --quiet --set "sources[0].velocity=[15,0,0]" \
+      --set run.max_removed_mass=1 --set simulation.end_time=0.04 --steps 30 --restart latest "$out"
+  fi
+  out=$tmp/mpm_nan
+  if expect mpm_nonfinite 1 1 "non-finite velocity|mpm.cfl|unstable/chk_" run "$DECK" --output "$out" --quiet --steps 5 \
+    --set "sources[0].velocity=[1e307,0]"; then
+    compgen -G "$out/unstable/chk_*.h5" >/dev/null && pass "mpm_nonfinite: checkpoint of the failing state written" ||
+      fail "mpm_nonfinite: no checkpoint of the failing state"
+  fi
+}
+
+# signal_stop LABEL NP SIGNAL CODE TARGET: signal a running job (TARGET: main = the launched process,
+# ranks = every rank, as Slurm does), expect CODE and a checkpoint.
+signal_stop() {
+  local label=$1 np=$2 sig=$3 code=$4 target=$5 out=$tmp/$1
+  if [ "$np" != 1 ] && ! have_mpi; then
+    echo "skip  $label: no mpiexec"
+    return
+  fi
+  if [ "$np" = 1 ]; then
+    "$BIN" run "$DECK" --output "$out" --quiet --set diagnostics.every=20 >"$tmp/$label.out" 2>"$tmp/$label.err" &
+  else
+    "$MPIEXEC" -n "$np" --oversubscribe "$BIN" run "$DECK" --output "$out" --quiet --set diagnostics.every=20 \
+      >"$tmp/$label.out" 2>"$tmp/$label.err" &
+  fi
+  local pid=$! waited=0
+  until [ -f "$out/diagnostics.csv" ] && [ "$(wc -l <"$out/diagnostics.csv")" -ge 3 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+    if [ "$waited" -gt 600 ]; then
+      kill -9 "$pid" 2>/dev/null
+      fail "$label: the run did not start stepping"
+      return
+    fi
+  done
+  if [ "$target" = ranks ]; then pkill "-$sig" -P "$pid"; else kill "-$sig" "$pid"; fi
+  { wait "$pid"; } 2>/dev/null
+  rc=$?
+  local problems=""
+  [ "$rc" = "$code" ] || problems+="exit code $rc, expected $code; "
+  compgen -G "$out/checkpoints/chk_*.h5" >/dev/null || problems+="no checkpoint; "
+  grep -q "SIG$sig received: stopped after step" "$tmp/$label.err" || problems+="no stop message; "
+  [ -z "$problems" ] && pass "$label: SIG$sig -> checkpoint, exit $rc" || { fail "$label: $problems"; show "$tmp/$label.err"; }
+}
+
+signal_checks() {
+  signal_stop sigint 1 INT 130 main
+  signal_stop sighup 1 HUP 129 main
+  signal_stop sigterm_ranks 2 TERM 143 ranks
+  # SIGTERM during setup (seeding 650k particles): the run stops at once with 143.
+  local out=$tmp/setup
+  "$BIN" run "$DECK" --output "$out" --quiet --set domain.cell_size=0.0002 >"$tmp/setup.out" 2>"$tmp/setup.err" &
+  local pid=$! n=0
+  # The setup handler is in place once the process catches SIGTERM (bit 15 of SigCgt in /proc).
+  caught_term() { local m; m=$(awk '/^SigCgt:/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [ -n "$m" ] && (((16#$m >> 14) & 1)); }
+  until caught_term || [ "$n" -gt 500 ]; do
+    sleep 0.01
+    n=$((n + 1))
+  done
+  local t0=$SECONDS
+  kill -TERM "$pid"
+  { wait "$pid"; } 2>/dev/null
+  rc=$?
+  local took=$((SECONDS - t0))
+  if [ "$rc" = 143 ] && [ "$took" -le 3 ] && grep -q 'during setup' "$tmp/setup.err" && [ ! -e "$out/diagnostics.csv" ]; then
+    pass "setup_sigterm: stopped during setup, exit 143 after ${took}s"
+  else
+    fail "setup_sigterm: exit $rc after ${took}s"
+    show "$tmp/setup.err"
+  fi
+}
+
+case "$GROUP" in
+  input) input_checks ;;
+  folder) folder_checks ;;
+  checkpoint) checkpoint_checks ;;
+  unstable) unstable_checks ;;
+  signals) signal_checks ;;
+  all) input_checks; folder_checks; checkpoint_checks; unstable_checks; signal_checks ;;
+  *) echo "unknown group '$GROUP' (input, folder, checkpoint, unstable, signals, all)"; exit 2 ;;
+esac
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
