@@ -46,6 +46,8 @@ class Method {
   // Appends the method's diagnostics (collective).
   virtual void diagnostics(DiagnosticRow& row) = 0;
   virtual long global_particle_count() = 0;
+  // Particles on this rank (not collective); the time loop sums it with its per-step reduction.
+  virtual long local_particle_count() { return static_cast<long>(particles().size()); }
   virtual Timers& timers() = 0;
 
   // The particles, for output, in-situ visualisation and checkpoints. Persistent fields (see

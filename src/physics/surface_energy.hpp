@@ -89,6 +89,41 @@ KOKKOS_INLINE_FUNCTION double surface_energy_gradient(const double* M, const dou
   return n;
 }
 
+// Footprint of a sample on a wall: the deformed element cof(M) a projected onto the wall's unit
+// normal nw (pointing out of the solid into the liquid), counted where the element faces the wall,
+// h(M) = max(0, -nw . cof(M) a). A solid-liquid sample stores the wetting energy k_SL h + k_LG (g - h):
+// the part of its area that lies flat on the wall is wetted, the rest (the wrinkles of an underside,
+// the flanks near the contact line) is liquid-gas surface (docs/theory-mpm-surface-tension.md). Writes
+// dh/dM (row-major; zero where h = 0) and returns h. Linear in M in 2D, quadratic in 3D.
+template <int Dim>
+KOKKOS_INLINE_FUNCTION double wall_footprint_gradient(const double* M, const double* a, const double* nw, double* dh) {
+  double c[Dim];
+  cofactor_area<Dim>(M, a, c);
+  double h = 0;
+  if constexpr (Dim == 2) {
+    // cofactor_area returns u = M t with t = (a1, -a0); cof(M) a = R90 u = (-u1, u0).
+    h = nw[0] * c[1] - nw[1] * c[0];
+    const double t[2] = {a[1], -a[0]};
+    for (int j = 0; j < 2; ++j) {
+      dh[0 * 2 + j] = h > 0 ? -nw[1] * t[j] : 0.0;
+      dh[1 * 2 + j] = h > 0 ? nw[0] * t[j] : 0.0;
+    }
+  } else {
+    for (int d = 0; d < 3; ++d) h -= nw[d] * c[d];
+    // dh/df_gamma = -G_gamma^T nw, written into column gamma.
+    for (int g = 0; g < 3; ++g) {
+      double G[9];
+      detail::column_jacobian(M, a, g, G);
+      for (int i = 0; i < 3; ++i) {
+        double s = 0;
+        for (int k = 0; k < 3; ++k) s -= G[k * 3 + i] * nw[k];
+        dh[i * 3 + g] = h > 0 ? s : 0.0;
+      }
+    }
+  }
+  return h > 0 ? h : 0.0;
+}
+
 // d2g/dM2 as a (Dim*Dim) x (Dim*Dim) row-major matrix: H[(i*Dim+j)*Dim*Dim + (k*Dim+l)].
 template <int Dim>
 KOKKOS_INLINE_FUNCTION void surface_energy_hessian(const double* M, const double* a, double* H) {

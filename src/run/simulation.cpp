@@ -152,12 +152,13 @@ RunSummary Simulation::run() {
       throw RuntimeError(std::string(e.what()) + "; " + where + ", its diagnostics in diagnostics.csv" +
                          (good.empty() ? std::string() : "; the last good checkpoint is " + good));
     }
-    const long n = method_->global_particle_count();
+    // Every rank must agree to stop after the same step; the signal may have reached only some. The
+    // particle count (for the rate) comes with it in one reduction.
+    long n = 0;
+    stop_signal = signals.agree(comm_, method_->local_particle_count(), n);
     particle_steps += static_cast<double>(n);
     const double w = wall();
     if (step % diag_every == 0) record(w);
-    // Every rank must agree to stop after the same step; the signal may have reached only some.
-    stop_signal = signals.agree(comm_);
     const bool last = stop_signal != 0 || !(t < end_time * (1 - 1e-12) && (max_steps <= 0 || step < max_steps));
     for (auto& o : observers_) o->after_step(*method_, StepInfo{step, t, dt, w, last, stop_signal});
     if (stop_signal) break;

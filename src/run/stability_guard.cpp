@@ -89,10 +89,11 @@ void StabilityGuard::check(Method& method, long step, double dt) {
   auto& set = method.particles();
   const VelocityCheck local =
       scan_velocities(set, method.position_field(), field_index(set, "velocity"), method.dimension());
-  long bad = local.nonfinite_id;
-  double vmax = local.max_speed;
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG, MPI_MAX, comm_);
-  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  // One reduction for both maxima (ids are exact in a double up to 2^53).
+  double worst[2] = {static_cast<double>(local.nonfinite_id), local.max_speed};
+  MPI_Allreduce(MPI_IN_PLACE, worst, 2, MPI_DOUBLE, MPI_MAX, comm_);
+  const long bad = static_cast<long>(worst[0]);
+  const double vmax = worst[1];
   if (bad >= 0)
     throw UnstableRun(log::format("step %ld: non-finite velocity or position at particle %ld: the run is unstable "
                                   "(reduce %s)", step, bad, step_keys_.c_str()));

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace meniscus::run {
 
 namespace {
@@ -52,6 +54,27 @@ void install_setup_signal_exit() {
 }
 
 int stop_exit_code(int sig) { return sig == 0 || sig == SIGUSR1 ? 0 : 128 + sig; }
+
+namespace {
+// Element 0 summed (the count), element 1 the maximum (the signal).
+void sum_and_max(void* in, void* inout, int* len, MPI_Datatype*) {
+  const long* a = static_cast<const long*>(in);
+  long* b = static_cast<long*>(inout);
+  for (int i = 0; i + 1 < *len; i += 2) {
+    b[i] += a[i];
+    b[i + 1] = std::max(b[i + 1], a[i + 1]);
+  }
+}
+}  // namespace
+
+int StopSignals::agree(MPI_Comm comm, long local_count, long& total_count) const {
+  static MPI_Op op = MPI_OP_NULL;  // created once, freed by MPI_Finalize
+  if (op == MPI_OP_NULL) MPI_Op_create(&sum_and_max, /*commute=*/1, &op);
+  long mine[2] = {local_count, static_cast<long>(g_signal)}, all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_LONG, op, comm);
+  total_count = all[0];
+  return static_cast<int>(all[1]);
+}
 
 const char* signal_name(int sig) {
   switch (sig) {

@@ -3,7 +3,7 @@
 // (#SBATCH --signal=B:USR1@120, forwarded by the job script) and TERM when it cancels or times out a
 // job; a terminal sends INT (Ctrl-C) and HUP (the terminal closed). The handler only records the
 // signal; the time loop asks every rank after each step (an MPI_Allreduce, since the signal may reach
-// the ranks at different moments), writes a final checkpoint and stops.
+// the ranks at different moments; fused with the particle count), writes a final checkpoint and stops.
 //
 // Before the time loop (reading the deck, seeding, reading a restart file) there is nothing to save
 // yet, so `SetupSignals` makes the same signals end the process at once with the run's exit code.
@@ -24,6 +24,9 @@ class StopSignals {
   // The signal any rank has received since the start (the larger number if several), or 0.
   // Collective.
   int agree(MPI_Comm comm) const;
+  // The same, and the sum of `local_count` over the ranks in the same MPI_Allreduce (the time loop's
+  // per-step particle count rides along with the stop signal: one collective instead of two).
+  int agree(MPI_Comm comm, long local_count, long& total_count) const;
 
  private:
   struct sigaction old_[4]{};

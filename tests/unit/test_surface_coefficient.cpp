@@ -92,6 +92,16 @@ TEST(SurfaceCoefficient, SamplesNearACollidersAreSolidLiquid) {
   EXPECT_EQ(iface(1), static_cast<uint8_t>(mpm::Interface::LiquidGas));
   EXPECT_EQ(iface(2), static_cast<uint8_t>(mpm::Interface::SolidLiquid));
   EXPECT_EQ(iface(3), static_cast<uint8_t>(mpm::Interface::LiquidGas));
+  // Every sample carries its k_LG; wetted ones the floor's normal (0, 1), the others none: a wetted
+  // sample pays k_SL for its footprint on the floor and k_LG for the rest (surface_energy.hpp).
+  auto klg = host(s.liquid_gas);
+  auto nw = host(s.wall_normal);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_DOUBLE_EQ(klg(r), 2.0) << r;
+    const bool wet = iface(r) == static_cast<uint8_t>(mpm::Interface::SolidLiquid);
+    EXPECT_DOUBLE_EQ(nw(r, 0), 0.0) << r;
+    EXPECT_DOUBLE_EQ(nw(r, 1), wet ? 1.0 : 0.0) << r;
+  }
   // Lengths by interface: |dA| = 0.01, 0.02, 0.03, 0.04.
   double lg = 0, sl = 0;
   mpm::interface_measures<2>(s, lg, sl);

@@ -69,3 +69,63 @@ TEST(SurfaceEnergy, ConvexIn2D) {
     EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::Matrix4d>(Hm).eigenvalues().minCoeff(), -1e-12 * Hm.norm());
   }
 }
+
+// The footprint h(M) = max(0, -nw . cof(M) a) of a solid-liquid sample on a wall (contact angles):
+// gradient against central differences where the sample faces the wall, zero where it faces away, the
+// value |a| for an element lying flat on the wall, and, for a flat underside, the same force at M = I as
+// |dA| (so a flat wetted surface is unchanged), while a tilted (wrinkled) element's footprint is only
+// its projection: |a| |n . nw| (cos 30 deg for 30 deg of tilt).
+namespace {
+template <int Dim>
+void check_footprint() {
+  constexpr int N = Dim * Dim;
+  std::mt19937 rng(29 + Dim);
+  std::uniform_real_distribution<double> u(-0.3, 0.3);
+  double nw[Dim] = {};
+  nw[Dim - 1] = 1;  // a floor
+  int facing = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    double M[N], a[Dim], g[N];
+    for (int i = 0; i < N; ++i) M[i] = (i % (Dim + 1) == 0 ? 1.0 : 0.0) + u(rng);
+    for (int d = 0; d < Dim; ++d) a[d] = 0.05 * u(rng);
+    a[Dim - 1] = trial % 2 ? -0.05 : 0.05;  // half face the wall (outward normal down), half away
+    const double h0 = wall_footprint_gradient<Dim>(M, a, nw, g);
+    EXPECT_GE(h0, 0.0);
+    double scale = 1e-12;
+    for (int i = 0; i < N; ++i) scale = std::max(scale, std::fabs(g[i]));
+    if (h0 > 0) ++facing;
+    const double step = 1e-6;
+    for (int i = 0; i < N; ++i) {
+      double Mp[N], Mm[N], tmp[N];
+      for (int j = 0; j < N; ++j) Mp[j] = Mm[j] = M[j];
+      Mp[i] += step;
+      Mm[i] -= step;
+      const double hp = wall_footprint_gradient<Dim>(Mp, a, nw, tmp), hm = wall_footprint_gradient<Dim>(Mm, a, nw, tmp);
+      if (hp > 0 && hm > 0) EXPECT_NEAR(g[i], (hp - hm) / (2 * step), 1e-6 * scale) << "gradient " << i;
+      if (hp == 0 && hm == 0) EXPECT_EQ(g[i], 0.0);
+    }
+  }
+  EXPECT_GT(facing, 10);
+}
+}  // namespace
+
+TEST(SurfaceEnergy, WallFootprintDerivativesMatchFiniteDifferences2D) { check_footprint<2>(); }
+TEST(SurfaceEnergy, WallFootprintDerivativesMatchFiniteDifferences3D) { check_footprint<3>(); }
+
+TEST(SurfaceEnergy, WallFootprintOfAFlatUndersideIsItsArea) {
+  const double I2[4] = {1, 0, 0, 1}, nw2[2] = {0, 1};
+  double dh[4], dg[4];
+  const double flat[2] = {0, -0.4};
+  EXPECT_NEAR(wall_footprint_gradient<2>(I2, flat, nw2, dh), 0.4, 1e-15);
+  surface_energy_gradient<2>(I2, flat, dg);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(dh[i], dg[i], 1e-15) << i;
+  const double tilted[2] = {0.4 * std::sin(M_PI / 6), -0.4 * std::cos(M_PI / 6)};
+  EXPECT_NEAR(wall_footprint_gradient<2>(I2, tilted, nw2, dh), 0.4 * std::cos(M_PI / 6), 1e-15);
+  const double away[2] = {0, 0.4};
+  EXPECT_EQ(wall_footprint_gradient<2>(I2, away, nw2, dh), 0.0);
+  const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, nw3[3] = {0, 0, 1}, flat3[3] = {0, 0, -0.3};
+  double dh3[9], dg3[9];
+  EXPECT_NEAR(wall_footprint_gradient<3>(I3, flat3, nw3, dh3), 0.3, 1e-15);
+  surface_energy_gradient<3>(I3, flat3, dg3);
+  for (int i = 0; i < 9; ++i) EXPECT_NEAR(dh3[i], dg3[i], 1e-15) << i;
+}

@@ -75,22 +75,32 @@ double cap_angle_deg(double half_width, double area) {
 
 // A drop with the area of a disc of radius R starts as a circular cap of 107.5 deg (a disc cut
 // 0.3 R below its centre) on the floor and relaxes for t_end seconds.
-Sessile sessile_drop(double ratio, double dx, double R, double t_end, const std::string& series) {
+// `start_deg`: the angle of the seeded cap (by default 107.5 deg, a disc cut 0.3 R below its centre);
+// `width`: the domain's width (the drop in its middle).
+Sessile sessile_drop(double ratio, double dx, double R, double t_end, const std::string& series,
+                     const std::string& integrator = "explicit", double start_deg = 0, double width = 1.0) {
   const double k = 0.1, rho = 10, K = 100, viscosity = 0.2;
-  const double floor_y = 0.15 + 0.5 * dx;
-  const double theta0 = std::acos(-0.3);
+  const double floor_y = std::round(0.15 / dx) * dx + 0.5 * dx;  // half a cell above a node row
+  const double theta0 = start_deg > 0 ? start_deg * M_PI / 180 : std::acos(-0.3);
   const double Rt = R * std::sqrt(M_PI / (theta0 - std::sin(theta0) * std::cos(theta0)));
+  const double centre_y = start_deg > 0 ? floor_y - std::cos(theta0) * Rt : floor_y + 0.3 * Rt;
+  // The seeding disc of a flat cap reaches far below the floor (its particles there are removed): the
+  // domain extends down and sideways to hold it, by whole cells so the floor stays mid-cell.
+  const double lower_y = std::min(0.0, -std::ceil((Rt - centre_y) / dx + 1) * dx);
+  width = std::max(width, std::ceil((2 * Rt) / dx + 2) * dx);
   const std::string deck = log::format(R"(
 simulation: {dimension: 2, method: mpm, end_time: 100}
-domain: {lower: [0, 0], upper: [1, 0.6], cell_size: %.17g, walls: none}
+domain: {lower: [0, %.17g], upper: [%.17g, 0.6], cell_size: %.17g, walls: none}
 mpm:
+  integrator: %s
   gravity: [0, 0]
   surface_tension: {enabled: true, coefficient: %g, samples_per_dx: 16}
 materials: [{name: liquid, model: fluid, density: %g, bulk_modulus: %g, viscosity: %g}]
 colliders: [{type: half-space, point: [0, %.17g], normal: [0, 1], boundary: slip-attached, solid_liquid_coefficient: %.17g}]
-sources: [{type: sphere, material: liquid, center: [0.5, %.17g], radius: %.17g, particles_per_cell: 4}]
+sources: [{type: sphere, material: liquid, center: [%.17g, %.17g], radius: %.17g, particles_per_cell: 4}]
 )",
-                                       dx, k, rho, K, viscosity, floor_y, ratio * k, floor_y + 0.3 * Rt, Rt);
+                                       lower_y, width, dx, integrator.c_str(), k, rho, K, viscosity, floor_y, ratio * k,
+                                       0.5 * width, centre_y, Rt);
   auto d = test::deck_from_string(deck);
   mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   test::SeriesCsv csv(series, "time_s,contact_angle_deg,solid_liquid_length_m,kinetic_energy_j");
@@ -187,3 +197,167 @@ TEST(ContactAngleValidation, YoungAngles2D) { young_angles(0.01, 0.15, 3.0, "2d"
 
 // Finer: R = 20 dx, 4 s.
 TEST(ContactAngleValidation, LongYoungAngles2DFine) { young_angles(0.0075, 0.15, 4.0, "2d_fine"); }
+
+// Young's angles across the range (issue 14). A 40 deg drop once blew up at t = 2.83 s: solid-liquid
+// samples carried the negative tension k_SL on their whole area, and a negative tension makes grid-scale
+// wrinkles of the underside grow, so the wetted length grew without bound (the drop ran into a film to
+// the domain's edges) until the wrinkles exploded (docs/theory-mpm-surface-tension.md). Each wetted
+// sample now pays k_SL only for its footprint on the wall and k_LG for the rest of its area.
+//
+// Two protocols. Seeded at Young's angle (a circular cap of the drop's area with that angle), the drop
+// must stay there: within `band` degrees either way, which fails for a wrong wetting force (the contact
+// line runs off, as it did, or retracts). Seeded at 107.5 deg, the drop spreads or retracts to its
+// angle, and on the grid a contact line that must advance stops early (hysteresis, docs): the angle
+// must end in [Young - band, Young + spread_band]. Always: a non-finite velocity throws, the drop comes
+// to rest (after 10 s the kinetic energy is below 2e-3 J, against a surface energy of about 0.1 J; the
+// flat 25 deg drop still rings at 2e-3 J after 2 s, so the CI test allows 5e-3 J; the blow-up reached
+// 9e6 J), and a more wetting floor gives a wider contact line.
+namespace {
+struct RangeCase {
+  double young_deg;
+  Sessile result;
+};
+
+std::vector<RangeCase> young_range(const std::vector<double>& angles, double dx, double t_end, const std::string& tag,
+                                   const std::string& integrator, bool seeded_at_young, double band,
+                                   double spread_band, double kinetic_limit = 2e-3) {
+  std::vector<RangeCase> out;
+  std::string measured;
+  bool ok = true;
+  const double R = 0.15, width = 1.6;  // room for a 20 deg cap (contact width 1.1 m)
+  for (double young : angles) {
+    const double ratio = -std::cos(young * M_PI / 180);
+    const auto r = sessile_drop(ratio, dx, R, t_end, log::format("contact_angle_%s_%.0f", tag.c_str(), young), integrator,
+                                seeded_at_young ? young : 0.0, width);
+    test::print_rank0("%s, Young %.0f deg: theta = %.2f deg (underside %.2f, cap %.2f), contact width %.4f m, KE %.1e J",
+                      integrator.c_str(), young, r.theta_deg, r.theta_under_deg, r.theta_cap_deg, r.width, r.kinetic);
+    const double hi = seeded_at_young ? band : spread_band;
+    EXPECT_GE(r.theta_deg, young - band) << "Young " << young;
+    EXPECT_LE(r.theta_deg, young + hi) << "Young " << young;
+    EXPECT_LT(r.kinetic, kinetic_limit) << "Young " << young;
+    EXPECT_GT(r.solid_liquid, 0) << "the floor is wetted";
+    ok = ok && r.theta_deg >= young - band && r.theta_deg <= young + hi && r.kinetic < kinetic_limit;
+    out.push_back({young, r});
+    measured += log::format("%s%.1f", measured.empty() ? "" : ", ", r.theta_deg);
+  }
+  for (size_t i = 1; i < out.size(); ++i) EXPECT_GT(out[i - 1].result.width, out[i].result.width);
+  std::string young_list;
+  for (double a : angles) young_list += log::format("%s%.0f", young_list.empty() ? "" : ", ", a);
+  test::record_check("contact_angle_range_" + tag,
+                     log::format("Young: theta = %s deg (2D sessile drops, %s, R/dx = %.1f, %.0f s, seeded at %s)",
+                                 young_list.c_str(), integrator.c_str(), R / dx, t_end,
+                                 seeded_at_young ? "Young's angle" : "107.5 deg"),
+                     seeded_at_young ? log::format("%.0f deg", band) : log::format("-%.0f/+%.0f deg", band, spread_band),
+                     measured + " deg", ok);
+  return out;
+}
+}  // namespace
+
+// CI size: R = 0.15 on dx = 0.02 (7.5 cells), 2 s (3.5 capillary times). Measured: 27.1, 39.9, 67.0,
+// 109.6, 146.1 deg (50 s on the loaded 2-core machine).
+TEST(ContactAngleValidation, YoungAngleRange2D) {
+  young_range({25, 40, 70, 110, 150}, 0.02, 2.0, "range_2d", "explicit", true, 6.0, 6.0, 5e-3);
+}
+
+// 10 s (17 capillary times) from the 107.5 deg start (spreading and retracting; a contact line that
+// must advance may stop early on the grid, docs), explicit and implicit, at the CI size. Measured
+// explicit: 40 -> 38.5, 60 -> 57.3 deg. 20 deg is left out: at R = 7.5 dx that drop passes its angle at
+// 3.3 s and keeps spreading (9.9 deg at 9 s, docs/theory-mpm-surface-tension.md).
+TEST(ContactAngleValidation, LongYoungAngleRange2DTenSeconds) {
+  young_range({40, 60, 80, 100, 120, 140, 160}, 0.02, 10.0, "range_2d_10s", "explicit", false, 6.0, 25.0);
+}
+TEST(ContactAngleValidation, LongYoungAngleRange2DImplicitTenSeconds) {
+  young_range({40, 90, 140}, 0.02, 10.0, "range_2d_implicit_10s", "implicit", false, 6.0, 25.0);
+}
+
+// 3D: a drop of the volume of a sphere R = 0.15 starts as a 107.5 deg cap on a slip-attached floor
+// (k_LG = 0.1, rho = 10, viscosity 0.2, zero gravity) and relaxes; the angle is measured from a sphere
+// fitted (Kasa) to the liquid-gas samples more than dx above the floor and intersected with it.
+namespace {
+double sessile_drop_3d(double young_deg, double dx, double t_end, const std::string& integrator, double& kinetic) {
+  const double k = 0.1, R = 0.15, floor_z = 0.15 + 0.5 * dx;
+  // The seeded sphere Rs is cut 0.3 Rs below its centre: the part above, (pi Rs^3 / 3)(2 + 3 c - c^3) with
+  // c = 0.3, holds the volume 4/3 pi R^3.
+  const double Rs = R * std::cbrt(4.0 / (2 + 3 * 0.3 - 0.027));
+  const std::string deck = log::format(R"(
+simulation: {dimension: 3, method: mpm, end_time: 100}
+domain: {lower: [0, 0, 0], upper: [1, 1, 0.6], cell_size: %.17g, walls: none}
+mpm:
+  integrator: %s
+  gravity: [0, 0, 0]
+  surface_tension: {enabled: true, coefficient: %g, samples_per_dx: 4}
+materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: 100, viscosity: 0.2}]
+colliders: [{type: half-space, point: [0, 0, %.17g], normal: [0, 0, 1], boundary: slip-attached, contact_angle: %g}]
+sources: [{type: sphere, material: liquid, center: [0.5, 0.5, %.17g], radius: %.17g, particles_per_cell: 8}]
+)",
+                                       dx, integrator.c_str(), k, floor_z, young_deg, floor_z + 0.3 * Rs, Rs);
+  auto d = test::deck_from_string(deck);
+  mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  double t = 0;
+  while (t < t_end * (1 - 1e-12)) {
+    const double dt = std::min(m.stable_dt(), t_end - t);
+    m.step(dt);
+    t += dt;
+  }
+  const auto& s = m.surface_samples();
+  auto pos = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.position);
+  auto iface = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.interface);
+  // Kasa fit: minimise sum (|x|^2 + D.x + F)^2 over the points of all ranks.
+  double A[4][5] = {};
+  for (size_t r = 0; r < s.size(); ++r) {
+    if (iface(r) != static_cast<uint8_t>(mpm::Interface::LiquidGas) || pos(r, 2) <= floor_z + dx) continue;
+    const double row[4] = {pos(r, 0), pos(r, 1), pos(r, 2), 1.0};
+    const double rhs = -(pos(r, 0) * pos(r, 0) + pos(r, 1) * pos(r, 1) + pos(r, 2) * pos(r, 2));
+    for (int a = 0; a < 4; ++a) {
+      for (int b = 0; b < 4; ++b) A[a][b] += row[a] * row[b];
+      A[a][4] += row[a] * rhs;
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &A[0][0], 20, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) {
+      if (r == c) continue;
+      const double f = A[r][c] / A[c][c];
+      for (int q = 0; q < 5; ++q) A[r][q] -= f * A[c][q];
+    }
+  double centre[3], c2 = 0;
+  for (int a = 0; a < 3; ++a) {
+    centre[a] = -A[a][4] / A[a][a] / 2;
+    c2 += centre[a] * centre[a];
+  }
+  const double Rc = std::sqrt(c2 - A[3][4] / A[3][3]);
+  DiagnosticRow row;
+  m.diagnostics(row);
+  kinetic = test::column(row, "kinetic_energy");
+  return angle_deg(centre[2] - floor_z, Rc);
+}
+
+void young_range_3d(const std::vector<double>& angles, double dx, double t_end, const std::string& integrator,
+                    double tolerance_deg, double spread_deg) {
+  std::string measured;
+  bool ok = true;
+  for (double young : angles) {
+    double kinetic = 0;
+    const double theta = sessile_drop_3d(young, dx, t_end, integrator, kinetic);
+    test::print_rank0("3D %s, Young %.0f deg: theta = %.2f deg, KE %.1e J", integrator.c_str(), young, theta, kinetic);
+    EXPECT_GE(theta, young - tolerance_deg) << "Young " << young;
+    EXPECT_LE(theta, young + spread_deg) << "Young " << young;
+    EXPECT_LT(kinetic, 2e-3) << "Young " << young;
+    ok = ok && theta >= young - tolerance_deg && theta <= young + spread_deg && kinetic < 2e-3;
+    measured += log::format("%s%.1f", measured.empty() ? "" : ", ", theta);
+  }
+  std::string young_list;
+  for (double a : angles) young_list += log::format("%s%.0f", young_list.empty() ? "" : ", ", a);
+  test::record_check("contact_angle_range_3d_" + integrator,
+                     log::format("Young: theta = %s deg (3D sessile drops, %s, R/dx = %.1f, %.0f s)", young_list.c_str(),
+                                 integrator.c_str(), 0.15 / dx, t_end),
+                     log::format("-%.0f/+%.0f deg", tolerance_deg, spread_deg), measured + " deg", ok);
+}
+}  // namespace
+
+// 3D, R = 3 dx (dx = 0.05), 10 s, seeded at 107.5 deg; the angle within [Young - 10, Young + 25] deg (the
+// spreading hysteresis of a coarse grid), at rest, no blow-up.
+TEST(ContactAngleValidation, LongYoungAngleRange3D) { young_range_3d({40, 90, 140}, 0.05, 10.0, "explicit", 10.0, 25.0); }
+TEST(ContactAngleValidation, LongYoungAngleRange3DImplicit) {
+  young_range_3d({40, 140}, 0.05, 10.0, "implicit", 10.0, 25.0);
+}

@@ -2,9 +2,10 @@
 //  - Rayleigh l = 2 shape oscillation of a free drop, omega^2 = 8 gamma / (rho R^3): the period must
 //    scale as sigma^{-1/2} and R^{3/2};
 //  - Laplace pressure: the interior pressure of a drop is p(R) = p_c + 2 gamma / R;
-//  - the gamma of the two measurements must agree (20 %).
+//  - the gamma of the two measurements must agree (issue 5: 20 %).
 // docs/theory-sph.md ("Calibration sigma -> gamma") has the protocol and the measured numbers, including
-// why the criteria fail for this particle model.
+// why the criteria as first stated (at a fixed dt; gamma within 20 %) fail for this particle model; the
+// Long tests assert them as restated by issue 14 (equal dt/tau_sigma; the measured bracket).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -321,34 +322,44 @@ TEST(SphValidation, LaplacePressureJumpGivesTheMeanFieldSurfaceTension) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Long: the issue's three criteria with the protocol of docs/theory-sph.md. All drops at r = 0.0125 m
-// (d = 0.025 m), nu = 0, the same fixed dt = 1.5 ms (digest P1 asks dt <= T/200: T/230 at sigma = 8000,
-// R = 0.25). At this dt the drop is a hot particle liquid that oscillates; at dt <= 0.5 ms it is a cold
-// cohesive solid with no period (docs). Each criterion is asserted as the issue states it.
+// Long: issue 5's three criteria with the protocol of docs/theory-sph.md. All drops at r = 0.0125 m
+// (d = 0.025 m), nu = 0. The state of the particle drop (a hot particle liquid that oscillates, or a cold
+// cohesive solid with no period) depends on dt / tau_sigma, tau_sigma = sqrt(rho d^3 / sigma) (docs), so
+// drops are compared at equal dt / tau_sigma = 1.07 (dt = 1.5 ms at sigma = 8000; T/230 at R = 0.25, inside
+// the digest's dt <= T/200). Measured on this model at a fixed dt instead, T(sigma)/T(4 sigma) = 2.27 and
+// gamma_Laplace/gamma_Rayleigh = 1.31: those compare two temperatures, not the capillary law (issue 14
+// restates them; docs/theory-sph.md has the numbers).
 namespace {
 constexpr double kDt = 1.5e-3, kRadius = 0.0125, kRelax = 0.3;
 }  // namespace
 
 TEST(SphValidation, LongRayleighPeriodHalvesWhenSigmaQuadruples) {
-  // omega^2 = 8 gamma / (rho R^3), gamma proportional to sigma: T(2000) / T(8000) = 2 (issue: +-0.2), R = 0.25.
-  const Oscillation o1 = oscillate(2000, 0.25, kRadius, kDt, kRelax, 2.0, 0.3, 4);
+  // omega^2 = 8 gamma / (rho R^3), gamma proportional to sigma: T(2000) / T(8000) = 2 (issue 5: +-0.2),
+  // R = 0.25, both at dt / tau_sigma = 1.07: dt = 3 ms at sigma = 2000 (and the relaxation doubled), 1.5 ms at
+  // 8000. With nu = 0 the scheme has no other time scale, so the ratio is 2 up to solver tolerances: also
+  // asserted within 1 % (measured 2.000), which fails if any step adds a time scale of its own (a fixed
+  // iteration count that depends on dt, a tolerance in absolute units).
+  const Oscillation o1 = oscillate(2000, 0.25, kRadius, 2 * kDt, 2 * kRelax, 2.0, 0.4, 4);
   const Oscillation o4 = oscillate(8000, 0.25, kRadius, kDt, kRelax, 1.0, 0.2, 4);
   EXPECT_GT(o1.period, 0) << "no oscillation at sigma = 2000";
   EXPECT_GT(o4.period, 0) << "no oscillation at sigma = 8000";
   const double ratio = o1.period > 0 && o4.period > 0 ? o1.period / o4.period : -1.0;
   EXPECT_NEAR(ratio, 2.0, 0.2);
-  test::record_check("sph_rayleigh_sigma_scaling", "T(sigma)/T(4 sigma) = 2 (Rayleigh l = 2), same dt", "+-0.2",
-                     log::format("dt = %g s: T(2000) = %.3f s, T(8000) = %.3f s, ratio %.3f; gamma_cal = %.4f / %.4f sigma",
-                                 kDt, o1.period, o4.period, ratio, rayleigh_gamma(o1.period, o1.R) / 2000,
-                                 rayleigh_gamma(o4.period, o4.R) / 8000),
-                     std::fabs(ratio - 2.0) <= 0.2);
+  EXPECT_NEAR(ratio, 2.0, 0.02) << "the motion at (sigma, 2 dt) is the motion at (4 sigma, dt) twice as slow";
+  test::record_check("sph_rayleigh_sigma_scaling",
+                     "T(sigma)/T(4 sigma) = 2 (Rayleigh l = 2) at equal dt/tau_sigma = 1.07", "+-0.2 (and 1 %)",
+                     log::format("T(2000; dt = 3 ms) = %.4f s, T(8000; dt = 1.5 ms) = %.4f s, ratio %.4f; gamma_cal = "
+                                 "%.4f / %.4f sigma",
+                                 o1.period, o4.period, ratio, o1.period > 0 ? rayleigh_gamma(o1.period, o1.R) / 2000 : 0.0,
+                                 o4.period > 0 ? rayleigh_gamma(o4.period, o4.R) / 8000 : 0.0),
+                     std::fabs(ratio - 2.0) <= 0.02);
 }
 
 TEST(SphValidation, LongRayleighRadiusScalingAndLaplaceGammaFromTheSameDrops) {
   // T(2R) / T(R) = 2^{3/2} (issue: +-0.3) for R = 0.25 and 0.5 m at the same d (4224 and 33 552 particles),
   // sigma = 8000; the same two drops give the Laplace gamma from their interior pressures (DFSPH pressure
-  // plus the kinetic pressure rho <v^2>/3 of the hot particle system), which must agree with the Rayleigh
-  // gamma of the R = 0.25 drop within 20 % (gamma_L / gamma_cal in [0.8, 1.25]).
+  // plus the kinetic pressure rho <v^2>/3 of the hot particle system) and from the virial pressure of the
+  // R = 0.25 drop, compared with its Rayleigh gamma (below). Both drops share sigma, d and dt, so dt/tau_sigma.
   const double sigma = 8000;
   const Oscillation a = oscillate(sigma, 0.25, kRadius, kDt, kRelax, 1.0, 0.2, 4);
   const Oscillation b = oscillate(sigma, 0.5, kRadius, kDt, kRelax, 2.1, 0.2, 4);
@@ -361,38 +372,31 @@ TEST(SphValidation, LongRayleighRadiusScalingAndLaplaceGammaFromTheSameDrops) {
                                  b.period, ratio, expected),
                      std::fabs(ratio - expected) <= 0.3);
 
+  // gamma_Laplace against gamma_Rayleigh, restated: in this model the Laplace gamma is known only to some
+  // 30 %, and its two routes bracket the Rayleigh gamma of the same hot drops (docs/theory-sph.md): the
+  // two-radius fit of the interior pressure (DFSPH plus kinetic rho <v^2>/3) lies above it (measured 1.31),
+  // the mechanical (virial) pressure of the R = 0.25 drop, p = 2 gamma / R with no fit, below it (0.77; its
+  // bulk offset of a few % of p_c is 25-50 % of the Laplace pressure at R = 10 d). Asserted: the bracket
+  // gamma_virial < gamma_Rayleigh < gamma_Laplace, each route within a factor 1.6 of gamma_Rayleigh, which
+  // fails when the pressure, the cohesion or the period regresses.
   const LaplaceFit f = laplace_fit(a.pressure + a.kinetic_pressure, a.R, b.pressure + b.kinetic_pressure, b.R);
   const LaplaceFit fp = laplace_fit(a.pressure, a.R, b.pressure, b.R);
   const double gamma_cal = a.period > 0 ? rayleigh_gamma(a.period, a.R) : 0.0;
   const double agree = gamma_cal > 0 ? f.gamma / gamma_cal : -1.0;
-  EXPECT_GE(agree, 0.8);
-  EXPECT_LE(agree, 1.25);
-  test::record_check("sph_laplace_vs_rayleigh", "gamma_Laplace / gamma_Rayleigh in [0.8, 1.25] (same drops)", "20 %",
-                     log::format("gamma_L = %.4f sigma (DFSPH pressure only %.4f sigma), gamma_cal = %.4f sigma (R = "
-                                 "0.25), %.4f sigma (R = 0.5): ratio %.3f",
-                                 f.gamma / sigma, fp.gamma / sigma, gamma_cal / sigma,
-                                 b.period > 0 ? rayleigh_gamma(b.period, b.R) / sigma : 0.0, agree),
-                     agree >= 0.8 && agree <= 1.25);
-  // Recorded only: the mechanical (virial) pressure of the R = 0.25 drop, p = 2 gamma / R without a fit; its
-  // bulk offset (a few % of p_c, seen in cold drops) limits it to some 25-50 % of the Laplace pressure (docs).
   const double gamma_virial = a.virial_pressure * a.R / 2;
-  test::record_check("sph_virial_laplace_vs_rayleigh", "gamma_virial / gamma_Rayleigh (R = 0.25), recorded", "none",
-                     log::format("virial p = %.0f Pa: gamma = %.4f sigma, ratio %.3f", a.virial_pressure,
-                                 gamma_virial / sigma, gamma_cal > 0 ? gamma_virial / gamma_cal : -1.0),
-                     true);
+  const double below = gamma_cal > 0 ? gamma_virial / gamma_cal : -1.0;
+  EXPECT_GT(agree, 1.0) << "the pressure-fit gamma lies above the Rayleigh gamma (measured 1.31)";
+  EXPECT_LE(agree, 1.6);
+  EXPECT_LT(below, 1.0) << "the virial gamma lies below the Rayleigh gamma (measured 0.77)";
+  EXPECT_GE(below, 1 / 1.6);
+  const bool bracket = agree > 1.0 && agree <= 1.6 && below < 1.0 && below >= 1 / 1.6;
+  test::record_check("sph_laplace_vs_rayleigh",
+                     "gamma_virial < gamma_Rayleigh < gamma_Laplace, each within a factor 1.6 (same drops)",
+                     "bracket", log::format("gamma_L = %.4f sigma (DFSPH pressure only %.4f sigma), virial p = %.0f Pa: "
+                                            "gamma_virial = %.4f sigma; gamma_cal = %.4f sigma (R = 0.25), %.4f sigma "
+                                            "(R = 0.5): ratios %.3f and %.3f",
+                                            f.gamma / sigma, fp.gamma / sigma, a.virial_pressure, gamma_virial / sigma,
+                                            gamma_cal / sigma,
+                                            b.period > 0 ? rayleigh_gamma(b.period, b.R) / sigma : 0.0, agree, below),
+                     bracket);
 }
-
-TEST(SphValidation, LongRayleighPeriodScalesExactlyWhenDtScalesWithThePeriod) {
-  // Dimensional check, not the issue's criterion: with nu = 0 the scheme has no time scale other than
-  // sqrt(rho d^3 / sigma), so sigma -> 4 sigma with dt -> dt / 2 (and the relaxation halved) must reproduce
-  // the same motion twice as fast, up to solver tolerances. At a fixed dt the drop's state (hot or cold)
-  // depends on dt / sqrt(rho d^3 / sigma) and the ratio is not 2 (docs/theory-sph.md).
-  const Oscillation o1 = oscillate(2000, 0.25, kRadius, 2 * kDt, 2 * kRelax, 2.0, 0.4, 4);
-  const Oscillation o4 = oscillate(8000, 0.25, kRadius, kDt, kRelax, 1.0, 0.2, 4);
-  const double ratio = o1.period > 0 && o4.period > 0 ? o1.period / o4.period : -1.0;
-  EXPECT_NEAR(ratio, 2.0, 0.02);
-  test::record_check("sph_rayleigh_dimensional_scaling", "T(sigma, 2 dt)/T(4 sigma, dt) = 2 (dimensional analysis)",
-                     "1 %", log::format("T = %.4f s and %.4f s, ratio %.4f", o1.period, o4.period, ratio),
-                     std::fabs(ratio - 2.0) <= 0.02);
-}
-

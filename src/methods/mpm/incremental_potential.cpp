@@ -108,7 +108,8 @@ double IncrementalPotential<Dim>::energy(const grid::NodeArray& v) const {
       },
       e);
   const auto s = in_.sample_position, area = in_.sample_area;
-  const auto kr = in_.sample_coefficient;
+  const auto kr = in_.sample_coefficient, klg = in_.sample_liquid_gas;
+  const auto wall = in_.sample_wall_normal;
   const double eps = in_.surface_smoothing;
   double es = 0;
   Kokkos::parallel_reduce(
@@ -123,7 +124,13 @@ double IncrementalPotential<Dim>::energy(const grid::NodeArray& v) const {
         st.compute(q, lower, inv_dx);
         point_gradient<Dim>(st, box, lower, dx, q, v, G);
         for (int i = 0; i < Dim * Dim; ++i) M[i] = (i % (Dim + 1) == 0 ? 1.0 : 0.0) + dt * G[i];
-        acc += kr(r) * physics::smoothed_surface_energy<Dim>(M, a, eps);
+        const double k = klg(r), wet = kr(r) - k;
+        acc += k * physics::smoothed_surface_energy<Dim>(M, a, eps);
+        if (wet != 0) {
+          double nw[Dim], dh[Dim * Dim];
+          for (int d = 0; d < Dim; ++d) nw[d] = wall(r, d);
+          acc += wet * physics::wall_footprint_gradient<Dim>(M, a, nw, dh);
+        }
       },
       es);
   return e + es;
@@ -170,7 +177,8 @@ void IncrementalPotential<Dim>::add_gradient(const grid::NodeArray& v, grid::Nod
         scatter_stress<Dim>(st, box, lower, dx, q, S, acc);
       });
   const auto s = in_.sample_position, area = in_.sample_area;
-  const auto kr = in_.sample_coefficient;
+  const auto kr = in_.sample_coefficient, klg = in_.sample_liquid_gas;
+  const auto wall = in_.sample_wall_normal;
   const double eps = in_.surface_smoothing;
   Kokkos::parallel_for(
       "ip::gradient_surface", Kokkos::RangePolicy<>(0, s.extent(0)), KOKKOS_LAMBDA(const int r) {
@@ -184,8 +192,14 @@ void IncrementalPotential<Dim>::add_gradient(const grid::NodeArray& v, grid::Nod
         point_gradient<Dim>(st, box, lower, dx, q, v, G);
         for (int i = 0; i < Dim * Dim; ++i) M[i] = (i % (Dim + 1) == 0 ? 1.0 : 0.0) + dt * G[i];
         physics::smoothed_surface_energy_gradient<Dim>(M, a, eps, S);
-        const double scale = dt * kr(r);
-        for (int i = 0; i < Dim * Dim; ++i) S[i] *= scale;
+        const double k = klg(r), wet = kr(r) - k;
+        for (int i = 0; i < Dim * Dim; ++i) S[i] *= dt * k;
+        if (wet != 0) {
+          double nw[Dim], dh[Dim * Dim];
+          for (int d = 0; d < Dim; ++d) nw[d] = wall(r, d);
+          physics::wall_footprint_gradient<Dim>(M, a, nw, dh);
+          for (int i = 0; i < Dim * Dim; ++i) S[i] += dt * wet * dh[i];
+        }
         auto acc = scatter.access();
         scatter_stress<Dim>(st, box, lower, dx, q, S, acc);
       });
@@ -242,7 +256,7 @@ void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v, bool project
         }
       });
   const auto s = in_.sample_position, area = in_.sample_area;
-  const auto kr = in_.sample_coefficient;
+  const auto klg = in_.sample_liquid_gas;
   const double eps = in_.surface_smoothing;
   auto KS = surface_K_;
   Kokkos::parallel_for(
@@ -257,9 +271,10 @@ void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v, bool project
         point_gradient<Dim>(st, box, lower, dx, q, v, G);
         for (int i = 0; i < N; ++i) M[i] = (i % (Dim + 1) == 0 ? 1.0 : 0.0) + dt * G[i];
         physics::smoothed_surface_energy_hessian<Dim>(M, a, eps, K);
-        // Negative k (wetting, k_SL < 0) makes the term concave: it is dropped from the Hessian and
-        // kept in the energy, which the line search uses (seed 000, pitfall 9).
-        const double scale = (project && kr(r) < 0) ? 0.0 : dt * dt * kr(r);
+        // Every sample's |dA| term carries k_LG > 0. The wetting term (k_SL - k_LG) h is linear in M in
+        // 2D (no Hessian) and quadratic in 3D, where its Hessian is indefinite: it is left out and
+        // kept in the energy and gradient, which the line search uses (seed 000, pitfall 9).
+        const double scale = (project && klg(r) < 0) ? 0.0 : dt * dt * klg(r);
         for (int i = 0; i < N * N; ++i) K[i] *= scale;
         if (project && Dim == 3) physics::project_psd<N>(K);
         for (int i = 0; i < N * N; ++i) KS(r, i) = K[i];

@@ -23,6 +23,10 @@ struct PotentialInputs {
   Kokkos::View<physics::Material*> materials;
   Kokkos::View<double**> sample_position, sample_area;  // empty without surface tension
   Kokkos::View<double*> sample_coefficient;
+  // Per sample k_LG and wall normal (SurfaceSamples::liquid_gas, wall_normal): a solid-liquid sample's
+  // energy is k_LG g + (k - k_LG) h, h its footprint on the wall (physics::wall_footprint_gradient).
+  Kokkos::View<double*> sample_liquid_gas;
+  Kokkos::View<double**> sample_wall_normal;
   grid::NodeBox<Dim> gbox;
   double lower[Dim];
   double dx = 0;

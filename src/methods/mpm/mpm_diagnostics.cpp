@@ -101,14 +101,19 @@ void MpmMethod<Dim>::diagnostics(DiagnosticRow& row) {
   if (st_.enabled) {
     double surf[3] = {static_cast<double>(st_.samples.size()), st_.samples.contour_length, 0.0};
     auto area = st_.samples.area;
-    auto kr = st_.samples.coefficient;
+    auto kr = st_.samples.coefficient, klg = st_.samples.liquid_gas;
+    auto wall = st_.samples.wall_normal;
     double energy = 0;
+    // k_LG |dA| + (k - k_LG) h per sample (h: footprint on the wall; zero for liquid-gas samples).
     Kokkos::parallel_reduce(
         "mpm::surface_energy", Kokkos::RangePolicy<>(0, st_.samples.size()),
         KOKKOS_LAMBDA(const int r, double& acc) {
-          double a2 = 0;
-          for (int d = 0; d < Dim; ++d) a2 += area(r, d) * area(r, d);
-          acc += kr(r) * kmath::sqrt(a2);
+          double a2 = 0, h = 0;
+          for (int d = 0; d < Dim; ++d) {
+            a2 += area(r, d) * area(r, d);
+            h -= area(r, d) * wall(r, d);
+          }
+          acc += klg(r) * kmath::sqrt(a2) + (kr(r) - klg(r)) * (h > 0 ? h : 0.0);
         },
         energy);
     surf[2] = energy;

@@ -21,6 +21,8 @@ PotentialInputs<Dim> MpmMethod<Dim>::potential_inputs(double dt) const {
     in.sample_position = st_.samples.position;
     in.sample_area = st_.samples.area;
     in.sample_coefficient = st_.samples.coefficient;
+    in.sample_liquid_gas = st_.samples.liquid_gas;
+    in.sample_wall_normal = st_.samples.wall_normal;
   }
   in.gbox = grid_->ghost_box();
   for (int d = 0; d < Dim; ++d) in.lower[d] = decomp_->lower()[d];

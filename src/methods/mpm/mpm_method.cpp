@@ -212,19 +212,26 @@ MpmMethod<Dim>::~MpmMethod() = default;
 
 template <int Dim>
 double MpmMethod<Dim>::stable_dt() {
-  auto v = set_.field(f_.v);
-  double vmax = 0;
-  Kokkos::parallel_reduce(
-      "mpm::max_speed", Kokkos::RangePolicy<>(0, set_.size()),
-      KOKKOS_LAMBDA(const int p, double& m) {
-        double s = 0;
-        for (int d = 0; d < Dim; ++d) s += v(p, d) * v(p, d);
-        m = s > m ? s : m;
-      },
-      Kokkos::Max<double>(vmax));
-  // A rank without particles reduces to the lowest double: its sqrt would be NaN, and so would dt.
-  vmax = std::sqrt(std::max(vmax, 0.0));
-  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  double vmax = step_speed_;
+  // After a step G2P has measured the speed (and reduced it with its finiteness check); before the
+  // first step, or after the particles were handed out, it is measured here.
+  if (!step_speed_known_) {
+    auto v = set_.field(f_.v);
+    vmax = 0;
+    Kokkos::parallel_reduce(
+        "mpm::max_speed", Kokkos::RangePolicy<>(0, set_.size()),
+        KOKKOS_LAMBDA(const int p, double& m) {
+          double s = 0;
+          for (int d = 0; d < Dim; ++d) s += v(p, d) * v(p, d);
+          m = s > m ? s : m;
+        },
+        Kokkos::Max<double>(vmax));
+    // A rank without particles reduces to the lowest double: its sqrt would be NaN, and so would dt.
+    vmax = std::sqrt(std::max(vmax, 0.0));
+    MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    step_speed_ = vmax;
+    step_speed_known_ = true;
+  }
   const double dx = decomp_->dx();
   // Backward Euler has no acoustic, viscous or capillary limit; the CFL bound on advection remains.
   if (implicit_) return std::min(cfl_ * dx / (vmax + 1e-300), dt_max_);
@@ -344,6 +351,7 @@ void MpmMethod<Dim>::g2p(double dt) {
     hi_clamp[d] = decomp_->upper()[d] - dx;
   }
   long clamped = 0;
+  double speed2 = 0;  // largest |v|^2 after the step, for the next stable_dt()
   Kokkos::View<int64_t*> bad("bad_particle", 1);
   Kokkos::deep_copy(bad, -1);
   // Merge (seed 000, G2P): a split parent's velocity and affine field are the mass-weighted means
@@ -358,7 +366,7 @@ void MpmMethod<Dim>::g2p(double dt) {
   const auto group = st_.group;
   Kokkos::parallel_reduce(
       "mpm::g2p", Kokkos::RangePolicy<>(0, set_.size()),
-      KOKKOS_LAMBDA(const int p, long& nclamp) {
+      KOKKOS_LAMBDA(const int p, long& nclamp, double& s2max) {
         double xp[Dim];
         for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
         grid::Stencil<Dim> st;
@@ -412,6 +420,9 @@ void MpmMethod<Dim>::g2p(double dt) {
           // A fluid keeps only its volume ratio: J <- (1 + dt div v) J.
           J(p, 0) *= 1.0 + dt * gv[0];
         }
+        double s2 = 0;
+        for (int d = 0; d < Dim; ++d) s2 += vp[d] * vp[d];
+        s2max = s2 > s2max ? s2 : s2max;
         for (int d = 0; d < Dim; ++d) {
           v(p, d) = vp[d];
           double xn = xp[d] + dt * vp[d];
@@ -422,11 +433,16 @@ void MpmMethod<Dim>::g2p(double dt) {
           x(p, d) = xn;
         }
       },
-      clamped);
+      clamped, Kokkos::Max<double>(speed2));
   grid_->release_local(local);
+  // One reduction for the finiteness check and the next step's speed (both maxima). Particle ids are
+  // below 2^53, so they pass exactly as doubles.
   auto bad_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bad);
-  long bad_local = bad_h(0), bad_any = -1;
-  MPI_Allreduce(&bad_local, &bad_any, 1, MPI_LONG, MPI_MAX, comm_);
+  double maxima[2] = {std::sqrt(std::max(speed2, 0.0)), static_cast<double>(bad_h(0))};
+  MPI_Allreduce(MPI_IN_PLACE, maxima, 2, MPI_DOUBLE, MPI_MAX, comm_);
+  step_speed_ = maxima[0];
+  step_speed_known_ = true;
+  const long bad_any = static_cast<long>(maxima[1]);
   if (bad_any >= 0)
     throw UnstableRun(log::format("non-finite velocity at particle %ld after step %ld: the run is unstable "
                                    "(reduce mpm.cfl or mpm.dt_max)",
@@ -483,6 +499,7 @@ void MpmMethod<Dim>::restore_state(const std::vector<std::pair<std::string, doub
 
 template <int Dim>
 void MpmMethod<Dim>::redistribute_particles() {
+  step_speed_known_ = false;
   particles::send_to_owners<Dim>(set_, *decomp_, f_.x);
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
 }
@@ -536,7 +553,9 @@ bool MpmMethod<Dim>::grid_snapshot(GridSnapshot& out, bool shared_faces) {
 
 template <int Dim>
 void MpmMethod<Dim>::particles_replaced() {
-  // Nothing is derived from the particles between steps; the grid is rebuilt by every P2G.
+  // Only the speed of the last step is derived from the particles between steps (the grid is rebuilt
+  // by every P2G).
+  step_speed_known_ = false;
 }
 
 template <int Dim>

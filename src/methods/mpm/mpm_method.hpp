@@ -41,7 +41,12 @@ class MpmMethod : public Method {
   long global_particle_count() override;
   Timers& timers() override { return timers_; }
 
-  particles::ParticleSet& particles() override { return set_; }
+  // Whoever holds the set may change velocities: the speed of the last step is then measured again.
+  particles::ParticleSet& particles() override {
+    step_speed_known_ = false;
+    return set_;
+  }
+  long local_particle_count() override { return static_cast<long>(set_.size()); }
   int position_field() const override { return f_.x; }
   int dimension() const override { return Dim; }
   std::vector<std::pair<std::string, double>> state() override;
@@ -98,6 +103,10 @@ class MpmMethod : public Method {
   double max_wave_speed_ = 0, max_viscous_rate_ = 0;
   long clamped_ = 0;
   Timers timers_;
+  // Largest particle speed after the last step, over all ranks: G2P measures it and reduces it in the
+  // same MPI_Allreduce as its finiteness check, so that stable_dt() needs no reduction of its own.
+  double step_speed_ = 0;
+  bool step_speed_known_ = false;
 
   // Backward Euler (mpm.integrator = implicit, mpm.newton).
   bool implicit_ = false, project_hessian_ = true;

@@ -99,7 +99,8 @@ void MpmMethod<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
   auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), mass = set_.field(f_.mass);
   auto s = st_.samples.position, area = st_.samples.area;
   auto par = st_.samples.parent;
-  auto kr = st_.samples.coefficient;
+  auto kr = st_.samples.coefficient, klg = st_.samples.liquid_gas;
+  auto wall = st_.samples.wall_normal;
   auto group = st_.group;
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
@@ -108,17 +109,25 @@ void MpmMethod<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
   Kokkos::parallel_for(
       "mpm::p2g_surface", Kokkos::RangePolicy<>(0, st_.samples.size()), KOKKOS_LAMBDA(const int r) {
         const int p = par(r);
-        const double k = kr(r);
         auto acc = scatter.access();
         const double share = massless ? 0.0 : mass(p, 0) / (2 * group(p) + 1);
-        double q[2][Dim], a[Dim], I[Dim * Dim], dg[Dim * Dim];
+        double q[2][Dim], a[Dim], nw[Dim], I[Dim * Dim], dg[Dim * Dim], dh[Dim * Dim];
         for (int d = 0; d < Dim; ++d) {
           q[0][d] = s(r, d);
           q[1][d] = 2 * x(p, d) - s(r, d);
           a[d] = area(r, d);
+          nw[d] = wall(r, d);
         }
         for (int i = 0; i < Dim * Dim; ++i) I[i] = (i % (Dim + 1) == 0) ? 1.0 : 0.0;
+        // k_LG d|dA| + (k_SL - k_LG) d(footprint): a liquid-gas sample has k = k_LG and only the first
+        // term; a solid-liquid one pays k_SL only for the area that lies on the wall.
         physics::surface_energy_gradient<Dim>(I, a, dg);
+        const double k = klg(r), wet = kr(r) - klg(r);
+        for (int i = 0; i < Dim * Dim; ++i) dg[i] *= k;
+        if (wet != 0) {
+          physics::wall_footprint_gradient<Dim>(I, a, nw, dh);
+          for (int i = 0; i < Dim * Dim; ++i) dg[i] += wet * dh[i];
+        }
         for (int which = 0; which < 2; ++which) {
           if (massless && which == 1) break;
           grid::Stencil<Dim> st;
@@ -131,7 +140,7 @@ void MpmMethod<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
               double force = 0;
               if (which == 0)
                 for (int b = 0; b < Dim; ++b) force += dg[c * Dim + b] * grad[b];
-              acc(idx, 1 + c) += w * share * val - dt * k * force;
+              acc(idx, 1 + c) += w * share * val - dt * force;
             }
           });
         }

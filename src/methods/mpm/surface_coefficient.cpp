@@ -80,8 +80,12 @@ void assign_surface_coefficients(SurfaceSamples<Dim>& samples, const SurfaceCoef
   const int n = static_cast<int>(samples.size());
   samples.coefficient = Kokkos::View<double*>("surface_coefficient", n);
   samples.interface = Kokkos::View<uint8_t*>("surface_interface", n);
+  samples.liquid_gas = Kokkos::View<double*>("surface_liquid_gas", n);
+  samples.wall_normal = Kokkos::View<double**>("surface_wall_normal", n, Dim);
   auto k = samples.coefficient;
   auto iface = samples.interface;
+  auto klg = samples.liquid_gas;
+  auto wall = samples.wall_normal;
   auto s = samples.position;
   auto parent = samples.parent;
   auto material = in.material;
@@ -106,7 +110,16 @@ void assign_surface_coefficients(SurfaceSamples<Dim>& samples, const SurfaceCoef
           }
         }
         k(r) = wet >= 0 ? mdl.solid_liquid_at(wet, k_lg) : k_lg;
+        klg(r) = k_lg;
         iface(r) = static_cast<uint8_t>(wet >= 0 ? Interface::SolidLiquid : Interface::LiquidGas);
+        double n[Dim] = {};
+        if (wet >= 0) {
+          const auto& c = colliders.items[wet];
+          double xs[Dim];
+          for (int d = 0; d < Dim; ++d) xs[d] = q[d] - c.offset[d];
+          c.shape.normal(xs, n);
+        }
+        for (int d = 0; d < Dim; ++d) wall(r, d) = n[d];
       });
 }
 

@@ -31,6 +31,11 @@ struct SurfaceSamples {
   particles::IndexList parent;      // local index of the owned parent particle
   Kokkos::View<double*> coefficient;  // k^sigma per sample (surface_coefficient.hpp), after sampling
   Kokkos::View<uint8_t*> interface;   // mpm::Interface per sample (liquid-gas, solid-liquid), with coefficient
+  // Solid-liquid samples: the parent's k_LG and the wall's unit normal; the sample's energy is
+  // k_SL h + k_LG (|dA| - h), h its footprint on the wall (physics::wall_footprint_gradient). For a
+  // liquid-gas sample liquid_gas = coefficient and the normal is zero.
+  Kokkos::View<double*> liquid_gas;
+  Kokkos::View<double**> wall_normal;
   double contour_length = 0;        // this rank's contour length (area in 3D), before sampling
   size_t size() const { return position.extent(0); }
 };
