@@ -35,7 +35,11 @@ void run_until(M& m, double& t, double end) {
 // 0.3817 m (4.5 %) although the largest density ratio is 1.03; after 0.25 s at 5 % PIC the particles
 // clump (max pressure ~27 kPa against 3.9 kPa hydrostatic, rms velocity 0.066 m/s) and the bins read
 // 46 % low. With a 1.25 dx support the SPH sum sees ~19 neighbours, so its value depends on the local
-// packing, not only on the number density; the calibration only fixes the square rest lattice. Run
+// packing, not only on the number density; the calibration only fixes the square rest lattice. With
+// 16 particles per cell (~75 neighbours) it still reads 43 % low after the 5 % PIC phase: the bottom
+// rows stand about 0.75 dx off the floor's wall plane and carry 8-28 kPa, because their SPH sums lack
+// the neighbours below the wall and they are squeezed until the sum recovers. A wall term completing
+// the rest lattice behind planar walls was tried and made the column unstable (not kept). Run
 // with --gtest_also_run_disabled_tests (MENISCUS_VERBOSE=1 prints the profile).
 TEST(S001_Fluid, DISABLED_Hydrostatic) {
   // Water column H = 0.4 m in a 0.2 m wide box (digest 6.2, 2D): settle 1 s with pure PIC to damp the
