@@ -230,3 +230,74 @@ TEST(S001_Coupling, NoPenetration) {
   EXPECT_LT(with, 0.005);
   EXPECT_GT(without, 0.05);
 }
+
+namespace {
+// A 2D elastic disc (R = 0.08 m, G = 1e5 Pa) of density ratio `ratio` to water, released at rest with
+// its centre 0.02 m above the surface of a pool 0.6 m wide filled to 0.25 m (digest 6.6, 2D). Returns
+// the mean over t in [end - 1, end] of the fraction of the disc's particles below the far-field water
+// level, and the rms of the disc's vertical centre-of-mass velocity over that window.
+struct Floating {
+  double submerged = 0, vrms = 0;
+};
+Floating float_disc(double ratio, double end) {
+  const double dx = 0.02;
+  const std::string deck = R"(
+simulation: {dimension: 2, method: mpm-multiphase, end_time: 10}
+domain: {lower: [0, 0], upper: [0.68, 0.6], cell_size: 0.02, walls: slip}
+materials:
+  - {name: water, model: fluid, density: 1000, sound_speed: 28}
+  - {name: ball, model: hypoelastic, density: )" + std::to_string(1000 * ratio) +
+                           R"(, youngs_modulus: 2.6e5, poisson_ratio: 0.3}
+sources:
+  - {type: box, material: water, lower: [0.04, 0.04], upper: [0.64, 0.29]}
+  - {type: sphere, material: ball, center: [0.34, 0.31], radius: 0.08}
+)";
+  auto d = test::deck_from_string(deck);
+  MultiphaseMpm<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  auto& set = m.particles();
+  double t = 0, sum = 0, v2 = 0;
+  int samples = 0;
+  for (int frame = 1; 0.02 * frame <= end + 1e-9; ++frame) {
+    run_until(m, t, 0.02 * frame);
+    if (t < end - 1.0 - 1e-9) continue;
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+    auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().v));
+    auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.material());
+    double bx = 0, by = 0, bv = 0;
+    long nb = 0;
+    for (size_t i = 0; i < set.size(); ++i)
+      if (mat(i) == 1) {
+        bx += x(i, 0);
+        by += x(i, 1);
+        bv += v(i, 1);
+        ++nb;
+      }
+    bx /= nb;
+    bv /= nb;
+    double level = 0;
+    for (size_t i = 0; i < set.size(); ++i)
+      if (mat(i) == 0 && std::fabs(x(i, 0) - bx) > 0.16) level = std::max(level, x(i, 1));
+    level += dx / 4;  // the top particle row sits half a spacing below the surface
+    long below = 0;
+    for (size_t i = 0; i < set.size(); ++i)
+      if (mat(i) == 1 && x(i, 1) < level) ++below;
+    sum += static_cast<double>(below) / nb;
+    v2 += bv * bv;
+    ++samples;
+  }
+  return {sum / samples, std::sqrt(v2 / samples)};
+}
+}  // namespace
+
+// DISABLED: does not hold yet. Measured on this branch (2D, dx = 0.02, t in [2, 3] s, 166 s on the
+// loaded machine): 0.786 of the disc below the far-field level (reference 0.5) and a vertical COM
+// velocity rms of 0.12 m/s. The disc sinks too deep for the same reason the hydrostatic column reads
+// low: the SPH-density pressure of the water falls short of rho g d (S001_Fluid.DISABLED_Hydrostatic).
+TEST(S001_Coupling, DISABLED_LongBuoyancyHalf) {
+  // Archimedes: a disc of half the water's density floats with half its area submerged.
+  const auto f = float_disc(0.5, 3.0);
+  test::print_rank0("[buoyancy 1:2] submerged fraction %.4f (reference 0.5), vertical COM velocity rms %.4f m/s",
+                    f.submerged, f.vrms);
+  EXPECT_NEAR(f.submerged, 0.5, 0.08);
+  EXPECT_LT(f.vrms, 0.05);
+}
