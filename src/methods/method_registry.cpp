@@ -2,6 +2,7 @@
 
 #include "methods/method.hpp"
 #include "methods/mpm/register.hpp"
+#include "methods/mpm_multiphase/register.hpp"
 #include "methods/sph/register.hpp"
 
 namespace meniscus {
@@ -38,6 +39,7 @@ void register_builtin_methods() {
   if (done) return;
   done = true;
   mpm::register_methods();
+  mpm_multiphase::register_methods();
   sph::register_methods();
 }
 

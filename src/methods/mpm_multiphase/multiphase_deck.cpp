@@ -1,0 +1,143 @@
+#include "methods/mpm_multiphase/multiphase_deck.hpp"
+
+#include <cmath>
+#include <memory>
+
+#include "core/error.hpp"
+#include "physics/hypoelastic.hpp"
+#include "physics/tait_density.hpp"
+
+namespace meniscus::mpm_multiphase {
+
+double PhaseMaterial::wave_speed() const {
+  if (kind == PhaseKind::Fluid) return sound_speed;
+  return std::sqrt((bulk + 4.0 / 3.0 * shear) / rest_density);
+}
+
+void declare_multiphase_sections(config::Schema& root) {
+  auto s = std::make_shared<config::Schema>();
+  s->real("cfl", "1", "CFL number: dt <= cfl * dx / (max wave speed + max |u|)").def(0.3).min(0.0, true).max(1.0);
+  s->real("dt_max", "s", "largest time step (the paper runs every scene at 1e-4 s)").def(1e-4).positive();
+  s->vector("gravity", "m/s^2", "gravitational acceleration").def_dim("[0, -9.81]", "[0, -9.81, 0]");
+  s->choice("shape_function", {"gimp", "quadratic"},
+            "grid shape functions: uniform GIMP with particle half-width dx/4 (Yan et al. 2018, eqs. 5-6) or "
+            "quadratic B-splines")
+      .def("gimp");
+  s->choice("force_sharing", {"shared", "per_group"},
+            "shared: every group present at a node gets the acceleration of the summed internal force over "
+            "the summed mass (Yan et al. 2018, eq. 20 read as a shared force); per_group: each group only its "
+            "own force over its own mass, coupled through contact alone")
+      .def("shared");
+  s->choice("contact_mode", {"pairwise", "each_vs_rest", "none"},
+            "anti-penetration between groups (eqs. 21-26): every pair (momentum-exact), each group against the "
+            "others lumped (the paper's form for three or more fluids), or off")
+      .def("pairwise");
+  s->real("beta_fluid_solid", "1", "anti-penetration strength between a fluid and a solid group").def(1.0).min(0.0).max(1.0);
+  s->real("beta_fluid_fluid", "1", "anti-penetration strength between two immiscible fluid groups").def(0.3).min(0.0).max(1.0);
+  s->real("beta_solid_solid", "1", "anti-penetration strength between two solid groups").def(1.0).min(0.0).max(1.0);
+  s->choice("hypoelastic_volumetric", {"standard", "paper_literal"},
+            "volumetric term of the hypoelastic rate: K tr(eps_dot) I (Hooke) or the printed K tr(eps_dot) I / 3 "
+            "(eq. 11, an effective bulk modulus K/3)")
+      .def("standard");
+  s->real("sph_support", "1", "support radius of the SPH density sum, in cells (paper: 1.25)").def(1.25).positive();
+  s->flag("clamp_negative_pressure",
+          "fluid pressure below zero (free-surface particles missing SPH neighbours) is set to zero")
+      .def("true");
+  s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
+  root.section("mpm_multiphase", s,
+               "Multiphase MPM of Yan et al. 2018: material groups with their own grid velocities on one grid, "
+               "SPH-density Tait fluids, hypoelastic solids, anti-penetration contact.");
+
+  auto group_doc = "material group: the grid velocity field this material moves with (groups 0..G-1, "
+                   "each used; default: one group per material, in list order)";
+  auto fluid = std::make_shared<config::Schema>("Weakly compressible inviscid fluid: SPH density, Tait pressure.");
+  fluid->text("name", "material name used by sources").req();
+  fluid->text("model", "material model").req();
+  fluid->real("density", "kg/m^3", "rest density rho_bar").req().positive();
+  fluid->real("sound_speed", "m/s", "c0 of the Tait law p = rho_bar c0^2/gamma ((rho/rho_bar)^gamma - 1)").def(28.0).positive();
+  fluid->real("tait_gamma", "1", "Tait exponent gamma").def(7.0).min(1.0);
+  fluid->integer("group", group_doc).def("-1").min(-1).max(kMaxGroups - 1);
+  fluid->real("alpha_pic", "1", "PIC share of the velocity update (paper: 0.05 for fluids)").def(0.05).min(0.0).max(1.0);
+  auto solid = std::make_shared<config::Schema>("Hypoelastic solid with the Jaumann stress rate (eq. 11).");
+  solid->text("name", "material name used by sources").req();
+  solid->text("model", "material model").req();
+  solid->real("density", "kg/m^3", "rest density").req().positive();
+  solid->real("youngs_modulus", "Pa", "Young's modulus E").req().positive();
+  solid->real("poisson_ratio", "1", "Poisson ratio nu (the paper's 0.5 makes K infinite)").def(0.3).min(-0.99).max(0.49);
+  solid->integer("group", group_doc).def("-1").min(-1).max(kMaxGroups - 1);
+  solid->real("alpha_pic", "1", "PIC share of the velocity update (paper: 1 for solids)").def(1.0).min(0.0).max(1.0);
+  root.variant_list("materials", "model", {{"fluid", fluid}, {"hypoelastic", solid}},
+                    "Materials that sources refer to by name.");
+}
+
+MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim) {
+  const auto s = root.section("mpm_multiphase");
+  MultiphaseSettings o;
+  o.cfl = s.real("cfl");
+  o.dt_max = s.real("dt_max");
+  const auto g = s.vector("gravity");
+  for (int d = 0; d < dim; ++d) o.gravity[d] = g[d];
+  o.gimp = s.text("shape_function") == "gimp";
+  o.shared_forces = s.text("force_sharing") == "shared";
+  const std::string mode = s.text("contact_mode");
+  o.contact = mode == "pairwise" ? ContactMode::Pairwise : mode == "each_vs_rest" ? ContactMode::EachVsRest : ContactMode::None;
+  o.beta_fluid_solid = s.real("beta_fluid_solid");
+  o.beta_fluid_fluid = s.real("beta_fluid_fluid");
+  o.beta_solid_solid = s.real("beta_solid_solid");
+  o.paper_literal_volumetric = s.text("hypoelastic_volumetric") == "paper_literal";
+  o.sph_support = s.real("sph_support");
+  o.clamp_negative_pressure = s.flag("clamp_negative_pressure");
+  o.sort_every = s.integer("sort_every");
+  return o;
+}
+
+MultiphaseTable read_multiphase_materials(const config::Section& root) {
+  MultiphaseTable t;
+  const auto list = root.list("materials");
+  if (list.empty()) throw InputError(root.file(), "materials", "the deck defines no materials");
+  if (list.size() > static_cast<size_t>(kMaxGroups) * 4)
+    throw InputError(root.file(), "materials", "too many materials");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const auto& m = list[i];
+    const std::string name = m.text("name");
+    for (const auto& n : t.names)
+      if (n == name) throw InputError(m.file(), m.key_path("name"), "material '" + name + "' is defined twice");
+    t.names.push_back(name);
+    PhaseMaterial p;
+    p.rest_density = m.real("density");
+    p.alpha_pic = m.real("alpha_pic");
+    const long group = m.integer("group");
+    p.group = group >= 0 ? static_cast<int>(group) : static_cast<int>(i);
+    if (p.group >= kMaxGroups)
+      throw InputError(m.file(), m.key_path("group"), "at most " + std::to_string(kMaxGroups) + " material groups");
+    if (m.text("model") == "fluid") {
+      p.kind = PhaseKind::Fluid;
+      p.sound_speed = m.real("sound_speed");
+      p.gamma = m.real("tait_gamma");
+      p.stiffness = physics::tait_stiffness(p.rest_density, p.sound_speed, p.gamma);
+    } else {
+      p.kind = PhaseKind::Solid;
+      const auto mod = physics::HypoelasticModuli::from_young(m.real("youngs_modulus"), m.real("poisson_ratio"));
+      p.bulk = mod.bulk;
+      p.shear = mod.shear;
+    }
+    t.materials.push_back(p);
+  }
+  for (const auto& p : t.materials) t.groups = std::max(t.groups, p.group + 1);
+  t.group_kind.assign(t.groups, PhaseKind::Fluid);
+  std::vector<int> used(t.groups, 0);
+  for (size_t i = 0; i < t.materials.size(); ++i) {
+    const auto& p = t.materials[i];
+    if (used[p.group] && t.group_kind[p.group] != p.kind)
+      throw InputError(list[i].file(), list[i].key_path("group"),
+                       "group " + std::to_string(p.group) + " mixes fluid and solid materials");
+    used[p.group] = 1;
+    t.group_kind[p.group] = p.kind;
+  }
+  for (int g = 0; g < t.groups; ++g)
+    if (!used[g])
+      throw InputError(root.file(), "materials", "material group " + std::to_string(g) + " has no material (groups are 0..G-1)");
+  return t;
+}
+
+}  // namespace meniscus::mpm_multiphase

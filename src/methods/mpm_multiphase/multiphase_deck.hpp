@@ -1,0 +1,53 @@
+#pragma once
+// Deck sections of the multiphase MPM (`mpm-multiphase`, Yan et al. 2018): `mpm_multiphase` (time
+// stepping, transfers, coupling) and `materials` (weakly compressible fluids and hypoelastic solids,
+// each in a material group with its own grid velocity field).
+#include <string>
+#include <vector>
+
+#include "core/deck.hpp"
+#include "core/schema.hpp"
+#include "methods/mpm_multiphase/contact.hpp"
+
+namespace meniscus::mpm_multiphase {
+
+enum class PhaseKind : int { Fluid = 0, Solid = 1 };
+
+// One material as the kernels see it (copied to the device in a table indexed by material id).
+struct PhaseMaterial {
+  PhaseKind kind = PhaseKind::Fluid;
+  int group = 0;
+  double rest_density = 1000;  // kg/m^3
+  double alpha_pic = 0.05;     // PIC share of the G2P velocity blend
+  // Fluid: Tait law p = stiffness ((rho/rest)^gamma - 1), stiffness = rest c0^2 / gamma.
+  double sound_speed = 0, gamma = 7, stiffness = 0;
+  // Solid: hypoelastic moduli.
+  double bulk = 0, shear = 0;
+  double wave_speed() const;  // c0 (fluid) or sqrt((K + 4/3 G)/rho) (solid)
+};
+
+struct MultiphaseSettings {
+  double cfl = 0.3, dt_max = 1e-4;
+  double gravity[3] = {0, -9.81, 0};
+  bool gimp = true;             // shape functions: uniform GIMP (paper) or quadratic B-splines
+  bool shared_forces = true;    // force_sharing: shared (sum over groups) or per_group
+  ContactMode contact = ContactMode::Pairwise;
+  double beta_fluid_solid = 1.0, beta_fluid_fluid = 0.3, beta_solid_solid = 1.0;
+  bool paper_literal_volumetric = false;
+  double sph_support = 1.25;  // SPH support radius in cells
+  bool clamp_negative_pressure = true;
+  long sort_every = 20;
+};
+
+struct MultiphaseTable {
+  std::vector<std::string> names;
+  std::vector<PhaseMaterial> materials;
+  int groups = 0;
+  std::vector<PhaseKind> group_kind;
+};
+
+void declare_multiphase_sections(config::Schema& root);
+MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim);
+MultiphaseTable read_multiphase_materials(const config::Section& root);
+
+}  // namespace meniscus::mpm_multiphase

@@ -1,0 +1,578 @@
+#include "methods/mpm_multiphase/multiphase_method.hpp"
+
+#include <Kokkos_ScatterView.hpp>
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "grid/bspline.hpp"
+#include "grid/domain_deck.hpp"
+#include "grid/gimp.hpp"
+#include "grid/stencil_loop.hpp"
+#include "methods/sph/sph_kernels.hpp"
+#include "particles/migration.hpp"
+#include "particles/particle_sources.hpp"
+#include "particles/redistribute.hpp"
+#include "physics/collider_deck.hpp"
+#include "physics/hypoelastic.hpp"
+#include "physics/tait_density.hpp"
+
+namespace meniscus::mpm_multiphase {
+
+namespace {
+
+// The stencil of a point: uniform GIMP (the paper's shape functions) or quadratic B-splines.
+template <int Dim>
+KOKKOS_INLINE_FUNCTION void shape_stencil(bool gimp, grid::Stencil<Dim>& st, const double* x, const double* lower,
+                                          double inv_dx) {
+  if (gimp) grid::compute_gimp_stencil<Dim>(st, x, lower, inv_dx);
+  else st.compute(x, lower, inv_dx);
+}
+
+// 1 / (s^Dim sum_k W(|x_k|)) over an infinite lattice of spacing s around a lattice point: the
+// factor that makes the SPH number density of a particle at rest with full support equal to 1/s^Dim
+// (Yan et al. 2018 use SPH density with a 1.25 dx support and leave the kernel open; the cubic
+// spline is calibrated so that a rest lattice has exactly its rest density).
+template <int Dim>
+double lattice_calibration(double spacing, double support) {
+  const sph::CubicSpline<Dim> W(support);
+  const int k = static_cast<int>(std::ceil(support / spacing)) + 1;
+  double sum = 0;
+  int i[3] = {0, 0, 0};
+  const int n = 2 * k + 1;
+  long total = 1;
+  for (int d = 0; d < Dim; ++d) total *= n;
+  for (long c = 0; c < total; ++c) {
+    long r = c;
+    double r2 = 0;
+    for (int d = 0; d < Dim; ++d) {
+      i[d] = static_cast<int>(r % n) - k;
+      r /= n;
+      r2 += (i[d] * spacing) * (i[d] * spacing);
+    }
+    sum += W.value(std::sqrt(r2));
+  }
+  return 1.0 / (std::pow(spacing, Dim) * sum);
+}
+
+}  // namespace
+
+template <int Dim>
+MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
+  const auto& root = ctx.root;
+  s_ = read_multiphase_settings(root, Dim);
+  table_ = read_multiphase_materials(root);
+  const int G = table_.groups;
+  auto spec = grid::read_domain<Dim>(root, 2, G * (1 + 3 * Dim));
+  for (int d = 0; d < Dim; ++d)
+    if (spec.periodic[d])
+      throw InputError(root.file(), "domain.periodic", "mpm-multiphase has no periodic grid (bounded box only)");
+  decomp_ = std::make_unique<grid::Decomposition<Dim>>(comm_, spec);
+  grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
+  colliders_ = physics::read_colliders<Dim>(root, *decomp_);
+
+  materials_ = Kokkos::View<PhaseMaterial*>("mp_materials", table_.materials.size());
+  {
+    auto h = Kokkos::create_mirror_view(materials_);
+    for (size_t i = 0; i < table_.materials.size(); ++i) {
+      h(i) = table_.materials[i];
+      max_wave_speed_ = std::max(max_wave_speed_, table_.materials[i].wave_speed());
+    }
+    Kokkos::deep_copy(materials_, h);
+  }
+  beta_ = Kokkos::View<double*>("mp_beta", G * G);
+  {
+    auto h = Kokkos::create_mirror_view(beta_);
+    for (int a = 0; a < G; ++a)
+      for (int b = 0; b < G; ++b) {
+        const bool fa = table_.group_kind[a] == PhaseKind::Fluid, fb = table_.group_kind[b] == PhaseKind::Fluid;
+        h(a * G + b) = (fa && fb) ? s_.beta_fluid_fluid : (fa || fb) ? s_.beta_fluid_solid : s_.beta_solid_solid;
+      }
+    Kokkos::deep_copy(beta_, h);
+  }
+
+  f_.x = set_.add_field("position", Dim);
+  f_.v = set_.add_field("velocity", Dim);
+  f_.mass = set_.add_field("mass", 1);
+  f_.volume = set_.add_field("initial_volume", 1);
+  f_.density = set_.add_field("density", 1);
+  f_.stress = set_.add_field("stress", Dim * Dim);
+  f_.pressure = set_.add_field("pressure", 1);
+
+  auto seeded = particles::seed_sources<Dim>(root, *decomp_, table_.names);
+  const size_t n = seeded.x.extent(0);
+  set_.resize(n);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), mass = set_.field(f_.mass), vol = set_.field(f_.volume);
+  auto rho = set_.field(f_.density), sig = set_.field(f_.stress), pr = set_.field(f_.pressure);
+  auto id = set_.id();
+  auto mat = set_.material();
+  auto mats = materials_;
+  Kokkos::parallel_for(
+      "mp::init", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+        for (int d = 0; d < Dim; ++d) {
+          x(p, d) = seeded.x(p, d);
+          v(p, d) = seeded.v(p, d);
+        }
+        for (int i = 0; i < Dim * Dim; ++i) sig(p, i) = 0;
+        const double r0 = mats(seeded.material(p)).rest_density;
+        vol(p, 0) = seeded.volume(p);
+        mass(p, 0) = seeded.volume(p) * r0;
+        rho(p, 0) = r0;
+        pr(p, 0) = 0;
+        id(p) = seeded.id(p);
+        mat(p) = seeded.material(p);
+      });
+  // The SPH calibration assumes one lattice spacing: every source must use the same particle volume.
+  double vmin = 1e300, vmax = 0;
+  Kokkos::parallel_reduce(
+      "mp::volume_range", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const int p, double& lo, double& hi) {
+        lo = vol(p, 0) < lo ? vol(p, 0) : lo;
+        hi = vol(p, 0) > hi ? vol(p, 0) : hi;
+      },
+      Kokkos::Min<double>(vmin), Kokkos::Max<double>(vmax));
+  MPI_Allreduce(MPI_IN_PLACE, &vmin, 1, MPI_DOUBLE, MPI_MIN, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  if (vmax > 0 && vmax > vmin * (1 + 1e-9))
+    throw InputError(root.file(), "sources",
+                     "mpm-multiphase needs one particle volume for its SPH density: give every source the same "
+                     "particles_per_cell");
+  if (vmax > 0) calibration_ = lattice_calibration<Dim>(std::pow(vmax, 1.0 / Dim), s_.sph_support * decomp_->dx());
+  particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+}
+
+template <int Dim>
+MultiphaseMpm<Dim>::~MultiphaseMpm() = default;
+
+template <int Dim>
+double MultiphaseMpm<Dim>::stable_dt() {
+  auto v = set_.field(f_.v);
+  double vmax = 0;
+  Kokkos::parallel_reduce(
+      "mp::max_speed", Kokkos::RangePolicy<>(0, set_.size()),
+      KOKKOS_LAMBDA(const int p, double& m) {
+        double s = 0;
+        for (int d = 0; d < Dim; ++d) s += v(p, d) * v(p, d);
+        m = s > m ? s : m;
+      },
+      Kokkos::Max<double>(vmax));
+  vmax = std::sqrt(std::max(vmax, 0.0));
+  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  return std::min(s_.cfl * decomp_->dx() / (vmax + max_wave_speed_ + 1e-300), s_.dt_max);
+}
+
+template <int Dim>
+void MultiphaseMpm<Dim>::p2g_momentum() {
+  auto t = timers_.scope("p2g");
+  const int S = stride();
+  const auto gbox = grid_->ghost_box();
+  grid::NodeArray local = grid_->acquire_local(true);
+  auto scatter = Kokkos::Experimental::create_scatter_view(local);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), mass = set_.field(f_.mass);
+  auto mat = set_.material();
+  auto mats = materials_;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
+  const bool gimp = s_.gimp;
+  Kokkos::parallel_for(
+      "mp::p2g", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        grid::Stencil<Dim> st;
+        shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+        const int o = mats(mat(p)).group * S;
+        const double mp = mass(p, 0);
+        auto acc = scatter.access();
+        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
+          acc(idx, o) += w * mp;
+          for (int a = 0; a < Dim; ++a) {
+            acc(idx, o + 1 + a) += w * mp * v(p, a);
+            acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+          }
+        });
+      });
+  Kokkos::Experimental::contribute(local, scatter);
+  grid_->release_local(local);
+  grid_->local_to_global_add();
+  // u = p/m per group on owned nodes; the owned state is kept for the grid update, because the force
+  // pass reuses the same Vecs.
+  grid::NodeArray a = grid_->acquire_owned();
+  const int G = table_.groups;
+  Kokkos::parallel_for(
+      "mp::grid_velocity", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(const long i) {
+        for (int g = 0; g < G; ++g) {
+          const double m = a(i, g * S);
+          for (int d = 0; d < Dim; ++d) a(i, g * S + 1 + d) = m > 0 ? a(i, g * S + 1 + d) / m : 0.0;
+        }
+      });
+  if (state_.extent(0) != a.extent(0) || state_.extent(1) != a.extent(1))
+    state_ = grid::NodeArray("mp_node_state", a.extent(0), a.extent(1));
+  Kokkos::deep_copy(state_, a);
+  grid_->release_owned(a);
+  grid_->global_to_local();
+}
+
+template <int Dim>
+void MultiphaseMpm<Dim>::sph_density() {
+  auto t = timers_.scope("sph_density");
+  const double support = s_.sph_support * decomp_->dx();
+  const int owned = static_cast<int>(set_.size());
+  halo_.build(set_, *decomp_, f_.x, support);
+  const int total = owned + static_cast<int>(halo_.ghost_count());
+  Kokkos::View<double**, Kokkos::LayoutRight> xt("mp_sph_x", total, Dim);
+  auto x = set_.field(f_.x);
+  Kokkos::parallel_for(
+      "mp::sph_rows", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < Dim; ++d) xt(i, d) = x(i, d);
+      });
+  halo_.refresh_position_rows(particles::RealField(xt), static_cast<size_t>(owned));
+  particles::build_neighbor_lists<Dim>(xt, owned, support, lists_);
+  const sph::CubicSpline<Dim> W(support);
+  const double cw = calibration_;
+  auto off = lists_.offset;
+  auto idx = lists_.index;
+  auto mass = set_.field(f_.mass), vol = set_.field(f_.volume), rho = set_.field(f_.density);
+  auto mat = set_.material();
+  auto mats = materials_;
+  // Number-density form over every group (Solenthaler & Pajarola 2008): rho_j = (m_j/V0_j) V0_j C_W
+  // sum_k W_jk, i.e. each particle's own rest density times its neighbour count relative to a rest
+  // lattice, so that density contrasts between groups do not smear into each other.
+  Kokkos::parallel_for(
+      "mp::sph_density", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) {
+        if (mats(mat(i)).kind != PhaseKind::Fluid) return;
+        double s = W.value(0.0);
+        for (int k = off(i); k < off(i + 1); ++k) {
+          const int j = idx(k);
+          double r2 = 0;
+          for (int d = 0; d < Dim; ++d) r2 += (xt(i, d) - xt(j, d)) * (xt(i, d) - xt(j, d));
+          s += W.value(kmath::sqrt(r2));
+        }
+        rho(i, 0) = mass(i, 0) * cw * s;
+        (void)vol;
+      });
+}
+
+template <int Dim>
+void MultiphaseMpm<Dim>::constitutive(double dt) {
+  auto t = timers_.scope("constitutive");
+  const int S = stride();
+  const auto gbox = grid_->ghost_box();
+  grid::NodeArray local = grid_->acquire_local(false);
+  auto x = set_.field(f_.x), rho = set_.field(f_.density), sig = set_.field(f_.stress), pr = set_.field(f_.pressure);
+  auto mat = set_.material();
+  auto mats = materials_;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
+  const bool gimp = s_.gimp, literal = s_.paper_literal_volumetric, clamp = s_.clamp_negative_pressure;
+  Kokkos::parallel_for(
+      "mp::constitutive", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
+        const PhaseMaterial& m = mats(mat(p));
+        if (m.kind == PhaseKind::Fluid) {
+          const double pressure =
+              physics::tait_pressure_from_density(rho(p, 0), m.rest_density, m.stiffness, m.gamma, clamp);
+          pr(p, 0) = pressure;
+          for (int a = 0; a < Dim; ++a)
+            for (int b = 0; b < Dim; ++b) sig(p, a * Dim + b) = a == b ? -pressure : 0.0;
+          return;
+        }
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        grid::Stencil<Dim> st;
+        shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+        const int o = m.group * S;
+        double gu[Dim * Dim] = {};
+        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double, const double* grad, const double*) {
+          for (int a = 0; a < Dim; ++a)
+            for (int b = 0; b < Dim; ++b) gu[a * Dim + b] += local(idx, o + 1 + a) * grad[b];
+        });
+        double s[Dim * Dim];
+        for (int i = 0; i < Dim * Dim; ++i) s[i] = sig(p, i);
+        const physics::HypoelasticModuli mod{m.bulk, m.shear};
+        const double tr = physics::jaumann_update<Dim>(mod, gu, dt, literal, s);
+        for (int i = 0; i < Dim * Dim; ++i) sig(p, i) = s[i];
+        // Solid volume follows the velocity divergence: rho <- rho / (1 + dt tr(eps_dot)).
+        rho(p, 0) = rho(p, 0) / (1.0 + dt * tr);
+        double mean = 0;
+        for (int a = 0; a < Dim; ++a) mean += s[a * Dim + a];
+        pr(p, 0) = -mean / Dim;
+      });
+  grid_->release_local(local);
+}
+
+template <int Dim>
+void MultiphaseMpm<Dim>::p2g_forces() {
+  auto t = timers_.scope("p2g_forces");
+  const int S = stride();
+  const auto gbox = grid_->ghost_box();
+  grid::NodeArray local = grid_->acquire_local(true);
+  auto scatter = Kokkos::Experimental::create_scatter_view(local);
+  auto x = set_.field(f_.x), mass = set_.field(f_.mass), rho = set_.field(f_.density), sig = set_.field(f_.stress);
+  auto mat = set_.material();
+  auto mats = materials_;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
+  const bool gimp = s_.gimp;
+  Kokkos::parallel_for(
+      "mp::p2g_forces", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
+        double xp[Dim], s[Dim * Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        const double V = mass(p, 0) / rho(p, 0);  // current volume (eq. 15/19)
+        for (int i = 0; i < Dim * Dim; ++i) s[i] = V * sig(p, i);
+        grid::Stencil<Dim> st;
+        shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+        const int o = mats(mat(p)).group * S + 1 + Dim;
+        auto acc = scatter.access();
+        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double, const double* grad, const double*) {
+          for (int a = 0; a < Dim; ++a) {
+            double f = 0;
+            for (int b = 0; b < Dim; ++b) f -= s[a * Dim + b] * grad[b];
+            acc(idx, o + a) += f;
+          }
+        });
+      });
+  Kokkos::Experimental::contribute(local, scatter);
+  grid_->release_local(local);
+  grid_->local_to_global_add();
+}
+
+template <int Dim>
+void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
+  auto t = timers_.scope("grid_update");
+  const int S = stride(), G = table_.groups;
+  const auto obox = grid_->owned_box();
+  grid::NodeArray a = grid_->acquire_owned();
+  auto state = state_;
+  double lower[Dim], grav[Dim];
+  for (int d = 0; d < Dim; ++d) {
+    lower[d] = decomp_->lower()[d];
+    grav[d] = with_forces ? s_.gravity[d] : 0.0;
+  }
+  const double dx = decomp_->dx();
+  const auto colliders = colliders_.at_time(time_);
+  const bool shared = s_.shared_forces;
+  const ContactMode mode = s_.contact;
+  auto beta = beta_;
+  long contacts = 0;
+  Kokkos::parallel_reduce(
+      "mp::grid_update", Kokkos::RangePolicy<>(0, obox.size()),
+      KOKKOS_LAMBDA(const long i, long& ncontact) {
+        double m[kMaxGroups], u[kMaxGroups * Dim], un[kMaxGroups * Dim], gr[kMaxGroups * Dim], f[kMaxGroups * Dim];
+        double mt = 0, ft[Dim] = {};
+        for (int g = 0; g < G; ++g) {
+          m[g] = state(i, g * S);
+          mt += m[g];
+          for (int d = 0; d < Dim; ++d) {
+            u[g * Dim + d] = state(i, g * S + 1 + d);
+            gr[g * Dim + d] = state(i, g * S + 1 + 2 * Dim + d);
+            f[g * Dim + d] = with_forces ? a(i, g * S + 1 + Dim + d) + m[g] * grav[d] : 0.0;
+            ft[d] += f[g * Dim + d];
+          }
+        }
+        // Predicted velocities (eq. 20 as a shared force: every group present gets f_tot / m_tot).
+        for (int g = 0; g < G; ++g)
+          for (int d = 0; d < Dim; ++d) {
+            const double acc = m[g] > 0 ? (shared ? ft[d] / mt : f[g * Dim + d] / m[g]) : 0.0;
+            un[g * Dim + d] = u[g * Dim + d] + dt * acc;
+          }
+        ncontact += apply_contact<Dim>(G, m, gr, un, beta.data(), mode);
+        int node[Dim];
+        obox.node(i, node);
+        double xi[Dim];
+        for (int d = 0; d < Dim; ++d) xi[d] = lower[d] + node[d] * dx;
+        for (int g = 0; g < G; ++g) {
+          if (m[g] > 0) colliders.apply(xi, un + g * Dim);
+          a(i, g * S) = m[g];
+          for (int d = 0; d < Dim; ++d) {
+            const double v = m[g] > 0 ? un[g * Dim + d] : 0.0;
+            a(i, g * S + 1 + d) = v;
+            // The FLIP increment is the whole grid change, after contact and walls (not f/m).
+            a(i, g * S + 1 + Dim + d) = m[g] > 0 ? (v - u[g * Dim + d]) / dt : 0.0;
+            a(i, g * S + 1 + 2 * Dim + d) = gr[g * Dim + d];
+          }
+        }
+      },
+      contacts);
+  contacts_ = contacts;
+  grid_->release_owned(a);
+  grid_->global_to_local();
+}
+
+template <int Dim>
+void MultiphaseMpm<Dim>::g2p(double dt) {
+  auto t = timers_.scope("g2p");
+  const int S = stride();
+  const auto gbox = grid_->ghost_box();
+  grid::NodeArray local = grid_->acquire_local(false);
+  auto x = set_.field(f_.x), v = set_.field(f_.v);
+  auto mat = set_.material();
+  auto mats = materials_;
+  auto ids = set_.id();
+  double lower[Dim], lo_clamp[Dim], hi_clamp[Dim];
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
+  for (int d = 0; d < Dim; ++d) {
+    lower[d] = decomp_->lower()[d];
+    lo_clamp[d] = decomp_->lower()[d] + dx;  // every stencil stays inside the grid
+    hi_clamp[d] = decomp_->upper()[d] - dx;
+  }
+  const bool gimp = s_.gimp;
+  Kokkos::View<int64_t*> bad("mp_bad_particle", 1);
+  Kokkos::deep_copy(bad, -1);
+  Kokkos::parallel_for(
+      "mp::g2p", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        grid::Stencil<Dim> st;
+        shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+        const PhaseMaterial& m = mats(mat(p));
+        const int o = m.group * S;
+        double vpic[Dim] = {}, acc[Dim] = {};
+        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+          for (int a = 0; a < Dim; ++a) {
+            vpic[a] += w * local(idx, o + 1 + a);
+            acc[a] += w * local(idx, o + 1 + Dim + a);
+          }
+        });
+        // Eqs. (8)-(10): PIC from the final grid velocity, FLIP from the whole grid increment.
+        for (int d = 0; d < Dim; ++d) {
+          const double vn = m.alpha_pic * vpic[d] + (1.0 - m.alpha_pic) * (v(p, d) + dt * acc[d]);
+          if (!kmath::isfinite(vn)) bad(0) = ids(p);
+          v(p, d) = vn;
+          double xn = xp[d] + dt * vn;
+          xn = xn < lo_clamp[d] ? lo_clamp[d] : (xn > hi_clamp[d] ? hi_clamp[d] : xn);
+          x(p, d) = xn;
+        }
+      });
+  grid_->release_local(local);
+  auto bad_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bad);
+  long bad_local = bad_h(0), bad_any = -1;
+  MPI_Allreduce(&bad_local, &bad_any, 1, MPI_LONG, MPI_MAX, comm_);
+  if (bad_any >= 0)
+    throw RuntimeError(log::format("non-finite velocity at particle %ld after step %ld: the run is unstable "
+                                   "(reduce mpm_multiphase.cfl or dt_max)",
+                                   bad_any, steps_ + 1));
+}
+
+template <int Dim>
+void MultiphaseMpm<Dim>::step(double dt) {
+  p2g_momentum();
+  sph_density();
+  constitutive(dt);
+  p2g_forces();
+  grid_update(dt, true);
+  g2p(dt);
+  {
+    auto t = timers_.scope("migrate");
+    particles::migrate<Dim>(set_, *decomp_, f_.x);
+  }
+  ++steps_;
+  time_ += dt;
+  if (s_.sort_every > 0 && steps_ % s_.sort_every == 0) {
+    auto t = timers_.scope("sort");
+    particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+  }
+}
+
+template <int Dim>
+void MultiphaseMpm<Dim>::group_totals(std::vector<double>& mass, std::vector<double>& momentum) {
+  const int G = table_.groups;
+  Kokkos::View<double*> sums("mp_group_sums", G * (1 + Dim));
+  auto m = set_.field(f_.mass), v = set_.field(f_.v);
+  auto mat = set_.material();
+  auto mats = materials_;
+  auto sc = Kokkos::Experimental::create_scatter_view(sums);
+  Kokkos::parallel_for(
+      "mp::group_totals", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
+        auto acc = sc.access();
+        const int g = mats(mat(p)).group;
+        acc(g * (1 + Dim)) += m(p, 0);
+        for (int d = 0; d < Dim; ++d) acc(g * (1 + Dim) + 1 + d) += m(p, 0) * v(p, d);
+      });
+  Kokkos::Experimental::contribute(sums, sc);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
+  std::vector<double> all(h.data(), h.data() + G * (1 + Dim));
+  MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM, comm_);
+  mass.assign(G, 0);
+  momentum.assign(G * Dim, 0);
+  for (int g = 0; g < G; ++g) {
+    mass[g] = all[g * (1 + Dim)];
+    for (int d = 0; d < Dim; ++d) momentum[g * Dim + d] = all[g * (1 + Dim) + 1 + d];
+  }
+}
+
+template <int Dim>
+void MultiphaseMpm<Dim>::diagnostics(DiagnosticRow& row) {
+  std::vector<double> mass, mom;
+  group_totals(mass, mom);
+  auto m = set_.field(f_.mass), v = set_.field(f_.v), rho = set_.field(f_.density), pr = set_.field(f_.pressure);
+  auto mat = set_.material();
+  auto mats = materials_;
+  double ke = 0, pmax = 0, rho_ratio = 0;
+  Kokkos::parallel_reduce(
+      "mp::diag", Kokkos::RangePolicy<>(0, set_.size()),
+      KOKKOS_LAMBDA(const int p, double& e, double& pm, double& rr) {
+        double s = 0;
+        for (int d = 0; d < Dim; ++d) s += v(p, d) * v(p, d);
+        e += 0.5 * m(p, 0) * s;
+        pm = pr(p, 0) > pm ? pr(p, 0) : pm;
+        const PhaseMaterial& mt = mats(mat(p));
+        if (mt.kind == PhaseKind::Fluid) {
+          const double r = rho(p, 0) / mt.rest_density;
+          rr = r > rr ? r : rr;
+        }
+      },
+      ke, Kokkos::Max<double>(pmax), Kokkos::Max<double>(rho_ratio));
+  MPI_Allreduce(MPI_IN_PLACE, &ke, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &pmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &rho_ratio, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  long contacts = contacts_;
+  MPI_Allreduce(MPI_IN_PLACE, &contacts, 1, MPI_LONG, MPI_SUM, comm_);
+  double total = 0, p[3] = {0, 0, 0};
+  for (int g = 0; g < table_.groups; ++g) {
+    total += mass[g];
+    for (int d = 0; d < Dim; ++d) p[d] += mom[g * Dim + d];
+  }
+  const char* axis[3] = {"x", "y", "z"};
+  row.emplace_back("particles", static_cast<double>(global_particle_count()));
+  row.emplace_back("mass", total);
+  for (int d = 0; d < Dim; ++d) row.emplace_back(std::string("momentum_") + axis[d], p[d]);
+  row.emplace_back("kinetic_energy", ke);
+  row.emplace_back("max_pressure", pmax);
+  row.emplace_back("max_density_ratio", rho_ratio);
+  row.emplace_back("contact_impulses", static_cast<double>(contacts));
+  for (int g = 0; g < table_.groups; ++g) row.emplace_back("mass_group" + std::to_string(g), mass[g]);
+}
+
+template <int Dim>
+long MultiphaseMpm<Dim>::global_particle_count() {
+  long n = static_cast<long>(set_.size()), total = 0;
+  MPI_Allreduce(&n, &total, 1, MPI_LONG, MPI_SUM, comm_);
+  return total;
+}
+
+template <int Dim>
+std::vector<std::pair<std::string, double>> MultiphaseMpm<Dim>::state() {
+  return {{"steps", static_cast<double>(steps_)}, {"time", time_}};
+}
+
+template <int Dim>
+void MultiphaseMpm<Dim>::restore_state(const std::vector<std::pair<std::string, double>>& state) {
+  for (const auto& [k, v] : state) {
+    if (k == "steps") steps_ = static_cast<long>(v);
+    if (k == "time") time_ = v;
+  }
+}
+
+template <int Dim>
+void MultiphaseMpm<Dim>::redistribute_particles() {
+  particles::send_to_owners<Dim>(set_, *decomp_, f_.x);
+  particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+}
+
+template class MultiphaseMpm<2>;
+template class MultiphaseMpm<3>;
+
+}  // namespace meniscus::mpm_multiphase

@@ -1,0 +1,95 @@
+#pragma once
+// Multiphase MPM for interacting fluids and solids (Yan et al. 2018), registered as `mpm-multiphase`.
+// Every material belongs to a group; each group keeps its own grid mass, velocity and mass gradient
+// on the shared DMDA (per node and group: m, p or u, f or a, G; dof = G (1 + 3 Dim)). One explicit
+// step (update-stress-first, the paper's Algorithm 2):
+//   1 P2G per group: m, m u, m grad N (normals), summed across ranks; u = p/m.
+//   2 SPH density of every particle (number-density form over all groups, support 1.25 dx,
+//     calibrated on a rest lattice) through the shared halo and neighbour search.
+//   3 Constitutive update: fluids p = Tait(rho); solids the Jaumann hypoelastic rate from their own
+//     group's grid velocity gradient.
+//   4 P2G of internal forces per group, summed across ranks.
+//   5 Grid update: shared (or per-group) acceleration, anti-penetration contact between groups
+//     (contact.hpp), wall and collider conditions, a = (u_new - u)/dt.
+//   6 G2P per group: PIC/FLIP blend with the material's alpha_pic, advection; then migration.
+// The stages are public only because they hold Kokkos device lambdas (CUDA rejects them in private
+// member functions); tests call them one by one.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "grid/decomposition.hpp"
+#include "grid/grid_field.hpp"
+#include "methods/method.hpp"
+#include "methods/mpm_multiphase/multiphase_deck.hpp"
+#include "particles/halo.hpp"
+#include "particles/neighbor_search.hpp"
+#include "particles/particle_set.hpp"
+#include "physics/collider.hpp"
+
+namespace meniscus::mpm_multiphase {
+
+template <int Dim>
+class MultiphaseMpm : public Method {
+ public:
+  explicit MultiphaseMpm(const MethodContext& ctx);
+  ~MultiphaseMpm() override;
+
+  double stable_dt() override;
+  void step(double dt) override;
+  void diagnostics(DiagnosticRow& row) override;
+  long global_particle_count() override;
+  Timers& timers() override { return timers_; }
+  particles::ParticleSet& particles() override { return set_; }
+  int position_field() const override { return f_.x; }
+  int dimension() const override { return Dim; }
+  std::vector<std::pair<std::string, double>> state() override;
+  void restore_state(const std::vector<std::pair<std::string, double>>& state) override;
+  void redistribute_particles() override;
+
+  struct Fields {
+    int x, v, mass, volume, density, stress, pressure;
+  };
+  const Fields& fields() const { return f_; }
+  const MultiphaseTable& table() const { return table_; }
+  const MultiphaseSettings& settings() const { return s_; }
+  MultiphaseSettings& settings() { return s_; }  // tests switch options between steps
+  const grid::Decomposition<Dim>& decomposition() const { return *decomp_; }
+  double density_calibration() const { return calibration_; }
+  // Owned nodes after p2g_momentum: per group m, u, (unused), G (stride 1 + 3 Dim).
+  const grid::NodeArray& node_state() const { return state_; }
+  // Group of each material (device), and per-group totals of mass and momentum (global).
+  void group_totals(std::vector<double>& mass, std::vector<double>& momentum);
+
+  // Stages (see the header comment).
+  void p2g_momentum();
+  void sph_density();
+  void constitutive(double dt);
+  void p2g_forces();
+  void grid_update(double dt, bool with_forces);
+  void g2p(double dt);
+
+ private:
+  int stride() const { return 1 + 3 * Dim; }
+
+  MPI_Comm comm_;
+  MultiphaseSettings s_;
+  MultiphaseTable table_;
+  Kokkos::View<PhaseMaterial*> materials_;
+  Kokkos::View<double*> beta_;  // G x G anti-penetration strengths
+  std::unique_ptr<grid::Decomposition<Dim>> decomp_;
+  std::unique_ptr<grid::GridField<Dim>> grid_;
+  grid::NodeArray state_;  // owned nodes after step 1: m, u, -, G per group (the force pass reuses the Vec)
+  particles::ParticleSet set_;
+  Fields f_{};
+  physics::ColliderSet<Dim> colliders_;
+  particles::HaloPlan<Dim> halo_;
+  particles::NeighborLists lists_;
+  double calibration_ = 1;  // C_W of rho = m C_W sum_k W_jk (1/(V0 sum W) on a rest lattice)
+  double max_wave_speed_ = 0;
+  long steps_ = 0, contacts_ = 0;
+  double time_ = 0;
+  Timers timers_;
+};
+
+}  // namespace meniscus::mpm_multiphase
