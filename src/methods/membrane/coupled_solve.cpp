@@ -73,6 +73,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
       if (!fixed) unknown[2 * i + d] = nv++;
     }
   const PetscInt nv_local = rank == 0 ? nv : 0;
+  std::vector<int> coupled(nv, 0);  // free components that appear in some W row on this rank
 
   ISLocalToGlobalMapping ltog;
   MEMBRANE_PETSC(DMGetLocalToGlobalMapping(dmp, &ltog));
@@ -150,7 +151,9 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
         const double mass = rho * alpha * vol;
         double centre[2];
         g.face_centre(d, i, j, centre);
-        const auto w = interpolation_row(index, centre, 0.5 * dx);
+        double support[2] = {0.5 * dx, 0.5 * dx};
+        support[d] *= options_.w_normal_extent;
+        const auto w = interpolation_row(index, centre, support);
         const PetscInt rc = global_cell(ic, jc);
         mixed_node.push_back(static_cast<long>((i - i0) + (j - j0) * g.owned.n[0]));
         mixed_axis.push_back(d);
@@ -159,6 +162,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
           row_weight.push_back(wi);
           const PetscInt ki = unknown[2 * vi + d];
           if (ki < 0) continue;
+          coupled[ki] = 1;
           const PetscScalar bt = -vol * (s / dx) * wi;  // B^T = -V G^T W
           MEMBRANE_PETSC(MatSetValues(k.Bt, 1, &rc, 1, &ki, &bt, ADD_VALUES));
           const PetscScalar rhs = -wi * mass * uf;  // -W^T M u**
@@ -301,6 +305,9 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
     long mixed = static_cast<long>(mixed_node.size()), total = 0;
     MPI_Allreduce(&mixed, &total, 1, MPI_LONG, MPI_SUM, comm);
     result.fluid_air_faces = total;
+    std::vector<int> any(nv, 0);
+    MPI_Allreduce(coupled.data(), any.data(), static_cast<int>(nv), MPI_INT, MPI_MAX, comm);
+    for (int c : any) result.uncoupled_components += c == 0;
   }
 
   // Membrane velocities to every rank.

@@ -41,6 +41,10 @@ struct CoupledSolveOptions {
   std::string mode = "minres_blockdiag";  // or "direct"
   double rtol = 1e-10;
   int max_iterations = 2000;
+  // Extent of the W support along the face normal in dual-cell widths. 1 is the paper's dual cell;
+  // there about 15 % of a drop's vertex components meet no fluid-air face and collapse under the
+  // unresisted tension (docs/theory-membrane.md); 2 leaves about 2.5 %.
+  double w_normal_extent = 2.0;
 };
 
 struct CoupledSolveResult {
@@ -48,6 +52,9 @@ struct CoupledSolveResult {
   int reason = 0;
   long unknowns = 0;
   long fluid_air_faces = 0;
+  // Free membrane velocity components that no fluid-air face sees: only their own inertia and the
+  // membrane stiffness hold them, so many of them mean the W support is too narrow.
+  long uncoupled_components = 0;
 };
 
 // Assembled blocks of one solve, kept for inspection by tests (symmetry, definiteness).

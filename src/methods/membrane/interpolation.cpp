@@ -100,8 +100,15 @@ double clipped_length(const double a[2], const double b[2], const double lo[2], 
 }
 
 std::vector<std::pair<int, double>> interpolation_row(const SegmentIndex& index, const double centre[2], double half) {
-  const double lo[2] = {centre[0] - half, centre[1] - half};
-  const double hi[2] = {centre[0] + half, centre[1] + half};
+  const double h2[2] = {half, half};
+  return interpolation_row(index, centre, h2);
+}
+
+std::vector<std::pair<int, double>> interpolation_row(const SegmentIndex& index, const double centre[2],
+                                                     const double halfw[2]) {
+  const double lo[2] = {centre[0] - halfw[0], centre[1] - halfw[1]};
+  const double hi[2] = {centre[0] + halfw[0], centre[1] + halfw[1]};
+  const double half = std::min(halfw[0], halfw[1]);
   std::vector<int> cand;
   index.candidates(lo, hi, cand);
   std::map<int, double> w;  // ordered by vertex: rows are identical on every rank count

@@ -45,5 +45,8 @@ double clipped_length(const double a[2], const double b[2], const double lo[2], 
 // weights summing to 1. An empty clip (the membrane only touches the box) falls back to the two
 // vertices of the nearest segment with weight 1/2 each.
 std::vector<std::pair<int, double>> interpolation_row(const SegmentIndex& index, const double centre[2], double half);
+// Same with a rectangular support of half-widths half[0], half[1].
+std::vector<std::pair<int, double>> interpolation_row(const SegmentIndex& index, const double centre[2],
+                                                     const double half[2]);
 
 }  // namespace meniscus::membrane
