@@ -37,12 +37,12 @@ inline MembraneScene make_pool(int cells, double depth, membrane::FlowParameters
 
 // Drop of radius r at the box centre, edges about dx/2, optional n = 2 perturbation eps.
 inline MembraneScene make_drop(int cells, double r, double eps, membrane::FlowParameters p,
-                               membrane::CoupledSolveOptions o = {}) {
+                               membrane::CoupledSolveOptions o = {}, MPI_Comm comm = MPI_COMM_WORLD) {
   const double lower[2] = {0, 0};
   const int n[2] = {cells, cells};
   const double dx = 1.0 / cells;
   MembraneScene s;
-  s.grid = std::make_unique<membrane::MacGrid>(MPI_COMM_WORLD, lower, n, dx, "test");
+  s.grid = std::make_unique<membrane::MacGrid>(comm, lower, n, dx, "test");
   const int nv = static_cast<int>(std::ceil(2 * M_PI * r / (dx / 2)));
   if (p.h == 0) p.h = 0.5 * dx;
   s.flow = std::make_unique<membrane::MembraneFlow>(*s.grid, membrane::make_circle(0.5, 0.5, r, nv, eps), true, p, o);
@@ -67,8 +67,8 @@ inline double mean_interior_pressure(membrane::MacGrid& grid, double dt, double 
     }
   double gs = 0;
   long gn = 0;
-  MPI_Allreduce(&sum, &gs, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(&n, &gn, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&sum, &gs, 1, MPI_DOUBLE, MPI_SUM, grid.comm());
+  MPI_Allreduce(&n, &gn, 1, MPI_LONG, MPI_SUM, grid.comm());
   if (count) *count = gn;
   return gn ? gs / gn : 0.0;
 }
