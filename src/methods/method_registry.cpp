@@ -1,5 +1,6 @@
 #include <map>
 
+#include "methods/membrane/register.hpp"
 #include "methods/method.hpp"
 #include "methods/mpm/register.hpp"
 #include "methods/sph/register.hpp"
@@ -31,6 +32,7 @@ void register_builtin_methods() {
   done = true;
   mpm::register_methods();
   sph::register_methods();
+  membrane::register_methods();
 }
 
 }  // namespace meniscus

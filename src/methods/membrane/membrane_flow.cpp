@@ -70,6 +70,7 @@ StepReport MembraneFlow::step(double dt) {
   // Stage 4: fluid-membrane solve without surface tension or gravity, geometry of x^n: volume-
   // preserving advection velocities u-dagger (dofs kUdag, kVdag) and v-dagger.
   std::vector<double> vdag;
+  auto t_first = timers_.scope("solve1");
   if (params_.two_solve) {
     report.first = solver_.solve(host_state(false), params_.rho, dt, kU, kUdag, vdag);
   } else {
@@ -88,6 +89,8 @@ StepReport MembraneFlow::step(double dt) {
     grid_.field().release_owned(owned);
     grid_.field().global_to_local();
   }
+  t_first.pause();
+  auto t_adv = timers_.scope("advection");
   // Stage 5: advection. The membrane moves with v-dagger; velocities revert to v^n (Stage 6).
   {
     Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> hv("vdag", n, 2);
@@ -103,8 +106,13 @@ StepReport MembraneFlow::step(double dt) {
   }
   extrapolate_velocities(grid_, params_.extrapolation_layers);
   advect_velocities(grid_, dt);
+  t_adv.pause();
   // Stage 6: retype cells with x^{n+1}.
-  classify_cells(grid_, m_);
+  {
+    auto t = timers_.scope("classify");
+    classify_cells(grid_, m_);
+  }
+  auto t_second = timers_.scope("solve2");
   // Stage 7: gravity on the liquid (not on the membrane, as in the paper), then the coupled solve
   // with the implicit capillary force.
   apply_gravity(grid_, params_.gravity, dt);

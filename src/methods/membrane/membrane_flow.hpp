@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/timers.hpp"
 #include "methods/membrane/coupled_solve.hpp"
 #include "methods/membrane/mac_grid.hpp"
 #include "methods/membrane/polyline.hpp"
@@ -43,6 +44,8 @@ class MembraneFlow {
   // Liquid area enclosed by the membrane (the 2D volume).
   double volume() const;
   CoupledSolver& solver() { return solver_; }
+  // Per-stage wall time: solve1, advection, classify, solve2.
+  Timers& timers() { return timers_; }
 
  private:
   MembraneHost host_state(bool tension) const;
@@ -52,6 +55,7 @@ class MembraneFlow {
   FlowParameters params_;
   CoupledSolver solver_;
   double ybase_;
+  Timers timers_;
 };
 
 }  // namespace meniscus::membrane
