@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <memory>
+#include <cstdlib>
 #include <vector>
 
 #include "methods/membrane/fluid_kernels.hpp"

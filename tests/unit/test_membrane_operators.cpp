@@ -9,6 +9,7 @@
 
 #include "methods/membrane/interpolation.hpp"
 #include "methods/membrane/polyline.hpp"
+#include "methods/membrane/remesh.hpp"
 
 namespace mm = meniscus::membrane;
 
@@ -221,4 +222,70 @@ TEST(MembraneInterpolation, RayParityAndDistanceOfACircle) {
   EXPECT_EQ(index.crossings_above(below) % 2, 0);
   // Distance to the inscribed 128-gon differs from the circle's by at most R (1 - cos(pi/128)).
   EXPECT_NEAR(index.distance(in), 0.25, 0.3 * (1 - std::cos(M_PI / 128)) + 1e-12);
+}
+
+TEST(MembraneRemesh, SplitsAndCollapsesKeepEdgesInRangeShapeAndUniformVelocity) {
+  // A circle of 40 vertices, R = 0.3, bunched: every other gap is tiny, the rest long.
+  const double R = 0.3, L0 = 0.02;
+  std::vector<double> xy;
+  for (int i = 0; i < 40; ++i) {
+    const double t = 2 * M_PI * (i / 2 + (i % 2) * 0.05) / 20;
+    xy.push_back(0.5 + R * std::cos(t));
+    xy.push_back(0.5 + R * std::sin(t));
+  }
+  auto m = mm::make_polyline(xy, true);
+  Kokkos::deep_copy(m.v, 0.25);
+  const double a0 = mm::enclosed_area(m, true, 0.0);
+  const auto st = mm::remesh_chain(m, true, L0);
+  EXPECT_GT(st.splits, 0);
+  EXPECT_GT(st.collapses, 0);
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.v);
+  double lmin = 1e9, lmax = 0, worst_v = 0;
+  for (long i = 0; i < m.vertices(); ++i) {
+    const long j = (i + 1) % m.vertices();
+    const double l = std::hypot(x(j, 0) - x(i, 0), x(j, 1) - x(i, 1));
+    lmin = std::min(lmin, l);
+    lmax = std::max(lmax, l);
+    worst_v = std::max({worst_v, std::abs(v(i, 0) - 0.25), std::abs(v(i, 1) - 0.25)});
+  }
+  EXPECT_GE(lmin, 0.5 * L0);
+  EXPECT_LE(lmax, 1.5 * L0 + 1e-12);
+  EXPECT_LT(worst_v, 1e-15);
+  // Each close pair (0.9 degrees apart) collapses to its chord midpoint, at radius R cos(0.45 deg),
+  // leaving a regular 20-gon; splits add vertices on its edges and leave the shape unchanged. The
+  // area is therefore exactly that of the 20-gon (0.24 % below the 40-vertex original).
+  const double r20 = R * std::cos(M_PI / 400);
+  const double a20 = 0.5 * 20 * r20 * r20 * std::sin(2 * M_PI / 20);
+  EXPECT_NEAR(mm::enclosed_area(m, true, 0.0), a20, 1e-12 * a20);
+  EXPECT_EQ(st.collapses, 20);
+  EXPECT_LT(std::abs(a20 / a0 - 1), 3e-3);
+}
+
+TEST(MembraneRemesh, OpenChainKeepsItsWallEnds) {
+  std::vector<double> xy;
+  for (double xx : {0.0, 0.001, 0.3, 0.7, 0.999, 1.0}) {
+    xy.push_back(xx);
+    xy.push_back(0.5);
+  }
+  auto m = mm::make_polyline(xy, false);
+  auto k = Kokkos::create_mirror_view(m.kind);
+  Kokkos::deep_copy(k, mm::kFree);
+  k(0) = mm::kWallX;
+  k(5) = mm::kWallX;
+  Kokkos::deep_copy(m.kind, k);
+  mm::remesh_chain(m, false, 0.05);
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
+  auto kk = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.kind);
+  const long n = m.vertices();
+  EXPECT_EQ(x(0, 0), 0.0);
+  EXPECT_EQ(x(n - 1, 0), 1.0);
+  EXPECT_EQ(kk(0), mm::kWallX);
+  EXPECT_EQ(kk(n - 1), mm::kWallX);
+  for (long i = 0; i + 1 < n; ++i) {
+    const double l = x(i + 1, 0) - x(i, 0);
+    EXPECT_GE(l, 0.025);
+    EXPECT_LE(l, 0.075 + 1e-12);
+  }
+  EXPECT_NEAR(mm::total_length(m), 1.0, 1e-14);
 }

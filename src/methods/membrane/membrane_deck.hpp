@@ -20,6 +20,7 @@ struct MembraneDeck {
   double radius = 0;
   double perturbation = 0;
   double edge_over_dx = 0.5;
+  bool remesh = false;
   double thickness_over_dx = 0.5;
   double cfl = 0.5, capillary_factor = 1.0, dt_max = 2e-3;
 };

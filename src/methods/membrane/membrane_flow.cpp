@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "methods/membrane/fluid_kernels.hpp"
+#include "methods/membrane/remesh.hpp"
 
 namespace meniscus::membrane {
 
@@ -107,7 +108,13 @@ StepReport MembraneFlow::step(double dt) {
   extrapolate_velocities(grid_, params_.extrapolation_layers);
   advect_velocities(grid_, dt);
   t_adv.pause();
-  // Stage 6: retype cells with x^{n+1}.
+  // Stage 6: remesh (split / collapse; new vertices interpolate v^n), then retype cells with x^{n+1}.
+  if (params_.remesh_edge > 0) {
+    auto t = timers_.scope("remesh");
+    const auto st = remesh_chain(m_, closed_, params_.remesh_edge);
+    report.splits = st.splits;
+    report.collapses = st.collapses;
+  }
   {
     auto t = timers_.scope("classify");
     classify_cells(grid_, m_);
@@ -117,11 +124,12 @@ StepReport MembraneFlow::step(double dt) {
   // with the implicit capillary force.
   apply_gravity(grid_, params_.gravity, dt);
   std::vector<double> vnew;
+  const long n1 = m_.vertices();
   report.second = solver_.solve(host_state(true), params_.rho, dt, kU, kU, vnew);
   // Stage 8: write back the membrane velocities.
   {
     auto hv = Kokkos::create_mirror_view(m_.v);
-    for (long i = 0; i < n; ++i)
+    for (long i = 0; i < n1; ++i)
       for (int d = 0; d < 2; ++d) hv(i, d) = vnew[2 * i + d];
     Kokkos::deep_copy(m_.v, hv);
   }

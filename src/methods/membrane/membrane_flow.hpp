@@ -20,11 +20,13 @@ struct FlowParameters {
   double gravity[2] = {0.0, -9.8};
   double h = 0.0;          // membrane thickness (paper default 0.5 dx)
   int extrapolation_layers = 4;
-  bool two_solve = true;   // false: advect with the previous step's velocities (one-solve control)
+  bool two_solve = true;
+  double remesh_edge = 0;  // target edge length L0 of the remesher (0: no remeshing)   // false: advect with the previous step's velocities (one-solve control)
 };
 
 struct StepReport {
   CoupledSolveResult first, second;
+  long splits = 0, collapses = 0;
 };
 
 class MembraneFlow {

@@ -29,6 +29,7 @@ MembraneRuan::MembraneRuan(const MethodContext& ctx) : comm_(ctx.comm) {
   }
   grid_ = std::make_unique<MacGrid>(comm_, lower, cells, dx, dom.file());
   deck_.flow.h = deck_.thickness_over_dx * dx;
+  if (deck_.remesh) deck_.flow.remesh_edge = deck_.edge_over_dx * dx;
   const auto ms = root.section("membrane");
   const double edge = deck_.edge_over_dx * dx;
   Polyline m;
@@ -106,6 +107,7 @@ void MembraneRuan::diagnostics(DiagnosticRow& row) {
   row.emplace_back("solve2_iterations", last_.second.iterations);
   row.emplace_back("fluid_air_faces", static_cast<double>(last_.second.fluid_air_faces));
   row.emplace_back("uncoupled_components", static_cast<double>(last_.second.uncoupled_components));
+  row.emplace_back("membrane_vertices", static_cast<double>(flow_->membrane().vertices()));
 }
 
 long MembraneRuan::global_particle_count() { return flow_->membrane().vertices(); }
