@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <memory>
-#include <cstdlib>
 #include <vector>
 
 #include "methods/membrane/fluid_kernels.hpp"

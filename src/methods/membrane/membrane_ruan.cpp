@@ -116,7 +116,8 @@ std::vector<std::pair<std::string, double>> MembraneRuan::state() { return {{"st
 
 void MembraneRuan::restore_state(const std::vector<std::pair<std::string, double>>&) {
   // The grid velocities are not in the particle checkpoint yet: a restart would silently drop them.
-  throw InputError("", "--restart", "membrane-ruan2021 cannot restart yet (its MAC-grid velocities are not checkpointed)");
+  throw InputError("--restart", "simulation.method",
+                   "membrane-ruan2021 cannot restart yet (its MAC-grid velocities are not checkpointed)");
 }
 
 bool MembraneRuan::grid_snapshot(GridSnapshot& out, bool shared_faces) {
