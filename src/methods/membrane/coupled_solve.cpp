@@ -79,7 +79,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
   MEMBRANE_PETSC(DMGetLocalToGlobalMapping(dmp, &ltog));
   auto global_cell = [&](int i, int j) {
     PetscInt l = static_cast<PetscInt>(g.local(i, j)), out = -1;
-    ISLocalToGlobalMappingApply(ltog, 1, &l, &out);
+    MEMBRANE_PETSC(ISLocalToGlobalMappingApply(ltog, 1, &l, &out));
     return out;
   };
   Vec bp;

@@ -55,8 +55,7 @@ void apply_gravity(MacGrid& grid, const double gvec[2], double dt) {
   const MacGeometry g = grid.geometry();
   auto owned = grid.field().acquire_owned();
   auto local = grid.field().acquire_local(false);
-  const double du[2] = {gvec[0] * dt, gvec[1] * dt};
-  const double dux = du[0], duy = du[1];
+  const double dux = gvec[0] * dt, duy = gvec[1] * dt;
   Kokkos::parallel_for(
       "membrane_gravity", g.owned.size(), KOKKOS_LAMBDA(const long n) {
         int ij[2];
