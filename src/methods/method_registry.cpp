@@ -1,5 +1,6 @@
 #include <map>
 
+#include "methods/membrane/register.hpp"
 #include "methods/method.hpp"
 #include "methods/mpm/register.hpp"
 #include "methods/mpm_multiphase/register.hpp"
@@ -41,6 +42,7 @@ void register_builtin_methods() {
   mpm::register_methods();
   mpm_multiphase::register_methods();
   sph::register_methods();
+  membrane::register_methods();
 }
 
 }  // namespace meniscus

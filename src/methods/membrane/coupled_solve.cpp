@@ -1,0 +1,411 @@
+#include "methods/membrane/coupled_solve.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/error.hpp"
+#include "methods/membrane/interpolation.hpp"
+#include "methods/membrane/polyline.hpp"
+#include "solvers/petsc_check.hpp"
+
+#define MEMBRANE_PETSC(call) ::meniscus::solvers::petsc_check((call), #call)
+
+namespace meniscus::membrane {
+
+void KktBlocks::destroy() {
+  for (Mat* m : {&A, &Bt, &B, &C, &negC, &S, &K, &P})
+    if (*m) MatDestroy(m);
+  if (b) VecDestroy(&b);
+  if (z) VecDestroy(&z);
+  is[0] = is[1] = nullptr;  // owned by K
+}
+
+CoupledSolver::CoupledSolver(MacGrid& grid, CoupledSolveOptions options) : grid_(grid), options_(std::move(options)) {}
+CoupledSolver::~CoupledSolver() { blocks_.destroy(); }
+
+namespace {
+
+// Sets an option default under the solver's prefix unless the user gave one.
+void default_option(const std::string& prefix, const std::string& name, const std::string& value) {
+  const std::string key = "-" + prefix + name;
+  PetscBool set = PETSC_FALSE;
+  MEMBRANE_PETSC(PetscOptionsHasName(nullptr, nullptr, key.c_str(), &set));
+  if (!set) MEMBRANE_PETSC(PetscOptionsSetValue(nullptr, key.c_str(), value.c_str()));
+}
+
+Mat create_aij(MPI_Comm comm, PetscInt mloc, PetscInt nloc, PetscInt m, PetscInt n, PetscInt per_row) {
+  Mat a;
+  MEMBRANE_PETSC(MatCreate(comm, &a));
+  MEMBRANE_PETSC(MatSetSizes(a, mloc, nloc, m, n));
+  MEMBRANE_PETSC(MatSetType(a, MATAIJ));
+  MEMBRANE_PETSC(MatSeqAIJSetPreallocation(a, per_row, nullptr));
+  MEMBRANE_PETSC(MatMPIAIJSetPreallocation(a, per_row, nullptr, per_row, nullptr));
+  // Rows of the membrane block are few and their length depends on how many faces a vertex feeds.
+  MEMBRANE_PETSC(MatSetOption(a, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  return a;
+}
+
+}  // namespace
+
+CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, double dt, int src_u, int dst_u,
+                                        std::vector<double>& v_new) {
+  blocks_.destroy();
+  MPI_Comm comm = grid_.comm();
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const MacGeometry g = grid_.geometry();
+  const double dx = g.dx, vol = dx * dx;
+  DM dmp = grid_.pressure_dm();
+
+  // Host copy of the ghosted grid state (an alias on host backends).
+  auto dev = grid_.field().acquire_local(false);
+  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dev);
+  grid_.field().release_local(dev);
+
+  // Free membrane velocity components: a wall vertex keeps its wall-normal component at zero.
+  const long nvert = m.vertices();
+  std::vector<PetscInt> unknown(2 * nvert, -1);
+  PetscInt nv = 0;
+  for (long i = 0; i < nvert; ++i)
+    for (int d = 0; d < 2; ++d) {
+      const bool fixed = (m.kind[i] == kWallX && d == 0) || (m.kind[i] == kWallY && d == 1);
+      if (!fixed) unknown[2 * i + d] = nv++;
+    }
+  const PetscInt nv_local = rank == 0 ? nv : 0;
+  std::vector<int> coupled(nv, 0);  // free components that appear in some W row on this rank
+
+  ISLocalToGlobalMapping ltog;
+  MEMBRANE_PETSC(DMGetLocalToGlobalMapping(dmp, &ltog));
+  auto global_cell = [&](int i, int j) {
+    PetscInt l = static_cast<PetscInt>(g.local(i, j)), out = -1;
+    MEMBRANE_PETSC(ISLocalToGlobalMappingApply(ltog, 1, &l, &out));
+    return out;
+  };
+  Vec bp;
+  MEMBRANE_PETSC(DMCreateGlobalVector(dmp, &bp));
+  PetscInt np_local = 0, np = 0;
+  MEMBRANE_PETSC(VecGetLocalSize(bp, &np_local));
+  MEMBRANE_PETSC(VecGetSize(bp, &np));
+
+  KktBlocks& k = blocks_;
+  MEMBRANE_PETSC(DMCreateMatrix(dmp, &k.A));
+  MEMBRANE_PETSC(MatSetOption(k.A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  k.Bt = create_aij(comm, np_local, nv_local, np, nv, 24);
+  k.C = create_aij(comm, nv_local, nv_local, nv, nv, 32);
+  Vec bv;
+  MEMBRANE_PETSC(VecCreateMPI(comm, nv_local, nv, &bv));
+  MEMBRANE_PETSC(VecSet(bv, 0.0));
+  MEMBRANE_PETSC(VecSet(bp, 0.0));
+
+  SegmentIndex index(m.xy, m.seg, g.lower[0], g.lower[1], dx, g.cells[0], g.cells[1]);
+
+  // Owned fluid-air faces and their W rows, for the write-back kernel after the solve.
+  std::vector<long> mixed_node;
+  std::vector<int> mixed_axis;
+  std::vector<int> row_ptr{0}, row_vertex;
+  std::vector<double> row_weight;
+
+  const int i0 = g.owned.lo[0], j0 = g.owned.lo[1];
+  for (int j = j0; j < j0 + g.owned.n[1]; ++j)
+    for (int i = i0; i < i0 + g.owned.n[0]; ++i) {
+      // A: one row per owned node; identity where there is no fluid cell (p-hat = 0 there).
+      const PetscInt row = static_cast<PetscInt>(g.local(i, j));
+      if (g.cell_type(a, i, j) != kFluid) {
+        const PetscScalar one = 1.0;
+        MEMBRANE_PETSC(MatSetValuesLocal(k.A, 1, &row, 1, &row, &one, ADD_VALUES));
+      } else {
+        const int nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
+        for (auto& n : nb)
+          if (g.cell_type(a, n[0], n[1]) == kFluid) {
+            // (V/rho) G^T G over the all-fluid face to this neighbour: V/(rho dx^2) = 1/rho in 2D.
+            const PetscInt col = static_cast<PetscInt>(g.local(n[0], n[1]));
+            const PetscScalar diag = 1.0 / rho, off = -1.0 / rho;
+            MEMBRANE_PETSC(MatSetValuesLocal(k.A, 1, &row, 1, &row, &diag, ADD_VALUES));
+            MEMBRANE_PETSC(MatSetValuesLocal(k.A, 1, &row, 1, &col, &off, ADD_VALUES));
+          }
+      }
+      // Faces stored at this node: the divergence right-hand side and the membrane coupling.
+      for (int d = 0; d < 2; ++d) {
+        const int type = g.face_type(a, d, i, j);
+        if (type != kAllFluid && type != kFluidAir) continue;
+        const int ia = d == 0 ? i - 1 : i, ja = d == 0 ? j : j - 1;  // low-side cell a; high side b = (i, j)
+        const double uf = a(g.local(i, j), src_u + d);
+        if (type == kAllFluid) {
+          // b_p = V G^T P_F u**, with (G^T u)_a = -u/dx, (G^T u)_b = +u/dx.
+          const PetscInt ra = global_cell(ia, ja), rb = global_cell(i, j);
+          const PetscScalar va = -vol / dx * uf, vb = vol / dx * uf;
+          MEMBRANE_PETSC(VecSetValues(bp, 1, &ra, &va, ADD_VALUES));
+          MEMBRANE_PETSC(VecSetValues(bp, 1, &rb, &vb, ADD_VALUES));
+          continue;
+        }
+        const bool a_fluid = g.cell_type(a, ia, ja) == kFluid;
+        const int ic = a_fluid ? ia : i, jc = a_fluid ? ja : j;
+        const double s = a_fluid ? -1.0 : 1.0;  // dx G_{f,c}
+        // Ghost-fluid fraction of the dual cell (Ruan 2021 §4.3 mass M; fraction along the segment
+        // between the two cell centres), clamped as small fractions make M vanish.
+        const double phi_f = a(g.local(ic, jc), kPhi);
+        const double phi_a = a_fluid ? a(g.local(i, j), kPhi) : a(g.local(ia, ja), kPhi);
+        double alpha = phi_f < 0 && phi_a > 0 ? -phi_f / (phi_a - phi_f) : 0.5;
+        alpha = std::clamp(alpha, 0.05, 1.0);
+        const double mass = rho * alpha * vol;
+        double centre[2];
+        g.face_centre(d, i, j, centre);
+        double support[2] = {0.5 * dx, 0.5 * dx};
+        support[d] *= options_.w_normal_extent;
+        const auto w = interpolation_row(index, centre, support);
+        const PetscInt rc = global_cell(ic, jc);
+        mixed_node.push_back(static_cast<long>((i - i0) + (j - j0) * g.owned.n[0]));
+        mixed_axis.push_back(d);
+        for (auto& [vi, wi] : w) {
+          row_vertex.push_back(vi);
+          row_weight.push_back(wi);
+          const PetscInt ki = unknown[2 * vi + d];
+          if (ki < 0) continue;
+          coupled[ki] = 1;
+          const PetscScalar bt = -vol * (s / dx) * wi;  // B^T = -V G^T W
+          MEMBRANE_PETSC(MatSetValues(k.Bt, 1, &rc, 1, &ki, &bt, ADD_VALUES));
+          const PetscScalar rhs = -wi * mass * uf;  // -W^T M u**
+          MEMBRANE_PETSC(VecSetValues(bv, 1, &ki, &rhs, ADD_VALUES));
+          for (auto& [vj, wj] : w) {
+            const PetscInt kj = unknown[2 * vj + d];
+            if (kj < 0) continue;
+            const PetscScalar c = wi * mass * wj;  // W^T M W
+            MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &kj, &c, ADD_VALUES));
+          }
+        }
+        row_ptr.push_back(static_cast<int>(row_vertex.size()));
+      }
+    }
+
+  // Membrane inertia and capillary terms: added once, by rank 0 (the membrane is replicated).
+  if (rank == 0) {
+    std::vector<double> kv(2 * nvert, 0.0);  // K_c v^n
+    for (long e = 0; e < m.segments(); ++e) {
+      const int vi = m.seg[2 * e], vj = m.seg[2 * e + 1];
+      const double w = m.weight[e];
+      if (w == 0) continue;
+      for (int d = 0; d < 2; ++d) {
+        const double dv = m.v[2 * vi + d] - m.v[2 * vj + d];
+        kv[2 * vi + d] += w * dv;
+        kv[2 * vj + d] -= w * dv;
+        const PetscInt ki = unknown[2 * vi + d], kj = unknown[2 * vj + d];
+        const PetscScalar on = w * dt * dt, off = -w * dt * dt;
+        if (ki >= 0) MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &ki, &on, ADD_VALUES));
+        if (kj >= 0) MEMBRANE_PETSC(MatSetValues(k.C, 1, &kj, 1, &kj, &on, ADD_VALUES));
+        if (ki >= 0 && kj >= 0) {
+          MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &kj, &off, ADD_VALUES));
+          MEMBRANE_PETSC(MatSetValues(k.C, 1, &kj, 1, &ki, &off, ADD_VALUES));
+        }
+      }
+    }
+    for (long vi = 0; vi < nvert; ++vi)
+      for (int d = 0; d < 2; ++d) {
+        const PetscInt ki = unknown[2 * vi + d];
+        if (ki < 0) continue;
+        const PetscScalar mass = m.mass[vi];
+        MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &ki, &mass, ADD_VALUES));
+        // -(M_s v^n + dt (f_c + dt K_c v^n)): Eq. 17 linearised about x^{n+1}.
+        const PetscScalar rhs = -(m.mass[vi] * m.v[2 * vi + d] + dt * (m.force[2 * vi + d] + dt * kv[2 * vi + d]));
+        MEMBRANE_PETSC(VecSetValues(bv, 1, &ki, &rhs, ADD_VALUES));
+      }
+  }
+  for (Mat mat : {k.A, k.Bt, k.C}) {
+    MEMBRANE_PETSC(MatAssemblyBegin(mat, MAT_FINAL_ASSEMBLY));
+    MEMBRANE_PETSC(MatAssemblyEnd(mat, MAT_FINAL_ASSEMBLY));
+  }
+  for (Vec vec : {bp, bv}) {
+    MEMBRANE_PETSC(VecAssemblyBegin(vec));
+    MEMBRANE_PETSC(VecAssemblyEnd(vec));
+  }
+  MEMBRANE_PETSC(MatTranspose(k.Bt, MAT_INITIAL_MATRIX, &k.B));
+  MEMBRANE_PETSC(MatDuplicate(k.C, MAT_COPY_VALUES, &k.negC));
+  MEMBRANE_PETSC(MatScale(k.negC, -1.0));
+
+  // Preconditioner blocks: S^ = A + B^T diag(C)^-1 B (SPD when every fluid region meets the
+  // membrane) and C itself.
+  {
+    Vec dinv;
+    MEMBRANE_PETSC(MatCreateVecs(k.C, &dinv, nullptr));
+    MEMBRANE_PETSC(MatGetDiagonal(k.C, dinv));
+    MEMBRANE_PETSC(VecReciprocal(dinv));
+    Mat bts;
+    MEMBRANE_PETSC(MatDuplicate(k.Bt, MAT_COPY_VALUES, &bts));
+    MEMBRANE_PETSC(MatDiagonalScale(bts, nullptr, dinv));
+    MEMBRANE_PETSC(MatMatMult(bts, k.B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &k.S));
+    MEMBRANE_PETSC(MatAXPY(k.S, 1.0, k.A, DIFFERENT_NONZERO_PATTERN));
+    MEMBRANE_PETSC(MatDestroy(&bts));
+    MEMBRANE_PETSC(VecDestroy(&dinv));
+  }
+  Mat kb[4] = {k.A, k.Bt, k.B, k.negC};
+  MEMBRANE_PETSC(MatCreateNest(comm, 2, nullptr, 2, nullptr, kb, &k.K));
+  Mat pb[4] = {k.S, nullptr, nullptr, k.C};
+  MEMBRANE_PETSC(MatCreateNest(comm, 2, nullptr, 2, nullptr, pb, &k.P));
+  IS rows[2];
+  MEMBRANE_PETSC(MatNestGetISs(k.K, rows, nullptr));
+  k.is[0] = rows[0];
+  k.is[1] = rows[1];
+  MEMBRANE_PETSC(VecCreateMPI(comm, np_local + nv_local, np + nv, &k.b));
+  MEMBRANE_PETSC(VecDuplicate(k.b, &k.z));
+  MEMBRANE_PETSC(VecSet(k.z, 0.0));
+  {
+    Vec sub;
+    MEMBRANE_PETSC(VecGetSubVector(k.b, rows[0], &sub));
+    MEMBRANE_PETSC(VecCopy(bp, sub));
+    MEMBRANE_PETSC(VecRestoreSubVector(k.b, rows[0], &sub));
+    MEMBRANE_PETSC(VecGetSubVector(k.b, rows[1], &sub));
+    MEMBRANE_PETSC(VecCopy(bv, sub));
+    MEMBRANE_PETSC(VecRestoreSubVector(k.b, rows[1], &sub));
+  }
+
+  // Solve.
+  KSP ksp;
+  MEMBRANE_PETSC(KSPCreate(comm, &ksp));
+  MEMBRANE_PETSC(KSPSetOptionsPrefix(ksp, options_.prefix.c_str()));
+  MEMBRANE_PETSC(KSPSetTolerances(ksp, options_.rtol, 1e-50, PETSC_DEFAULT, options_.max_iterations));
+  Mat kaij = nullptr;
+  PC pc;
+  MEMBRANE_PETSC(KSPGetPC(ksp, &pc));
+  if (options_.mode == "direct") {
+    MEMBRANE_PETSC(MatConvert(k.K, MATAIJ, MAT_INITIAL_MATRIX, &kaij));
+    MEMBRANE_PETSC(KSPSetOperators(ksp, kaij, kaij));
+    MEMBRANE_PETSC(KSPSetType(ksp, KSPPREONLY));
+    MEMBRANE_PETSC(PCSetType(pc, PCLU));
+    MEMBRANE_PETSC(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+  } else {
+    MEMBRANE_PETSC(KSPSetOperators(ksp, k.K, k.P));
+    MEMBRANE_PETSC(KSPSetType(ksp, KSPMINRES));
+    MEMBRANE_PETSC(PCSetType(pc, PCFIELDSPLIT));
+    MEMBRANE_PETSC(PCFieldSplitSetIS(pc, "p", rows[0]));
+    MEMBRANE_PETSC(PCFieldSplitSetIS(pc, "v", rows[1]));
+    MEMBRANE_PETSC(PCFieldSplitSetType(pc, PC_COMPOSITE_ADDITIVE));
+    default_option(options_.prefix, "fieldsplit_p_ksp_type", "preonly");
+    default_option(options_.prefix, "fieldsplit_p_pc_type", "gamg");
+    default_option(options_.prefix, "fieldsplit_v_ksp_type", "preonly");
+    default_option(options_.prefix, "fieldsplit_v_pc_type", "jacobi");
+  }
+  MEMBRANE_PETSC(KSPSetFromOptions(ksp));
+  MEMBRANE_PETSC(KSPSolve(ksp, k.b, k.z));
+  KSPConvergedReason reason;
+  PetscInt its = 0;
+  MEMBRANE_PETSC(KSPGetConvergedReason(ksp, &reason));
+  MEMBRANE_PETSC(KSPGetIterationNumber(ksp, &its));
+  MEMBRANE_PETSC(KSPDestroy(&ksp));
+  if (kaij) MEMBRANE_PETSC(MatDestroy(&kaij));
+  if (reason <= 0)
+    throw RuntimeError("membrane coupled solve did not converge (KSP reason " + std::to_string(int(reason)) +
+                       " after " + std::to_string(int(its)) + " iterations); raise -" + options_.prefix +
+                       "ksp_max_it or try -" + options_.prefix + "ksp_type gmres");
+
+  CoupledSolveResult result;
+  result.iterations = static_cast<int>(its);
+  result.reason = static_cast<int>(reason);
+  result.unknowns = static_cast<long>(np + nv);
+  {
+    long mixed = static_cast<long>(mixed_node.size()), total = 0;
+    MPI_Allreduce(&mixed, &total, 1, MPI_LONG, MPI_SUM, comm);
+    result.fluid_air_faces = total;
+    std::vector<int> any(nv, 0);
+    MPI_Allreduce(coupled.data(), any.data(), static_cast<int>(nv), MPI_INT, MPI_MAX, comm);
+    for (int c : any) result.uncoupled_components += c == 0;
+  }
+
+  // Membrane velocities to every rank.
+  v_new.assign(2 * nvert, 0.0);
+  {
+    Vec sub, all;
+    VecScatter sc;
+    MEMBRANE_PETSC(VecGetSubVector(k.z, rows[1], &sub));
+    MEMBRANE_PETSC(VecScatterCreateToAll(sub, &sc, &all));
+    MEMBRANE_PETSC(VecScatterBegin(sc, sub, all, INSERT_VALUES, SCATTER_FORWARD));
+    MEMBRANE_PETSC(VecScatterEnd(sc, sub, all, INSERT_VALUES, SCATTER_FORWARD));
+    const PetscScalar* vals;
+    MEMBRANE_PETSC(VecGetArrayRead(all, &vals));
+    for (long i = 0; i < 2 * nvert; ++i)
+      if (unknown[i] >= 0) v_new[i] = vals[unknown[i]];
+    MEMBRANE_PETSC(VecRestoreArrayRead(all, &vals));
+    MEMBRANE_PETSC(VecScatterDestroy(&sc));
+    MEMBRANE_PETSC(VecDestroy(&all));
+    MEMBRANE_PETSC(VecRestoreSubVector(k.z, rows[1], &sub));
+  }
+  // p-hat into dof kP of the owned nodes, then ghosts.
+  {
+    Vec sub;
+    MEMBRANE_PETSC(VecGetSubVector(k.z, rows[0], &sub));
+    const PetscScalar* vals;
+    MEMBRANE_PETSC(VecGetArrayRead(sub, &vals));
+    Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> hp(vals, np_local);
+    auto p = Kokkos::create_mirror_view_and_copy(grid::MemSpace(), hp);
+    MEMBRANE_PETSC(VecRestoreArrayRead(sub, &vals));
+    MEMBRANE_PETSC(VecRestoreSubVector(k.z, rows[0], &sub));
+    auto owned = grid_.field().acquire_owned();
+    Kokkos::parallel_for(
+        "membrane_store_pressure", np_local, KOKKOS_LAMBDA(const long n) { owned(n, kP) = p(n); });
+    grid_.field().release_owned(owned);
+    grid_.field().global_to_local();
+  }
+  // New face velocities: u** - G p-hat / rho on all-fluid faces, W v on fluid-air faces, zero else.
+  {
+    auto local = grid_.field().acquire_local(false);
+    auto owned = grid_.field().acquire_owned();
+    const double inv_rho_dx = 1.0 / (rho * dx);
+    Kokkos::parallel_for(
+        "membrane_project_faces", g.owned.size(), KOKKOS_LAMBDA(const long n) {
+          int ij[2];
+          g.owned.node(n, ij);
+          const long l = g.local(ij[0], ij[1]);
+          for (int d = 0; d < 2; ++d) {
+            const int type = g.face_type(local, d, ij[0], ij[1]);
+            double u = 0;
+            if (type == kAllFluid) {
+              const long la = d == 0 ? g.local(ij[0] - 1, ij[1]) : g.local(ij[0], ij[1] - 1);
+              u = local(l, src_u + d) - (local(l, kP) - local(la, kP)) * inv_rho_dx;
+            }
+            owned(n, dst_u + d) = u;
+          }
+        });
+    const long nmixed = static_cast<long>(mixed_node.size());
+    auto to_device_l = [](const std::vector<long>& s, const char* name) {
+      Kokkos::View<long*, grid::MemSpace> v(std::string(name), s.size());
+      auto h = Kokkos::create_mirror_view(v);
+      for (size_t q = 0; q < s.size(); ++q) h(q) = s[q];
+      Kokkos::deep_copy(v, h);
+      return v;
+    };
+    auto to_device_i = [](const std::vector<int>& s, const char* name) {
+      Kokkos::View<int*, grid::MemSpace> v(std::string(name), s.size());
+      auto h = Kokkos::create_mirror_view(v);
+      for (size_t q = 0; q < s.size(); ++q) h(q) = s[q];
+      Kokkos::deep_copy(v, h);
+      return v;
+    };
+    auto node = to_device_l(mixed_node, "mixed_node");
+    auto axis = to_device_i(mixed_axis, "mixed_axis");
+    auto ptr = to_device_i(row_ptr, "w_ptr");
+    auto col = to_device_i(row_vertex, "w_col");
+    Kokkos::View<double*, grid::MemSpace> wgt("w_val", row_weight.size()), vel("v_new", v_new.size());
+    {
+      auto h = Kokkos::create_mirror_view(wgt);
+      for (size_t q = 0; q < row_weight.size(); ++q) h(q) = row_weight[q];
+      Kokkos::deep_copy(wgt, h);
+      auto hv = Kokkos::create_mirror_view(vel);
+      for (size_t q = 0; q < v_new.size(); ++q) hv(q) = v_new[q];
+      Kokkos::deep_copy(vel, hv);
+    }
+    Kokkos::parallel_for(
+        "membrane_mixed_faces", nmixed, KOKKOS_LAMBDA(const long q) {
+          double u = 0;
+          for (int r = ptr(q); r < ptr(q + 1); ++r) u += wgt(r) * vel(2 * col(r) + axis(q));
+          owned(node(q), dst_u + axis(q)) = u;
+        });
+    grid_.field().release_owned(owned);
+    grid_.field().release_local(local);
+    grid_.field().global_to_local();
+  }
+  MEMBRANE_PETSC(VecDestroy(&bp));
+  MEMBRANE_PETSC(VecDestroy(&bv));
+  if (!keep_) blocks_.destroy();
+  return result;
+}
+
+}  // namespace meniscus::membrane

@@ -1,0 +1,189 @@
+#include "methods/membrane/fluid_kernels.hpp"
+
+#include <mpi.h>
+
+namespace meniscus::membrane {
+
+namespace {
+void refresh(MacGrid& grid) { grid.field().global_to_local(); }
+}  // namespace
+
+void classify_cells(MacGrid& grid, const Polyline& m) {
+  const MacGeometry g = grid.geometry();
+  auto x = m.x;
+  auto seg = m.seg;
+  const long ns = m.segments();
+  auto owned = grid.field().acquire_owned();
+  const double shift = 1e-7 * g.dx;  // keeps the ray off lattice-aligned vertices
+  Kokkos::parallel_for(
+      "membrane_classify_cells", g.owned.size(), KOKKOS_LAMBDA(const long n) {
+        int ij[2];
+        g.owned.node(n, ij);
+        if (ij[0] >= g.cells[0] || ij[1] >= g.cells[1]) {
+          owned(n, kCell) = kSolid;
+          owned(n, kPhi) = 0;
+          return;
+        }
+        double c[2];
+        g.cell_centre(ij[0], ij[1], c);
+        const double px = c[0] + shift;
+        int crossings = 0;
+        double best = 1e300;
+        for (long e = 0; e < ns; ++e) {
+          const int a = seg(e, 0), b = seg(e, 1);
+          const double ax = x(a, 0), ay = x(a, 1), bx = x(b, 0), by = x(b, 1);
+          if ((ax <= px) != (bx <= px)) {
+            const double t = (px - ax) / (bx - ax);
+            if (ay + t * (by - ay) > c[1]) ++crossings;
+          }
+          const double ex = bx - ax, ey = by - ay, ll = ex * ex + ey * ey;
+          double t = ll > 0 ? ((c[0] - ax) * ex + (c[1] - ay) * ey) / ll : 0.0;
+          t = t < 0 ? 0 : (t > 1 ? 1 : t);
+          const double qx = ax + t * ex - c[0], qy = ay + t * ey - c[1];
+          const double dist = kmath::sqrt(qx * qx + qy * qy);
+          if (dist < best) best = dist;
+        }
+        const bool fluid = crossings % 2 == 1;
+        owned(n, kCell) = fluid ? kFluid : kAir;
+        owned(n, kPhi) = fluid ? -best : best;
+      });
+  grid.field().release_owned(owned);
+  refresh(grid);
+}
+
+void apply_gravity(MacGrid& grid, const double gvec[2], double dt) {
+  const MacGeometry g = grid.geometry();
+  auto owned = grid.field().acquire_owned();
+  auto local = grid.field().acquire_local(false);
+  const double dux = gvec[0] * dt, duy = gvec[1] * dt;
+  Kokkos::parallel_for(
+      "membrane_gravity", g.owned.size(), KOKKOS_LAMBDA(const long n) {
+        int ij[2];
+        g.owned.node(n, ij);
+        for (int d = 0; d < 2; ++d) {
+          const int t = g.face_type(local, d, ij[0], ij[1]);
+          if (t == kNoFace || t == kWall) continue;
+          owned(n, kU + d) += d == 0 ? dux : duy;
+        }
+      });
+  grid.field().release_local(local);
+  grid.field().release_owned(owned);
+  refresh(grid);
+}
+
+void extrapolate_velocities(MacGrid& grid, int layers) {
+  const MacGeometry g = grid.geometry();
+  {
+    auto owned = grid.field().acquire_owned();
+    auto local = grid.field().acquire_local(false);
+    Kokkos::parallel_for(
+        "membrane_extrapolation_seed", g.owned.size(), KOKKOS_LAMBDA(const long n) {
+          int ij[2];
+          g.owned.node(n, ij);
+          for (int d = 0; d < 2; ++d) {
+            const int t = g.face_type(local, d, ij[0], ij[1]);
+            const bool valid = t == kAllFluid || t == kFluidAir || t == kWall;
+            owned(n, kValidU + d) = valid ? 1.0 : 0.0;
+            if (!valid) {
+              owned(n, kU + d) = 0;
+              owned(n, kUdag + d) = 0;
+            }
+            if (t == kWall) {
+              owned(n, kU + d) = 0;
+              owned(n, kUdag + d) = 0;
+            }
+          }
+        });
+    grid.field().release_local(local);
+    grid.field().release_owned(owned);
+    refresh(grid);
+  }
+  for (int layer = 0; layer < layers; ++layer) {
+    auto owned = grid.field().acquire_owned();
+    auto local = grid.field().acquire_local(false);
+    Kokkos::parallel_for(
+        "membrane_extrapolation_layer", g.owned.size(), KOKKOS_LAMBDA(const long n) {
+          int ij[2];
+          g.owned.node(n, ij);
+          for (int d = 0; d < 2; ++d) {
+            if (owned(n, kValidU + d) > 0 || g.face_type(local, d, ij[0], ij[1]) == kNoFace) continue;
+            double su = 0, sud = 0;
+            int count = 0;
+            const int nb[4][2] = {{ij[0] - 1, ij[1]}, {ij[0] + 1, ij[1]}, {ij[0], ij[1] - 1}, {ij[0], ij[1] + 1}};
+            for (int q = 0; q < 4; ++q) {
+              if (!g.in_ghost(nb[q][0], nb[q][1])) continue;
+              if (g.face_type(local, d, nb[q][0], nb[q][1]) == kNoFace) continue;
+              const long l = g.local(nb[q][0], nb[q][1]);
+              if (local(l, kValidU + d) > 0) {
+                su += local(l, kU + d);
+                sud += local(l, kUdag + d);
+                ++count;
+              }
+            }
+            if (count > 0) {
+              owned(n, kU + d) = su / count;
+              owned(n, kUdag + d) = sud / count;
+              owned(n, kValidU + d) = 1.0;
+            }
+          }
+        });
+    grid.field().release_local(local);
+    grid.field().release_owned(owned);
+    refresh(grid);
+  }
+}
+
+void advect_velocities(MacGrid& grid, double dt) {
+  const MacGeometry g = grid.geometry();
+  auto owned = grid.field().acquire_owned();
+  auto local = grid.field().acquire_local(false);
+  Kokkos::parallel_for(
+      "membrane_semi_lagrangian", g.owned.size(), KOKKOS_LAMBDA(const long n) {
+        int ij[2];
+        g.owned.node(n, ij);
+        for (int d = 0; d < 2; ++d) {
+          const int t = g.face_type(local, d, ij[0], ij[1]);
+          if (t == kNoFace) continue;
+          if (t == kWall) {
+            owned(n, kU + d) = 0;
+            continue;
+          }
+          double x[2], mid[2], back[2];
+          g.face_centre(d, ij[0], ij[1], x);
+          mid[0] = x[0] - 0.5 * dt * g.sample(local, 0, kUdag, x);
+          mid[1] = x[1] - 0.5 * dt * g.sample(local, 1, kVdag, x);
+          back[0] = x[0] - dt * g.sample(local, 0, kUdag, mid);
+          back[1] = x[1] - dt * g.sample(local, 1, kVdag, mid);
+          owned(n, kU + d) = g.sample(local, d, kU + d, back);
+        }
+      });
+  grid.field().release_local(local);
+  grid.field().release_owned(owned);
+  refresh(grid);
+}
+
+double max_face_speed(MacGrid& grid) {
+  const MacGeometry g = grid.geometry();
+  auto local = grid.field().acquire_local(false);
+  double vmax = 0;
+  Kokkos::parallel_reduce(
+      "membrane_max_speed", g.owned.size(),
+      KOKKOS_LAMBDA(const long n, double& acc) {
+        int ij[2];
+        g.owned.node(n, ij);
+        const long l = g.local(ij[0], ij[1]);
+        for (int d = 0; d < 2; ++d) {
+          const int t = g.face_type(local, d, ij[0], ij[1]);
+          if (t != kAllFluid && t != kFluidAir) continue;
+          const double u = kmath::fabs(local(l, kU + d));
+          if (u > acc) acc = u;
+        }
+      },
+      Kokkos::Max<double>(vmax));
+  grid.field().release_local(local);
+  double global = 0;
+  MPI_Allreduce(&vmax, &global, 1, MPI_DOUBLE, MPI_MAX, grid.comm());
+  return global;
+}
+
+}  // namespace meniscus::membrane

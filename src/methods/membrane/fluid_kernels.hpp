@@ -1,0 +1,23 @@
+#pragma once
+// Grid stages of the Ruan et al. 2021 time step (§5) that do not involve a linear solve: cell
+// typing from the membrane, gravity, velocity extrapolation into air, and semi-Lagrangian
+// advection. Each runs as Kokkos kernels over the owned nodes of the MAC grid and refreshes ghosts.
+#include "methods/membrane/mac_grid.hpp"
+#include "methods/membrane/polyline.hpp"
+
+namespace meniscus::membrane {
+
+// Cell types (FLUID where the upward ray from the centre crosses the membrane an odd number of
+// times) and the signed distance phi to the membrane (negative in the liquid) of every owned cell.
+void classify_cells(MacGrid& grid, const Polyline& m);
+// u += g dt on every face that is not a wall (dofs kU, kV).
+void apply_gravity(MacGrid& grid, const double g[2], double dt);
+// Extends dofs (kU, kV) and (kUdag, kVdag) from the faces that carry a velocity (all-fluid,
+// fluid-air, walls) into `layers` layers of inactive faces by averaging valid neighbours.
+void extrapolate_velocities(MacGrid& grid, int layers);
+// u* = u^n(x - dt u-dagger) with an RK2 back-trace and bilinear sampling (paper Eq. 32); walls 0.
+void advect_velocities(MacGrid& grid, double dt);
+// Largest |u| over faces that carry a velocity (collective).
+double max_face_speed(MacGrid& grid);
+
+}  // namespace meniscus::membrane

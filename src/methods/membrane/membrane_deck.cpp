@@ -1,0 +1,80 @@
+#include "methods/membrane/membrane_deck.hpp"
+
+#include <memory>
+
+#include "core/error.hpp"
+
+namespace meniscus::membrane {
+
+void declare_membrane_sections(config::Schema& root) {
+  auto s = std::make_shared<config::Schema>();
+  s->real("density", "g/cm^2", "liquid density rho (areal in 2D; Ruan 2021: 1.0)").def(1.0).positive();
+  s->real("surface_tension", "dyn", "surface tension sigma carried by the membrane (Ruan 2021 2D water: 0.9)")
+      .def(0.9).nonnegative();
+  s->vector("gravity", "cm/s^2", "gravitational acceleration of the liquid (Ruan 2021 2D: 9.8 cm/s^2); the "
+            "membrane itself feels none, as in the paper").def_dim("[0, -9.8]", "[0, 0, -980]");
+  s->real("thickness_over_dx", "1", "virtual membrane thickness h in cells (Ruan 2021: 0.5; it sets the "
+          "membrane mass rho h L / 2 per vertex)").def(0.5).positive();
+  s->real("edge_over_dx", "1", "initial membrane edge length in cells (Ruan 2021: 0.5, twice the grid resolution)")
+      .def(0.5).positive();
+  s->choice("shape", {"pool", "drop"}, "initial liquid: a flat pool spanning the box (its ends slide on the x "
+            "walls) or a closed drop").def("pool");
+  s->real("level", "cm", "pool: height of the flat surface").def(0.5).positive();
+  s->vector("center", "cm", "drop: centre").def_dim("[0.5, 0.5]", "[0.5, 0.5, 0.5]");
+  s->real("radius", "cm", "drop: radius").def(0.3).positive();
+  s->real("perturbation", "1", "drop: relative amplitude of the n = 2 shape mode r = R (1 + a cos 2 theta)")
+      .def(0.0).min(-0.5).max(0.5);
+  s->real("cfl", "1", "time step <= cfl dx / max|u|").def(0.5).positive();
+  s->real("capillary_factor", "1", "time step <= factor sqrt(rho dx^3 / (2 pi sigma)), the capillary wave bound")
+      .def(1.0).positive();
+  s->real("dt_max", "s", "largest time step").def(2e-3).positive();
+  s->integer("extrapolation_layers", "layers of faces the velocity is extended into air before advection")
+      .def("4").min(1).max(8);
+  s->real("w_support", "1", "extent of the membrane-to-face interpolation support along the face normal, in "
+          "dual-cell widths (1: the paper's dual cell; 2 couples far more membrane velocity components to the "
+          "liquid, see docs/theory-membrane.md)").def(2.0).min(1.0).max(4.0);
+  s->choice("solver", {"minres_blockdiag", "direct"}, "saddle-point solver: MINRES with the block-diagonal SPD "
+            "preconditioner (GAMG on the pressure Schur approximation, Jacobi on the membrane block), or MUMPS "
+            "LU for small debug runs; PETSc options under the prefix -membrane_ override either")
+      .def("minres_blockdiag");
+  s->real("rtol", "1", "relative residual of the saddle-point solves").def(1e-10).positive();
+  s->integer("max_iterations", "most Krylov iterations per solve").def("2000").min(1);
+  s->flag("two_solve", "Ruan 2021's prediction-correction: advect with the velocities of a first solve "
+          "without surface tension; false advects with the previous step's velocities").def("true");
+  s->flag("remesh", "split edges longer than 1.5 and collapse edges shorter than 0.5 times the initial edge length "
+          "after every advection (Ruan 2021 Stage 6). Off by default: on the 2D Laplace drop it keeps the edges even "
+          "but raises the area loss from 1.5 % to 4.4 % over 0.12 s (docs/theory-membrane.md)").def("false");
+  root.section("membrane", s, "Liquid with a surface-tension membrane on a MAC grid (Ruan et al. 2021).");
+}
+
+MembraneDeck read_membrane_deck(const config::Section& root) {
+  const auto s = root.section("membrane");
+  MembraneDeck d;
+  d.flow.rho = s.real("density");
+  d.flow.sigma = s.real("surface_tension");
+  const auto g = s.vector("gravity");
+  d.flow.gravity[0] = g[0];
+  d.flow.gravity[1] = g[1];
+  d.flow.extrapolation_layers = static_cast<int>(s.integer("extrapolation_layers"));
+  d.flow.two_solve = s.flag("two_solve");
+  d.remesh = s.flag("remesh");
+  d.thickness_over_dx = s.real("thickness_over_dx");
+  d.edge_over_dx = s.real("edge_over_dx");
+  d.shape = s.text("shape");
+  d.level = s.real("level");
+  const auto c = s.vector("center");
+  d.center[0] = c[0];
+  d.center[1] = c[1];
+  d.radius = s.real("radius");
+  d.perturbation = s.real("perturbation");
+  d.cfl = s.real("cfl");
+  d.capillary_factor = s.real("capillary_factor");
+  d.dt_max = s.real("dt_max");
+  d.solve.mode = s.text("solver");
+  d.solve.rtol = s.real("rtol");
+  d.solve.max_iterations = static_cast<int>(s.integer("max_iterations"));
+  d.solve.w_normal_extent = s.real("w_support");
+  return d;
+}
+
+}  // namespace meniscus::membrane

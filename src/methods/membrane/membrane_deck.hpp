@@ -1,0 +1,31 @@
+#pragma once
+// Deck section `membrane` of the liquid-membrane method (Ruan et al. 2021): liquid, membrane,
+// initial surface, time step and solver. Units are those of the paper (CGS; in 2D areal density
+// g/cm^2 and surface tension in dyn).
+#include <string>
+
+#include "core/deck.hpp"
+#include "core/schema.hpp"
+#include "methods/membrane/coupled_solve.hpp"
+#include "methods/membrane/membrane_flow.hpp"
+
+namespace meniscus::membrane {
+
+struct MembraneDeck {
+  FlowParameters flow;
+  CoupledSolveOptions solve;
+  std::string shape;  // "pool" or "drop"
+  double level = 0;   // pool: height of the flat surface
+  double center[2] = {0, 0};
+  double radius = 0;
+  double perturbation = 0;
+  double edge_over_dx = 0.5;
+  bool remesh = false;
+  double thickness_over_dx = 0.5;
+  double cfl = 0.5, capillary_factor = 1.0, dt_max = 2e-3;
+};
+
+void declare_membrane_sections(config::Schema& root);
+MembraneDeck read_membrane_deck(const config::Section& root);
+
+}  // namespace meniscus::membrane

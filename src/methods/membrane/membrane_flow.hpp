@@ -1,0 +1,63 @@
+#pragma once
+// The 2D liquid + membrane system of Ruan et al. 2021 and its time step (§5, Fig. 5) without rigid
+// bodies: a first fluid-membrane solve without surface tension gives divergence-free advection
+// velocities (Eq. 19 with f_c = K_c = 0), the membrane moves with them and the grid velocity is
+// advected semi-Lagrangian (Eq. 32), cells are retyped, then gravity and the second solve with the
+// implicit capillary force give the new velocities (Eqs. 17-28).
+#include <memory>
+#include <vector>
+
+#include "core/timers.hpp"
+#include "methods/membrane/coupled_solve.hpp"
+#include "methods/membrane/mac_grid.hpp"
+#include "methods/membrane/polyline.hpp"
+
+namespace meniscus::membrane {
+
+struct FlowParameters {
+  double rho = 1.0;        // liquid density (areal in 2D, g/cm^2)
+  double sigma = 0.0;      // surface tension (dyn in 2D)
+  double gravity[2] = {0.0, -9.8};
+  double h = 0.0;          // membrane thickness (paper default 0.5 dx)
+  int extrapolation_layers = 4;
+  bool two_solve = true;
+  double remesh_edge = 0;  // target edge length L0 of the remesher (0: no remeshing)   // false: advect with the previous step's velocities (one-solve control)
+};
+
+struct StepReport {
+  CoupledSolveResult first, second;
+  long splits = 0, collapses = 0;
+};
+
+class MembraneFlow {
+ public:
+  // closed: a drop; otherwise an open surface whose ends lie on the x walls (they slide along them).
+  MembraneFlow(MacGrid& grid, Polyline membrane, bool closed, FlowParameters params, CoupledSolveOptions solve);
+
+  StepReport step(double dt);
+  // Largest step allowed by CFL (cfl dx / max|u|), the capillary wave bound c_cap sqrt(rho dx^3 /
+  // (2 pi sigma)) and dt_max (collective).
+  double stable_dt(double cfl, double c_cap, double dt_max);
+
+  MacGrid& grid() { return grid_; }
+  Polyline& membrane() { return m_; }
+  bool closed() const { return closed_; }
+  const FlowParameters& parameters() const { return params_; }
+  // Liquid area enclosed by the membrane (the 2D volume).
+  double volume() const;
+  CoupledSolver& solver() { return solver_; }
+  // Per-stage wall time: solve1, advection, classify, solve2.
+  Timers& timers() { return timers_; }
+
+ private:
+  MembraneHost host_state(bool tension) const;
+  MacGrid& grid_;
+  Polyline m_;
+  bool closed_;
+  FlowParameters params_;
+  CoupledSolver solver_;
+  double ybase_;
+  Timers timers_;
+};
+
+}  // namespace meniscus::membrane

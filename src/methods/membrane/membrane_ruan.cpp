@@ -1,0 +1,164 @@
+#include "methods/membrane/membrane_ruan.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+#include "grid/domain_deck.hpp"
+#include "methods/membrane/fluid_kernels.hpp"
+
+namespace meniscus::membrane {
+
+MembraneRuan::MembraneRuan(const MethodContext& ctx) : comm_(ctx.comm) {
+  const auto root = ctx.root;
+  const auto sim = root.section("simulation");
+  if (ctx.dimension != 2)
+    throw InputError(sim.file(), sim.key_path("dimension"), "membrane-ruan2021 is implemented in 2D only so far");
+  deck_ = read_membrane_deck(root);
+  const auto spec = grid::read_domain<2>(root, 2, kDofs);
+  const auto dom = root.section("domain");
+  double lower[2];
+  int cells[2];
+  const double dx = spec.dx;
+  for (int d = 0; d < 2; ++d) {
+    lower[d] = spec.lower[d];
+    const double n = (spec.upper[d] - spec.lower[d]) / dx;
+    cells[d] = static_cast<int>(std::lround(n));
+    if (std::abs(n - cells[d]) > 1e-6 * n)
+      throw InputError(dom.file(), dom.key_path("cell_size"), "the box must hold a whole number of cells on every axis");
+  }
+  grid_ = std::make_unique<MacGrid>(comm_, lower, cells, dx, dom.file());
+  deck_.flow.h = deck_.thickness_over_dx * dx;
+  if (deck_.remesh) deck_.flow.remesh_edge = deck_.edge_over_dx * dx;
+  const auto ms = root.section("membrane");
+  const double edge = deck_.edge_over_dx * dx;
+  Polyline m;
+  bool closed = false;
+  const double upper[2] = {lower[0] + cells[0] * dx, lower[1] + cells[1] * dx};
+  if (deck_.shape == "pool") {
+    if (!(deck_.level > lower[1] + dx && deck_.level < upper[1] - dx))
+      throw InputError(ms.file(), ms.key_path("level"), "the pool surface must lie inside the box, a cell away from its top and bottom");
+    const int n = static_cast<int>(std::ceil((upper[0] - lower[0]) / edge));
+    std::vector<double> xy;
+    for (int i = 0; i <= n; ++i) {
+      xy.push_back(lower[0] + (upper[0] - lower[0]) * i / n);
+      xy.push_back(deck_.level);
+    }
+    m = make_polyline(xy, false);
+  } else {
+    const double reach = deck_.radius * (1 + std::abs(deck_.perturbation));
+    for (int d = 0; d < 2; ++d)
+      if (deck_.center[d] - reach < lower[d] + dx || deck_.center[d] + reach > upper[d] - dx)
+        throw InputError(ms.file(), ms.key_path("radius"), "the drop must lie inside the box, a cell away from its walls");
+    const int n = std::max(8, static_cast<int>(std::ceil(2 * M_PI * deck_.radius / edge)));
+    m = make_circle(deck_.center[0], deck_.center[1], deck_.radius, n, deck_.perturbation);
+    closed = true;
+  }
+  flow_ = std::make_unique<MembraneFlow>(*grid_, std::move(m), closed, deck_.flow, deck_.solve);
+  volume0_ = flow_->volume();
+  set_.add_field("position", 2);
+  set_.add_field("velocity", 2);
+  publish_vertices();
+}
+
+void MembraneRuan::publish_vertices() {
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  auto& m = flow_->membrane();
+  const long n = rank == 0 ? m.vertices() : 0;
+  set_.resize(static_cast<size_t>(n));
+  if (n == 0) return;
+  auto x = set_.field(0), v = set_.field(1);
+  auto mx = m.x, mv = m.v;
+  auto id = set_.id();
+  auto mat = set_.material();
+  Kokkos::parallel_for(
+      "membrane_publish_vertices", n, KOKKOS_LAMBDA(const long i) {
+        for (int d = 0; d < 2; ++d) {
+          x(i, d) = mx(i, d);
+          v(i, d) = mv(i, d);
+        }
+        id(i) = i;
+        mat(i) = 0;
+      });
+}
+
+double MembraneRuan::stable_dt() { return flow_->stable_dt(deck_.cfl, deck_.capillary_factor, deck_.dt_max); }
+
+void MembraneRuan::step(double dt) {
+  last_ = flow_->step(dt);
+  last_dt_ = dt;
+  ++steps_;
+  const double u = max_face_speed(*grid_);
+  if (!std::isfinite(u)) throw RuntimeError("membrane-ruan2021: non-finite face velocity at step " + std::to_string(steps_));
+  publish_vertices();
+}
+
+void MembraneRuan::diagnostics(DiagnosticRow& row) {
+  const double vol = flow_->volume();
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flow_->membrane().v);
+  double vmax = 0;
+  for (long i = 0; i < flow_->membrane().vertices(); ++i) vmax = std::max(vmax, std::hypot(v(i, 0), v(i, 1)));
+  row.emplace_back("liquid_volume", vol);
+  row.emplace_back("volume_change", vol / volume0_ - 1);
+  row.emplace_back("max_face_speed", max_face_speed(*grid_));
+  row.emplace_back("max_membrane_speed", vmax);
+  row.emplace_back("solve1_iterations", last_.first.iterations);
+  row.emplace_back("solve2_iterations", last_.second.iterations);
+  row.emplace_back("fluid_air_faces", static_cast<double>(last_.second.fluid_air_faces));
+  row.emplace_back("uncoupled_components", static_cast<double>(last_.second.uncoupled_components));
+  row.emplace_back("membrane_vertices", static_cast<double>(flow_->membrane().vertices()));
+}
+
+long MembraneRuan::global_particle_count() { return flow_->membrane().vertices(); }
+
+std::vector<std::pair<std::string, double>> MembraneRuan::state() { return {{"steps", static_cast<double>(steps_)}}; }
+
+void MembraneRuan::restore_state(const std::vector<std::pair<std::string, double>>&) {
+  // The grid velocities are not in the particle checkpoint yet: a restart would silently drop them.
+  throw InputError("--restart", "simulation.method",
+                   "membrane-ruan2021 cannot restart yet (its MAC-grid velocities are not checkpointed)");
+}
+
+bool MembraneRuan::grid_snapshot(GridSnapshot& out, bool shared_faces) {
+  const MacGeometry g = grid_->geometry();
+  out.lower[0] = g.lower[0] + 0.5 * g.dx;  // cell centres
+  out.lower[1] = g.lower[1] + 0.5 * g.dx;
+  out.lower[2] = 0;
+  out.dx = g.dx;
+  out.nodes[0] = g.cells[0];
+  out.nodes[1] = g.cells[1];
+  out.nodes[2] = 1;
+  long lo[2], n[2];
+  for (int d = 0; d < 2; ++d) {
+    lo[d] = g.owned.lo[d];
+    long hi = std::min<long>(g.owned.lo[d] + g.owned.n[d], g.cells[d]);
+    if (shared_faces && hi < g.cells[d]) ++hi;  // the neighbour's first row, from the ghosts
+    n[d] = std::max<long>(0, hi - lo[d]);
+    out.owned_lo[d] = lo[d];
+    out.owned_n[d] = n[d];
+  }
+  out.owned_lo[2] = 0;
+  out.owned_n[2] = 1;
+  auto dev = grid_->field().acquire_local(false);
+  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dev);
+  grid_->field().release_local(dev);
+  GridSnapshot::Field p{"pressure", 1, {}}, type{"cell_type", 1, {}}, vel{"velocity", 3, {}};
+  const double inv_dt = last_dt_ > 0 ? 1.0 / last_dt_ : 0.0;
+  // Host loop: this fills output buffers once per output time.
+  for (long j = lo[1]; j < lo[1] + n[1]; ++j)
+    for (long i = lo[0]; i < lo[0] + n[0]; ++i) {
+      const long l = g.local(static_cast<int>(i), static_cast<int>(j));
+      const long r = g.local(static_cast<int>(i + 1), static_cast<int>(j));
+      const long t = g.local(static_cast<int>(i), static_cast<int>(j + 1));
+      p.values.push_back(a(l, kP) * inv_dt);
+      type.values.push_back(a(l, kCell));
+      vel.values.push_back(0.5 * (a(l, kU) + a(r, kU)));
+      vel.values.push_back(0.5 * (a(l, kV) + a(t, kV)));
+      vel.values.push_back(0.0);
+    }
+  out.fields = {p, type, vel};
+  return true;
+}
+
+}  // namespace meniscus::membrane

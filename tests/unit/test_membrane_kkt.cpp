@@ -1,0 +1,113 @@
+// The liquid-membrane saddle-point system of Ruan et al. 2021 (Eq. 28 without bodies), assembled
+// for a small drop: K is symmetric, A is positive semidefinite, C positive definite, and the MINRES
+// mode agrees with the MUMPS direct solve.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+
+#include "membrane_scenes.hpp"
+
+namespace mm = meniscus::membrane;
+
+namespace {
+Eigen::MatrixXd dense(Mat a) {
+  Mat d;
+  MatConvert(a, MATDENSE, MAT_INITIAL_MATRIX, &d);
+  PetscInt m, n;
+  MatGetSize(d, &m, &n);
+  Eigen::MatrixXd out(m, n);
+  const PetscScalar* v;
+  MatDenseGetArrayRead(d, &v);
+  for (PetscInt j = 0; j < n; ++j)
+    for (PetscInt i = 0; i < m; ++i) out(i, j) = v[i + j * m];  // column major
+  MatDenseRestoreArrayRead(d, &v);
+  MatDestroy(&d);
+  return out;
+}
+
+mm::FlowParameters drop_parameters() {
+  mm::FlowParameters p;
+  p.sigma = 0.9;
+  p.gravity[1] = -9.8;
+  return p;
+}
+}  // namespace
+
+TEST(MembraneKkt, SystemIsSymmetricWithSemidefiniteAAndDefiniteC) {
+  auto s = meniscus::test::make_drop(16, 0.3, 0.05, drop_parameters());
+  s.flow->solver().keep_blocks(true);
+  s.flow->step(2e-3);
+  const auto& k = s.flow->solver().blocks();
+  Mat kaij, kt;
+  ASSERT_EQ(MatConvert(k.K, MATAIJ, MAT_INITIAL_MATRIX, &kaij), 0);
+  ASSERT_EQ(MatTranspose(kaij, MAT_INITIAL_MATRIX, &kt), 0);
+  PetscReal norm = 0, diff = 0;
+  MatNorm(kaij, NORM_FROBENIUS, &norm);
+  MatAXPY(kt, -1.0, kaij, DIFFERENT_NONZERO_PATTERN);
+  MatNorm(kt, NORM_FROBENIUS, &diff);
+  EXPECT_LT(diff / norm, 1e-13);
+  MatDestroy(&kt);
+  MatDestroy(&kaij);
+
+  const Eigen::MatrixXd a = dense(k.A), c = dense(k.C);
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> ea(a);
+  EXPECT_GE(ea.eigenvalues().minCoeff(), -1e-12 * a.norm());
+  Eigen::LLT<Eigen::MatrixXd> llt(c);
+  EXPECT_EQ(llt.info(), Eigen::Success);
+  // The pressure preconditioner block S^ = A + B^T diag(C)^-1 B is SPD: the drop's one fluid region
+  // meets the membrane, so the constant pressure mode is not in its null space.
+  Eigen::LLT<Eigen::MatrixXd> lls(dense(k.S));
+  EXPECT_EQ(lls.info(), Eigen::Success);
+}
+
+TEST(MembraneKkt, MinresAgreesWithMumps) {
+  mm::CoupledSolveOptions direct;
+  direct.mode = "direct";
+  auto a = meniscus::test::make_drop(16, 0.3, 0.05, drop_parameters());
+  auto b = meniscus::test::make_drop(16, 0.3, 0.05, drop_parameters(), direct);
+  for (int n = 0; n < 3; ++n) {
+    a.flow->step(2e-3);
+    b.flow->step(2e-3);
+  }
+  auto va = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.flow->membrane().v);
+  auto vb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.flow->membrane().v);
+  double diff = 0, scale = 0;
+  for (long i = 0; i < a.flow->membrane().vertices(); ++i)
+    for (int d = 0; d < 2; ++d) {
+      diff = std::max(diff, std::abs(va(i, d) - vb(i, d)));
+      scale = std::max(scale, std::abs(vb(i, d)));
+    }
+  EXPECT_GT(scale, 1e-3);
+  EXPECT_LT(diff / scale, 1e-7);
+  const double pa = meniscus::test::mean_interior_pressure(*a.grid, 2e-3, 0.0);
+  const double pb = meniscus::test::mean_interior_pressure(*b.grid, 2e-3, 0.0);
+  EXPECT_NEAR(pa, pb, 1e-7 * std::abs(pb));
+}
+
+// The first solve (Ruan 2021 Eq. 19 without tension) is a projection: without bodies, the velocities
+// it receives already satisfy the discrete divergence constraint on the same geometry (the second
+// solve of the previous step produced them), so advecting with its result must match advecting
+// with the previous step's velocities (the one-solve mode) to the solver tolerance.
+TEST(MembraneKkt, FirstSolveIsAProjectionWithoutBodies) {
+  auto p = drop_parameters();
+  auto a = meniscus::test::make_drop(16, 0.3, 0.1, p);
+  p.two_solve = false;
+  auto b = meniscus::test::make_drop(16, 0.3, 0.1, p);
+  for (int n = 0; n < 5; ++n) {
+    a.flow->step(2e-3);
+    b.flow->step(2e-3);
+  }
+  auto xa = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.flow->membrane().x);
+  auto xb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.flow->membrane().x);
+  auto x0 = meniscus::test::make_drop(16, 0.3, 0.1, p);
+  auto xi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x0.flow->membrane().x);
+  double diff = 0, moved = 0;
+  for (long i = 0; i < a.flow->membrane().vertices(); ++i)
+    for (int d = 0; d < 2; ++d) {
+      diff = std::max(diff, std::abs(xa(i, d) - xb(i, d)));
+      moved = std::max(moved, std::abs(xa(i, d) - xi(i, d)));
+    }
+  EXPECT_GT(moved, 1e-4);  // the drop moved
+  EXPECT_LT(diff, 1e-8 * moved);
+}
