@@ -1,7 +1,7 @@
 #pragma once
 // Method-independent checks after every step that a run has not gone unstable: every velocity and
-// position finite, no particle travelling more than a grid cell in one step (beyond any CFL bound:
-// migration and the neighbour search both assume less), and no more than run.max_removed_mass of
+// position finite, no particle travelling more than three grid cells in one step (beyond any CFL
+// bound, and farther than migration to a neighbouring rank can follow), and no more than run.max_removed_mass of
 // the particle mass gone from the simulation (SPH's remove_outside deletes what leaves the box;
 // a blow-up empties the box silently otherwise). A failed check throws UnstableRun naming the step,
 // the cause and the keys to change.
