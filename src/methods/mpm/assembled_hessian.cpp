@@ -1,5 +1,8 @@
 #include "methods/mpm/assembled_hessian.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "solvers/petsc_check.hpp"
 #include "solvers/vec_access.hpp"
 
@@ -178,42 +181,70 @@ void AssembledHessian<Dim>::build_pattern() {
           }
         }
       });
-  values_ = Kokkos::View<double*>("hessian_values", nentries * Dim * Dim);
 }
 
 template <int Dim>
 void AssembledHessian<Dim>::create_matrix() {
   if (mat_) petsc_check(MatDestroy(&mat_), "MatDestroy");
-  // Blocks per owned block row, split into the owned (diagonal) and the other ranks' columns.
+  // COO pattern: the unknowns' blocks in the layout's order, then one identity block per owned held
+  // node. Values are then handed over in that order in one MatSetValuesCOO per linearisation
+  // (PETSc sums the ghost rows' shares on their owners).
   const long no = obox_.size();
-  Kokkos::View<PetscInt*> dnnz("hessian_dnnz", no), onnz("hessian_onnz", no);
+  const auto gb = gbox_, ob = obox_;
+  const auto row = layout_.row;
+  Kokkos::View<long*> held_slot("hessian_held_slot", no);
+  long nheld = 0;
+  Kokkos::parallel_scan(
+      "hessian::held_rows", Kokkos::RangePolicy<>(0, no),
+      KOKKOS_LAMBDA(const long i, long& upd, const bool final) {
+        int node[Dim];
+        ob.node(i, node);
+        const bool held = row(gb.index(node)) < 0;
+        if (final) held_slot(i) = held ? upd : -1;
+        if (held) upd += 1;
+      },
+      nheld);
+  const long nblock = entries_ * Dim * Dim, ncoo = nblock + nheld * Dim;
+  values_ = Kokkos::View<double*>("hessian_values", ncoo);
+  Kokkos::View<PetscInt*> ci("hessian_coo_i", ncoo), cj("hessian_coo_j", ncoo);
   {
-    const auto gb = gbox_, ob = obox_;
-    const auto row = layout_.row;
     const auto start = layout_.row_start;
+    const auto rn = row_node_;
     const auto cols = cols_;
     Kokkos::parallel_for(
-        "hessian::preallocation", Kokkos::RangePolicy<>(0, no), KOKKOS_LAMBDA(const long i) {
-          int node[Dim], nb[Dim];
+        "hessian::coo_blocks", Kokkos::RangePolicy<>(0, rows_), KOKKOS_LAMBDA(const long r) {
+          const long first = start(r), count = start(r + 1) - first;
+          for (long e = first; e < first + count; ++e)
+            for (int a = 0; a < Dim; ++a)
+              for (int b = 0; b < Dim; ++b) {
+                const long pos = first * Dim * Dim + a * count * Dim + (e - first) * Dim + b;
+                ci(pos) = rn(r) * Dim + a;
+                cj(pos) = cols(e) * Dim + b;
+              }
+        });
+    auto vals = values_;
+    Kokkos::parallel_for(
+        "hessian::coo_identity", Kokkos::RangePolicy<>(0, no), KOKKOS_LAMBDA(const long i) {
+          if (held_slot(i) < 0) return;
+          int node[Dim];
           ob.node(i, node);
-          const int r = row(gb.index(node));
-          if (r < 0) {
-            dnnz(i) = 1;
-            onnz(i) = 0;
-            return;
+          const long l = gb.index(node);
+          for (int a = 0; a < Dim; ++a) {
+            const long pos = nblock + held_slot(i) * Dim + a;
+            ci(pos) = static_cast<PetscInt>(l * Dim + a);
+            cj(pos) = static_cast<PetscInt>(l * Dim + a);
+            vals(pos) = 1.0;  // never overwritten: assemble() refills only the blocks
           }
-          PetscInt d = 0, o = 0;
-          for (int e = start(r); e < start(r + 1); ++e) {
-            gb.node(cols(e), nb);
-            if (inside<Dim>(ob, nb)) ++d;
-            else ++o;
-          }
-          dnnz(i) = d;
-          onnz(i) = o;
         });
   }
-  auto hd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dnnz);
-  auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), onnz);
+  // PETSc rewrites the index arrays: hand it copies.
+  std::vector<PetscInt> hi(ncoo), hj(ncoo);
+  {
+    auto mi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ci);
+    auto mj = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cj);
+    std::copy(mi.data(), mi.data() + ncoo, hi.begin());
+    std::copy(mj.data(), mj.data() + ncoo, hj.begin());
+  }
   MPI_Comm comm;
   petsc_check(PetscObjectGetComm(reinterpret_cast<PetscObject>(dm_), &comm), "PetscObjectGetComm");
   const PetscInt n = static_cast<PetscInt>(no * Dim);
@@ -223,11 +254,11 @@ void AssembledHessian<Dim>::create_matrix() {
   petsc_check(MatSetType(mat_, MATAIJ), "MatSetType");
   petsc_check(MatSetOptionsPrefix(mat_, prefix_.c_str()), "MatSetOptionsPrefix");
   petsc_check(MatSetFromOptions(mat_), "MatSetFromOptions");
-  petsc_check(MatXAIJSetPreallocation(mat_, Dim, hd.data(), ho.data(), nullptr, nullptr), "MatXAIJSetPreallocation");
   ISLocalToGlobalMapping ltog;
   petsc_check(DMGetLocalToGlobalMapping(dm_, &ltog), "DMGetLocalToGlobalMapping");
   petsc_check(MatSetLocalToGlobalMapping(mat_, ltog, ltog), "MatSetLocalToGlobalMapping");
-  petsc_check(MatSetOption(mat_, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE), "MatSetOption");
+  petsc_check(MatSetPreallocationCOOLocal(mat_, static_cast<PetscCount>(ncoo), hi.data(), hj.data()),
+              "MatSetPreallocationCOOLocal");
   petsc_check(MatSetOption(mat_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
   petsc_check(MatSetOption(mat_, MAT_SYMMETRY_ETERNAL, PETSC_TRUE), "MatSetOption");
   petsc_check(MatSetNearNullSpace(mat_, rigid_), "MatSetNearNullSpace");
@@ -235,8 +266,10 @@ void AssembledHessian<Dim>::create_matrix() {
 
 template <int Dim>
 void AssembledHessian<Dim>::assemble(const IncrementalPotential<Dim>& potential, Kokkos::View<const double*> owned_mass) {
-  Kokkos::deep_copy(values_, 0.0);
-  potential.add_hessian_blocks(layout_, values_);
+  const long nblock = entries_ * Dim * Dim;
+  auto blocks = Kokkos::subview(values_, Kokkos::make_pair(0L, nblock));
+  Kokkos::deep_copy(blocks, 0.0);
+  potential.add_hessian_blocks(layout_, blocks);
   // Inertia on owned diagonal blocks, then P_i B P_j, then (I - P_i) on owned diagonal blocks (the
   // same P H P + (I - P) as the matrix-free product). A rank's partial sums for a ghost row are
   // projected with that node's own P, so their sum on the owner is the projected block.
@@ -283,28 +316,7 @@ void AssembledHessian<Dim>::assemble(const IncrementalPotential<Dim>& potential,
         });
   }
   auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values_);
-  auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), layout_.row_start);
-  auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cols_);
-  auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_node_);
-  auto hrow = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), layout_.row);
-  petsc_check(MatZeroEntries(mat_), "MatZeroEntries");
-  // PETSc insertion is a host API: one call per block row.
-  for (long r = 0; r < rows_; ++r) {
-    const PetscInt li = hr(r), first = hs(r), count = hs(r + 1) - first;
-    petsc_check(MatSetValuesBlockedLocal(mat_, 1, &li, count, hc.data() + first, hv.data() + first * Dim * Dim, ADD_VALUES),
-                "MatSetValuesBlockedLocal");
-  }
-  double identity[Dim * Dim] = {};
-  for (int a = 0; a < Dim; ++a) identity[a * Dim + a] = 1.0;
-  for (long i = 0; i < obox_.size(); ++i) {
-    int node[Dim];
-    obox_.node(i, node);
-    const PetscInt li = static_cast<PetscInt>(gbox_.index(node));
-    if (hrow(li) >= 0) continue;
-    petsc_check(MatSetValuesBlockedLocal(mat_, 1, &li, 1, &li, identity, ADD_VALUES), "MatSetValuesBlockedLocal");
-  }
-  petsc_check(MatAssemblyBegin(mat_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
-  petsc_check(MatAssemblyEnd(mat_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+  petsc_check(MatSetValuesCOO(mat_, hv.data(), INSERT_VALUES), "MatSetValuesCOO");
 }
 
 template class AssembledHessian<2>;

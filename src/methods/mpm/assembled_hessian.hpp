@@ -5,9 +5,10 @@
 //   H' = P (H_particles + M) P + (I - P),
 // P the constraint projection per node (0 for held and inactive nodes, I - n n^T on a slip
 // collider, I for free nodes). Held and inactive nodes are identity rows. Only the unknowns' rows
-// carry off-diagonal blocks, preallocated from their unknown neighbours within +-2 nodes; the pattern
-// (and the Mat) is kept while the set of unknowns is unchanged (every Newton iteration of a step,
-// and across steps where the set stays), and only values are assembled each linearisation.
+// carry off-diagonal blocks: their unknown neighbours within +-2 nodes, given to PETSc once as a COO
+// pattern (MatSetPreallocationCOOLocal); the pattern (and the Mat) is kept while the set of unknowns
+// is unchanged (every Newton iteration of a step, and across steps where the set stays), and each
+// linearisation hands over values only (one MatSetValuesCOO).
 #include <petscdmda.h>
 #include <petscmat.h>
 
@@ -53,7 +54,7 @@ class AssembledHessian {
   Kokkos::View<double**> normal_;
   Kokkos::View<PetscInt*> cols_;                     // entries: ghost-local column node
   Kokkos::View<PetscInt*> row_node_;                 // rows: ghost-local node
-  Kokkos::View<double*> values_;
+  Kokkos::View<double*> values_;                     // COO order: the layout's blocks, then identities
   long rows_ = 0, entries_ = 0, builds_ = 0;
 };
 

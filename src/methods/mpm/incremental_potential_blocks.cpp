@@ -17,18 +17,52 @@ struct PointStencil {
   static constexpr int M = Dim == 2 ? 9 : 27;
   long idx[M];
   double grad[M][Dim];
+  int row[M];    // the node's compact row (-1: no unknown)
+  int first[M];  // its row's first entry and entry count
+  int count_in_row[M];
   int count = 0;
 };
 
+// Slot (offset -2..2 per axis, axis 0 fastest) of stencil node j seen from stencil node i: the
+// stencil's nodes are base + (k % 3, k / 3 % 3, k / 9) in the loop order of for_each_stencil_node.
 template <int Dim>
-KOKKOS_INLINE_FUNCTION void collect(const grid::NodeBox<Dim>& box, const double* lower, double dx, double inv_dx,
-                                    const double* q, PointStencil<Dim>& ps) {
+KOKKOS_INLINE_FUNCTION int pair_slot(int i, int j) {
+  int s = 0, stride = 1;
+  for (int d = 0; d < Dim; ++d) {
+    s += (j % 3 - i % 3 + 2) * stride;
+    i /= 3;
+    j /= 3;
+    stride *= HessianLayout<Dim>::Span;
+  }
+  return s;
+}
+
+// Start of block (i, j) in the values and the stride between its rows, or -1 when not stored.
+template <int Dim>
+KOKKOS_INLINE_FUNCTION long block_base(const HessianLayout<Dim>& layout, const PointStencil<Dim>& ps, int i, int j,
+                                       long& row_stride) {
+  if (ps.row[j] < 0) return -1;
+  const int e = layout.slot(ps.row[i], pair_slot<Dim>(i, j));
+  if (e < 0) return -1;
+  row_stride = static_cast<long>(ps.count_in_row[i]) * Dim;
+  return static_cast<long>(ps.first[i]) * Dim * Dim + static_cast<long>(e - ps.first[i]) * Dim;
+}
+
+template <int Dim>
+KOKKOS_INLINE_FUNCTION void collect(const HessianLayout<Dim>& layout, const grid::NodeBox<Dim>& box,
+                                    const double* lower, double dx, double inv_dx, const double* q,
+                                    PointStencil<Dim>& ps) {
   grid::Stencil<Dim> st;
   st.compute(q, lower, inv_dx);
   ps.count = 0;
   grid::for_each_stencil_node<Dim>(st, box, lower, dx, q, [&](long idx, double, const double* g, const double*) {
-    ps.idx[ps.count] = idx;
-    for (int d = 0; d < Dim; ++d) ps.grad[ps.count][d] = g[d];
+    const int k = ps.count;
+    ps.idx[k] = idx;
+    for (int d = 0; d < Dim; ++d) ps.grad[k][d] = g[d];
+    const int r = layout.row(idx);
+    ps.row[k] = r;
+    ps.first[k] = r >= 0 ? layout.row_start(r) : 0;
+    ps.count_in_row[k] = r >= 0 ? layout.row_start(r + 1) - ps.first[k] : 0;
     ++ps.count;
   });
 }
@@ -40,7 +74,7 @@ KOKKOS_INLINE_FUNCTION void add_general(const HessianLayout<Dim>& layout, const 
                                         Access& acc) {
   constexpr int N = Dim * Dim;
   for (int i = 0; i < ps.count; ++i) {
-    if (layout.row(ps.idx[i]) < 0) continue;
+    if (ps.row[i] < 0) continue;
     double T[Dim][N];
     for (int a = 0; a < Dim; ++a)
       for (int bd = 0; bd < N; ++bd) {
@@ -49,9 +83,9 @@ KOKKOS_INLINE_FUNCTION void add_general(const HessianLayout<Dim>& layout, const 
         T[a][bd] = t;
       }
     for (int j = 0; j < ps.count; ++j) {
-      const long base = layout.position(ps.idx[i], ps.idx[j], 0, 0);
+      long row_stride = 0;
+      const long base = block_base<Dim>(layout, ps, i, j, row_stride);
       if (base < 0) continue;
-      const long row_stride = layout.position(ps.idx[i], ps.idx[j], 1, 0) - base;
       for (int a = 0; a < Dim; ++a)
         for (int b = 0; b < Dim; ++b) {
           double s = 0;
@@ -81,7 +115,7 @@ void IncrementalPotential<Dim>::add_hessian_blocks(const HessianLayout<Dim>& lay
         double q[Dim];
         for (int d = 0; d < Dim; ++d) q[d] = x(p, d);
         PointStencil<Dim> ps;
-        collect<Dim>(box, lower, dx, inv_dx, q, ps);
+        collect<Dim>(layout, box, lower, dx, inv_dx, q, ps);
         auto acc = scatter.access();
         const physics::Material& m = mats(mat(p));
         if (m.model == physics::MaterialModel::FixedCorotated) {
@@ -93,11 +127,11 @@ void IncrementalPotential<Dim>::add_hessian_blocks(const HessianLayout<Dim>& lay
         // B_ij[a][b] = eta' (delta_ab dN_i.dN_j + dN_i[b] dN_j[a]) + c dN_i[a] dN_j[b].
         const double visc = m.viscosity * J(p, 0) * vol(p, 0) * dt, c = fc(p);
         for (int i = 0; i < ps.count; ++i) {
-          if (layout.row(ps.idx[i]) < 0) continue;
+          if (ps.row[i] < 0) continue;
           for (int j = 0; j < ps.count; ++j) {
-            const long base = layout.position(ps.idx[i], ps.idx[j], 0, 0);
+            long row_stride = 0;
+            const long base = block_base<Dim>(layout, ps, i, j, row_stride);
             if (base < 0) continue;
-            const long row_stride = layout.position(ps.idx[i], ps.idx[j], 1, 0) - base;
             double gg = 0;
             for (int d = 0; d < Dim; ++d) gg += ps.grad[i][d] * ps.grad[j][d];
             for (int a = 0; a < Dim; ++a)
@@ -114,7 +148,7 @@ void IncrementalPotential<Dim>::add_hessian_blocks(const HessianLayout<Dim>& lay
         double q[Dim];
         for (int d = 0; d < Dim; ++d) q[d] = s(r, d);
         PointStencil<Dim> ps;
-        collect<Dim>(box, lower, dx, inv_dx, q, ps);
+        collect<Dim>(layout, box, lower, dx, inv_dx, q, ps);
         auto acc = scatter.access();
         auto row = Kokkos::subview(KS, r, Kokkos::ALL);
         add_general<Dim>(layout, ps, row, acc);
