@@ -42,7 +42,7 @@ run() {  # label ranks threads [--set ...]
   rm -rf "$dir" && mkdir -p "$dir"
   local bind=(--bind-to core) omp=()
   if [ "$threads" -gt 1 ]; then bind=(--bind-to none); omp=(-x OMP_PROC_BIND=spread -x OMP_PLACES=threads); fi
-  OMP_NUM_THREADS=$threads mpirun "${bind[@]}" "${omp[@]}" -n "$ranks" /usr/bin/time -f "%U %S" -o "$dir/cpu.%q{OMPI_COMM_WORLD_RANK}" \
+  OMP_NUM_THREADS=$threads mpirun "${bind[@]}" "${omp[@]}" -n "$ranks" "$root/bench/per-rank-time.sh" "%U %S" "$dir/cpu" \
     "$exe" run "$deck" --steps "$steps" --threads "$threads" --quiet --output "$dir" \
     --set domain.cell_size=$dx --set diagnostics.every=1 --set output.every_time=0 "$@" > "$dir/log" 2>&1 \
     || { cat "$dir/log"; exit 1; }

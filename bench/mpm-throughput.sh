@@ -23,7 +23,7 @@ run() {  # label cells ranks threads
   # One rank per core is bound by mpirun; a threaded rank is left unbound and binds its threads.
   local bind=(--bind-to core) omp=()
   if [ "$threads" -gt 1 ]; then bind=(--bind-to none); omp=(-x OMP_PROC_BIND=spread -x OMP_PLACES=threads); fi
-  OMP_NUM_THREADS=$threads mpirun "${bind[@]}" "${omp[@]}" -n "$ranks" /usr/bin/time -f "%M" -o "$dir/rss.%q{OMPI_COMM_WORLD_RANK}" \
+  OMP_NUM_THREADS=$threads mpirun "${bind[@]}" "${omp[@]}" -n "$ranks" "$root/bench/per-rank-time.sh" "%M" "$dir/rss" \
     "$exe" run "$deck" --steps "$steps" --threads "$threads" --quiet --output "$dir" \
     --set domain.cell_size="$dx" > "$dir/log" 2>&1 || { cat "$dir/log"; exit 1; }
   python3 - "$dir" "$label" <<'PY'
@@ -32,7 +32,10 @@ d, label = sys.argv[1], sys.argv[2]
 r = json.load(open(d + "/run.json"))
 rows = list(csv.DictReader(open(d + "/diagnostics.csv")))
 n = int(float(rows[0]["particles"]))
-rss_kb = sum(int(open(f).read().split()[-1]) for f in glob.glob(d + "/rss.*"))
+# Peak RSS of every rank (one file per rank: bench/per-rank-time.sh), summed.
+rss_files = glob.glob(d + "/rss.*")
+assert len(rss_files) == r.get("ranks", len(rss_files)), (rss_files, r.get("ranks"))
+rss_kb = sum(int(open(f).read().split()[-1]) for f in rss_files)
 t = r["timers"]
 stages = " ".join(f"{k}={v['max_s'] / r['steps'] * 1e3:.1f}ms" for k, v in t.items() if k != "diagnostics")
 print(f"{label:28s} particles={n:9d} {r['particle_steps_per_s'] / 1e6:6.2f} M particle-steps/s  "

@@ -34,6 +34,7 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
   PC pc;
   KSPGetPC(ksp, &pc);
   PCSetType(pc, PCJACOBI);
+  if (problem.configure_pc) problem.configure_pc(pc);
   // CG's (preconditioned) residual may grow transiently by many orders of magnitude on this badly
   // scaled system (node masses from 1e-11 to 1 of the largest): no divergence tolerance.
   KSPSetTolerances(ksp, options_.linear_tolerance, 1e-300, 1e300, options_.max_linear_iterations);
@@ -76,9 +77,12 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
       (projected ? problem.linearize_projected : problem.linearize)(x);
       // A shell matrix's state does not change by itself: bump it so that the preconditioner (the
       // Jacobi diagonal) is rebuilt for the new linearisation.
-      MatAssemblyBegin(H.mat(), MAT_FINAL_ASSEMBLY);
-      MatAssemblyEnd(H.mat(), MAT_FINAL_ASSEMBLY);
-      KSPSetOperators(ksp, H.mat(), H.mat());
+      Mat A = problem.matrix ? problem.matrix() : H.mat();
+      if (!problem.matrix) {
+        MatAssemblyBegin(H.mat(), MAT_FINAL_ASSEMBLY);
+        MatAssemblyEnd(H.mat(), MAT_FINAL_ASSEMBLY);
+      }
+      KSPSetOperators(ksp, A, A);
       VecScale(g_, -1.0);
       KSPSolve(ksp, g_, dir_);
       VecScale(g_, -1.0);

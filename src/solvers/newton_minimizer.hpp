@@ -38,6 +38,12 @@ struct NewtonProblem {
   std::function<void(Vec diag)> diagonal;       // its diagonal (Jacobi preconditioner)
   std::function<double(Vec g)> residual_norm;   // convergence measure of a gradient
   std::function<double(Vec dv)> step_norm;      // the same units for a change of x (may be empty)
+  // Optional: an assembled matrix of the same (projected) Hessian, refilled by linearize() and
+  // linearize_projected(); when set, the KSP uses it as operator and preconditioner matrix instead
+  // of the matrix-free product, and configure_pc sets the preconditioner's defaults (e.g. algebraic
+  // multigrid) before the options database, which still overrides them.
+  std::function<Mat()> matrix;
+  std::function<void(PC pc)> configure_pc;
   // Converged when residual_norm <= tolerance * reference, or when an accepted step has
   // step_norm <= tolerance * reference (the residual of nearly massless unknowns can stagnate at a
   // level that moves nothing).

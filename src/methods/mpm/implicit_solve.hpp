@@ -1,8 +1,9 @@
 #pragma once
 // Backward-Euler grid velocity update of MPM (seed 000, stage 7b): minimises the incremental potential
 //   Phi(v) = sum_i m_i/2 |v_i - v_i^n|^2 - dt m_i g.v_i + E(v)     (E: incremental_potential.hpp)
-// over the active nodes (m_i > 0) with solvers::NewtonMinimizer; the Hessian is a MATSHELL whose
-// product is a particle kernel. Inactive nodes carry identity rows and stay at zero. Colliders:
+// over the active nodes (m_i > 0) with solvers::NewtonMinimizer. The Hessian is assembled
+// (assembled_hessian.hpp: MATAIJ, CG + algebraic multigrid by default) or a MATSHELL whose product is
+// a particle kernel (mpm.newton.hessian: matrix_free, CG + Jacobi). Inactive nodes carry identity rows and stay at zero. Colliders:
 // sticky nodes are fixed at the collider velocity; slip and friction nodes whose predicted velocity
 // approaches the collider are constrained to its normal velocity (projection P = I - n n^T); after
 // the solve every node goes through the same collider rule as the explicit update (separation,
@@ -11,6 +12,7 @@
 
 #include "grid/decomposition.hpp"
 #include "grid/grid_field.hpp"
+#include "methods/mpm/assembled_hessian.hpp"
 #include "methods/mpm/incremental_potential.hpp"
 #include "physics/collider.hpp"
 #include "solvers/newton_minimizer.hpp"
@@ -56,6 +58,14 @@ class ImplicitGridSolver {
   // (0: off); the momentum this adds is removed again by the same uniform shift.
   void set_kinetic_mass_floor(double fraction) { floor_fraction_ = fraction; }
   long light_node_count() const { return light_count_; }  // frozen at the last setup (all ranks)
+  // Assembled Hessian + algebraic multigrid (default) or the matrix-free product + Jacobi.
+  void set_assembled_hessian(bool on) { assembled_ = on; }
+  bool assembled_hessian() const { return assembled_; }
+  // The assembled Hessian at the last linearize() (same operator as hessian()). Collective.
+  Mat assemble_hessian(IncrementalPotential<Dim>& potential);
+  long pattern_builds() const { return matrix_ ? matrix_->pattern_builds() : 0; }
+  // Ghost-local constraints and normals for the assembly (public: it launches device lambdas).
+  void gather_ghost_constraints();
 
  private:
   void to_local(Vec global, Vec local);
@@ -79,6 +89,12 @@ class ImplicitGridSolver {
   Kokkos::View<double*> real_mass_;  // P2G mass (mass_ is the kinetic mass, floored)
   long light_count_ = 0;
   physics::ColliderSet<Dim> colliders_;
+  bool assembled_ = true;
+  std::unique_ptr<AssembledHessian<Dim>> matrix_;
+  grid::NodeBox<Dim> gbox_{}, obox_{};
+  bool constraints_ready_ = false;  // ghost constraints gathered since the last setup
+  Kokkos::View<int*> ghost_constraint_;
+  Kokkos::View<double**> ghost_normal_;
 };
 
 }  // namespace meniscus::mpm

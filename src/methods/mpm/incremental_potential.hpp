@@ -10,6 +10,7 @@
 // kernels that scatter like P2G. The node terms (kinetic, gravity), projections and MPI sums are the
 // solver's (implicit_solve.hpp). Sums are local to this rank's particles and samples.
 #include "grid/grid_field.hpp"
+#include "methods/mpm/hessian_layout.hpp"
 #include "particles/particle_set.hpp"
 #include "physics/material.hpp"
 
@@ -49,6 +50,11 @@ class IncrementalPotential {
   bool projection_allowed() const { return in_.project; }
   void add_hessian(const grid::NodeArray& d, grid::NodeArray& out) const;
   void add_diagonal(grid::NodeArray& out) const;
+  // Adds the node-pair blocks H_ij[a][b] = sum_q dN_i(q)[c] d2e_q/dG[a c]dG[b d] dN_j(q)[d] of this
+  // rank's particles and samples at the last linearisation into `values` (laid out by `layout`;
+  // pairs it does not store are skipped). The same per-point Hessians as add_hessian, so the
+  // assembled matrix and the product agree to round-off (incremental_potential_blocks.cpp).
+  void add_hessian_blocks(const HessianLayout<Dim>& layout, Kokkos::View<double*> values) const;
 
  private:
   PotentialInputs<Dim> in_;

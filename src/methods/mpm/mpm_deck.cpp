@@ -30,6 +30,11 @@ void declare_mpm_sections(config::Schema& root) {
   newton->integer("max_linear_iterations", "iterations of each linear solve (-mpm_newton_ksp_max_it overrides)")
       .def("1000")
       .min(1);
+  newton->choice("hessian", {"assembled", "matrix_free"},
+                 "Newton's linear solves: the Hessian assembled as a sparse matrix with CG + algebraic multigrid "
+                 "(PCGAMG, rigid-body near null space), or applied matrix-free through the particles with CG + "
+                 "Jacobi; -mpm_newton_ksp_* / -mpm_newton_pc_* override either")
+      .def("assembled");
   newton->flag("project_hessian",
                "Newton solves with the exact Hessian; where CG meets negative curvature it falls back to one with "
                "each quadrature point's part clamped to positive semi-definite (off: no fallback, for derivative checks)")
@@ -57,7 +62,7 @@ void declare_mpm_sections(config::Schema& root) {
       .max(1.0);
   mpm->section("newton", newton,
                "Newton solver of the implicit integrator; PETSc options -mpm_newton_ksp_* and -mpm_newton_pc_* "
-               "reach its KSP (CG + Jacobi by default).");
+               "reach its KSP (CG + GAMG with the assembled Hessian, CG + Jacobi matrix-free).");
   auto st = std::make_shared<config::Schema>();
   st->flag("enabled", "add surface tension (Chen et al. 2021, explicit form) on resampled surface particles").def("false");
   st->real("coefficient", "N/m", "surface tension coefficient k (a force per unit depth in 2D)").def(0.0).nonnegative();

@@ -60,6 +60,7 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
     surface_smoothing_ = nw.real("surface_smoothing");
     implicit_solver_ = std::make_unique<ImplicitGridSolver<Dim>>(*decomp_, opt);
     implicit_solver_->set_light_node_fraction(nw.real("light_node_fraction"));
+    implicit_solver_->set_assembled_hessian(nw.text("hessian") == "assembled");
     kinetic_mass_floor_ = nw.real("kinetic_mass_floor");
   }
   const auto g = m.vector("gravity");
