@@ -356,8 +356,7 @@ void young_range_3d(const std::vector<double>& angles, double dx, double t_end, 
 }  // namespace
 
 // 3D, R = 3 dx (dx = 0.05), 10 s, seeded at 107.5 deg; the angle within [Young - 10, Young + 25] deg (the
-// spreading hysteresis of a coarse grid), at rest, no blow-up.
-TEST(ContactAngleValidation, LongYoungAngleRange3D) { young_range_3d({40, 90, 140}, 0.05, 10.0, "explicit", 10.0, 25.0); }
-TEST(ContactAngleValidation, LongYoungAngleRange3DImplicit) {
-  young_range_3d({40, 140}, 0.05, 10.0, "implicit", 10.0, 25.0);
-}
+// spreading hysteresis of a coarse grid), at rest, no blow-up. About 10 min per drop on one loaded core
+// (10 000 steps at dt_max = 1 ms; 1164 particles).
+TEST(ContactAngleValidation, LongYoungAngleRange3D) { young_range_3d({40, 140}, 0.05, 10.0, "explicit", 10.0, 25.0); }
+TEST(ContactAngleValidation, LongYoungAngleRange3DImplicit) { young_range_3d({90}, 0.05, 10.0, "implicit", 10.0, 25.0); }
