@@ -2,6 +2,7 @@
 
 #include "methods/method.hpp"
 #include "methods/mpm/register.hpp"
+#include "methods/pbd/register.hpp"
 #include "methods/sph/register.hpp"
 
 namespace meniscus {
@@ -31,6 +32,7 @@ void register_builtin_methods() {
   done = true;
   mpm::register_methods();
   sph::register_methods();
+  pbd::register_methods();
 }
 
 }  // namespace meniscus
