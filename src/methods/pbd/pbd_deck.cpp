@@ -28,6 +28,15 @@ void declare_pbd_sections(config::Schema& root) {
       .def(0.02).min(0.0).max(1.0);
   s->flag("position_from_projection", "end a step with p = p* (standard PBF) instead of the paper's "
           "p = p + dt v with the viscosity-smoothed velocity (Algorithm 1, line 11)").def("false");
+  s->choice("surface_detection", {"bins", "cones"}, "light-shading measure of the illuminated screen fraction "
+            "(sec. 4.1): 18 x 36 angle bins (fast), or exact shadow cones sampled by shading_directions "
+            "directions").def("bins");
+  s->integer("shading_directions", "directions sampling the screen with surface_detection: cones").def("1024").min(16);
+  s->real("illumination_threshold", "1", "beta: a particle whose illuminated screen fraction is at least this is "
+          "a surface particle (paper: 1/9)").def(1.0 / 9.0).positive().max(1.0);
+  s->choice("distance_pairs", {"same_label", "all"}, "distance constraints between neighbours of the same label "
+            "(surface-surface, interior-interior: the paper, sec. 3.4) or between all neighbours (the authors' "
+            "later re-implementation)").def("same_label");
   s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
   root.section("pbd", s, "Position-based surface tension flow (Xing et al. 2022): PBF density constraints with "
                "constraint force mixing and unilateral distance constraints.");
@@ -52,6 +61,10 @@ PbdParams read_pbd(const config::Section& root) {
   p.xsph = s.real("xsph");
   p.position_from_projection = s.flag("position_from_projection");
   p.sort_every = s.integer("sort_every");
+  p.shading_mode = s.text("surface_detection") == "cones" ? 1 : 0;
+  p.shading_directions = static_cast<int>(s.integer("shading_directions"));
+  p.illumination_threshold = s.real("illumination_threshold");
+  p.distance_same_label = s.text("distance_pairs") == "same_label";
   for (const auto& m : root.list("materials")) {
     const std::string name = m.text("name");
     if (std::find(p.material_names.begin(), p.material_names.end(), name) != p.material_names.end())

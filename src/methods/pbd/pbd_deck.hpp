@@ -25,7 +25,11 @@ struct PbdParams {
   double density_cfm = 600;   // epsilon^P (paper Eq. 3)
   double distance_cfm = 40;   // epsilon^D (paper Eq. 10)
   double xsph = 0.02;         // XSPH coefficient of APPLYVISCOSITY
-  bool position_from_projection = false;  // p <- p* instead of the paper's p <- p + dt v (Algorithm 1, line 11)
+  bool position_from_projection = false;
+  int shading_mode = 0;            // 0 bins (18 x 36), 1 exact cones (ShadingMode)
+  int shading_directions = 1024;   // cones: Fibonacci directions
+  double illumination_threshold = 1.0 / 9.0;  // beta
+  bool distance_same_label = true;  // distance constraints only between particles of the same label (paper)  // p <- p* instead of the paper's p <- p + dt v (Algorithm 1, line 11)
   long sort_every = 20;
   std::vector<std::string> material_names;
 

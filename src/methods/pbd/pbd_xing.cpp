@@ -95,6 +95,58 @@ void PbdXing::refresh(Kokkos::View<double**> total) {
 
 void PbdXing::refresh(Kokkos::View<double*> total) { halo_.refresh_rows(as_column(total), static_cast<size_t>(owned_)); }
 
+void PbdXing::refresh(Kokkos::View<int*> total) {
+  Kokkos::View<double*> tmp(Kokkos::view_alloc(Kokkos::WithoutInitializing, "pbd_flag_rows"), total.extent(0));
+  const int owned = owned_;
+  Kokkos::parallel_for(
+      "pbd::flags_to_real", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) { tmp(i) = total(i); });
+  refresh(tmp);
+  const int n = static_cast<int>(total.extent(0));
+  Kokkos::parallel_for(
+      "pbd::flags_from_real", Kokkos::RangePolicy<>(owned, n),
+      KOKKOS_LAMBDA(const int i) { total(i) = static_cast<int>(tmp(i) + 0.5); });
+}
+
+void PbdXing::classify_surface() {
+  // Paper Algorithm 1, reset block: densities on p*, light-shading surface detection, colour-field
+  // normals. Labels and isolation flags are needed on ghost rows (distance pairs, density switch).
+  auto t = timers_.scope("surface_detection");
+  density_and_lambda(sweep_inputs(), rho_, lambda_);
+  refresh(rho_);
+  ShadingInputs in;
+  in.x = xt_;
+  in.offset = lists_.offset;
+  in.index = lists_.index;
+  in.owned = owned_;
+  in.radius = p_.particle_radius;
+  in.threshold = p_.illumination_threshold;
+  in.isolation = 2 * p_.min_distance();
+  in.mode = static_cast<ShadingMode>(p_.shading_mode);
+  if (in.mode == ShadingMode::Cones) {
+    if (shading_dirs_.extent(0) != static_cast<size_t>(p_.shading_directions))
+      shading_dirs_ = fibonacci_directions(p_.shading_directions);
+    in.directions = shading_dirs_;
+  }
+  Kokkos::View<int*> surface("pbd_surface", total_);
+  shade(in, illuminated_, surface, density_off_);
+  auto label = label_, off = density_off_;
+  Kokkos::parallel_for(
+      "pbd::labels", Kokkos::RangePolicy<>(0, owned_),
+      KOKKOS_LAMBDA(const int i) { label(i) = surface(i) && !off(i) ? 1 : 0; });
+  Kokkos::parallel_reduce(
+      "pbd::count_classes", Kokkos::RangePolicy<>(0, owned_),
+      KOKKOS_LAMBDA(const int i, long& s, long& o) {
+        s += label(i);
+        o += off(i);
+      },
+      surface_count_, isolated_count_);
+  refresh(label_);
+  refresh(density_off_);
+  colour_normals(xt_, lists_.offset, lists_.index, owned_, mass_, rho_, p_.support(), normal_, has_normal_);
+  refresh(normal_);
+  refresh(has_normal_);
+}
+
 void PbdXing::rebuild() {
   auto t = timers_.scope("neighbor_search");
   const double h = p_.support();
@@ -129,6 +181,9 @@ void PbdXing::rebuild() {
   lambda_ = Kokkos::View<double*>("pbd_lambda", total_);
   label_ = Kokkos::View<int*>("pbd_label", total_);
   density_off_ = Kokkos::View<int*>("pbd_density_off", total_);
+  illuminated_ = Kokkos::View<double*>("pbd_illuminated", total_);
+  normal_ = Kokkos::View<double**>("pbd_normal", total_, 3);
+  has_normal_ = Kokkos::View<int*>("pbd_has_normal", total_);
   auto xt = xt_;
   Kokkos::parallel_for(
       "pbd::own_rows", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
@@ -161,6 +216,7 @@ PbfSweep PbdXing::sweep_inputs() const {
   s.min_distance = p_.min_distance();
   s.density_cfm = p_.density_cfm;
   s.distance_cfm = p_.distance_cfm;
+  s.distance_same_label = p_.distance_same_label;
   return s;
 }
 
@@ -291,6 +347,7 @@ void PbdXing::step(double dt) {
             });
       }
       rebuild();
+      classify_surface();
     }
     sweep();
   }
@@ -352,22 +409,24 @@ void PbdXing::diagnostics(DiagnosticRow& row) {
       },
       sums[1], sums[2], sums[3], sums[4], Kokkos::Max<double>(vmax));
   sums[0] = n;
-  if (rho_.extent(0) >= static_cast<size_t>(n) && owned_ == n) {
+  if (rho_.extent(0) >= static_cast<size_t>(owned_)) {  // the last sweep's rows (before migration)
     auto rho = rho_;
     const double m = mass_;
     Kokkos::parallel_reduce(
-        "pbd::diag_volume", Kokkos::RangePolicy<>(0, n),
+        "pbd::diag_volume", Kokkos::RangePolicy<>(0, owned_),
         KOKKOS_LAMBDA(const int i, double& vol, double& rs) {
           vol += m / rho(i);
           rs += rho(i);
         },
         sums[5], sums[6]);
-    sums[7] = n;
+    sums[7] = owned_;
   }
   MPI_Allreduce(MPI_IN_PLACE, sums, 8, MPI_DOUBLE, MPI_SUM, comm_);
   MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
   long proj = projected_;
   MPI_Allreduce(MPI_IN_PLACE, &proj, 1, MPI_LONG, MPI_SUM, comm_);
+  long classes[2] = {surface_count_, isolated_count_};  // at the last classification
+  MPI_Allreduce(MPI_IN_PLACE, classes, 2, MPI_LONG, MPI_SUM, comm_);
   const double cnt = std::max(sums[0], 1.0);
   row.emplace_back("particles", sums[0]);
   row.emplace_back("kinetic_energy", mass_ * sums[1]);
@@ -378,6 +437,8 @@ void PbdXing::diagnostics(DiagnosticRow& row) {
   row.emplace_back("volume", sums[5]);
   row.emplace_back("mean_density_ratio", sums[7] > 0 ? sums[6] / sums[7] / p_.rest_density : 0.0);
   row.emplace_back("collider_projections", static_cast<double>(proj));
+  row.emplace_back("surface_particles", static_cast<double>(classes[0]));
+  row.emplace_back("isolated_particles", static_cast<double>(classes[1]));
 }
 
 long PbdXing::global_particle_count() {

@@ -7,8 +7,10 @@
 //     density and lambda on p* -> refresh lambda on ghosts -> Jacobi gather of the density and distance
 //     corrections -> p* += dp -> collider projection -> refresh ghost p*;
 //   v = (p* - p)/dt;  XSPH viscosity;  p += dt v (or p = p*);  migration, cell sort.
-// Surface detection, local meshes and area constraints (paper sec. 4-5) are not built yet; see
-// docs/theory-pbd.md. 3D only (the area constraint lives on 2D fans in 3D).
+// At every rebuild the particles are classified by light shading (surface / interior / isolated) and
+// get colour-field normals; distance constraints act between particles of one label, isolated
+// particles have no density constraint. Local meshes and area constraints (paper sec. 4.2-5) are not
+// built yet; see docs/theory-pbd.md. 3D only (the area constraint lives on 2D fans in 3D).
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "methods/method.hpp"
 #include "methods/pbd/pbd_deck.hpp"
 #include "methods/pbd/pbf_constraints.hpp"
+#include "methods/pbd/surface_detection.hpp"
 #include "particles/halo.hpp"
 #include "particles/neighbor_search.hpp"
 #include "particles/particle_set.hpp"
@@ -55,7 +58,13 @@ class PbdXing : public Method {
   int owned() const { return owned_; }
   const particles::NeighborLists& neighbor_lists() const { return lists_; }
   Kokkos::View<double**> total_positions() const { return xt_; }
+  // Rows of the last sweep (owned rows before the end-of-step migration and sort).
   Kokkos::View<double*> density() const { return rho_; }
+  // After rebuild(): 1 for surface particles (owned and ghost rows), isolated particles, unit normals.
+  Kokkos::View<int*> surface_label() const { return label_; }
+  Kokkos::View<int*> isolated() const { return density_off_; }
+  Kokkos::View<double**> normals() const { return normal_; }
+  void classify_surface();
 
   // Kernel-launching members stay public (a CUDA build rejects lambdas in private members).
   void seed_particles(const config::Section& root);
@@ -64,9 +73,12 @@ class PbdXing : public Method {
   void project_colliders();
   void xsph(Kokkos::View<double**> vt);
 
- private:
+  // Ghost rows of a total-row view from their owners (this rebuild's halo plan).
   void refresh(Kokkos::View<double**> total);
   void refresh(Kokkos::View<double*> total);
+  void refresh(Kokkos::View<int*> total);
+
+ private:
 
   MPI_Comm comm_;
   int rank_ = 0;
@@ -84,11 +96,16 @@ class PbdXing : public Method {
   Kokkos::View<double**> xt_;  // p*, owned then ghost rows
   Kokkos::View<double*> rho_, lambda_;
   Kokkos::View<int*> label_, density_off_;
-  Kokkos::View<int64_t*> ids_;  // global ids of the owned and ghost rows
+  Kokkos::View<int64_t*> ids_;
+  Kokkos::View<double*> illuminated_;
+  Kokkos::View<double**> normal_;
+  Kokkos::View<int*> has_normal_;
+  Kokkos::View<double* [3]> shading_dirs_;  // global ids of the owned and ghost rows
 
   double time_ = 0;
   long steps_ = 0;
-  long projected_ = 0;  // collider projections (summed over iterations, this rank)
+  long projected_ = 0;
+  long surface_count_ = 0, isolated_count_ = 0;  // this rank, at the last classification  // collider projections (summed over iterations, this rank)
   Timers timers_;
 };
 
