@@ -147,6 +147,32 @@ void PbdXing::classify_surface() {
   refresh(has_normal_);
 }
 
+void PbdXing::build_meshes() {
+  auto t = timers_.scope("local_meshing");
+  MeshInputs in;
+  in.x = xt_;
+  in.normal = normal_;
+  in.offset = lists_.offset;
+  in.index = lists_.index;
+  in.label = label_;
+  in.isolated = density_off_;
+  in.has_normal = has_normal_;
+  in.ids = ids_;
+  in.owned = owned_;
+  in.support = p_.support();
+  in.far_cut = 4 * p_.particle_radius;
+  build_local_meshes(in, meshes_);
+  auto flags = meshes_.flags;
+  Kokkos::parallel_reduce(
+      "pbd::count_fans", Kokkos::RangePolicy<>(0, owned_),
+      KOKKOS_LAMBDA(const int i, long& v, long& c, long& o) {
+        v += (flags(i) & kMeshValid) ? 1 : 0;
+        c += (flags(i) & kMeshClosed) ? 1 : 0;
+        o += (flags(i) & kMeshOverflow) ? 1 : 0;
+      },
+      fan_counts_[0], fan_counts_[1], fan_counts_[2]);
+}
+
 void PbdXing::rebuild() {
   auto t = timers_.scope("neighbor_search");
   const double h = p_.support();
@@ -348,6 +374,7 @@ void PbdXing::step(double dt) {
       }
       rebuild();
       classify_surface();
+      build_meshes();
     }
     sweep();
   }
@@ -427,6 +454,8 @@ void PbdXing::diagnostics(DiagnosticRow& row) {
   MPI_Allreduce(MPI_IN_PLACE, &proj, 1, MPI_LONG, MPI_SUM, comm_);
   long classes[2] = {surface_count_, isolated_count_};  // at the last classification
   MPI_Allreduce(MPI_IN_PLACE, classes, 2, MPI_LONG, MPI_SUM, comm_);
+  long fans[3] = {fan_counts_[0], fan_counts_[1], fan_counts_[2]};
+  MPI_Allreduce(MPI_IN_PLACE, fans, 3, MPI_LONG, MPI_SUM, comm_);
   const double cnt = std::max(sums[0], 1.0);
   row.emplace_back("particles", sums[0]);
   row.emplace_back("kinetic_energy", mass_ * sums[1]);
@@ -439,6 +468,9 @@ void PbdXing::diagnostics(DiagnosticRow& row) {
   row.emplace_back("collider_projections", static_cast<double>(proj));
   row.emplace_back("surface_particles", static_cast<double>(classes[0]));
   row.emplace_back("isolated_particles", static_cast<double>(classes[1]));
+  row.emplace_back("valid_fans", static_cast<double>(fans[0]));
+  row.emplace_back("closed_fans", static_cast<double>(fans[1]));
+  row.emplace_back("overflowing_fans", static_cast<double>(fans[2]));
 }
 
 long PbdXing::global_particle_count() {

@@ -9,8 +9,8 @@
 //   v = (p* - p)/dt;  XSPH viscosity;  p += dt v (or p = p*);  migration, cell sort.
 // At every rebuild the particles are classified by light shading (surface / interior / isolated) and
 // get colour-field normals; distance constraints act between particles of one label, isolated
-// particles have no density constraint. Local meshes and area constraints (paper sec. 4.2-5) are not
-// built yet; see docs/theory-pbd.md. 3D only (the area constraint lives on 2D fans in 3D).
+// particles have no density constraint; every surface particle gets its local mesh (one-ring fan).
+// Area constraints on the fans (paper sec. 5) are not built yet; see docs/theory-pbd.md. 3D only (the area constraint lives on 2D fans in 3D).
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +19,7 @@
 #include "methods/method.hpp"
 #include "methods/pbd/pbd_deck.hpp"
 #include "methods/pbd/pbf_constraints.hpp"
+#include "methods/pbd/local_mesh.hpp"
 #include "methods/pbd/surface_detection.hpp"
 #include "particles/halo.hpp"
 #include "particles/neighbor_search.hpp"
@@ -65,6 +66,9 @@ class PbdXing : public Method {
   Kokkos::View<int*> isolated() const { return density_off_; }
   Kokkos::View<double**> normals() const { return normal_; }
   void classify_surface();
+  // Local meshes of the owned surface rows on the current p* (after classify_surface).
+  void build_meshes();
+  const LocalMeshes& meshes() const { return meshes_; }
 
   // Kernel-launching members stay public (a CUDA build rejects lambdas in private members).
   void seed_particles(const config::Section& root);
@@ -100,7 +104,9 @@ class PbdXing : public Method {
   Kokkos::View<double*> illuminated_;
   Kokkos::View<double**> normal_;
   Kokkos::View<int*> has_normal_;
-  Kokkos::View<double* [3]> shading_dirs_;  // global ids of the owned and ghost rows
+  Kokkos::View<double* [3]> shading_dirs_;
+  LocalMeshes meshes_;
+  long fan_counts_[3] = {0, 0, 0};  // this rank at the last meshing: valid, closed, overflowing fans  // global ids of the owned and ghost rows
 
   double time_ = 0;
   long steps_ = 0;
