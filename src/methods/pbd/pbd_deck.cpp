@@ -24,6 +24,10 @@ void declare_pbd_sections(config::Schema& root) {
           "600, or 180 in the splash and teapot scenes)").def(600.0).nonnegative();
   s->real("distance_cfm", "1", "constraint force mixing epsilon^D of the unilateral distance constraints "
           "(paper Eq. 10; 40)").def(40.0).nonnegative();
+  s->flag("area_constraints", "area constraints on the local meshes of the surface particles: the method's surface "
+          "tension (sec. 5); false leaves position-based fluids with distance constraints").def("true");
+  s->real("area_cfm", "1", "constraint force mixing epsilon^A of the area constraints (Table 1: 0.08 to 5; smaller is "
+          "stiffer, i.e. stronger surface tension)").def(1.0).nonnegative();
   s->real("xsph", "1", "XSPH velocity smoothing coefficient c of the viscosity step (0: off)")
       .def(0.02).min(0.0).max(1.0);
   s->flag("position_from_projection", "end a step with p = p* (standard PBF) instead of the paper's "
@@ -59,6 +63,8 @@ PbdParams read_pbd(const config::Section& root) {
   p.density_cfm = s.real("density_cfm");
   p.distance_cfm = s.real("distance_cfm");
   p.xsph = s.real("xsph");
+  p.area_constraints = s.flag("area_constraints");
+  p.area_cfm = s.real("area_cfm");
   p.position_from_projection = s.flag("position_from_projection");
   p.sort_every = s.integer("sort_every");
   p.shading_mode = s.text("surface_detection") == "cones" ? 1 : 0;

@@ -24,6 +24,8 @@ struct PbdParams {
   int reset_iterations = 10;  // resetIter: neighbours (and later surface, meshes) rebuilt every this many iterations
   double density_cfm = 600;   // epsilon^P (paper Eq. 3)
   double distance_cfm = 40;   // epsilon^D (paper Eq. 10)
+  bool area_constraints = true;  // the paper's surface tension (sec. 5); false: plain PBF with distance constraints
+  double area_cfm = 1.0;          // epsilon^A (paper Table 1: 0.08 to 5)
   double xsph = 0.02;         // XSPH coefficient of APPLYVISCOSITY
   bool position_from_projection = false;
   int shading_mode = 0;            // 0 bins (18 x 36), 1 exact cones (ShadingMode)

@@ -158,7 +158,11 @@ void PbdXing::build_meshes() {
   in.isolated = density_off_;
   in.has_normal = has_normal_;
   in.ids = ids_;
-  in.owned = owned_;
+  in.owned = p_.area_constraints ? total_ : owned_;
+  if (p_.area_constraints) {
+    in.offset = all_lists_.offset;
+    in.index = all_lists_.index;
+  }
   in.support = p_.support();
   in.far_cut = 4 * p_.particle_radius;
   build_local_meshes(in, meshes_);
@@ -194,7 +198,7 @@ void PbdXing::rebuild() {
       },
       Kokkos::Max<double>(excursion));
   MPI_Allreduce(MPI_IN_PLACE, &excursion, 1, MPI_DOUBLE, MPI_MAX, comm_);
-  const double width = h + excursion;
+  const double width = (p_.area_constraints ? 2 * h : h) + excursion;
   if (decomp_->size() > 1 && width > min_block_)
     throw RuntimeError(log::format("pbd step %ld: a predicted position left its rank's region by %.3g, so the halo "
                                    "(%.3g) is wider than the thinnest rank block (%.3g): use fewer ranks or a "
@@ -226,6 +230,14 @@ void PbdXing::rebuild() {
       "pbd::ids", Kokkos::RangePolicy<>(0, total_),
       KOKKOS_LAMBDA(const int i) { ids(i) = i < owned ? own_ids(i) : ghost_ids(i - owned); });
   sort_rows_by_id(lists_.offset, lists_.index, ids_, owned_);
+  if (p_.area_constraints) {
+    // Fans of ghost rows (within h of this rank's particles, hence with complete neighbourhoods inside
+    // the 2h halo) are built here from the same data as on their owners.
+    particles::build_neighbor_lists<3>(xt_, total_, h, all_lists_);
+    sort_rows_by_id(all_lists_.offset, all_lists_.index, ids_, total_);
+  }
+  area_ = Kokkos::View<double*>("pbd_area", total_);
+  area_lambda_ = Kokkos::View<double*>("pbd_area_lambda", total_);
 }
 
 PbfSweep PbdXing::sweep_inputs() const {
@@ -244,6 +256,19 @@ PbfSweep PbdXing::sweep_inputs() const {
   s.distance_cfm = p_.distance_cfm;
   s.distance_same_label = p_.distance_same_label;
   return s;
+}
+
+AreaSweep PbdXing::area_inputs() const {
+  AreaSweep a;
+  a.x = xt_;
+  a.offset = lists_.offset;
+  a.index = lists_.index;
+  a.fans = meshes_;
+  a.owned = owned_;
+  a.total = meshes_.count.extent(0) < static_cast<size_t>(total_) ? static_cast<int>(meshes_.count.extent(0)) : total_;
+  a.cfm = p_.area_cfm;
+  a.tiny = 1e-12 * p_.support() * p_.support();
+  return a;
 }
 
 void PbdXing::calibrate_mass() {
@@ -280,6 +305,11 @@ void PbdXing::sweep() {
     refresh(lambda_);
     Kokkos::View<double**> dp(Kokkos::view_alloc(Kokkos::WithoutInitializing, "pbd_dp"), owned_, 3);
     gather_corrections(s, lambda_, dp);
+    if (p_.area_constraints) {
+      const auto a = area_inputs();
+      area_lambda(a, area_, area_lambda_);
+      gather_area_corrections(a, area_lambda_, dp);
+    }
     auto xt = xt_;
     Kokkos::parallel_for(
         "pbd::apply_dp", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
@@ -421,7 +451,7 @@ void PbdXing::diagnostics(DiagnosticRow& row) {
   // Density ratio statistics use the densities of the last step's final iterate (owned rows).
   const int n = static_cast<int>(set_.size());
   auto x = set_.field(f_.x), v = set_.field(f_.v);
-  double sums[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // count, ke, x, y, z, volume, rho sum, rho count
+  double sums[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};  // count, ke, x, y, z, volume, rho sum, rho count, fan area
   double vmax = 0;
   Kokkos::parallel_reduce(
       "pbd::diag", Kokkos::RangePolicy<>(0, n),
@@ -448,7 +478,13 @@ void PbdXing::diagnostics(DiagnosticRow& row) {
         sums[5], sums[6]);
     sums[7] = owned_;
   }
-  MPI_Allreduce(MPI_IN_PLACE, sums, 8, MPI_DOUBLE, MPI_SUM, comm_);
+  if (area_.extent(0) >= static_cast<size_t>(owned_)) {
+    auto area = area_;
+    Kokkos::parallel_reduce(
+        "pbd::diag_area", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i, double& a) { a += area(i); },
+        sums[8]);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sums, 9, MPI_DOUBLE, MPI_SUM, comm_);
   MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
   long proj = projected_;
   MPI_Allreduce(MPI_IN_PLACE, &proj, 1, MPI_LONG, MPI_SUM, comm_);
@@ -466,6 +502,8 @@ void PbdXing::diagnostics(DiagnosticRow& row) {
   row.emplace_back("volume", sums[5]);
   row.emplace_back("mean_density_ratio", sums[7] > 0 ? sums[6] / sums[7] / p_.rest_density : 0.0);
   row.emplace_back("collider_projections", static_cast<double>(proj));
+  // Every consistent triangle lies in the fans of its three vertices (Xing et al. 2022, sec. 6.4).
+  row.emplace_back("surface_area", sums[8] / 3.0);
   row.emplace_back("surface_particles", static_cast<double>(classes[0]));
   row.emplace_back("isolated_particles", static_cast<double>(classes[1]));
   row.emplace_back("valid_fans", static_cast<double>(fans[0]));

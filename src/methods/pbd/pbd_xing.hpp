@@ -10,7 +10,9 @@
 // At every rebuild the particles are classified by light shading (surface / interior / isolated) and
 // get colour-field normals; distance constraints act between particles of one label, isolated
 // particles have no density constraint; every surface particle gets its local mesh (one-ring fan).
-// Area constraints on the fans (paper sec. 5) are not built yet; see docs/theory-pbd.md. 3D only (the area constraint lives on 2D fans in 3D).
+// Area constraints on the fans (paper sec. 5) join the Jacobi sweep. The halo is two supports deep so
+// that ghost rows near the rank face get the same fans as on their owner (a fan straddling a rank
+// face gives the same constraint on both sides). 3D only (the area constraint lives on 2D fans in 3D).
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "methods/method.hpp"
 #include "methods/pbd/pbd_deck.hpp"
 #include "methods/pbd/pbf_constraints.hpp"
+#include "methods/pbd/area_constraint.hpp"
 #include "methods/pbd/local_mesh.hpp"
 #include "methods/pbd/surface_detection.hpp"
 #include "particles/halo.hpp"
@@ -61,6 +64,7 @@ class PbdXing : public Method {
   Kokkos::View<double**> total_positions() const { return xt_; }
   // Rows of the last sweep (owned rows before the end-of-step migration and sort).
   Kokkos::View<double*> density() const { return rho_; }
+  Kokkos::View<double*> fan_area() const { return area_; }
   // After rebuild(): 1 for surface particles (owned and ghost rows), isolated particles, unit normals.
   Kokkos::View<int*> surface_label() const { return label_; }
   Kokkos::View<int*> isolated() const { return density_off_; }
@@ -74,6 +78,7 @@ class PbdXing : public Method {
   void seed_particles(const config::Section& root);
   void calibrate_mass();
   PbfSweep sweep_inputs() const;
+  AreaSweep area_inputs() const;
   void project_colliders();
   void xsph(Kokkos::View<double**> vt);
 
@@ -96,6 +101,8 @@ class PbdXing : public Method {
 
   particles::HaloPlan<3> halo_;
   particles::NeighborLists lists_;
+  particles::NeighborLists all_lists_;  // every row (ghost fans), with area constraints
+  Kokkos::View<double*> area_, area_lambda_;
   int owned_ = 0, total_ = 0;
   Kokkos::View<double**> xt_;  // p*, owned then ghost rows
   Kokkos::View<double*> rho_, lambda_;
