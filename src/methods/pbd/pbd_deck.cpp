@@ -43,7 +43,8 @@ void declare_pbd_sections(config::Schema& root) {
             "later re-implementation)").def("same_label");
   s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
   root.section("pbd", s, "Position-based surface tension flow (Xing et al. 2022): PBF density constraints with "
-               "constraint force mixing and unilateral distance constraints.");
+               "constraint force mixing, unilateral distance constraints, light-shading surface detection, local "
+               "meshes and area constraints (docs/theory-pbd.md).");
 
   auto mat = std::make_shared<config::Schema>("A liquid that sources refer to by name.");
   mat->text("name", "material name used by sources").req();

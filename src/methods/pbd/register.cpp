@@ -12,8 +12,8 @@ namespace meniscus::pbd {
 void register_methods() {
   MethodInfo info;
   info.name = "pbd-xing2022";
-  info.doc = "Position-based fluids with density and unilateral distance constraints (Xing et al. 2022; "
-             "surface detection, local meshes and area constraints not yet built). 3D only.";
+  info.doc = "Position-based surface tension flow (Xing et al. 2022): density, distance and area constraints on "
+             "local meshes of light-shading surface particles. 3D only.";
   info.schema = [](config::Schema& s) {
     declare_pbd_sections(s);
     particles::declare_sources(s);
