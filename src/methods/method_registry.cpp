@@ -4,6 +4,7 @@
 #include "methods/method.hpp"
 #include "methods/mpm/register.hpp"
 #include "methods/mpm_multiphase/register.hpp"
+#include "methods/pbd/register.hpp"
 #include "methods/sph/register.hpp"
 
 namespace meniscus {
@@ -43,6 +44,7 @@ void register_builtin_methods() {
   mpm_multiphase::register_methods();
   sph::register_methods();
   membrane::register_methods();
+  pbd::register_methods();
 }
 
 }  // namespace meniscus

@@ -5,57 +5,16 @@
 // whose integral is exactly 1 only for h = 2d. Device functions, usable inside any Kokkos kernel.
 #include <Kokkos_Core.hpp>
 
+#include "core/cubic_spline.hpp"
 #include "core/kmath.hpp"
 
 namespace meniscus::sph {
 
 constexpr double kCohesionTheta = 10.0 / 7.0;
 
+// The cubic spline lives in core/ (shared with the position-based method, methods/pbd).
 template <int Dim>
-struct CubicSpline {
-  double h = 0;       // support radius (m)
-  double k = 0;       // value normalisation
-  double l = 0;       // gradient normalisation
-  double w_zero = 0;  // W(0)
-
-  KOKKOS_INLINE_FUNCTION CubicSpline() = default;
-  KOKKOS_INLINE_FUNCTION explicit CubicSpline(double support) : h(support) {
-    const double pi = 3.14159265358979323846;
-    if (Dim == 3) {
-      k = 8.0 / (pi * h * h * h);
-      l = 48.0 / (pi * h * h * h);
-    } else {
-      k = 40.0 / (7.0 * pi * h * h);
-      l = 240.0 / (7.0 * pi * h * h);
-    }
-    w_zero = k;
-  }
-
-  // W as a function of the distance r >= 0.
-  KOKKOS_INLINE_FUNCTION double value(double r) const {
-    const double q = r / h;
-    if (q > 1.0) return 0.0;
-    if (q <= 0.5) return k * (6.0 * q * q * q - 6.0 * q * q + 1.0);
-    const double a = 1.0 - q;
-    return k * 2.0 * a * a * a;
-  }
-  // dW/dr (<= 0) as a function of the distance.
-  KOKKOS_INLINE_FUNCTION double derivative(double r) const {
-    const double q = r / h;
-    if (q > 1.0) return 0.0;
-    if (q <= 0.5) return l / h * q * (3.0 * q - 2.0);
-    const double a = 1.0 - q;
-    return -l / h * a * a;
-  }
-  // grad W(x) = W'(|x|) x/|x|, zero for |x| <= 1e-9 h.
-  KOKKOS_INLINE_FUNCTION void gradient(const double* x, double* g) const {
-    double r2 = 0;
-    for (int d = 0; d < Dim; ++d) r2 += x[d] * x[d];
-    const double r = kmath::sqrt(r2);
-    const double s = r > 1e-9 * h ? derivative(r) / r : 0.0;
-    for (int d = 0; d < Dim; ++d) g[d] = s * x[d];
-  }
-};
+using CubicSpline = kernels::CubicSpline<Dim>;
 
 // Cohesion kernel W^st (digest 4.1): theta W(r) for r > d, the constant theta W(d) inside; its radial
 // derivative is theta W'(r) for r > d and 0 inside (the reference code's convention).

@@ -1,0 +1,85 @@
+#include "methods/pbd/pbd_deck.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include "core/error.hpp"
+
+namespace meniscus::pbd {
+
+void declare_pbd_sections(config::Schema& root) {
+  auto s = std::make_shared<config::Schema>();
+  s->real("particle_radius", "m", "particle radius r: the sources' lattice spacing is 2r, the cubic-spline support "
+          "h = 6r and the distance constraint keeps particles 2r apart (Xing et al. 2022, sec. 3.4)").req().positive();
+  s->real("rest_density", "kg/m^3", "rest density rho0; the particle mass is calibrated so that the densest "
+          "particle of the initial configuration is exactly at rho0").def(1.0).positive();
+  s->vector("gravity", "m/s^2", "gravitational acceleration (the paper's scenes use 0 to 9.8 in scene units)")
+      .def_dim("[0, 0]", "[0, 0, 0]");
+  s->real("dt", "s", "time step (the paper uses 1/30 s for every example)").def(1.0 / 30.0).positive();
+  s->integer("iterations", "constraint-projection iterations per step (nlIter, paper Table 1: 10 to 100)")
+      .def("100").min(1);
+  s->integer("reset_iterations", "neighbour lists are rebuilt on the predicted positions every this many "
+             "iterations (resetIter = 10 in the paper)").def("10").min(1);
+  s->real("density_cfm", "1", "constraint force mixing epsilon^P of the density constraints (paper Eq. 3; "
+          "600, or 180 in the splash and teapot scenes)").def(600.0).nonnegative();
+  s->real("distance_cfm", "1", "constraint force mixing epsilon^D of the unilateral distance constraints "
+          "(paper Eq. 10; 40)").def(40.0).nonnegative();
+  s->flag("area_constraints", "area constraints on the local meshes of the surface particles: the method's surface "
+          "tension (sec. 5); false leaves position-based fluids with distance constraints").def("true");
+  s->real("area_cfm", "1", "constraint force mixing epsilon^A of the area constraints (Table 1: 0.08 to 5; smaller is "
+          "stiffer, i.e. stronger surface tension)").def(1.0).nonnegative();
+  s->real("xsph", "1", "XSPH velocity smoothing coefficient c of the viscosity step (0: off)")
+      .def(0.02).min(0.0).max(1.0);
+  s->flag("position_from_projection", "end a step with p = p* (standard PBF) instead of the paper's "
+          "p = p + dt v with the viscosity-smoothed velocity (Algorithm 1, line 11)").def("false");
+  s->choice("surface_detection", {"bins", "cones"}, "light-shading measure of the illuminated screen fraction "
+            "(sec. 4.1): 18 x 36 angle bins (fast), or exact shadow cones sampled by shading_directions "
+            "directions").def("bins");
+  s->integer("shading_directions", "directions sampling the screen with surface_detection: cones").def("1024").min(16);
+  s->real("illumination_threshold", "1", "beta: a particle whose illuminated screen fraction is at least this is "
+          "a surface particle (paper: 1/9)").def(1.0 / 9.0).positive().max(1.0);
+  s->choice("distance_pairs", {"same_label", "all"}, "distance constraints between neighbours of the same label "
+            "(surface-surface, interior-interior: the paper, sec. 3.4) or between all neighbours (the authors' "
+            "later re-implementation)").def("same_label");
+  s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
+  root.section("pbd", s, "Position-based surface tension flow (Xing et al. 2022): PBF density constraints with "
+               "constraint force mixing, unilateral distance constraints, light-shading surface detection, local "
+               "meshes and area constraints (docs/theory-pbd.md).");
+
+  auto mat = std::make_shared<config::Schema>("A liquid that sources refer to by name.");
+  mat->text("name", "material name used by sources").req();
+  root.list("materials", mat, "Liquids that sources refer to by name (one rest density: pbd.rest_density).");
+}
+
+PbdParams read_pbd(const config::Section& root) {
+  PbdParams p;
+  const auto s = root.section("pbd");
+  p.particle_radius = s.real("particle_radius");
+  p.rest_density = s.real("rest_density");
+  const auto g = s.vector("gravity");
+  for (size_t d = 0; d < g.size() && d < 3; ++d) p.gravity[d] = g[d];
+  p.dt = s.real("dt");
+  p.iterations = static_cast<int>(s.integer("iterations"));
+  p.reset_iterations = static_cast<int>(s.integer("reset_iterations"));
+  p.density_cfm = s.real("density_cfm");
+  p.distance_cfm = s.real("distance_cfm");
+  p.xsph = s.real("xsph");
+  p.area_constraints = s.flag("area_constraints");
+  p.area_cfm = s.real("area_cfm");
+  p.position_from_projection = s.flag("position_from_projection");
+  p.sort_every = s.integer("sort_every");
+  p.shading_mode = s.text("surface_detection") == "cones" ? 1 : 0;
+  p.shading_directions = static_cast<int>(s.integer("shading_directions"));
+  p.illumination_threshold = s.real("illumination_threshold");
+  p.distance_same_label = s.text("distance_pairs") == "same_label";
+  for (const auto& m : root.list("materials")) {
+    const std::string name = m.text("name");
+    if (std::find(p.material_names.begin(), p.material_names.end(), name) != p.material_names.end())
+      throw InputError(m.file(), m.key_path("name"), "material '" + name + "' is defined twice");
+    p.material_names.push_back(name);
+  }
+  if (p.material_names.empty()) throw InputError(root.file(), "materials", "the deck defines no materials");
+  return p;
+}
+
+}  // namespace meniscus::pbd

@@ -1,0 +1,45 @@
+#pragma once
+// Deck sections of the position-based surface-tension method (Xing et al. 2022, "Position-Based
+// Surface Tension Flow", ACM TOG 41(6) 244): `pbd` (particle radius, time step, solver iterations,
+// constraint-force-mixing values, viscosity) and `materials` (the liquid names sources refer to).
+// Units: the paper reports no length unit; its CFM values are not scale-free (docs/theory-pbd.md), so
+// the scenes use the paper's re-implementation units (r = 0.1, rest density 1).
+#include <array>
+#include <string>
+#include <vector>
+
+#include "core/deck.hpp"
+#include "core/schema.hpp"
+
+namespace meniscus::pbd {
+
+void declare_pbd_sections(config::Schema& root);
+
+struct PbdParams {
+  double particle_radius = 0.1;  // r; lattice spacing 2r, kernel support h = 6r, minimum distance d0 = 2r
+  double rest_density = 1.0;     // rho0
+  std::array<double, 3> gravity{};
+  double dt = 1.0 / 30.0;
+  int iterations = 100;       // nlIter (paper Algorithm 1)
+  int reset_iterations = 10;  // resetIter: neighbours (and later surface, meshes) rebuilt every this many iterations
+  double density_cfm = 600;   // epsilon^P (paper Eq. 3)
+  double distance_cfm = 40;   // epsilon^D (paper Eq. 10)
+  bool area_constraints = true;  // the paper's surface tension (sec. 5); false: plain PBF with distance constraints
+  double area_cfm = 1.0;          // epsilon^A (paper Table 1: 0.08 to 5)
+  double xsph = 0.02;         // XSPH coefficient of APPLYVISCOSITY
+  bool position_from_projection = false;
+  int shading_mode = 0;            // 0 bins (18 x 36), 1 exact cones (ShadingMode)
+  int shading_directions = 1024;   // cones: Fibonacci directions
+  double illumination_threshold = 1.0 / 9.0;  // beta
+  bool distance_same_label = true;  // distance constraints only between particles of the same label (paper)  // p <- p* instead of the paper's p <- p + dt v (Algorithm 1, line 11)
+  long sort_every = 20;
+  std::vector<std::string> material_names;
+
+  double diameter() const { return 2 * particle_radius; }
+  double support() const { return 6 * particle_radius; }
+  double min_distance() const { return 2 * particle_radius; }
+};
+
+PbdParams read_pbd(const config::Section& root);
+
+}  // namespace meniscus::pbd

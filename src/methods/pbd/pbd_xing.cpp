@@ -1,0 +1,544 @@
+#include "methods/pbd/pbd_xing.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "grid/domain_deck.hpp"
+#include "particles/migration.hpp"
+#include "particles/particle_sources.hpp"
+#include "particles/redistribute.hpp"
+#include "physics/collider_deck.hpp"
+
+namespace meniscus::pbd {
+
+namespace {
+particles::RealField as_column(const Kokkos::View<double*>& v) {
+  return particles::RealField(v.data(), v.extent(0), 1);
+}
+}  // namespace
+
+PbdXing::PbdXing(const MethodContext& ctx) : comm_(ctx.comm) {
+  MPI_Comm_rank(comm_, &rank_);
+  const auto& root = ctx.root;
+  p_ = read_pbd(root);
+  auto spec = grid::read_domain<3>(root, 1, 1);
+  decomp_ = std::make_unique<grid::Decomposition<3>>(comm_, spec);
+  // Ghosts come only from face, edge and corner neighbours: every block must be at least as thick as
+  // the halo (one kernel support), or a neighbour two ranks away would be missed.
+  const double h = p_.support();
+  min_block_ = 1e300;
+  for (int r = 0; r < decomp_->size(); ++r) {
+    double lo[3], hi[3];
+    decomp_->region(r, lo, hi);
+    for (int d = 0; d < 3; ++d) min_block_ = std::min(min_block_, hi[d] - lo[d]);
+    for (int d = 0; d < 3; ++d)
+      if (hi[d] - lo[d] < h)
+        throw InputError(root.file(), "domain.ranks",
+                         log::format("rank %d's block is %.3g thick along axis %d, less than the kernel support "
+                                     "h = 6 x pbd.particle_radius = %.3g: use fewer ranks along that axis",
+                                     r, hi[d] - lo[d], d, h));
+    for (int d = 0; d < 3; ++d)
+      if (decomp_->periodic()[d] && decomp_->upper()[d] - decomp_->lower()[d] < 2 * h)
+        throw InputError(root.file(), "domain.periodic",
+                         log::format("the box is shorter than two kernel supports (%.3g) along periodic axis %d",
+                                     2 * h, d));
+  }
+  colliders_ = physics::read_colliders<3>(root, *decomp_);
+  f_.x = set_.add_field("position", 3);
+  f_.v = set_.add_field("velocity", 3);
+  f_.ps = set_.add_field("predicted_position", 3, false);
+  seed_particles(root);
+  calibrate_mass();
+}
+
+void PbdXing::seed_particles(const config::Section& root) {
+  auto seeded = particles::seed_sources<3>(root, *decomp_, p_.material_names);
+  const size_t n = seeded.x.extent(0);
+  const double cell = std::pow(p_.diameter(), 3);
+  double vmin = 1e300, vmax = 0;
+  {
+    auto vol = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), seeded.volume);
+    for (size_t i = 0; i < n; ++i) {
+      vmin = std::min(vmin, vol(i));
+      vmax = std::max(vmax, vol(i));
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &vmin, 1, MPI_DOUBLE, MPI_MIN, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  if (vmax > 0 && (std::fabs(vmin - cell) > 1e-6 * cell || std::fabs(vmax - cell) > 1e-6 * cell))
+    throw InputError(root.file(), "sources",
+                     log::format("the sources' lattice spacing (cell_size / particles_per_cell^(1/3)) must equal "
+                                 "the particle diameter 2 * pbd.particle_radius = %g",
+                                 p_.diameter()));
+  set_.resize(n);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), ps = set_.field(f_.ps);
+  auto id = set_.id();
+  auto mat = set_.material();
+  Kokkos::parallel_for(
+      "pbd::init", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < 3; ++d) {
+          x(i, d) = seeded.x(i, d);
+          ps(i, d) = seeded.x(i, d);
+          v(i, d) = seeded.v(i, d);
+        }
+        id(i) = seeded.id(i);
+        mat(i) = seeded.material(i);
+      });
+  particles::sort_by_cell<3>(set_, *decomp_, f_.x);
+}
+
+void PbdXing::refresh(Kokkos::View<double**> total) {
+  halo_.refresh_rows(particles::RealField(total), static_cast<size_t>(owned_));
+}
+
+void PbdXing::refresh(Kokkos::View<double*> total) { halo_.refresh_rows(as_column(total), static_cast<size_t>(owned_)); }
+
+void PbdXing::refresh(Kokkos::View<int*> total) {
+  Kokkos::View<double*> tmp(Kokkos::view_alloc(Kokkos::WithoutInitializing, "pbd_flag_rows"), total.extent(0));
+  const int owned = owned_;
+  Kokkos::parallel_for(
+      "pbd::flags_to_real", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) { tmp(i) = total(i); });
+  refresh(tmp);
+  const int n = static_cast<int>(total.extent(0));
+  Kokkos::parallel_for(
+      "pbd::flags_from_real", Kokkos::RangePolicy<>(owned, n),
+      KOKKOS_LAMBDA(const int i) { total(i) = static_cast<int>(tmp(i) + 0.5); });
+}
+
+void PbdXing::classify_surface() {
+  // Paper Algorithm 1, reset block: densities on p*, light-shading surface detection, colour-field
+  // normals. Labels and isolation flags are needed on ghost rows (distance pairs, density switch).
+  auto t = timers_.scope("surface_detection");
+  density_and_lambda(sweep_inputs(), rho_, lambda_);
+  refresh(rho_);
+  ShadingInputs in;
+  in.x = xt_;
+  in.offset = lists_.offset;
+  in.index = lists_.index;
+  in.owned = owned_;
+  in.radius = p_.particle_radius;
+  in.threshold = p_.illumination_threshold;
+  in.isolation = 2 * p_.min_distance();
+  in.mode = static_cast<ShadingMode>(p_.shading_mode);
+  if (in.mode == ShadingMode::Cones) {
+    if (shading_dirs_.extent(0) != static_cast<size_t>(p_.shading_directions))
+      shading_dirs_ = fibonacci_directions(p_.shading_directions);
+    in.directions = shading_dirs_;
+  }
+  Kokkos::View<int*> surface("pbd_surface", total_);
+  shade(in, illuminated_, surface, density_off_);
+  auto label = label_, off = density_off_;
+  Kokkos::parallel_for(
+      "pbd::labels", Kokkos::RangePolicy<>(0, owned_),
+      KOKKOS_LAMBDA(const int i) { label(i) = surface(i) && !off(i) ? 1 : 0; });
+  Kokkos::parallel_reduce(
+      "pbd::count_classes", Kokkos::RangePolicy<>(0, owned_),
+      KOKKOS_LAMBDA(const int i, long& s, long& o) {
+        s += label(i);
+        o += off(i);
+      },
+      surface_count_, isolated_count_);
+  refresh(label_);
+  refresh(density_off_);
+  colour_normals(xt_, lists_.offset, lists_.index, owned_, mass_, rho_, p_.support(), normal_, has_normal_);
+  refresh(normal_);
+  refresh(has_normal_);
+}
+
+void PbdXing::build_meshes() {
+  auto t = timers_.scope("local_meshing");
+  MeshInputs in;
+  in.x = xt_;
+  in.normal = normal_;
+  in.offset = lists_.offset;
+  in.index = lists_.index;
+  in.label = label_;
+  in.isolated = density_off_;
+  in.has_normal = has_normal_;
+  in.ids = ids_;
+  in.owned = p_.area_constraints ? total_ : owned_;
+  if (p_.area_constraints) {
+    in.offset = all_lists_.offset;
+    in.index = all_lists_.index;
+  }
+  in.support = p_.support();
+  in.far_cut = 4 * p_.particle_radius;
+  build_local_meshes(in, meshes_);
+  auto flags = meshes_.flags;
+  Kokkos::parallel_reduce(
+      "pbd::count_fans", Kokkos::RangePolicy<>(0, owned_),
+      KOKKOS_LAMBDA(const int i, long& v, long& c, long& o) {
+        v += (flags(i) & kMeshValid) ? 1 : 0;
+        c += (flags(i) & kMeshClosed) ? 1 : 0;
+        o += (flags(i) & kMeshOverflow) ? 1 : 0;
+      },
+      fan_counts_[0], fan_counts_[1], fan_counts_[2]);
+}
+
+void PbdXing::rebuild() {
+  auto t = timers_.scope("neighbor_search");
+  const double h = p_.support();
+  owned_ = static_cast<int>(set_.size());
+  // The predicted positions have left this rank's region by up to `excursion` (particles migrate only
+  // at the end of a step): the halo is widened by the largest excursion of any rank, so that every
+  // pair closer than h is still seen from both sides.
+  double lo[3], hi[3];
+  decomp_->region(rank_, lo, hi);
+  auto ps = set_.field(f_.ps);
+  double excursion = 0;
+  Kokkos::parallel_reduce(
+      "pbd::excursion", Kokkos::RangePolicy<>(0, owned_),
+      KOKKOS_LAMBDA(const int i, double& e) {
+        for (int d = 0; d < 3; ++d) {
+          const double out = ps(i, d) < lo[d] ? lo[d] - ps(i, d) : (ps(i, d) > hi[d] ? ps(i, d) - hi[d] : 0.0);
+          e = out > e ? out : e;
+        }
+      },
+      Kokkos::Max<double>(excursion));
+  MPI_Allreduce(MPI_IN_PLACE, &excursion, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  const double width = (p_.area_constraints ? 2 * h : h) + excursion;
+  if (decomp_->size() > 1 && width > min_block_)
+    throw RuntimeError(log::format("pbd step %ld: a predicted position left its rank's region by %.3g, so the halo "
+                                   "(%.3g) is wider than the thinnest rank block (%.3g): use fewer ranks or a "
+                                   "smaller pbd.dt",
+                                   steps_ + 1, excursion, width, min_block_));
+  halo_.build(set_, *decomp_, f_.ps, width);
+  total_ = owned_ + static_cast<int>(halo_.ghost_count());
+  xt_ = Kokkos::View<double**>("pbd_ps", total_, 3);
+  rho_ = Kokkos::View<double*>("pbd_rho", total_);
+  lambda_ = Kokkos::View<double*>("pbd_lambda", total_);
+  label_ = Kokkos::View<int*>("pbd_label", total_);
+  density_off_ = Kokkos::View<int*>("pbd_density_off", total_);
+  illuminated_ = Kokkos::View<double*>("pbd_illuminated", total_);
+  normal_ = Kokkos::View<double**>("pbd_normal", total_, 3);
+  has_normal_ = Kokkos::View<int*>("pbd_has_normal", total_);
+  auto xt = xt_;
+  Kokkos::parallel_for(
+      "pbd::own_rows", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < 3; ++d) xt(i, d) = ps(i, d);
+      });
+  halo_.refresh_position_rows(particles::RealField(xt_), static_cast<size_t>(owned_));
+  particles::build_neighbor_lists<3>(xt_, owned_, h, lists_);
+  ids_ = Kokkos::View<int64_t*>("pbd_ids", total_);
+  auto own_ids = set_.id();
+  auto ids = ids_;
+  auto ghost_ids = halo_.ghost_ids();
+  const int owned = owned_;
+  Kokkos::parallel_for(
+      "pbd::ids", Kokkos::RangePolicy<>(0, total_),
+      KOKKOS_LAMBDA(const int i) { ids(i) = i < owned ? own_ids(i) : ghost_ids(i - owned); });
+  sort_rows_by_id(lists_.offset, lists_.index, ids_, owned_);
+  if (p_.area_constraints) {
+    // Fans of ghost rows (within h of this rank's particles, hence with complete neighbourhoods inside
+    // the 2h halo) are built here from the same data as on their owners.
+    particles::build_neighbor_lists<3>(xt_, total_, h, all_lists_);
+    sort_rows_by_id(all_lists_.offset, all_lists_.index, ids_, total_);
+  }
+  area_ = Kokkos::View<double*>("pbd_area", total_);
+  area_lambda_ = Kokkos::View<double*>("pbd_area_lambda", total_);
+}
+
+PbfSweep PbdXing::sweep_inputs() const {
+  PbfSweep s;
+  s.x = xt_;
+  s.offset = lists_.offset;
+  s.index = lists_.index;
+  s.label = label_;
+  s.density_off = density_off_;
+  s.owned = owned_;
+  s.mass = mass_;
+  s.rest_density = p_.rest_density;
+  s.support = p_.support();
+  s.min_distance = p_.min_distance();
+  s.density_cfm = p_.density_cfm;
+  s.distance_cfm = p_.distance_cfm;
+  s.distance_same_label = p_.distance_same_label;
+  return s;
+}
+
+AreaSweep PbdXing::area_inputs() const {
+  AreaSweep a;
+  a.x = xt_;
+  a.offset = lists_.offset;
+  a.index = lists_.index;
+  a.fans = meshes_;
+  a.owned = owned_;
+  a.total = meshes_.count.extent(0) < static_cast<size_t>(total_) ? static_cast<int>(meshes_.count.extent(0)) : total_;
+  a.cfm = p_.area_cfm;
+  a.tiny = 1e-12 * p_.support() * p_.support();
+  return a;
+}
+
+void PbdXing::calibrate_mass() {
+  // m = rho0 / max_i sum_j W_ij over the initial configuration, so the densest particle is exactly at
+  // rest density (the rule of the paper's first author's re-implementation; the paper says only that
+  // rho0 is the density of the initial configuration).
+  rebuild();
+  const kernels::CubicSpline<3> w(p_.support());
+  auto x = xt_;
+  auto off = lists_.offset, idx = lists_.index;
+  double wmax = 0;
+  Kokkos::parallel_reduce(
+      "pbd::max_kernel_sum", Kokkos::RangePolicy<>(0, owned_),
+      KOKKOS_LAMBDA(const int i, double& m) {
+        double s = w.w_zero;
+        for (int k = off(i); k < off(i + 1); ++k) {
+          const int j = idx(k);
+          double r2 = 0;
+          for (int d = 0; d < 3; ++d) r2 += (x(i, d) - x(j, d)) * (x(i, d) - x(j, d));
+          s += w.value(kmath::sqrt(r2));
+        }
+        m = s > m ? s : m;
+      },
+      Kokkos::Max<double>(wmax));
+  MPI_Allreduce(MPI_IN_PLACE, &wmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  mass_ = wmax > 0 ? p_.rest_density / wmax : 0.0;
+}
+
+void PbdXing::sweep() {
+  const auto s = sweep_inputs();
+  {
+    auto t = timers_.scope("constraint_projection");
+    density_and_lambda(s, rho_, lambda_);
+    refresh(lambda_);
+    Kokkos::View<double**> dp(Kokkos::view_alloc(Kokkos::WithoutInitializing, "pbd_dp"), owned_, 3);
+    gather_corrections(s, lambda_, dp);
+    if (p_.area_constraints) {
+      const auto a = area_inputs();
+      area_lambda(a, area_, area_lambda_);
+      gather_area_corrections(a, area_lambda_, dp);
+    }
+    auto xt = xt_;
+    Kokkos::parallel_for(
+        "pbd::apply_dp", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
+          for (int d = 0; d < 3; ++d) xt(i, d) += dp(i, d);
+        });
+  }
+  project_colliders();
+  halo_.refresh_position_rows(particles::RealField(xt_), static_cast<size_t>(owned_));
+}
+
+void PbdXing::project_colliders() {
+  // PBD collision (Xing et al. 2022 sec. 3.4 "solid coupling"; Mueller et al. 2007): a particle closer
+  // than r to a solid is moved along the SDF normal to distance r.
+  auto t = timers_.scope("collision");
+  const auto colliders = placed_;
+  const double r = p_.particle_radius;
+  auto xt = xt_;
+  long n = 0;
+  Kokkos::parallel_reduce(
+      "pbd::collide", Kokkos::RangePolicy<>(0, owned_),
+      KOKKOS_LAMBDA(const int i, long& cnt) {
+        for (int c = 0; c < colliders.count; ++c) {
+          const auto& col = colliders.items[c];
+          double xi[3], xs[3];
+          for (int d = 0; d < 3; ++d) xi[d] = xt(i, d);
+          const double phi = col.distance(xi);
+          if (!(phi < r)) continue;
+          for (int d = 0; d < 3; ++d) xs[d] = xi[d] - col.offset[d];
+          double nrm[3];
+          col.shape.normal(xs, nrm);
+          for (int d = 0; d < 3; ++d) xt(i, d) += (r - phi) * nrm[d];
+          ++cnt;
+        }
+      },
+      n);
+  projected_ += n;
+}
+
+void PbdXing::xsph(Kokkos::View<double**> vt) {
+  // XSPH (Schechter & Bridson 2012 form used by PBF): v_i += c sum_j (m/rho_j)(v_j - v_i) W_ij, with
+  // rho on the final p*; a gather over the frozen lists, ghosts' v and rho refreshed first.
+  auto t = timers_.scope("viscosity");
+  refresh(vt);
+  refresh(rho_);
+  const kernels::CubicSpline<3> w(p_.support());
+  auto x = xt_;
+  auto off = lists_.offset, idx = lists_.index;
+  auto rho = rho_;
+  const double c = p_.xsph, m = mass_;
+  Kokkos::View<double**> dv(Kokkos::view_alloc(Kokkos::WithoutInitializing, "pbd_xsph"), owned_, 3);
+  Kokkos::parallel_for(
+      "pbd::xsph", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
+        double a[3] = {0, 0, 0};
+        for (int k = off(i); k < off(i + 1); ++k) {
+          const int j = idx(k);
+          double r2 = 0;
+          for (int d = 0; d < 3; ++d) r2 += (x(i, d) - x(j, d)) * (x(i, d) - x(j, d));
+          const double f = m / rho(j) * w.value(kmath::sqrt(r2));
+          for (int d = 0; d < 3; ++d) a[d] += f * (vt(j, d) - vt(i, d));
+        }
+        for (int d = 0; d < 3; ++d) dv(i, d) = c * a[d];
+      });
+  Kokkos::parallel_for(
+      "pbd::xsph_apply", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < 3; ++d) vt(i, d) += dv(i, d);
+      });
+}
+
+void PbdXing::step(double dt) {
+  placed_ = colliders_.at_time(time_ + dt);
+  const int n = static_cast<int>(set_.size());
+  auto x = set_.field(f_.x), v = set_.field(f_.v), ps = set_.field(f_.ps);
+  {
+    const double g0 = p_.gravity[0], g1 = p_.gravity[1], g2 = p_.gravity[2];
+    Kokkos::parallel_for(
+        "pbd::predict", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i) {
+          const double g[3] = {g0, g1, g2};
+          for (int d = 0; d < 3; ++d) {
+            v(i, d) += dt * g[d];
+            ps(i, d) = x(i, d) + dt * v(i, d);
+          }
+        });
+  }
+  for (int k = 0; k < p_.iterations; ++k) {
+    if (k % p_.reset_iterations == 0) {
+      if (k > 0) {  // hand the iterate back to the set: the halo is planned on the set's field
+        auto xt = xt_;
+        Kokkos::parallel_for(
+            "pbd::store_iterate", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i) {
+              for (int d = 0; d < 3; ++d) ps(i, d) = xt(i, d);
+            });
+      }
+      rebuild();
+      classify_surface();
+      build_meshes();
+    }
+    sweep();
+  }
+  // Density on the final p* (for XSPH and diagnostics).
+  {
+    auto t = timers_.scope("constraint_projection");
+    density_and_lambda(sweep_inputs(), rho_, lambda_);
+  }
+  Kokkos::View<double**> vt("pbd_v", total_, 3);
+  {
+    auto xt = xt_;
+    const double inv = 1.0 / dt;
+    Kokkos::parallel_for(
+        "pbd::velocity", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i) {
+          for (int d = 0; d < 3; ++d) vt(i, d) = (xt(i, d) - x(i, d)) * inv;
+        });
+  }
+  if (p_.xsph > 0) xsph(vt);
+  {
+    auto xt = xt_;
+    const bool from_projection = p_.position_from_projection;
+    Kokkos::parallel_for(
+        "pbd::integrate", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i) {
+          for (int d = 0; d < 3; ++d) {
+            v(i, d) = vt(i, d);
+            x(i, d) = from_projection ? xt(i, d) : x(i, d) + dt * vt(i, d);
+            ps(i, d) = x(i, d);
+          }
+        });
+  }
+  time_ += dt;
+  ++steps_;
+  {
+    auto t = timers_.scope("migrate");
+    particles::migrate<3>(set_, *decomp_, f_.x);
+  }
+  if (p_.sort_every > 0 && steps_ % p_.sort_every == 0) {
+    auto t = timers_.scope("sort");
+    particles::sort_by_cell<3>(set_, *decomp_, f_.x);
+  }
+}
+
+void PbdXing::diagnostics(DiagnosticRow& row) {
+  // Density ratio statistics use the densities of the last step's final iterate (owned rows).
+  const int n = static_cast<int>(set_.size());
+  auto x = set_.field(f_.x), v = set_.field(f_.v);
+  double sums[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};  // count, ke, x, y, z, volume, rho sum, rho count, fan area
+  double vmax = 0;
+  Kokkos::parallel_reduce(
+      "pbd::diag", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const int i, double& ke, double& cx, double& cy, double& cz, double& vm) {
+        double s = 0;
+        for (int d = 0; d < 3; ++d) s += v(i, d) * v(i, d);
+        ke += 0.5 * s;
+        cx += x(i, 0);
+        cy += x(i, 1);
+        cz += x(i, 2);
+        vm = s > vm ? s : vm;
+      },
+      sums[1], sums[2], sums[3], sums[4], Kokkos::Max<double>(vmax));
+  sums[0] = n;
+  if (rho_.extent(0) >= static_cast<size_t>(owned_)) {  // the last sweep's rows (before migration)
+    auto rho = rho_;
+    const double m = mass_;
+    Kokkos::parallel_reduce(
+        "pbd::diag_volume", Kokkos::RangePolicy<>(0, owned_),
+        KOKKOS_LAMBDA(const int i, double& vol, double& rs) {
+          vol += m / rho(i);
+          rs += rho(i);
+        },
+        sums[5], sums[6]);
+    sums[7] = owned_;
+  }
+  if (area_.extent(0) >= static_cast<size_t>(owned_)) {
+    auto area = area_;
+    Kokkos::parallel_reduce(
+        "pbd::diag_area", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i, double& a) { a += area(i); },
+        sums[8]);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sums, 9, MPI_DOUBLE, MPI_SUM, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  long proj = projected_;
+  MPI_Allreduce(MPI_IN_PLACE, &proj, 1, MPI_LONG, MPI_SUM, comm_);
+  long classes[2] = {surface_count_, isolated_count_};  // at the last classification
+  MPI_Allreduce(MPI_IN_PLACE, classes, 2, MPI_LONG, MPI_SUM, comm_);
+  long fans[3] = {fan_counts_[0], fan_counts_[1], fan_counts_[2]};
+  MPI_Allreduce(MPI_IN_PLACE, fans, 3, MPI_LONG, MPI_SUM, comm_);
+  const double cnt = std::max(sums[0], 1.0);
+  row.emplace_back("particles", sums[0]);
+  row.emplace_back("kinetic_energy", mass_ * sums[1]);
+  row.emplace_back("max_speed", std::sqrt(vmax));
+  row.emplace_back("center_x", sums[2] / cnt);
+  row.emplace_back("center_y", sums[3] / cnt);
+  row.emplace_back("center_z", sums[4] / cnt);
+  row.emplace_back("volume", sums[5]);
+  row.emplace_back("mean_density_ratio", sums[7] > 0 ? sums[6] / sums[7] / p_.rest_density : 0.0);
+  row.emplace_back("collider_projections", static_cast<double>(proj));
+  // Every consistent triangle lies in the fans of its three vertices (Xing et al. 2022, sec. 6.4).
+  row.emplace_back("surface_area", sums[8] / 3.0);
+  row.emplace_back("surface_particles", static_cast<double>(classes[0]));
+  row.emplace_back("isolated_particles", static_cast<double>(classes[1]));
+  row.emplace_back("valid_fans", static_cast<double>(fans[0]));
+  row.emplace_back("closed_fans", static_cast<double>(fans[1]));
+  row.emplace_back("overflowing_fans", static_cast<double>(fans[2]));
+}
+
+long PbdXing::global_particle_count() {
+  long n = static_cast<long>(set_.size()), total = 0;
+  MPI_Allreduce(&n, &total, 1, MPI_LONG, MPI_SUM, comm_);
+  return total;
+}
+
+std::vector<std::pair<std::string, double>> PbdXing::state() {
+  long proj = projected_;
+  MPI_Allreduce(MPI_IN_PLACE, &proj, 1, MPI_LONG, MPI_SUM, comm_);
+  return {{"steps", static_cast<double>(steps_)},
+          {"time", time_},
+          {"particle_mass", mass_},
+          {"collider_projections", static_cast<double>(proj)}};
+}
+
+void PbdXing::restore_state(const std::vector<std::pair<std::string, double>>& state) {
+  for (const auto& [k, v] : state) {
+    if (k == "steps") steps_ = static_cast<long>(v);
+    if (k == "time") time_ = v;
+    // The mass was calibrated on the initial configuration, not on the restarted one.
+    if (k == "particle_mass") mass_ = v;
+    if (k == "collider_projections") projected_ = rank_ == 0 ? static_cast<long>(v) : 0;
+  }
+}
+
+void PbdXing::redistribute_particles() {
+  particles::send_to_owners<3>(set_, *decomp_, f_.x);
+  particles::sort_by_cell<3>(set_, *decomp_, f_.x);
+}
+
+}  // namespace meniscus::pbd
