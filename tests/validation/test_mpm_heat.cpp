@@ -257,3 +257,84 @@ TEST(MpmHeatValidation, ConservativeTransferConservesHeat) {
   EXPECT_LT(drift[0], 1e-12);
   EXPECT_GT(drift[1], 1e-9);  // the check can tell the two transfers apart
 }
+
+// One-phase Stefan problem (Carslaw and Jaeger 1959, Sec. 11.2): a solid bar at T_melt, its left end held
+// at T_melt + dT by a reservoir of huge heat capacity; the melt front is at s(t) = 2 lambda sqrt(kappa t)
+// with lambda e^{lambda^2} erf(lambda) = St / sqrt(pi), St = c_p dT / L. Enthalpy method (L > 0); the
+// front is the bar's liquid volume over its cross-section. Implicit mechanics, g = 0.
+namespace {
+double stefan_lambda(double st) {
+  double lo = 1e-6, hi = 3;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (mid * std::exp(mid * mid) * std::erf(mid) < st / std::sqrt(M_PI) ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+void stefan(double st, const std::vector<double>& times) {
+  const double L = 10, dT = st * L, kappa = 0.01, x0 = 0.2, y0 = 0.03125, y1 = 0.09375;
+  auto d = test::deck_from_string(log::format(R"(
+simulation: {dimension: 2, method: mpm, end_time: 100}
+domain: {lower: [0, 0], upper: [1, 0.125], cell_size: 0.0078125, walls: none}
+mpm:
+  gravity: [0, 0]
+  integrator: implicit
+  dt_max: 0.01
+  heat: {enabled: true}
+materials:
+  - {name: reservoir, model: fixed-corotated, density: 1, youngs_modulus: 100, thermal_conductivity: 0.01,
+     heat_capacity: 1.0e6}
+  - {name: wax, model: fixed-corotated, density: 1, youngs_modulus: 100, thermal_conductivity: 0.01, heat_capacity: 1,
+     melting_temperature: 300, latent_heat: %g, phase_partner: melt}
+  - {name: melt, model: fluid, density: 1, bulk_modulus: 100, thermal_conductivity: 0.01, heat_capacity: 1,
+     melting_temperature: 300, latent_heat: %g, phase_partner: wax}
+sources:
+  - {type: box, material: reservoir, lower: [0.05, %g], upper: [%g, %g], temperature: %g}
+  - {type: box, material: wax, lower: [%g, %g], upper: [0.95, %g], temperature: 300}
+)",
+                                              L, L, y0, x0, y1, 300 + dT, x0, y0, y1));
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  const double lambda = stefan_lambda(st);
+  double t = 0;
+  for (double t_end : times) {
+    advance(m, t, t_end);
+    auto& set = m.particles();
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+    auto phi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.liquid_fraction_field()));
+    auto vol = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().volume));
+    auto T = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.temperature_field()));
+    auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.material());
+    double liquid = 0, mushy_T = 0, mushy = 0;
+    long melted = 0, wrong_phase = 0;
+    for (size_t p = 0; p < set.size(); ++p) {
+      if (x(p, 0) < x0) continue;
+      // Material 2 (melt) exactly where the liquid fraction reached 1; the rest is still wax.
+      melted += mat(p) == 2 ? 1 : 0;
+      wrong_phase += (mat(p) == 2) != (phi(p, 0) >= 1) ? 1 : 0;
+      liquid += phi(p, 0) * vol(p, 0);
+      if (phi(p, 0) > 0.05 && phi(p, 0) < 0.95) {
+        mushy_T = std::max(mushy_T, std::fabs(T(p, 0) - 300));
+        mushy += 1;
+      }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &liquid, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &mushy_T, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &melted, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &wrong_phase, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_GT(melted, 0);
+    EXPECT_EQ(wrong_phase, 0);
+    const double front = liquid / (y1 - y0), exact = 2 * lambda * std::sqrt(kappa * t);
+    report("Stefan St = %g: t = %g s, front %.5f m, 2 lambda sqrt(kappa t) = %.5f m (lambda %.4f), error %.2f %%; "
+           "melting particles within %.2e K of T_melt",
+           st, t, front, exact, lambda, 100 * (front / exact - 1), mushy_T);
+    EXPECT_NEAR(front, exact, 0.05 * exact) << "St = " << st << ", t = " << t;
+    EXPECT_LT(mushy_T, 1e-9);  // the temperature stalls at T_melt while the latent heat is absorbed
+  }
+}
+}  // namespace
+
+TEST(MpmHeatValidation, StefanMeltFront) {
+  stefan(1.0, {0.25, 0.5});
+  stefan(0.1, {1.5, 3.0});
+}

@@ -60,6 +60,7 @@ class HeatSolver {
   // T and grad T of every particle. Collective. Throws RuntimeError if CG does not converge.
   HeatStats solve(double dt, const Particles& p, const Samples& s);
   const HeatOptions& options() const { return options_; }
+  Kokkos::View<physics::ThermalProperties*> thermal_materials() const { return materials_; }
 
   // Stages, public only because they hold device lambdas (CUDA refuses them in private members).
   void scatter(double dt, const Particles& p, const Samples& s);

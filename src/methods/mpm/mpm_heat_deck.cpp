@@ -24,6 +24,10 @@ void declare_heat_section(config::Schema& mpm) {
                "the mass-weighted mean over its surface and balance particles, which conserves sum m c_p T exactly "
                "when h = b = H = 0)")
       .def("paper");
+  heat->real("melting_hysteresis", "K",
+             "with latent_heat 0: a solid melts above T_melt + this and a liquid freezes below T_melt - this")
+      .def(0.0)
+      .nonnegative();
   heat->real("tolerance", "1", "relative tolerance of the heat solve (-mpm_heat_ksp_rtol overrides)")
       .def(1e-10)
       .positive()
@@ -38,7 +42,13 @@ void declare_thermal_material_keys(config::Schema& m) {
   m.real("melting_temperature", "K", "melting point T_melt (absent: the material never changes phase)")
       .positive()
       .max(1e5);
-  m.real("latent_heat", "J/kg", "latent heat L of melting (0: the paper, no enthalpy stall)").def(0.0).nonnegative();
+  m.real("latent_heat", "J/kg",
+         "latent heat L of melting (0: the paper, the phase flips at T_melt; > 0: particles carry a liquid fraction "
+         "and the temperature stays at T_melt while L is absorbed or released)")
+      .def(0.0)
+      .nonnegative();
+  m.text("phase_partner", "the material this one becomes at melting_temperature: a fluid for a fixed-corotated "
+                          "solid and a solid for a fluid, with the same melting_temperature (mass and V0 are kept)");
 }
 
 HeatOptions read_heat_options(const config::Section& root) {
@@ -51,6 +61,7 @@ HeatOptions read_heat_options(const config::Section& root) {
   o.boundary_flux = h.real("boundary_flux");
   o.conservative = h.text("thermal_transfer") == "conservative";
   o.rtol = h.real("tolerance");
+  o.hysteresis = h.real("melting_hysteresis");
   if (!o.enabled) return o;
   const auto st = m.section("surface_tension");
   if ((o.needs_surface() || o.conservative) && !st.flag("enabled"))
@@ -77,6 +88,28 @@ std::vector<physics::ThermalProperties> read_thermal_materials(const config::Sec
     out.push_back(t);
   }
   return out;
+}
+
+std::vector<int> read_phase_partners(const config::Section& root, bool heat_enabled) {
+  const auto mats = root.list("materials");
+  std::vector<int> partner(mats.size(), -1);
+  for (size_t i = 0; i < mats.size(); ++i) {
+    const auto& m = mats[i];
+    if (!m.has("phase_partner")) continue;
+    const std::string name = m.text("phase_partner");
+    auto fail = [&](const std::string& why) { throw InputError(m.file(), m.key_path("phase_partner"), why); };
+    if (!heat_enabled) fail("phase change needs mpm.heat.enabled");
+    for (size_t j = 0; j < mats.size(); ++j)
+      if (mats[j].text("name") == name) partner[i] = static_cast<int>(j);
+    if (partner[i] < 0) fail("no material named '" + name + "'");
+    const auto& o = mats[partner[i]];
+    if (o.text("model") == m.text("model")) fail("'" + name + "' has the same model; a solid melts into a fluid");
+    if (!m.has("melting_temperature") || !o.has("melting_temperature") ||
+        m.real("melting_temperature") != o.real("melting_temperature"))
+      fail("both materials need the same melting_temperature");
+    if (m.real("latent_heat") != o.real("latent_heat")) fail("both materials need the same latent_heat");
+  }
+  return partner;
 }
 
 }  // namespace meniscus::mpm

@@ -23,6 +23,7 @@ struct HeatOptions {
   double boundary_flux = 0;          // b, W/m^2 (W/m in 2D), positive into the material
   bool conservative = false;         // thermal_transfer: conservative (G2P merges over the split group)
   double rtol = 1e-10;
+  double hysteresis = 0;             // melting_hysteresis, K
   bool needs_surface() const { return transfer_coefficient != 0 || boundary_flux != 0; }
 };
 
@@ -31,5 +32,7 @@ struct HeatOptions {
 HeatOptions read_heat_options(const config::Section& root);
 // One entry per material, in material-id order.
 std::vector<physics::ThermalProperties> read_thermal_materials(const config::Section& root);
+// Material id -> the id of its phase_partner, or -1 (checked: opposite model, same T_melt and L).
+std::vector<int> read_phase_partners(const config::Section& root, bool heat_enabled);
 
 }  // namespace meniscus::mpm

@@ -66,6 +66,7 @@ class MpmMethod : public Method {
   // Temperature (mpm.heat, mpm_heat_coupling.cpp): particle fields (-1 when off) and the last solve.
   int temperature_field() const { return heat_.T; }
   int temperature_gradient_field() const { return heat_.gradT; }
+  int liquid_fraction_field() const { return heat_.phi; }  // -1 unless a material melts
   const HeatStats& last_heat_solve() const { return heat_.last; }
   // Test hook (implicit integrator only): resamples, runs P2G and sets up the backward-Euler solve at
   // dt without solving, so that tests can evaluate the incremental potential and its derivatives.
@@ -88,6 +89,8 @@ class MpmMethod : public Method {
   void setup_heat(const config::Section& root);
   void seed_temperature(const config::Section& root, const particles::SeededParticles& seeded);
   void heat_update(double dt);
+  void apply_phase_change();
+  void heat_diagnostics(DiagnosticRow& row);
 
  private:
 
@@ -132,7 +135,10 @@ class MpmMethod : public Method {
   // Temperature (mpm.heat): the grid solve and the particle fields it owns.
   struct Heat {
     std::unique_ptr<HeatSolver<Dim>> solver;
-    int T = -1, gradT = -1;
+    int T = -1, gradT = -1, phi = -1;  // phi: liquid fraction (phase change)
+    Kokkos::View<int*> partner;        // material id -> the id it melts into / freezes into, or -1
+    double hysteresis = 0;
+    long flips = 0;                    // phase changes this run (summed over ranks in diagnostics)
     HeatStats last{};
     long iterations = 0;  // KSP iterations summed over the run's steps
   } heat_;
