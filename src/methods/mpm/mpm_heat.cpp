@@ -23,7 +23,6 @@ grid::NodeBox<Dim> box_of(const std::array<int, Dim>& lo, const std::array<int, 
   }
   return b;
 }
-constexpr int ipow3(int d) { return d == 0 ? 1 : 3 * ipow3(d - 1); }
 }  // namespace
 
 template <int Dim>
@@ -169,146 +168,139 @@ void HeatSolver<Dim>::scatter(double dt, const Particles& p, const Samples& s) {
   petsc_check(VecRestoreArrayRead(rhs3_, &g), "VecRestoreArrayRead(heat)");
 }
 
+namespace {
+// Entry (a, b) of a particle's stencil pair as the slot of node a's 5^Dim neighbourhood holding node b.
+template <int Dim>
+KOKKOS_INLINE_FUNCTION int pair_slot(int a, int b) {
+  int slot = 0, stride = 1;
+  for (int d = 0; d < Dim; ++d) {
+    slot += (b % 3 - a % 3 + 2) * stride;
+    a /= 3;
+    b /= 3;
+    stride *= 5;
+  }
+  return slot;
+}
+
+// Adds K V grad N_a . grad N_b over the stencil pairs of the point pt, and the Robin term h dA N_a N_b.
+template <int Dim, class Values>
+KOKKOS_INLINE_FUNCTION void add_point(const Values& vals, const grid::NodeBox<Dim>& gbox, const double* lower, double dx,
+                                      double inv_dx, const double* pt, double kv, double hdA) {
+  constexpr int S = Dim == 2 ? 9 : 27, W = Dim == 2 ? 25 : 125;
+  double grads[S][Dim], w[S];
+  long node[S];
+  grid::Stencil<Dim> st;
+  st.compute(pt, lower, inv_dx);
+  int k = 0;
+  grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, pt, [&](long idx, double wt, const double* g, const double*) {
+    node[k] = idx;
+    w[k] = wt;
+    for (int d = 0; d < Dim; ++d) grads[k][d] = g[d];
+    ++k;
+  });
+  for (int a = 0; a < S; ++a)
+    for (int b = 0; b < S; ++b) {
+      double dot = 0;
+      for (int d = 0; d < Dim; ++d) dot += grads[a][d] * grads[b][d];
+      const double v = kv * dot + hdA * w[a] * w[b];
+      if (v != 0) Kokkos::atomic_add(&vals(node[a] * W + pair_slot<Dim>(a, b)), v);
+    }
+}
+}  // namespace
+
+template <int Dim>
+void HeatSolver<Dim>::create_matrix() {
+  // The sparsity is fixed: every ghosted node couples to the nodes within two of it on each axis (the
+  // nodes that share a quadratic B-spline stencil). Rows of ghost nodes belong to other ranks and PETSc
+  // sums them there, so the preallocation is done once and each step only sets values.
+  constexpr int W = Dim == 2 ? 25 : 125;
+  const long ng = gbox_.size();
+  Kokkos::View<PetscInt*, Kokkos::HostSpace> rows("heat_coo_rows", ng * W), cols("heat_coo_cols", ng * W);
+  auto gi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), global_index_);
+  const auto gbox = gbox_;
+  Kokkos::parallel_for(
+      "heat::coo_pattern", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, ng), [=](const long i) {
+        int ijk[Dim];
+        gbox.node(i, ijk);
+        for (int slot = 0; slot < W; ++slot) {
+          int nb[Dim], rest = slot;
+          bool inside = true;
+          for (int d = 0; d < Dim; ++d) {
+            nb[d] = ijk[d] + rest % 5 - 2;
+            rest /= 5;
+            inside = inside && nb[d] >= gbox.lo[d] && nb[d] < gbox.lo[d] + gbox.n[d];
+          }
+          // A neighbour outside the ghost box is never reached by a stencil pair: a zero on the diagonal.
+          rows(i * W + slot) = gi(i);
+          cols(i * W + slot) = inside ? gi(gbox.index(nb)) : gi(i);
+        }
+      });
+  const PetscInt nown = static_cast<PetscInt>(obox_.size());
+  petsc_check(MatCreate(decomp_.comm(), &A_), "MatCreate(heat)");
+  petsc_check(MatSetSizes(A_, nown, nown, PETSC_DETERMINE, PETSC_DETERMINE), "MatSetSizes(heat)");
+  petsc_check(MatSetType(A_, MATAIJ), "MatSetType(heat)");
+  petsc_check(MatSetPreallocationCOO(A_, static_cast<PetscCount>(ng * W), rows.data(), cols.data()),
+              "MatSetPreallocationCOO(heat)");
+  petsc_check(MatSetOption(A_, MAT_SPD, PETSC_TRUE), "MatSetOption(heat, SPD)");
+  values_ = Kokkos::View<double*>("heat_coo_values", ng * W);
+}
+
 template <int Dim>
 void HeatSolver<Dim>::assemble(double dt, const Particles& p, const Samples& s) {
-  constexpr int S = ipow3(Dim);
+  constexpr int W = Dim == 2 ? 25 : 125;
+  if (!A_) create_matrix();
   const double h = options_.transfer_coefficient;
-  const bool robin = s.active && h > 0;
-  // Conduction quadrature: a split parent's volume is shared over its group like its mass (x_p, every
-  // s_r and b_r), so the nodes that only the surface particles reach are coupled to the interior by
-  // conduction; otherwise they hold capacity and Robin terms only and cool to ambient, which lowers the
-  // interpolated surface temperature and with it the Robin flux.
-  const long np = static_cast<long>(p.size), nsplit = s.active ? 2 * static_cast<long>(s.size) : 0;
-  const long ns = robin ? static_cast<long>(s.size) : 0, no = obox_.size();
-  const long n = (np + nsplit + ns) * S * S + no;
-  Kokkos::View<PetscInt*> rows("heat_coo_rows", n), cols("heat_coo_cols", n);
-  Kokkos::View<double*> vals("heat_coo_values", n);
+  Kokkos::deep_copy(values_, 0.0);
+  auto vals = values_;
   const auto gbox = gbox_, obox = obox_;
-  const auto gi = global_index_;
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_.lower()[d];
   const double dx = decomp_.dx(), inv_dx = 1.0 / dx;
   auto x = p.x, vol = p.volume, J = p.J;
   auto mat = p.material;
   auto th = materials_;
+  // Conduction quadrature: a split parent's volume is shared over its group like its mass (x_p, every
+  // s_r and b_r), so the nodes that only the surface particles reach are coupled to the interior by
+  // conduction; otherwise they hold capacity and Robin terms only and cool to ambient, which lowers the
+  // interpolated surface temperature and with it the Robin flux.
   const bool split = s.active;
   const auto group = s.group;
-  // Conduction: K_p V_p^n grad N_a . grad N_b over each particle's stencil pairs.
   Kokkos::parallel_for(
-      "heat::assemble_conduction", Kokkos::RangePolicy<>(0, np), KOKKOS_LAMBDA(const long q) {
-        double xp[Dim], grads[S][Dim];
-        long node[S];
+      "heat::assemble_conduction", Kokkos::RangePolicy<>(0, p.size), KOKKOS_LAMBDA(const long q) {
+        double xp[Dim];
         for (int d = 0; d < Dim; ++d) xp[d] = x(q, d);
-        grid::Stencil<Dim> st;
-        st.compute(xp, lower, inv_dx);
-        int k = 0;
-        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double, const double* g, const double*) {
-          node[k] = idx;
-          for (int d = 0; d < Dim; ++d) grads[k][d] = g[d];
-          ++k;
-        });
         const double share = split ? 1.0 / (2 * group(q) + 1) : 1.0;
-        const double kv = share * th(mat(q)).conductivity * vol(q, 0) * J(q, 0);
-        const long base = q * S * S;
-        for (int a = 0; a < S; ++a)
-          for (int b = 0; b < S; ++b) {
-            double dot = 0;
-            for (int d = 0; d < Dim; ++d) dot += grads[a][d] * grads[b][d];
-            rows(base + a * S + b) = gi(node[a]);
-            cols(base + a * S + b) = gi(node[b]);
-            vals(base + a * S + b) = kv * dot;
-          }
+        add_point<Dim>(vals, gbox, lower, dx, inv_dx, xp, share * th(mat(q)).conductivity * vol(q, 0) * J(q, 0), 0.0);
       });
-  if (split && nsplit > 0) {
-    auto pos = s.position;
+  if (split && s.size > 0) {
+    auto pos = s.position, area = s.area;
     auto par = s.parent;
     Kokkos::parallel_for(
-        "heat::assemble_conduction_surface", Kokkos::RangePolicy<>(0, nsplit), KOKKOS_LAMBDA(const long e) {
+        "heat::assemble_surface", Kokkos::RangePolicy<>(0, 2 * s.size), KOKKOS_LAMBDA(const long e) {
           const long r = e / 2;
           const int q = par(r);
-          double pt[Dim], grads[S][Dim];
-          long node[S];
+          double pt[Dim];
           for (int d = 0; d < Dim; ++d) pt[d] = e % 2 == 0 ? pos(r, d) : 2 * x(q, d) - pos(r, d);
-          grid::Stencil<Dim> st;
-          st.compute(pt, lower, inv_dx);
-          int k = 0;
-          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, pt, [&](long idx, double, const double* g, const double*) {
-            node[k] = idx;
-            for (int d = 0; d < Dim; ++d) grads[k][d] = g[d];
-            ++k;
-          });
-          const double kv = th(mat(q)).conductivity * vol(q, 0) * J(q, 0) / (2 * group(q) + 1);
-          const long base = (np + e) * S * S;
-          for (int a = 0; a < S; ++a)
-            for (int b = 0; b < S; ++b) {
-              double dot = 0;
-              for (int d = 0; d < Dim; ++d) dot += grads[a][d] * grads[b][d];
-              rows(base + a * S + b) = gi(node[a]);
-              cols(base + a * S + b) = gi(node[b]);
-              vals(base + a * S + b) = kv * dot;
-            }
-        });
-  }
-  if (robin) {
-    auto pos = s.position, area = s.area;
-    Kokkos::parallel_for(
-        "heat::assemble_robin", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const long r) {
-          double pt[Dim], w[S];
-          long node[S];
-          for (int d = 0; d < Dim; ++d) pt[d] = pos(r, d);
           double dA = 0;
           for (int d = 0; d < Dim; ++d) dA += area(r, d) * area(r, d);
-          dA = kmath::sqrt(dA);
-          grid::Stencil<Dim> st;
-          st.compute(pt, lower, inv_dx);
-          int k = 0;
-          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, pt, [&](long idx, double wt, const double*, const double*) {
-            node[k] = idx;
-            w[k] = wt;
-            ++k;
-          });
-          const long base = (np + nsplit + r) * S * S;
-          for (int a = 0; a < S; ++a)
-            for (int b = 0; b < S; ++b) {
-              rows(base + a * S + b) = gi(node[a]);
-              cols(base + a * S + b) = gi(node[b]);
-              vals(base + a * S + b) = h * dA * w[a] * w[b];
-            }
+          // The Robin term h |dA| N_a N_b lives on the sample s_r only, not on its balance particle.
+          const double hdA = e % 2 == 0 ? h * kmath::sqrt(dA) : 0.0;
+          const double kv = th(mat(q)).conductivity * vol(q, 0) * J(q, 0) / (2 * group(q) + 1);
+          add_point<Dim>(vals, gbox, lower, dx, inv_dx, pt, kv, hdA);
         });
   }
   // Capacity C_i / dt on the diagonal; a node without capacity has no other entry and gets 1.
   auto own = owned_;
   const double inv_dt = 1.0 / dt;
+  constexpr int centre = Dim == 2 ? 12 : 62;
   Kokkos::parallel_for(
-      "heat::assemble_capacity", Kokkos::RangePolicy<>(0, no), KOKKOS_LAMBDA(const long i) {
+      "heat::assemble_capacity", Kokkos::RangePolicy<>(0, obox.size()), KOKKOS_LAMBDA(const long i) {
         int ijk[Dim];
         obox.node(i, ijk);
-        const PetscInt g = gi(gbox.index(ijk));
-        const long e = (np + nsplit + ns) * S * S + i;
-        rows(e) = g;
-        cols(e) = g;
-        vals(e) = own(i, 0) > 0 ? own(i, 0) * inv_dt : 1.0;
+        vals(gbox.index(ijk) * W + centre) += own(i, 0) > 0 ? own(i, 0) * inv_dt : 1.0;
       });
-  build_matrix(rows, cols, vals);
-}
-
-template <int Dim>
-void HeatSolver<Dim>::build_matrix(Kokkos::View<PetscInt*> rows, Kokkos::View<PetscInt*> cols,
-                                   Kokkos::View<double*> values) {
-  // The sparsity follows the particles, so the matrix is rebuilt every step; PETSc sums duplicate
-  // (row, column) pairs and sends rows owned elsewhere to their owners.
-  if (A_) petsc_check(MatDestroy(&A_), "MatDestroy(heat)");
-  const PetscInt nown = static_cast<PetscInt>(obox_.size());
-  petsc_check(MatCreate(decomp_.comm(), &A_), "MatCreate(heat)");
-  petsc_check(MatSetSizes(A_, nown, nown, PETSC_DETERMINE, PETSC_DETERMINE), "MatSetSizes(heat)");
-  petsc_check(MatSetType(A_, MATAIJ), "MatSetType(heat)");
-  auto rh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
-  auto ch = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cols);
-  auto vh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
-  petsc_check(MatSetPreallocationCOO(A_, static_cast<PetscCount>(rh.extent(0)), rh.data(), ch.data()),
-              "MatSetPreallocationCOO(heat)");
+  auto vh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values_);
   petsc_check(MatSetValuesCOO(A_, vh.data(), INSERT_VALUES), "MatSetValuesCOO(heat)");
-  petsc_check(MatSetOption(A_, MAT_SPD, PETSC_TRUE), "MatSetOption(heat, SPD)");
 }
 
 template <int Dim>

@@ -8,8 +8,8 @@
 // C T^n is the affine P2G of m c_p T: node i sees T_p + grad T_p . (x_i - x_p), the APIC idea applied to
 // the scalar; a sample or balance particle q carries its parent's affine field the same way. A split
 // parent's conduction volume is shared over its group like its mass (so the nodes only the samples reach
-// are coupled to the interior). The matrix is assembled (PETSc COO into MATAIJ; PETSc sends off-rank rows
-// to their owners) and symmetric positive definite, since every node with an entry has capacity; CG +
+// are coupled to the interior). The matrix is assembled (PETSc COO into MATAIJ with a fixed pattern, each
+// ghosted node and its 5^Dim neighbours; PETSc sums the rows other ranks contribute) and symmetric positive definite, since every node with an entry has capacity; CG +
 // GAMG under the options prefix -mpm_heat_. G2P: T_p = sum N_i(x_p) T_i and grad T_p = sum T_i grad N_i(x_p)
 // (paper), or with thermal_transfer: conservative the split parent's T is the mass-weighted mean over its
 // group, which conserves sum m c_p T exactly when h = b = H = 0 (the columns of K^cond sum to zero).
@@ -68,7 +68,7 @@ class HeatSolver {
   void gather(const Particles& p, const Samples& s);
 
  private:
-  void build_matrix(Kokkos::View<PetscInt*> rows, Kokkos::View<PetscInt*> cols, Kokkos::View<double*> values);
+  void create_matrix();
 
   const grid::Decomposition<Dim>& decomp_;
   HeatOptions options_;
@@ -76,7 +76,8 @@ class HeatSolver {
   grid::NodeBox<Dim> gbox_{}, obox_{};
   DM dm1_ = nullptr, dm3_ = nullptr;  // 1 dof (T), 3 dofs (capacity, C T^n, forcing)
   Vec rhs3_ = nullptr, local3_ = nullptr, T_ = nullptr, b_ = nullptr, localT_ = nullptr;
-  Mat A_ = nullptr;
+  Mat A_ = nullptr;               // COO pattern fixed at creation: each ghosted node and its 5^Dim neighbours
+  Kokkos::View<double*> values_;  // the COO values, rebuilt each step
   KSP ksp_ = nullptr;
   Kokkos::View<PetscInt*> global_index_;  // ghosted node -> PETSc global row
   Kokkos::View<double**> owned_;          // owned nodes: capacity, C T^n, forcing (after the rank sum)
