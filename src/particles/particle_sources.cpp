@@ -26,6 +26,11 @@ void declare_sources(config::Schema& root) {
         .def(0.0);
     s.vector("surfactant_gradient", "1/m", "gradient of that scalar: c(x) = surfactant + surfactant_gradient . x")
         .def_dim("[0, 0]", "[0, 0, 0]");
+    s.real("temperature", "K", "MPM initial temperature at the origin (mpm.heat): T(x) = temperature + "
+                               "temperature_gradient . x")
+        .def(295.0)
+        .positive();
+    s.vector("temperature_gradient", "K/m", "gradient of the initial temperature").def_dim("[0, 0]", "[0, 0, 0]");
   };
   auto box = std::make_shared<config::Schema>("An axis-aligned box.");
   box->vector("lower", "m", "lower corner").req();

@@ -126,6 +126,11 @@ serial_checks() {
   expect_error bad_set 1 "$BASE_DECK" mpm.cfl "key.path=value" run "$BASE_DECK" --set mpm.cfl "${run_args[@]}"
   expect_error bad_set_path 1 "$BASE_DECK" "sources[7].radius" "does not index" check "$BASE_DECK" --set "sources[7].radius=0.1"
   expect_error bad_set_value 1 "$BASE_DECK" mpm.cfl "out of range" check "$BASE_DECK" --set mpm.cfl=1.5
+  # Heat (mpm.heat): a melting point out of range, an unknown transfer, Robin terms without surface samples.
+  expect_error melting_range 1 "$BASE_DECK" "materials[0].melting_temperature" "out of range" check "$BASE_DECK" --set "materials[0].melting_temperature=-5"
+  expect_error heat_transfer 1 "$BASE_DECK" mpm.heat.thermal_transfer "unknown value 'exact'" check "$BASE_DECK" --set mpm.heat.thermal_transfer=exact
+  expect_error phase_partner_heat 1 "$BASE_DECK" "materials[0].phase_partner" "needs mpm.heat.enabled" run "$BASE_DECK" --set "materials[0].phase_partner=water" "${run_args[@]}"
+  expect_error heat_robin_samples 1 "$BASE_DECK" mpm.heat.transfer_coefficient "surface samples" run "$BASE_DECK" --set mpm.heat.enabled=true --set mpm.heat.transfer_coefficient=1 "${run_args[@]}"
   expect_error unknown_option 1 "" "" "unknown option --frobnicate" run "$BASE_DECK" --frobnicate
   expect_error unknown_command 1 "" "" "unknown command 'frobnicate'" frobnicate "$BASE_DECK"
   expect_error no_deck 1 "" "" "run needs a DECK" run

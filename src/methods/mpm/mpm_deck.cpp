@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "methods/mpm/mpm_heat_deck.hpp"
 
 namespace meniscus::mpm {
 
@@ -107,6 +108,7 @@ void declare_mpm_sections(config::Schema& root) {
   ma->real("max_coefficient", "N/m", "upper clamp of k (none if absent)");
   st->section("marangoni", ma, "Surface tension as a function of a particle scalar (Marangoni flows).");
   mpm->section("surface_tension", st, "Surface tension on resampled surface particles (explicit).");
+  declare_heat_section(*mpm);
   root.section("mpm", mpm, "Material point method settings.");
 
   auto fluid = std::make_shared<config::Schema>("Weakly compressible Newtonian fluid, Tait equation of state in J.");
@@ -119,12 +121,14 @@ void declare_mpm_sections(config::Schema& root) {
   fluid->real("surface_tension", "N/m",
               "liquid-gas coefficient k_LG of this fluid's surface (default: mpm.surface_tension.coefficient)")
       .nonnegative();
+  declare_thermal_material_keys(*fluid);
   auto elastic = std::make_shared<config::Schema>("Fixed-corotated hyperelastic solid (Stomakhin et al. 2012).");
   elastic->text("name", "material name used by sources").req();
   elastic->text("model", "material model").req();
   elastic->real("density", "kg/m^3", "rest density").req().positive();
   elastic->real("youngs_modulus", "Pa", "Young's modulus E").req().positive();
   elastic->real("poisson_ratio", "1", "Poisson ratio nu").def(0.3).min(-0.99).max(0.49);
+  declare_thermal_material_keys(*elastic);
   root.variant_list("materials", "model", {{"fluid", fluid}, {"fixed-corotated", elastic}},
                     "Materials that sources refer to by name.");
 }

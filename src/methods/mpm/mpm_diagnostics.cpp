@@ -139,6 +139,7 @@ void MpmMethod<Dim>::diagnostics(DiagnosticRow& row) {
     row.emplace_back("cg_iterations", static_cast<double>(last_implicit_.linear_iterations));
     row.emplace_back("light_nodes", static_cast<double>(last_implicit_.light_nodes));
   }
+  if (heat_.solver) heat_diagnostics(row);
   row.emplace_back("rank_particles_min", static_cast<double>(nmin));
   row.emplace_back("rank_particles_max", static_cast<double>(nmax));
   row.emplace_back("clamped_particles", static_cast<double>(clamped));

@@ -93,6 +93,7 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   f_.volume = set_.add_field("initial_volume", 1);
   // The Marangoni scalar is a persistent particle field (advected with the particles, written to output).
   if (st_.enabled && st_.coefficient.marangoni) st_.scalar_field = set_.add_field("surfactant", 1);
+  setup_heat(root);
 
   {
   // Seeding scratch is released before the first sort, which lowers the peak memory.
@@ -125,6 +126,7 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
         mat(p) = seeded.material(p);
       });
   initialize_hydrostatic(seeded);
+  seed_temperature(root, seeded);
   if (st_.scalar_field >= 0) {
     double c_min = 0, c_max = 0;
     seed_surface_scalar<Dim>(root, seeded, set_.field(st_.scalar_field), comm_, c_min, c_max);
@@ -461,6 +463,7 @@ void MpmMethod<Dim>::step(double dt) {
     p2g(dt);
     grid_update(dt);
   }
+  if (heat_.solver) heat_update(dt);  // at x^n, before G2P advects the particles
   g2p(dt);
   last_dt_ = dt;
   st_.active = false;

@@ -24,6 +24,7 @@
 #include "methods/mpm/surface_coefficient.hpp"
 #include "methods/mpm/surface_resampling.hpp"
 #include "methods/mpm/implicit_solve.hpp"
+#include "methods/mpm/mpm_heat.hpp"
 #include "physics/collider.hpp"
 #include "physics/material.hpp"
 
@@ -67,6 +68,11 @@ class MpmMethod : public Method {
   const SurfaceSamples<Dim>& surface_samples() const { return st_.samples; }
   const SurfaceCoefficientModel& surface_coefficients() const { return st_.coefficient; }
   bool implicit() const { return implicit_; }
+  // Temperature (mpm.heat, mpm_heat_coupling.cpp): particle fields (-1 when off) and the last solve.
+  int temperature_field() const { return heat_.T; }
+  int temperature_gradient_field() const { return heat_.gradT; }
+  int liquid_fraction_field() const { return heat_.phi; }  // -1 unless a material melts
+  const HeatStats& last_heat_solve() const { return heat_.last; }
   // Test hook (implicit integrator only): resamples, runs P2G and sets up the backward-Euler solve at
   // dt without solving, so that tests can evaluate the incremental potential and its derivatives.
   ImplicitGridSolver<Dim>& prepare_implicit_solve(double dt, bool project_hessian,
@@ -85,6 +91,11 @@ class MpmMethod : public Method {
   void remove_particles_inside_colliders();
   PotentialInputs<Dim> potential_inputs(double dt) const;
   void implicit_update(double dt);
+  void setup_heat(const config::Section& root);
+  void seed_temperature(const config::Section& root, const particles::SeededParticles& seeded);
+  void heat_update(double dt);
+  void apply_phase_change();
+  void heat_diagnostics(DiagnosticRow& row);
 
  private:
 
@@ -129,6 +140,17 @@ class MpmMethod : public Method {
     int scalar_field = -1;  // the Marangoni scalar (`surfactant`), when the model has a law
     bool active = false;  // samples and groups match the current particle order (inside a step)
   } st_;
+
+  // Temperature (mpm.heat): the grid solve and the particle fields it owns.
+  struct Heat {
+    std::unique_ptr<HeatSolver<Dim>> solver;
+    int T = -1, gradT = -1, phi = -1;  // phi: liquid fraction (phase change)
+    Kokkos::View<int*> partner;        // material id -> the id it melts into / freezes into, or -1
+    double hysteresis = 0;
+    long flips = 0;                    // phase changes this run (summed over ranks in diagnostics)
+    HeatStats last{};
+    long iterations = 0;  // KSP iterations summed over the run's steps
+  } heat_;
 };
 
 }  // namespace meniscus::mpm

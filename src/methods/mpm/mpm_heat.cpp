@@ -1,0 +1,412 @@
+#include "methods/mpm/mpm_heat.hpp"
+
+#include <Kokkos_ScatterView.hpp>
+#include <cstring>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "grid/bspline.hpp"
+#include "grid/stencil_loop.hpp"
+#include "solvers/petsc_check.hpp"
+
+namespace meniscus::mpm {
+
+using solvers::petsc_check;
+
+namespace {
+template <int Dim>
+grid::NodeBox<Dim> box_of(const std::array<int, Dim>& lo, const std::array<int, Dim>& hi) {
+  grid::NodeBox<Dim> b;
+  for (int d = 0; d < Dim; ++d) {
+    b.lo[d] = lo[d];
+    b.n[d] = hi[d] - lo[d];
+  }
+  return b;
+}
+}  // namespace
+
+template <int Dim>
+HeatSolver<Dim>::HeatSolver(const grid::Decomposition<Dim>& decomp, const HeatOptions& options,
+                            const std::vector<physics::ThermalProperties>& materials)
+    : decomp_(decomp), options_(options) {
+  materials_ = Kokkos::View<physics::ThermalProperties*>("thermal_materials", materials.size());
+  auto h = Kokkos::create_mirror_view(materials_);
+  for (size_t i = 0; i < materials.size(); ++i) h(i) = materials[i];
+  Kokkos::deep_copy(materials_, h);
+  gbox_ = box_of<Dim>(decomp.ghost_lo(), decomp.ghost_hi());
+  obox_ = box_of<Dim>(decomp.owned_lo(), decomp.owned_hi());
+  // Same ownership and ghost width as the MPM grid, so every particle and sample stencil is local.
+  petsc_check(DMDACreateCompatibleDMDA(decomp.dm(), 1, &dm1_), "DMDACreateCompatibleDMDA(heat, 1)");
+  petsc_check(DMDACreateCompatibleDMDA(decomp.dm(), 3, &dm3_), "DMDACreateCompatibleDMDA(heat, 3)");
+  petsc_check(DMCreateGlobalVector(dm3_, &rhs3_), "DMCreateGlobalVector(heat)");
+  petsc_check(DMCreateLocalVector(dm3_, &local3_), "DMCreateLocalVector(heat)");
+  petsc_check(DMCreateGlobalVector(dm1_, &T_), "DMCreateGlobalVector(heat T)");
+  petsc_check(VecDuplicate(T_, &b_), "VecDuplicate(heat)");
+  petsc_check(DMCreateLocalVector(dm1_, &localT_), "DMCreateLocalVector(heat T)");
+  ISLocalToGlobalMapping ltog;
+  petsc_check(DMGetLocalToGlobalMapping(dm1_, &ltog), "DMGetLocalToGlobalMapping(heat)");
+  const PetscInt* idx = nullptr;
+  PetscInt n = 0;
+  petsc_check(ISLocalToGlobalMappingGetSize(ltog, &n), "ISLocalToGlobalMappingGetSize");
+  if (n != gbox_.size()) throw RuntimeError("heat solve: ghosted DMDA size differs from the MPM ghost box");
+  petsc_check(ISLocalToGlobalMappingGetIndices(ltog, &idx), "ISLocalToGlobalMappingGetIndices");
+  global_index_ = Kokkos::View<PetscInt*>("heat_global_index", n);
+  auto gh = Kokkos::create_mirror_view(global_index_);
+  for (PetscInt i = 0; i < n; ++i) gh(i) = idx[i];
+  Kokkos::deep_copy(global_index_, gh);
+  petsc_check(ISLocalToGlobalMappingRestoreIndices(ltog, &idx), "ISLocalToGlobalMappingRestoreIndices");
+  owned_ = Kokkos::View<double**>("heat_owned", obox_.size(), 3);
+
+  petsc_check(KSPCreate(decomp.comm(), &ksp_), "KSPCreate(heat)");
+  petsc_check(KSPSetOptionsPrefix(ksp_, "mpm_heat_"), "KSPSetOptionsPrefix(heat)");
+  petsc_check(KSPSetType(ksp_, KSPCG), "KSPSetType(heat)");
+  PC pc;
+  petsc_check(KSPGetPC(ksp_, &pc), "KSPGetPC(heat)");
+  petsc_check(PCSetType(pc, PCGAMG), "PCSetType(heat)");
+  // The absolute tolerance is far below any temperature residual, so rtol alone decides.
+  petsc_check(KSPSetTolerances(ksp_, options.rtol, 1e-50, PETSC_DEFAULT, 10000), "KSPSetTolerances(heat)");
+  petsc_check(KSPSetInitialGuessNonzero(ksp_, PETSC_TRUE), "KSPSetInitialGuessNonzero(heat)");
+  petsc_check(KSPSetFromOptions(ksp_), "KSPSetFromOptions(heat)");
+}
+
+template <int Dim>
+HeatSolver<Dim>::~HeatSolver() {
+  if (ksp_) KSPDestroy(&ksp_);
+  if (A_) MatDestroy(&A_);
+  for (Vec* v : {&rhs3_, &local3_, &T_, &b_, &localT_})
+    if (*v) VecDestroy(v);
+  if (dm1_) DMDestroy(&dm1_);
+  if (dm3_) DMDestroy(&dm3_);
+}
+
+template <int Dim>
+void HeatSolver<Dim>::scatter(double dt, const Particles& p, const Samples& s) {
+  (void)dt;
+  const auto gbox = gbox_;
+  Kokkos::View<double**, Kokkos::LayoutRight> local("heat_p2g", gbox.size(), 3);
+  auto sc = Kokkos::Experimental::create_scatter_view(local);
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_.lower()[d];
+  const double dx = decomp_.dx(), inv_dx = 1.0 / dx;
+  auto x = p.x, mass = p.mass, vol = p.volume, J = p.J, T = p.T, gT = p.gradT;
+  auto mat = p.material;
+  auto th = materials_;
+  const bool split = s.active;
+  const auto group = s.group;
+  Kokkos::parallel_for(
+      "heat::p2g", Kokkos::RangePolicy<>(0, p.size), KOKKOS_LAMBDA(const int q) {
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(q, d);
+        const physics::ThermalProperties& tp = th(mat(q));
+        const double share = split ? 1.0 / (2 * group(q) + 1) : 1.0;
+        const double mc = share * mass(q, 0) * tp.heat_capacity, Tq = T(q, 0);
+        const double source = tp.heat_source * vol(q, 0) * J(q, 0);
+        grid::Stencil<Dim> st;
+        st.compute(xp, lower, inv_dx);
+        double g[Dim];
+        for (int d = 0; d < Dim; ++d) g[d] = gT(q, d);
+        auto acc = sc.access();
+        // Affine transfer (as APIC does for velocity): the node sees T_p + grad T_p . (x_i - x_p), so a
+        // linear field passes P2G/G2P unchanged instead of being smoothed by every round trip; the
+        // sum of m c_p T is unchanged because sum_i N_i (x_i - x_p) = 0.
+        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double* r) {
+          double Ti = Tq;
+          for (int d = 0; d < Dim; ++d) Ti += g[d] * r[d];
+          acc(idx, 0) += w * mc;
+          acc(idx, 1) += w * mc * Ti;
+          acc(idx, 2) += w * source;
+        });
+      });
+  if (s.active && s.size > 0) {
+    auto pos = s.position, area = s.area;
+    auto par = s.parent;
+    const double hT = options_.transfer_coefficient * options_.ambient_temperature + options_.boundary_flux;
+    Kokkos::parallel_for(
+        "heat::p2g_surface", Kokkos::RangePolicy<>(0, s.size), KOKKOS_LAMBDA(const int r) {
+          const int q = par(r);
+          const physics::ThermalProperties& tp = th(mat(q));
+          const double mc = mass(q, 0) * tp.heat_capacity / (2 * group(q) + 1);
+          double dA = 0;
+          for (int d = 0; d < Dim; ++d) dA += area(r, d) * area(r, d);
+          dA = kmath::sqrt(dA);
+          auto acc = sc.access();
+          // The sample s_r and its balance particle b_r = 2 x_p - s_r carry the parent's affine field.
+          for (int which = 0; which < 2; ++which) {
+            double pt[Dim], Tpt = T(q, 0);
+            for (int d = 0; d < Dim; ++d) {
+              pt[d] = which == 0 ? pos(r, d) : 2 * x(q, d) - pos(r, d);
+              Tpt += gT(q, d) * (pt[d] - x(q, d));
+            }
+            const double robin = which == 0 ? hT * dA : 0.0;
+            grid::Stencil<Dim> st;
+            st.compute(pt, lower, inv_dx);
+            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, pt, [&](long idx, double w, const double*, const double* rr) {
+              double Ti = Tpt;
+              for (int d = 0; d < Dim; ++d) Ti += gT(q, d) * rr[d];
+              acc(idx, 0) += w * mc;
+              acc(idx, 1) += w * mc * Ti;
+              acc(idx, 2) += w * robin;
+            });
+          }
+        });
+  }
+  Kokkos::Experimental::contribute(local, sc);
+  // Sum every rank's ghosted contributions into the owners.
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local);
+  PetscScalar* a = nullptr;
+  petsc_check(VecGetArray(local3_, &a), "VecGetArray(heat local)");
+  std::memcpy(a, host.data(), sizeof(double) * host.size());
+  petsc_check(VecRestoreArray(local3_, &a), "VecRestoreArray(heat local)");
+  petsc_check(VecSet(rhs3_, 0.0), "VecSet(heat)");
+  petsc_check(DMLocalToGlobalBegin(dm3_, local3_, ADD_VALUES, rhs3_), "DMLocalToGlobalBegin(heat)");
+  petsc_check(DMLocalToGlobalEnd(dm3_, local3_, ADD_VALUES, rhs3_), "DMLocalToGlobalEnd(heat)");
+  const PetscScalar* g = nullptr;
+  petsc_check(VecGetArrayRead(rhs3_, &g), "VecGetArrayRead(heat)");
+  Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> gh(
+      g, obox_.size(), 3);
+  Kokkos::deep_copy(owned_, gh);
+  petsc_check(VecRestoreArrayRead(rhs3_, &g), "VecRestoreArrayRead(heat)");
+}
+
+namespace {
+// Entry (a, b) of a particle's stencil pair as the slot of node a's 5^Dim neighbourhood holding node b.
+template <int Dim>
+KOKKOS_INLINE_FUNCTION int pair_slot(int a, int b) {
+  int slot = 0, stride = 1;
+  for (int d = 0; d < Dim; ++d) {
+    slot += (b % 3 - a % 3 + 2) * stride;
+    a /= 3;
+    b /= 3;
+    stride *= 5;
+  }
+  return slot;
+}
+
+// Adds K V grad N_a . grad N_b over the stencil pairs of the point pt, and the Robin term h dA N_a N_b.
+template <int Dim, class Values>
+KOKKOS_INLINE_FUNCTION void add_point(const Values& vals, const grid::NodeBox<Dim>& gbox, const double* lower, double dx,
+                                      double inv_dx, const double* pt, double kv, double hdA) {
+  constexpr int S = Dim == 2 ? 9 : 27, W = Dim == 2 ? 25 : 125;
+  double grads[S][Dim], w[S];
+  long node[S];
+  grid::Stencil<Dim> st;
+  st.compute(pt, lower, inv_dx);
+  int k = 0;
+  grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, pt, [&](long idx, double wt, const double* g, const double*) {
+    node[k] = idx;
+    w[k] = wt;
+    for (int d = 0; d < Dim; ++d) grads[k][d] = g[d];
+    ++k;
+  });
+  for (int a = 0; a < S; ++a)
+    for (int b = 0; b < S; ++b) {
+      double dot = 0;
+      for (int d = 0; d < Dim; ++d) dot += grads[a][d] * grads[b][d];
+      const double v = kv * dot + hdA * w[a] * w[b];
+      if (v != 0) Kokkos::atomic_add(&vals(node[a] * W + pair_slot<Dim>(a, b)), v);
+    }
+}
+}  // namespace
+
+template <int Dim>
+void HeatSolver<Dim>::create_matrix() {
+  // The sparsity is fixed: every ghosted node couples to the nodes within two of it on each axis (the
+  // nodes that share a quadratic B-spline stencil). Rows of ghost nodes belong to other ranks and PETSc
+  // sums them there, so the preallocation is done once and each step only sets values.
+  constexpr int W = Dim == 2 ? 25 : 125;
+  const long ng = gbox_.size();
+  Kokkos::View<PetscInt*, Kokkos::HostSpace> rows("heat_coo_rows", ng * W), cols("heat_coo_cols", ng * W);
+  auto gi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), global_index_);
+  const auto gbox = gbox_;
+  Kokkos::parallel_for(
+      "heat::coo_pattern", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, ng), [=](const long i) {
+        int ijk[Dim];
+        gbox.node(i, ijk);
+        for (int slot = 0; slot < W; ++slot) {
+          int nb[Dim], rest = slot;
+          bool inside = true;
+          for (int d = 0; d < Dim; ++d) {
+            nb[d] = ijk[d] + rest % 5 - 2;
+            rest /= 5;
+            inside = inside && nb[d] >= gbox.lo[d] && nb[d] < gbox.lo[d] + gbox.n[d];
+          }
+          // A neighbour outside the ghost box is never reached by a stencil pair: a zero on the diagonal.
+          rows(i * W + slot) = gi(i);
+          cols(i * W + slot) = inside ? gi(gbox.index(nb)) : gi(i);
+        }
+      });
+  const PetscInt nown = static_cast<PetscInt>(obox_.size());
+  petsc_check(MatCreate(decomp_.comm(), &A_), "MatCreate(heat)");
+  petsc_check(MatSetSizes(A_, nown, nown, PETSC_DETERMINE, PETSC_DETERMINE), "MatSetSizes(heat)");
+  petsc_check(MatSetType(A_, MATAIJ), "MatSetType(heat)");
+  petsc_check(MatSetPreallocationCOO(A_, static_cast<PetscCount>(ng * W), rows.data(), cols.data()),
+              "MatSetPreallocationCOO(heat)");
+  petsc_check(MatSetOption(A_, MAT_SPD, PETSC_TRUE), "MatSetOption(heat, SPD)");
+  values_ = Kokkos::View<double*>("heat_coo_values", ng * W);
+}
+
+template <int Dim>
+void HeatSolver<Dim>::assemble(double dt, const Particles& p, const Samples& s) {
+  constexpr int W = Dim == 2 ? 25 : 125;
+  if (!A_) create_matrix();
+  const double h = options_.transfer_coefficient;
+  Kokkos::deep_copy(values_, 0.0);
+  auto vals = values_;
+  const auto gbox = gbox_, obox = obox_;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_.lower()[d];
+  const double dx = decomp_.dx(), inv_dx = 1.0 / dx;
+  auto x = p.x, vol = p.volume, J = p.J;
+  auto mat = p.material;
+  auto th = materials_;
+  // Conduction quadrature: a split parent's volume is shared over its group like its mass (x_p, every
+  // s_r and b_r), so the nodes that only the surface particles reach are coupled to the interior by
+  // conduction; otherwise they hold capacity and Robin terms only and cool to ambient, which lowers the
+  // interpolated surface temperature and with it the Robin flux.
+  const bool split = s.active;
+  const auto group = s.group;
+  Kokkos::parallel_for(
+      "heat::assemble_conduction", Kokkos::RangePolicy<>(0, p.size), KOKKOS_LAMBDA(const long q) {
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(q, d);
+        const double share = split ? 1.0 / (2 * group(q) + 1) : 1.0;
+        add_point<Dim>(vals, gbox, lower, dx, inv_dx, xp, share * th(mat(q)).conductivity * vol(q, 0) * J(q, 0), 0.0);
+      });
+  if (split && s.size > 0) {
+    auto pos = s.position, area = s.area;
+    auto par = s.parent;
+    Kokkos::parallel_for(
+        "heat::assemble_surface", Kokkos::RangePolicy<>(0, 2 * s.size), KOKKOS_LAMBDA(const long e) {
+          const long r = e / 2;
+          const int q = par(r);
+          double pt[Dim];
+          for (int d = 0; d < Dim; ++d) pt[d] = e % 2 == 0 ? pos(r, d) : 2 * x(q, d) - pos(r, d);
+          double dA = 0;
+          for (int d = 0; d < Dim; ++d) dA += area(r, d) * area(r, d);
+          // The Robin term h |dA| N_a N_b lives on the sample s_r only, not on its balance particle.
+          const double hdA = e % 2 == 0 ? h * kmath::sqrt(dA) : 0.0;
+          const double kv = th(mat(q)).conductivity * vol(q, 0) * J(q, 0) / (2 * group(q) + 1);
+          add_point<Dim>(vals, gbox, lower, dx, inv_dx, pt, kv, hdA);
+        });
+  }
+  // Capacity C_i / dt on the diagonal; a node without capacity has no other entry and gets 1.
+  auto own = owned_;
+  const double inv_dt = 1.0 / dt;
+  constexpr int centre = Dim == 2 ? 12 : 62;
+  Kokkos::parallel_for(
+      "heat::assemble_capacity", Kokkos::RangePolicy<>(0, obox.size()), KOKKOS_LAMBDA(const long i) {
+        int ijk[Dim];
+        obox.node(i, ijk);
+        vals(gbox.index(ijk) * W + centre) += own(i, 0) > 0 ? own(i, 0) * inv_dt : 1.0;
+      });
+  auto vh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values_);
+  petsc_check(MatSetValuesCOO(A_, vh.data(), INSERT_VALUES), "MatSetValuesCOO(heat)");
+}
+
+template <int Dim>
+void HeatSolver<Dim>::gather(const Particles& p, const Samples& s) {
+  petsc_check(DMGlobalToLocalBegin(dm1_, T_, INSERT_VALUES, localT_), "DMGlobalToLocalBegin(heat)");
+  petsc_check(DMGlobalToLocalEnd(dm1_, T_, INSERT_VALUES, localT_), "DMGlobalToLocalEnd(heat)");
+  Kokkos::View<double*> Tn("heat_nodal_T", gbox_.size());
+  {
+    const PetscScalar* a = nullptr;
+    petsc_check(VecGetArrayRead(localT_, &a), "VecGetArrayRead(heat T)");
+    Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> ah(a, gbox_.size());
+    Kokkos::deep_copy(Tn, ah);
+    petsc_check(VecRestoreArrayRead(localT_, &a), "VecRestoreArrayRead(heat T)");
+  }
+  const auto gbox = gbox_;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_.lower()[d];
+  const double dx = decomp_.dx(), inv_dx = 1.0 / dx;
+  auto x = p.x, T = p.T, gT = p.gradT;
+  // Conservative transfer: the group members' interpolated temperatures, summed per parent.
+  const bool merge = options_.conservative && s.active;
+  Kokkos::View<double*> tsum("heat_group_sum", merge ? p.size : 0);
+  if (merge && s.size > 0) {
+    auto pos = s.position;
+    auto par = s.parent;
+    Kokkos::parallel_for(
+        "heat::g2p_surface", Kokkos::RangePolicy<>(0, s.size), KOKKOS_LAMBDA(const int r) {
+          const int q = par(r);
+          double sum = 0;
+          for (int which = 0; which < 2; ++which) {
+            double pt[Dim];
+            for (int d = 0; d < Dim; ++d) pt[d] = which == 0 ? pos(r, d) : 2 * x(q, d) - pos(r, d);
+            grid::Stencil<Dim> st;
+            st.compute(pt, lower, inv_dx);
+            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, pt,
+                                             [&](long idx, double w, const double*, const double*) { sum += w * Tn(idx); });
+          }
+          Kokkos::atomic_add(&tsum(q), sum);
+        });
+  }
+  const auto group = s.group;
+  Kokkos::parallel_for(
+      "heat::g2p", Kokkos::RangePolicy<>(0, p.size), KOKKOS_LAMBDA(const int q) {
+        double xp[Dim], Tq = 0, g[Dim] = {};
+        for (int d = 0; d < Dim; ++d) xp[d] = x(q, d);
+        grid::Stencil<Dim> st;
+        st.compute(xp, lower, inv_dx);
+        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* gr, const double*) {
+          Tq += w * Tn(idx);
+          for (int d = 0; d < Dim; ++d) g[d] += gr[d] * Tn(idx);
+        });
+        if (merge && group(q) > 0) Tq = (Tq + tsum(q)) / (2 * group(q) + 1);
+        T(q, 0) = Tq;
+        for (int d = 0; d < Dim; ++d) gT(q, d) = g[d];
+      });
+}
+
+template <int Dim>
+HeatStats HeatSolver<Dim>::solve(double dt, const Particles& p, const Samples& s) {
+  scatter(dt, p, s);
+  assemble(dt, p, s);
+  // Right-hand side C T^n / dt + f and the initial guess T^n = (C T^n) / C on the owned nodes.
+  const long no = obox_.size();
+  Kokkos::View<double**, Kokkos::LayoutRight> bx("heat_rhs_guess", no, 2);
+  auto own = owned_;
+  const double inv_dt = 1.0 / dt, ambient = options_.ambient_temperature;
+  Kokkos::parallel_for(
+      "heat::rhs", Kokkos::RangePolicy<>(0, no), KOKKOS_LAMBDA(const long i) {
+        const double c = own(i, 0);
+        // A node without capacity is decoupled (identity row): hold it at the ambient temperature.
+        bx(i, 0) = c > 0 ? own(i, 1) * inv_dt + own(i, 2) : ambient;
+        bx(i, 1) = c > 0 ? own(i, 1) / c : ambient;
+      });
+  auto bh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bx);
+  {
+    PetscScalar *b = nullptr, *t = nullptr;
+    petsc_check(VecGetArray(b_, &b), "VecGetArray(heat b)");
+    petsc_check(VecGetArray(T_, &t), "VecGetArray(heat T)");
+    for (long i = 0; i < no; ++i) {
+      b[i] = bh(i, 0);
+      t[i] = bh(i, 1);
+    }
+    petsc_check(VecRestoreArray(b_, &b), "VecRestoreArray(heat b)");
+    petsc_check(VecRestoreArray(T_, &t), "VecRestoreArray(heat T)");
+  }
+  petsc_check(KSPSetOperators(ksp_, A_, A_), "KSPSetOperators(heat)");
+  petsc_check(KSPSolve(ksp_, b_, T_), "KSPSolve(heat)");
+  HeatStats stats;
+  PetscInt its = 0;
+  KSPConvergedReason reason;
+  petsc_check(KSPGetIterationNumber(ksp_, &its), "KSPGetIterationNumber(heat)");
+  petsc_check(KSPGetConvergedReason(ksp_, &reason), "KSPGetConvergedReason(heat)");
+  stats.iterations = static_cast<int>(its);
+  stats.reason = static_cast<int>(reason);
+  PetscInt N = 0;
+  petsc_check(VecGetSize(T_, &N), "VecGetSize(heat)");
+  stats.unknowns = N;
+  if (reason <= 0)
+    throw RuntimeError(log::format("heat solve did not converge (KSP reason %d after %d iterations); try "
+                                   "-mpm_heat_pc_type jacobi or a larger mpm.heat.tolerance",
+                                   int(reason), int(its)));
+  gather(p, s);
+  return stats;
+}
+
+template class HeatSolver<2>;
+template class HeatSolver<3>;
+
+}  // namespace meniscus::mpm

@@ -1,0 +1,86 @@
+#pragma once
+// The implicit heat solve of the MPM method (Chen et al. 2021, Sec. 4.3.2, with the extra factor h of
+// the source term dropped): with nodal heat capacity C_i = sum_q N_i(x_q) m_q c_p over the interior
+// particles and, while surface samples exist, their surface and balance particles with split masses,
+//   (C/dt + K^cond + R^h) T^{n+1} = C T^n / dt + f^h + f^H,
+//   K^cond_ij = sum_p K_p V_p^n grad N_i(x_p) . grad N_j(x_p),  R^h_ij = sum_r h |dA_r| N_i(s_r) N_j(s_r),
+//   f^h_i = sum_r N_i(s_r) (h T-bar + b) |dA_r|,                f^H_i = sum_p N_i(x_p) H_p V_p^n.
+// C T^n is the affine P2G of m c_p T: node i sees T_p + grad T_p . (x_i - x_p), the APIC idea applied to
+// the scalar; a sample or balance particle q carries its parent's affine field the same way. A split
+// parent's conduction volume is shared over its group like its mass (so the nodes only the samples reach
+// are coupled to the interior). The matrix is assembled (PETSc COO into MATAIJ with a fixed pattern, each
+// ghosted node and its 5^Dim neighbours; PETSc sums the rows other ranks contribute) and symmetric positive definite, since every node with an entry has capacity; CG +
+// GAMG under the options prefix -mpm_heat_. G2P: T_p = sum N_i(x_p) T_i and grad T_p = sum T_i grad N_i(x_p)
+// (paper), or with thermal_transfer: conservative the split parent's T is the mass-weighted mean over its
+// group, which conserves sum m c_p T exactly when h = b = H = 0 (the columns of K^cond sum to zero).
+#include <petscdmda.h>
+#include <petscksp.h>
+
+#include <Kokkos_Core.hpp>
+#include <vector>
+
+#include "grid/decomposition.hpp"
+#include "grid/grid_field.hpp"
+#include "methods/mpm/mpm_heat_deck.hpp"
+#include "particles/particle_set.hpp"
+#include "physics/thermal/thermal_properties.hpp"
+
+namespace meniscus::mpm {
+
+struct HeatStats {
+  int iterations = 0;
+  int reason = 0;
+  long unknowns = 0;
+};
+
+template <int Dim>
+class HeatSolver {
+ public:
+  HeatSolver(const grid::Decomposition<Dim>& decomp, const HeatOptions& options,
+             const std::vector<physics::ThermalProperties>& materials);
+  ~HeatSolver();
+  HeatSolver(const HeatSolver&) = delete;
+  HeatSolver& operator=(const HeatSolver&) = delete;
+
+  struct Particles {
+    particles::RealField x, mass, volume, J, T, gradT;
+    particles::IntField material;
+    size_t size = 0;
+  };
+  // The surface samples of this step; empty views when surface tension is off.
+  struct Samples {
+    Kokkos::View<double**> position, area;
+    particles::IndexList parent;
+    Kokkos::View<int*> group;  // samples per parent
+    bool active = false;
+    size_t size = 0;
+  };
+
+  // One backward-Euler step of the heat equation at the particles' current positions (x^n); writes
+  // T and grad T of every particle. Collective. Throws RuntimeError if CG does not converge.
+  HeatStats solve(double dt, const Particles& p, const Samples& s);
+  const HeatOptions& options() const { return options_; }
+  Kokkos::View<physics::ThermalProperties*> thermal_materials() const { return materials_; }
+
+  // Stages, public only because they hold device lambdas (CUDA refuses them in private members).
+  void scatter(double dt, const Particles& p, const Samples& s);
+  void assemble(double dt, const Particles& p, const Samples& s);
+  void gather(const Particles& p, const Samples& s);
+
+ private:
+  void create_matrix();
+
+  const grid::Decomposition<Dim>& decomp_;
+  HeatOptions options_;
+  Kokkos::View<physics::ThermalProperties*> materials_;
+  grid::NodeBox<Dim> gbox_{}, obox_{};
+  DM dm1_ = nullptr, dm3_ = nullptr;  // 1 dof (T), 3 dofs (capacity, C T^n, forcing)
+  Vec rhs3_ = nullptr, local3_ = nullptr, T_ = nullptr, b_ = nullptr, localT_ = nullptr;
+  Mat A_ = nullptr;               // COO pattern fixed at creation: each ghosted node and its 5^Dim neighbours
+  Kokkos::View<double*> values_;  // the COO values, rebuilt each step
+  KSP ksp_ = nullptr;
+  Kokkos::View<PetscInt*> global_index_;  // ghosted node -> PETSc global row
+  Kokkos::View<double**> owned_;          // owned nodes: capacity, C T^n, forcing (after the rank sum)
+};
+
+}  // namespace meniscus::mpm

@@ -1,0 +1,115 @@
+#include "methods/mpm/mpm_heat_deck.hpp"
+
+#include <memory>
+
+#include "core/error.hpp"
+
+namespace meniscus::mpm {
+
+void declare_heat_section(config::Schema& mpm) {
+  auto heat = std::make_shared<config::Schema>();
+  heat->flag("enabled", "solve the heat equation on the grid each step (Chen et al. 2021, Sec. 4.3.2): backward "
+                        "Euler, assembled matrix, CG + GAMG (PETSc options -mpm_heat_ksp_*, -mpm_heat_pc_*)")
+      .def("false");
+  heat->real("ambient_temperature", "K", "ambient temperature T-bar of the Robin term h (T - T-bar)").def(295.0).positive();
+  heat->real("transfer_coefficient", "W/(m^2*K)",
+             "Robin coefficient h on the surface samples (per unit length in 2D); needs mpm.surface_tension.enabled, "
+             "whose samples are the quadrature points (coefficient 0 for no surface tension)")
+      .def(0.0)
+      .nonnegative();
+  heat->real("boundary_flux", "W/m^2", "heat flux b into the material through its whole surface (surface samples)")
+      .def(0.0);
+  heat->choice("thermal_transfer", {"paper", "conservative"},
+               "grid-to-particle temperature: paper (T_p = sum N_i(x_p) T_i) or conservative (each split parent takes "
+               "the mass-weighted mean over its surface and balance particles, which conserves sum m c_p T exactly "
+               "when h = b = H = 0)")
+      .def("paper");
+  heat->real("melting_hysteresis", "K",
+             "with latent_heat 0: a solid melts above T_melt + this and a liquid freezes below T_melt - this")
+      .def(0.0)
+      .nonnegative();
+  heat->real("tolerance", "1", "relative tolerance of the heat solve (-mpm_heat_ksp_rtol overrides)")
+      .def(1e-10)
+      .positive()
+      .max(1e-2);
+  mpm.section("heat", heat, "Temperature: implicit heat solve on the grid (Chen et al. 2021, Sec. 3.5, 4.3.2).");
+}
+
+void declare_thermal_material_keys(config::Schema& m) {
+  m.real("thermal_conductivity", "W/(m*K)", "conductivity K of the heat equation (mpm.heat)").def(0.0).nonnegative();
+  m.real("heat_capacity", "J/(kg*K)", "specific heat c_p").def(1.0).positive();
+  m.real("heat_source", "W/m^3", "volumetric heat source H").def(0.0);
+  m.real("melting_temperature", "K", "melting point T_melt (absent: the material never changes phase)")
+      .positive()
+      .max(1e5);
+  m.real("latent_heat", "J/kg",
+         "latent heat L of melting (0: the paper, the phase flips at T_melt; > 0: particles carry a liquid fraction "
+         "and the temperature stays at T_melt while L is absorbed or released)")
+      .def(0.0)
+      .nonnegative();
+  m.text("phase_partner", "the material this one becomes at melting_temperature: a fluid for a fixed-corotated "
+                          "solid and a solid for a fluid, with the same melting_temperature (mass and V0 are kept)");
+}
+
+HeatOptions read_heat_options(const config::Section& root) {
+  const auto m = root.section("mpm");
+  const auto h = m.section("heat");
+  HeatOptions o;
+  o.enabled = h.flag("enabled");
+  o.ambient_temperature = h.real("ambient_temperature");
+  o.transfer_coefficient = h.real("transfer_coefficient");
+  o.boundary_flux = h.real("boundary_flux");
+  o.conservative = h.text("thermal_transfer") == "conservative";
+  o.rtol = h.real("tolerance");
+  o.hysteresis = h.real("melting_hysteresis");
+  if (!o.enabled) return o;
+  const auto st = m.section("surface_tension");
+  if ((o.needs_surface() || o.conservative) && !st.flag("enabled"))
+    throw InputError(h.file(), h.key_path(o.conservative ? "thermal_transfer" : "transfer_coefficient"),
+                     "the Robin/flux terms and the conservative transfer use the surface samples: set "
+                     "mpm.surface_tension.enabled (coefficient 0 for no surface tension)");
+  if ((o.needs_surface() || o.conservative) && st.flag("massless_samples"))
+    throw InputError(h.file(), h.key_path("transfer_coefficient"),
+                     "massless surface samples give the Robin nodes no heat capacity (singular system): unset "
+                     "mpm.surface_tension.massless_samples");
+  return o;
+}
+
+std::vector<physics::ThermalProperties> read_thermal_materials(const config::Section& root) {
+  std::vector<physics::ThermalProperties> out;
+  for (const auto& m : root.list("materials")) {
+    physics::ThermalProperties t;
+    t.conductivity = m.real("thermal_conductivity");
+    t.heat_capacity = m.real("heat_capacity");
+    t.heat_source = m.real("heat_source");
+    t.latent_heat = m.real("latent_heat");
+    t.melts = m.has("melting_temperature");
+    if (t.melts) t.melting_temperature = m.real("melting_temperature");
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<int> read_phase_partners(const config::Section& root, bool heat_enabled) {
+  const auto mats = root.list("materials");
+  std::vector<int> partner(mats.size(), -1);
+  for (size_t i = 0; i < mats.size(); ++i) {
+    const auto& m = mats[i];
+    if (!m.has("phase_partner")) continue;
+    const std::string name = m.text("phase_partner");
+    auto fail = [&](const std::string& why) { throw InputError(m.file(), m.key_path("phase_partner"), why); };
+    if (!heat_enabled) fail("phase change needs mpm.heat.enabled");
+    for (size_t j = 0; j < mats.size(); ++j)
+      if (mats[j].text("name") == name) partner[i] = static_cast<int>(j);
+    if (partner[i] < 0) fail("no material named '" + name + "'");
+    const auto& o = mats[partner[i]];
+    if (o.text("model") == m.text("model")) fail("'" + name + "' has the same model; a solid melts into a fluid");
+    if (!m.has("melting_temperature") || !o.has("melting_temperature") ||
+        m.real("melting_temperature") != o.real("melting_temperature"))
+      fail("both materials need the same melting_temperature");
+    if (m.real("latent_heat") != o.real("latent_heat")) fail("both materials need the same latent_heat");
+  }
+  return partner;
+}
+
+}  // namespace meniscus::mpm

@@ -1,0 +1,340 @@
+// The MPM heat solve (Chen et al. 2021, Sec. 4.3.2) against analytic solutions, with frozen mechanics
+// (g = 0, material at rest):
+//  - Robin disc (Sec. 6.2 of the paper, the series variant): a disc of radius R at T0 in ambient T-bar
+//    with h (T - T-bar) on its surface. The mean excess decays as
+//      sum_n 4 Bi^2 / (beta_n^2 (beta_n^2 + Bi^2)) exp(-beta_n^2 kappa t / R^2),  beta J1(beta) = Bi J0(beta),
+//    which for R = 0.15, K = 0.01, h = 0.1, rho = c_p = 1 (Bi = 1.5) is 0.6055, 0.3775, 0.1470, 0.0223
+//    at t = 0.5, 1, 2, 4 s (Carslaw and Jaeger 1959, Sec. 7.6).
+//  - Two insulated discs (h = 0) with linear profiles: each keeps its mean (280 K, 310 K) and becomes
+//    uniform (the linear mode decays at kappa (1.8412/R)^2).
+//  - Uniform flux b into a disc: d(mean T)/dt = b 2 pi R / (rho c_p pi R^2) (energy balance; b = 0.625
+//    gives the 8.33 K/s of the paper's rotating-flux scene, whose arc carries the same total power).
+//  - 1D conduction from a temperature step: T = T_mid + dT/2 erf((x - x0) / (2 sqrt(kappa t))).
+//  - Conservative transfer with h = b = H = 0: sum m c_p T is constant to the solver tolerance.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/log.hpp"
+#include "methods/mpm/mpm_method.hpp"
+#include "scene.hpp"
+
+using namespace meniscus;
+
+namespace {
+
+// Measured numbers go to stdout on rank 0 (the library log is quiet in tests).
+template <class... A>
+void report(const char* fmt, A... a) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) std::printf("%s\n", log::format(fmt, a...).c_str());
+}
+
+struct Sample {
+  double mean = 0, std = 0, energy = 0;  // energy: sum m c_p T (c_p = 1)
+};
+
+// Statistics of the particles' temperature, over those with x < split (side 0) or >= split (side 1).
+Sample measure(mpm::MpmMethod<2>& m, int side = -1, double split = 0.5) {
+  auto& set = m.particles();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+  auto T = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.temperature_field()));
+  auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().mass));
+  double s[4] = {0, 0, 0, 0};  // mass, m T, m T^2, count
+  for (size_t p = 0; p < set.size(); ++p) {
+    if (side == 0 && x(p, 0) >= split) continue;
+    if (side == 1 && x(p, 0) < split) continue;
+    s[0] += mass(p, 0);
+    s[1] += mass(p, 0) * T(p, 0);
+    s[2] += mass(p, 0) * T(p, 0) * T(p, 0);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, s, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  Sample out;
+  out.mean = s[1] / s[0];
+  out.std = std::sqrt(std::max(s[2] / s[0] - out.mean * out.mean, 0.0));
+  out.energy = s[1];
+  return out;
+}
+
+void advance(mpm::MpmMethod<2>& m, double& t, double t_end) {
+  while (t < t_end * (1 - 1e-12)) {
+    const double dt = std::min(m.stable_dt(), t_end - t);
+    m.step(dt);
+    t += dt;
+  }
+}
+
+// A frozen disc scene: stiff-enough solid at rest, no gravity, implicit mechanics so that the heat
+// equation sets the step. Surface samples (surface tension with k = 0) carry the Robin terms.
+std::string disc_deck(double dx, double dt, const std::string& heat, const std::string& sources, double width = 0.5) {
+  return log::format(R"(
+simulation: {dimension: 2, method: mpm, end_time: 100}
+domain: {lower: [0, 0], upper: [%g, 0.5], cell_size: %.17g, walls: none}
+mpm:
+  gravity: [0, 0]
+  integrator: implicit
+  dt_max: %g
+  surface_tension: {enabled: true, coefficient: 0, placement: stratified}
+  heat: {enabled: true, %s}
+materials: [{name: wax, model: fixed-corotated, density: 1, youngs_modulus: 100, poisson_ratio: 0.3,
+             thermal_conductivity: 0.01, heat_capacity: 1}]
+sources:
+%s
+)",
+                     width, dx, dt, heat.c_str(), sources.c_str());
+}
+
+const std::string kOneDisc = "  - {type: sphere, material: wax, center: [0.25, 0.25], radius: 0.15, temperature: 325}";
+
+double robin_ratio(const Sample& s) { return (s.mean - 295.0) / 30.0; }
+
+void robin_series(const std::string& transfer, const std::vector<double>& times, const std::vector<double>& expected,
+                  double tol, double dx) {
+  auto d = test::deck_from_string(disc_deck(
+      dx, 0.01, "ambient_temperature: 295, transfer_coefficient: 0.1, thermal_transfer: " + transfer, kOneDisc));
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  double t = 0;
+  for (size_t k = 0; k < times.size(); ++k) {
+    advance(m, t, times[k]);
+    const double r = robin_ratio(measure(m));
+    report("Robin disc (%s): t = %g s, mean-excess ratio %.4f (series %.4f), %d CG iterations", transfer.c_str(),
+              t, r, expected[k], m.last_heat_solve().iterations);
+    EXPECT_NEAR(r, expected[k], tol) << "t = " << t;
+  }
+}
+
+}  // namespace
+
+// The paper's discretization reads the Robin surface temperature at the samples, which lie half a cell
+// outside the particles, from nodes that conduction reaches only weakly: the disc cools too slowly by an
+// error that shrinks with dx (conservative transfer, t = 0.5 s: +0.045 at R = 19 dx, +0.029 at R = 38 dx).
+// The CI runs use R = 19 dx with tolerances set above those measured errors; the series tolerances of
+// the paper's scene (+-0.03 / +-0.01) are not met at this resolution.
+TEST(MpmHeatValidation, RobinDiscSeries) { robin_series("paper", {0.5, 1.0}, {0.6055, 0.3775}, 0.10, 1.0 / 128); }
+
+TEST(MpmHeatValidation, RobinDiscSeriesConservative) {
+  robin_series("conservative", {0.5, 1.0}, {0.6055, 0.3775}, 0.065, 1.0 / 128);
+}
+
+TEST(MpmHeatValidation, LongRobinDiscSeriesFull) {
+  robin_series("paper", {0.5, 1, 2, 4}, {0.6055, 0.3775, 0.1470, 0.0223}, 0.10, 1.0 / 128);
+  robin_series("conservative", {0.5, 1, 2, 4}, {0.6055, 0.3775, 0.1470, 0.0223}, 0.065, 1.0 / 128);
+}
+
+namespace {
+struct FluxResult {
+  double rate = 0, contour_rate = 0;  // measured dT/dt; b L_contour / sum m c_p
+};
+FluxResult flux_rate(const std::string& transfer, double dx = 1.0 / 128) {
+  auto d = test::deck_from_string(
+      disc_deck(dx, 0.01, "boundary_flux: 0.625, thermal_transfer: " + transfer,
+                "  - {type: sphere, material: wax, center: [0.25, 0.25], radius: 0.15, temperature: 295}"));
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  double t = 0;
+  advance(m, t, 0.1);
+  const double T0 = measure(m).mean;
+  advance(m, t, 0.5);
+  const Sample end = measure(m);
+  FluxResult out;
+  out.rate = (end.mean - T0) / 0.4;
+  // The sampled contour (union of spheres of radius 0.73 dx) lies outside the particles, so its length
+  // exceeds 2 pi R; the power the flux brings is b times that length.
+  const auto area = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.surface_samples().area);
+  double length = 0, mass = end.energy / end.mean;
+  for (size_t r = 0; r < area.extent(0); ++r) length += std::hypot(area(r, 0), area(r, 1));
+  MPI_Allreduce(MPI_IN_PLACE, &length, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  out.contour_rate = 0.625 * length / mass;
+  report("flux energy balance (%s, dx = 1/%g): dT/dt = %.4f K/s (8.333 expected; b L_contour / sum m c_p = %.4f, "
+         "L_contour / 2 pi R = %.4f)",
+         transfer.c_str(), 1 / dx, out.rate, out.contour_rate, length / (2 * M_PI * 0.15));
+  return out;
+}
+}  // namespace
+
+constexpr double kFluxRate = 0.625 * 2 / 0.15;  // b 2 pi R / (rho c_p pi R^2) = 8.33 K/s
+
+// The paper's transfer loses the heat left on nodes that no particle reads back (9 % at R = 19 dx).
+TEST(MpmHeatValidation, FluxEnergyBalance) { EXPECT_NEAR(flux_rate("paper").rate, kFluxRate, 0.10 * kFluxRate); }
+
+// The conservative transfer keeps every joule the samples bring in: the rate matches b times the sampled
+// contour length to round-off; that length exceeds 2 pi R by the contour offset (3.9 % at R = 19 dx).
+TEST(MpmHeatValidation, FluxEnergyBalanceConservative) {
+  const auto f = flux_rate("conservative");
+  EXPECT_NEAR(f.rate, f.contour_rate, 1e-6 * f.contour_rate);
+  EXPECT_NEAR(f.rate, kFluxRate, 0.05 * kFluxRate);
+}
+
+// Resolution study (R = 38 dx): the boundary-heat loss of the paper's transfer and the Robin
+// under-cooling shrink with dx (measured: flux -2.0 %, Robin +0.029 at t = 0.5 s).
+TEST(MpmHeatValidation, LongFineResolution) {
+  EXPECT_NEAR(flux_rate("paper", 1.0 / 256).rate, kFluxRate, 0.04 * kFluxRate);
+  robin_series("conservative", {0.5, 1.0}, {0.6055, 0.3775}, 0.04, 1.0 / 256);
+}
+
+// 1D conduction from a step, with the explicit integrator and no surface samples (insulated ends):
+// a bar of 300 K | 400 K; T = 350 + 50 erf((x - 0.5) / (2 sqrt(kappa t))), kappa = K / (rho c_p) = 0.01.
+TEST(MpmHeatValidation, StepConductionErf) {
+  auto d = test::deck_from_string(R"(
+simulation: {dimension: 2, method: mpm, end_time: 100}
+domain: {lower: [0, 0], upper: [1, 0.25], cell_size: 0.015625, walls: none}
+mpm:
+  gravity: [0, 0]
+  dt_max: 0.005
+  heat: {enabled: true}
+materials: [{name: bar, model: fixed-corotated, density: 1, youngs_modulus: 10, poisson_ratio: 0.3,
+             thermal_conductivity: 0.01, heat_capacity: 1}]
+sources:
+  - {type: box, material: bar, lower: [0.05, 0.0625], upper: [0.5, 0.1875], temperature: 300}
+  - {type: box, material: bar, lower: [0.5, 0.0625], upper: [0.95, 0.1875], temperature: 400}
+)");
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  ASSERT_FALSE(m.implicit());
+  double t = 0;
+  for (double t_end : {0.5, 1.0}) {
+    advance(m, t, t_end);
+    auto& set = m.particles();
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+    auto T = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.temperature_field()));
+    double worst = 0;
+    for (size_t p = 0; p < set.size(); ++p) {
+      const double exact = 350 + 50 * std::erf((x(p, 0) - 0.5) / (2 * std::sqrt(0.01 * t)));
+      worst = std::max(worst, std::fabs(T(p, 0) - exact));
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    report("step conduction: t = %g s, max |T - erf profile| = %.3f K (jump 100 K)", t, worst);
+    EXPECT_LT(worst, 2.0) << "t = " << t;
+  }
+}
+
+namespace {
+// The two discs of the paper's Sec. 6.2 (Fig. 9), frozen, with h = 0: linear profiles 265..295 K and
+// 295..325 K across each disc (100 K/m), K = 0.0025.
+const std::string kTwoDiscs =
+    "  - {type: sphere, material: wax, center: [0.3, 0.25], radius: 0.15, temperature: 250, temperature_gradient: [100, 0]}\n"
+    "  - {type: sphere, material: wax, center: [0.7, 0.25], radius: 0.15, temperature: 240, temperature_gradient: [100, 0]}";
+
+std::string two_disc_deck(const std::string& heat, double dt) {
+  std::string deck = disc_deck(1.0 / 64, dt, heat, kTwoDiscs, 1.0);
+  deck.replace(deck.find("thermal_conductivity: 0.01"), 26, "thermal_conductivity: 0.0025");
+  return deck;
+}
+}  // namespace
+
+TEST(MpmHeatValidation, TwoDiscsInsulated) {
+  auto d = test::deck_from_string(two_disc_deck("thermal_transfer: paper", 0.05));
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  double t = 0, worst[2] = {0, 0};
+  for (int k = 1; k <= 12; ++k) {
+    advance(m, t, k);
+    for (int side = 0; side < 2; ++side) {
+      const double mean = measure(m, side).mean, target = side == 0 ? 280 : 310;
+      worst[side] = std::max(worst[side], std::fabs(mean - target));
+      EXPECT_NEAR(mean, target, 0.3) << "disc " << side << ", t = " << t;
+    }
+  }
+  const double s0 = measure(m, 0).std, s1 = measure(m, 1).std;
+  report("two discs, h = 0: largest mean drift %.4f K / %.4f K; std at t = %g s: %.4f K / %.4f K", worst[0], worst[1], t,
+         s0, s1);
+  EXPECT_LT(s0, 0.2);
+  EXPECT_LT(s1, 0.2);
+}
+
+// Conservative transfer, h = b = H = 0: sum m c_p T changes only by the solver residual (tolerance
+// 1e-13 here); the paper's transfer, on the same scene, does not conserve it.
+TEST(MpmHeatValidation, ConservativeTransferConservesHeat) {
+  double drift[2];
+  int k = 0;
+  for (const char* transfer : {"conservative", "paper"}) {
+    auto d = test::deck_from_string(two_disc_deck(std::string("tolerance: 1e-13, thermal_transfer: ") + transfer, 0.05));
+    mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+    const double e0 = measure(m).energy;
+    double t = 0;
+    advance(m, t, 1.0);
+    drift[k++] = std::fabs(measure(m).energy / e0 - 1);
+  }
+  report("sum m c_p T after 20 steps: relative drift %.3e (conservative), %.3e (paper)", drift[0], drift[1]);
+  EXPECT_LT(drift[0], 1e-12);
+  EXPECT_GT(drift[1], 1e-9);  // the check can tell the two transfers apart
+}
+
+// One-phase Stefan problem (Carslaw and Jaeger 1959, Sec. 11.2): a solid bar at T_melt, its left end held
+// at T_melt + dT by a reservoir of huge heat capacity; the melt front is at s(t) = 2 lambda sqrt(kappa t)
+// with lambda e^{lambda^2} erf(lambda) = St / sqrt(pi), St = c_p dT / L. Enthalpy method (L > 0); the
+// front is the bar's liquid volume over its cross-section. Implicit mechanics, g = 0.
+namespace {
+double stefan_lambda(double st) {
+  double lo = 1e-6, hi = 3;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (mid * std::exp(mid * mid) * std::erf(mid) < st / std::sqrt(M_PI) ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+void stefan(double st, const std::vector<double>& times) {
+  const double L = 10, dT = st * L, kappa = 0.01, x0 = 0.2, y0 = 0.03125, y1 = 0.09375;
+  auto d = test::deck_from_string(log::format(R"(
+simulation: {dimension: 2, method: mpm, end_time: 100}
+domain: {lower: [0, 0], upper: [1, 0.125], cell_size: 0.0078125, walls: none}
+mpm:
+  gravity: [0, 0]
+  integrator: implicit
+  dt_max: 0.01
+  heat: {enabled: true}
+materials:
+  - {name: reservoir, model: fixed-corotated, density: 1, youngs_modulus: 100, thermal_conductivity: 0.01,
+     heat_capacity: 1.0e6}
+  - {name: wax, model: fixed-corotated, density: 1, youngs_modulus: 100, thermal_conductivity: 0.01, heat_capacity: 1,
+     melting_temperature: 300, latent_heat: %g, phase_partner: melt}
+  - {name: melt, model: fluid, density: 1, bulk_modulus: 100, thermal_conductivity: 0.01, heat_capacity: 1,
+     melting_temperature: 300, latent_heat: %g, phase_partner: wax}
+sources:
+  - {type: box, material: reservoir, lower: [0.05, %g], upper: [%g, %g], temperature: %g}
+  - {type: box, material: wax, lower: [%g, %g], upper: [0.95, %g], temperature: 300}
+)",
+                                              L, L, y0, x0, y1, 300 + dT, x0, y0, y1));
+  mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  const double lambda = stefan_lambda(st);
+  double t = 0;
+  for (double t_end : times) {
+    advance(m, t, t_end);
+    auto& set = m.particles();
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+    auto phi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.liquid_fraction_field()));
+    auto vol = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().volume));
+    auto T = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.temperature_field()));
+    auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.material());
+    double liquid = 0, mushy_T = 0, mushy = 0;
+    long melted = 0, wrong_phase = 0;
+    for (size_t p = 0; p < set.size(); ++p) {
+      if (x(p, 0) < x0) continue;
+      // Material 2 (melt) exactly where the liquid fraction reached 1; the rest is still wax.
+      melted += mat(p) == 2 ? 1 : 0;
+      wrong_phase += (mat(p) == 2) != (phi(p, 0) >= 1) ? 1 : 0;
+      liquid += phi(p, 0) * vol(p, 0);
+      if (phi(p, 0) > 0.05 && phi(p, 0) < 0.95) {
+        mushy_T = std::max(mushy_T, std::fabs(T(p, 0) - 300));
+        mushy += 1;
+      }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &liquid, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &mushy_T, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &melted, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &wrong_phase, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_GT(melted, 0);
+    EXPECT_EQ(wrong_phase, 0);
+    const double front = liquid / (y1 - y0), exact = 2 * lambda * std::sqrt(kappa * t);
+    report("Stefan St = %g: t = %g s, front %.5f m, 2 lambda sqrt(kappa t) = %.5f m (lambda %.4f), error %.2f %%; "
+           "melting particles within %.2e K of T_melt",
+           st, t, front, exact, lambda, 100 * (front / exact - 1), mushy_T);
+    EXPECT_NEAR(front, exact, 0.05 * exact) << "St = " << st << ", t = " << t;
+    EXPECT_LT(mushy_T, 1e-9);  // the temperature stalls at T_melt while the latent heat is absorbed
+  }
+}
+}  // namespace
+
+TEST(MpmHeatValidation, StefanMeltFront) {
+  stefan(1.0, {0.25, 0.5});
+  stefan(0.1, {1.5, 3.0});
+}
