@@ -1,5 +1,5 @@
 #pragma once
-// Backward-Euler grid velocity update of MPM (seed 000, stage 7b): minimises the incremental potential
+// Backward-Euler grid velocity update of MPM (Chen et al. 2021, Sec. 4.3.1): minimises the incremental potential
 //   Phi(v) = sum_i m_i/2 |v_i - v_i^n|^2 - dt m_i g.v_i + E(v)     (E: incremental_potential.hpp)
 // over the active nodes (m_i > 0) with solvers::NewtonMinimizer. The Hessian is assembled
 // (assembled_hessian.hpp: MATAIJ, CG + algebraic multigrid by default) or a MATSHELL whose product is

@@ -273,7 +273,7 @@ void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v, bool project
         physics::smoothed_surface_energy_hessian<Dim>(M, a, eps, K);
         // Every sample's |dA| term carries k_LG > 0. The wetting term (k_SL - k_LG) h is linear in M in
         // 2D (no Hessian) and quadratic in 3D, where its Hessian is indefinite: it is left out and
-        // kept in the energy and gradient, which the line search uses (seed 000, pitfall 9).
+        // kept in the energy and gradient, which the line search uses (a negative k_SL, theta < 90 deg, makes the energy non-convex; Chen et al. 2021 Sec. 3.6).
         const double scale = (project && klg(r) < 0) ? 0.0 : dt * dt * klg(r);
         for (int i = 0; i < N * N; ++i) K[i] *= scale;
         if (project && Dim == 3) physics::project_psd<N>(K);

@@ -1,5 +1,5 @@
 #pragma once
-// The particle part of the MPM backward-Euler incremental potential (seed 000, stage 7b) as a
+// The particle part of the MPM backward-Euler incremental potential (Chen et al. 2021, Sec. 3.4, 4.3.1) as a
 // function of the grid velocities v (ghosted local nodes x Dim):
 //   E(v) = sum_p V0_p psi_p(F_p(v)) + sum_p dt eta V^n_p |sym grad v_p|^2 + sum_r k_r g_eps(M_r, dA_r),
 // g_eps the sample energy |cof(M) dA| smoothed at zero length (physics/smoothed_surface_energy.hpp),

@@ -123,7 +123,8 @@ void MpmMethod<Dim>::diagnostics(DiagnosticRow& row) {
     row.emplace_back("surface_particles", surf[0]);
     row.emplace_back(Dim == 2 ? "surface_length" : "surface_area", surf[1]);
     row.emplace_back("surface_energy", surf[2]);
-    // Liquid-gas and solid-liquid parts of the surface (contact angles; seed 000 pitfall 8).
+    // Liquid-gas and solid-liquid parts of the surface (contact angles, Chen et al. 2021 Sec. 3.6; the paper gives no
+    // rule for which samples are solid-liquid, so both measures are reported).
     double parts[2] = {0, 0};
     interface_measures<Dim>(st_.samples, parts[0], parts[1]);
     MPI_Allreduce(MPI_IN_PLACE, parts, 2, MPI_DOUBLE, MPI_SUM, comm_);

@@ -357,7 +357,7 @@ void MpmMethod<Dim>::g2p(double dt) {
   double speed2 = 0;  // largest |v|^2 after the step, for the next stable_dt()
   Kokkos::View<int64_t*> bad("bad_particle", 1);
   Kokkos::deep_copy(bad, -1);
-  // Merge (seed 000, G2P): a split parent's velocity and affine field are the mass-weighted means
+  // Merge (Chen et al. 2021, Sec. 5, G2P): a split parent's velocity and affine field are the mass-weighted means
   // over its whole group; the samples' shares are gathered first.
   const bool merge = st_.active && !st_.massless;
   Kokkos::View<double**> vsum, bsum;

@@ -26,8 +26,8 @@ void MpmMethod<Dim>::resample_surface_particles() {
   auto t = timers_.scope("surface_sampling");
   st_.halo.build(set_, *decomp_, f_.x, resampling_halo_width<Dim>(decomp_->dx(), st_.options));
   auto samples = resample_surface<Dim>(set_, f_.x, *decomp_, st_.halo, st_.options, steps_);
-  // Keep only samples whose own and balance stencils lie inside this rank's ghosted grid (seed 000
-  // pitfall 13: drop before splitting, never after). With the 5-node ghost layer this is rare.
+  // Keep only samples whose own and balance stencils lie inside this rank's ghosted grid (drop them
+  // before the mass split of Chen et al. 2021 Sec. 4.1.3, never after, so the split stays conservative). With the 5-node ghost layer this is rare.
   const auto gbox = grid_->ghost_box();
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
@@ -90,8 +90,8 @@ template <int Dim>
 void MpmMethod<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
   // Each sample r of parent p: mass m_p/(2|group|+1) at s_r and at b_r = 2 x_p - s_r with the parent's
   // velocity and affine field, plus the surface force -k dg/dM(I) grad N_i(s_r) at s_r, where
-  // dg/dM(I) = |dA| (I - n n^T) (seed 000, eq. 16, explicit). Massless samples only add the force.
-  // Timed as "split" (seed 000's split into surface and balance particles happens here, on the fly),
+  // dg/dM(I) = |dA| (I - n n^T) (Chen et al. 2021, Eq. 16, explicit). Massless samples only add the force.
+  // Timed as "split" (Chen et al. 2021 Sec. 4.1.3's split into surface and balance particles happens here, on the fly),
   // apart from the interior particles' "p2g"; the surface force rides along.
   auto sc = timers_.scope("split");
   const auto gbox = grid_->ghost_box();

@@ -15,7 +15,7 @@ SurfaceCoefficientModel read_surface_coefficients(const config::Section& root, d
   m.liquid_gas = st.real("coefficient");
   m.solid_liquid_distance = st.real("solid_liquid_distance") * dx;
 
-  // Per-material k_LG (soap on water: the parent's material decides, seed 000 section 6.9).
+  // Per-material k_LG (soap on water: the parent's material decides, Chen et al. 2021, Sec. 6.7).
   const auto mats = root.list("materials");
   m.material_liquid_gas = Kokkos::View<double*>("material_liquid_gas", mats.size());
   auto h = Kokkos::create_mirror_view(m.material_liquid_gas);

@@ -1,11 +1,11 @@
 #pragma once
-// The surface tension coefficient k^sigma of each surface sample (seed 000, stage 5). Kept apart
+// The surface tension coefficient k^sigma of each surface sample (Chen et al. 2021, Sec. 3.6, 4.1). Kept apart
 // from sampling and from the force kernels because the coefficient is where the physics varies:
 //   - liquid-gas k_LG: mpm.surface_tension.coefficient, or the parent's materials[i].surface_tension;
 //   - Marangoni: k_LG(c) = clamp(k_LG + slope (c - reference), min, max) of a per-particle scalar c
 //     (the `surfactant` field; a temperature field plugs in the same way), read from the parent;
 //   - solid-liquid k_SL for samples within delta_SL of a collider (phi_collider(s) <= delta_SL, default
-//     0.5 dx; seed 000's decision): k_SL = -k_LG cos(theta) from the collider's contact_angle (so that
+//     0.5 dx; our choice: the paper gives no rule): k_SL = -k_LG cos(theta) from the collider's contact_angle (so that
 //     Young's law with k_SG = 0 gives theta), or the collider's solid_liquid_coefficient. A collider
 //     without either is non-wetting: theta = 180 deg, k_SL = k_LG (the constant-k surface).
 // Every integrator (explicit, implicit) reads samples.coefficient; samples.interface says which kind

@@ -1,5 +1,5 @@
 #pragma once
-// Surface particles for surface tension (Chen et al. 2021, seed 000, stages 1-3), rebuilt every step:
+// Surface particles for surface tension (Chen et al. 2021, Sec. 4.1.1-4.1.3), rebuilt every step:
 // a union-of-spheres level set around the interior particles on the MPM nodes, its zero contour on
 // the cells each rank owns, Poisson samples s_r with area-weighted outward normals dA_r, and for each
 // sample its parent: the nearest interior particle (lowest id on ties). A sample whose parent lives
