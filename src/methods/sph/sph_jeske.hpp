@@ -76,11 +76,11 @@ class SphJeske : public Method {
   };
   const StepStats& last_step() const { return last_; }
 
- private:
+  // Stages that launch device lambdas. Public only because CUDA rejects an extended __device__ lambda
+  // inside a private or protected member function; not part of the interface. The pressure solves
+  // are in sph_pressure_solves.cpp, the emitters in sph_emitters.cpp.
   void seed_particles(const config::Section& root);
   void compute_alpha();
-  void refresh(Kokkos::View<double**> total);
-  void refresh(Kokkos::View<double*> total);
   int divergence_solve(double dt, Kokkos::View<double**> vstar);
   int density_solve(double dt, Kokkos::View<double**> vstar);
   void apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double**> vstar);
@@ -93,6 +93,10 @@ class SphJeske : public Method {
   void project_out_of_colliders();
   void emit(double t);
   void remove_outside();
+
+ private:
+  void refresh(Kokkos::View<double**> total);
+  void refresh(Kokkos::View<double*> total);
   long neighbor_count_min_for_divergence() const { return Dim == 3 ? 20 : 7; }
 
   MPI_Comm comm_;
