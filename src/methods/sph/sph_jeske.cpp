@@ -468,6 +468,7 @@ template <int Dim>
 void SphJeske<Dim>::step(double dt) {
   emit(time_);
   update_neighborhood();
+  mark_nozzle_rows(time_);
   compute_density();
   compute_alpha();
   const double sigma = p_.sigma_at(time_);
@@ -489,6 +490,7 @@ void SphJeske<Dim>::step(double dt) {
         "sph::gravity", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
           for (int d = 0; d < Dim; ++d) vt(i, d) += dt * g[d];
         });
+    hold_nozzle_rows(vt_);
   }
   if (p_.divergence_solve) {
     last_.divergence_iterations = divergence_solve(dt, vt_);
@@ -501,15 +503,20 @@ void SphJeske<Dim>::step(double dt) {
         "sph::explicit_update", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
           for (int d = 0; d < Dim; ++d) vt(i, d) += dt * a(i, d);
         });
+    hold_nozzle_rows(vt_);
   }
   if (implicit_) {
     implicit_surface_tension(dt, sigma);
+    hold_nozzle_rows(vt_);
     if (!last_.st_converged) note_unconverged(kImplicit, last_.st_residual, p_.st_rtol);
   }
   last_.density_iterations = density_solve(dt, vt_);
   if (last_.density_iterations >= p_.max_density_iterations && last_.density_error > p_.density_tolerance)
     note_unconverged(kDensity, last_.density_error, p_.density_tolerance);
-  if (p_.xsph > 0) xsph(vt_);
+  if (p_.xsph > 0) {
+    xsph(vt_);
+    hold_nozzle_rows(vt_);
+  }
   {
     auto t = timers_.scope("integrate");
     auto x = set_.field(f_.x), v = set_.field(f_.v);

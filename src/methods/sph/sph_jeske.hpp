@@ -92,6 +92,12 @@ class SphJeske : public Method {
   void xsph(Kokkos::View<double**> vstar);
   void project_out_of_colliders();
   void emit(double t);
+  // The nozzle of each emitter: the particles inside the first `nozzle_length()` of its jet (a
+  // cylinder of the disc's radius, downstream of the disc) move with the jet velocity whatever the
+  // forces on them, as liquid in a pipe does; hold_nozzle_rows() re-imposes it on a velocity field.
+  void mark_nozzle_rows(double t);
+  void hold_nozzle_rows(Kokkos::View<double**> vstar);
+  double nozzle_length() const { return p_.support(); }
   void remove_outside();
 
  private:
@@ -128,6 +134,9 @@ class SphJeske : public Method {
   long steps_ = 0;
   int64_t next_id_ = 0;
   std::vector<long> emitted_layers_;
+  Kokkos::View<double**> nozzle_velocity_;  // owned rows: the jet velocity of the nozzle a row is in
+  Kokkos::View<int*> in_nozzle_;            // owned rows: 1 inside a nozzle
+  int nozzle_rows_ = 0;                     // on this rank, this step
   long removed_ = 0, projected_ = 0;
   StepStats last_;
   double sum_div_iters_ = 0, sum_density_iters_ = 0, sum_st_iters_ = 0;

@@ -65,6 +65,7 @@ void SphJeske<Dim>::apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokk
             for (int d = 0; d < Dim; ++d) a[d] += ki * bgrad(i, b, d);
         for (int d = 0; d < Dim; ++d) vstar(i, d) -= dt * a[d];
       });
+  hold_nozzle_rows(vstar);  // liquid in an emitter's nozzle keeps the jet velocity
 }
 
 namespace {
