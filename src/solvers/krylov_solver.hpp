@@ -23,6 +23,15 @@ struct KrylovResult {
   double rhs_norm = 0;       // ||b||
   bool converged = false;
   int reason = 0;            // KSPConvergedReason
+  std::string reason_name;   // PETSc's name of it, e.g. DIVERGED_NANORINF
+  std::string prefix;        // the solver's options prefix
+  // Stopped at its iteration cap (KSP_DIVERGED_ITS): the iterate is usable, only less accurate.
+  bool capped() const { return reason == KSP_DIVERGED_ITS; }
+  // Any other negative reason (breakdown, NaN/Inf, divergence tolerance, indefinite operator): the
+  // iterate must not be used; the caller rejects its step.
+  bool diverged() const { return reason < 0 && reason != KSP_DIVERGED_ITS; }
+  // "KSP <prefix>: <reason name> after N iterations (relative residual r)", for log lines and errors.
+  std::string describe() const;
 };
 
 class KrylovSolver {
@@ -42,6 +51,7 @@ class KrylovSolver {
 
  private:
   KSP ksp_ = nullptr;
+  std::string prefix_;
   bool user_type_ = false;
 };
 

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "methods/method.hpp"
 #include "test_sph_implicit_cloud.hpp"
 
 using namespace sph_implicit_test;
@@ -492,4 +493,21 @@ TEST(SphImplicitSolve, DeltaFormKeepsGalileanInvarianceAtPaperTolerance) {
   RecordProperty("dv_error_plain_moving", std::to_string(err_moving));
   RecordProperty("dv_error_delta", std::to_string(diff_norm(delta_moving.dv, tight.dv) / norm(tight.dv)));
   EXPECT_GT(err_moving, 1.5 * err_rest);  // the paper form loses accuracy in the moving frame (8.7e-4 vs 4.4e-4)
+}
+
+TEST(SphImplicitSolve, DivergedSolveRejectsTheStepNamingSolverAndReason) {
+  // A divergence tolerance below 1 makes PETSc declare the first iteration diverged
+  // (KSP_DIVERGED_DTOL): the implicit surface-tension solve must reject the step, not use the iterate.
+  auto c = operator_cloud();
+  PetscOptionsSetValue(nullptr, "-sph_st_ksp_divtol", "1e-30");
+  std::string message;
+  try {
+    solve(c, operator_cloud_params());
+  } catch (const meniscus::StepRejected& e) {
+    message = e.what();
+  }
+  PetscOptionsClearValue(nullptr, "-sph_st_ksp_divtol");
+  EXPECT_NE(message.find("KSP sph_st_: DIVERGED_DTOL"), std::string::npos) << message;
+  // Without the option the same solve converges.
+  EXPECT_TRUE(solve(c, operator_cloud_params()).stats.converged);
 }

@@ -1,6 +1,7 @@
 #include "methods/sph/implicit_cohesion_viscosity.hpp"
 
 #include "core/error.hpp"
+#include "methods/method.hpp"
 #include "methods/sph/implicit_pair_terms.hpp"
 #include "methods/sph/implicit_step_terms.hpp"
 #include "solvers/krylov_solver.hpp"
@@ -414,9 +415,16 @@ ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb,
   try {
     res = s.krylov->solve(op.mat(), b, sol, def, true);
   } catch (...) {
-    VecDestroy(&b);
-    VecDestroy(&sol);
+    solvers::petsc_check_noexcept(VecDestroy(&b), "VecDestroy");
+    solvers::petsc_check_noexcept(VecDestroy(&sol), "VecDestroy");
     throw;
+  }
+  // A capped solve (KSP_DIVERGED_ITS) still improves on v* and is counted by the caller; a breakdown,
+  // NaN/Inf or divergence leaves an unusable iterate: the step is retried with a smaller dt.
+  if (res.diverged()) {
+    solvers::petsc_check(VecDestroy(&b), "VecDestroy");
+    solvers::petsc_check(VecDestroy(&sol), "VecDestroy");
+    throw StepRejected("SPH implicit surface tension + viscosity solve failed, " + res.describe());
   }
 
   {
@@ -425,8 +433,8 @@ ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb,
     Kokkos::deep_copy(guess, HostOwnedConst(xa, owned, Dim));
     solvers::petsc_check(VecRestoreArrayRead(sol, &xa), "VecRestoreArrayRead");
   }
-  VecDestroy(&b);
-  VecDestroy(&sol);
+  solvers::petsc_check(VecDestroy(&b), "VecDestroy");
+  solvers::petsc_check(VecDestroy(&sol), "VecDestroy");
 
   // Apply: dv = v_new - v*, kept for the next warm start; v* <- v_new.
   Kokkos::parallel_for(
