@@ -83,7 +83,7 @@ TEST(SphDistributed, NeighbourhoodIncludingGhostsEqualsBruteForce) {
   if (size > 1) EXPECT_GT(ghost_links, 0);
 }
 
-TEST(SphDistributed, WarmStartFieldsFollowTheirParticle) {  // digest U15
+TEST(SphDistributed, WarmStartFieldsFollowTheirParticle) {  // warm starts: Jeske et al. 2023, Eq. 20
   auto d = test::deck_from_string(kDropScene);
   sph::SphJeske<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
   auto& set = m.particles();

@@ -78,7 +78,7 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
   auto x = nb.x;
 
   // Stage 1: rho-dot (paper Eq. 16) with the cubic kernel over all fluid neighbours; boundaries are
-  // left out as in the reference implementation (digest 4.3).
+  // left out as in the authors' reference implementation (SPlisHSPlasH, which the paper's scenes use).
   refresh(nb, v);
   auto rho_dot = s.rho_dot;
   Kokkos::parallel_for(
@@ -135,7 +135,7 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
           double g = implicit_terms::linearised_weight(t.dt, kv.w_st, kv.dw_st_over_r, xv, rho_bar,
                                                        0.5 * (rho_dot(i, 0) + rho_dot(j, 0)));
           pairs += 1;
-          if (g < 0) {  // keeps the operator positive definite (digest 7.9)
+          if (g < 0) {  // keeps the operator positive definite (docs/theory-sph-implicit.md, "Properties and the safeguards behind them")
             g = 0;
             clamped += 1;
           }
@@ -150,7 +150,7 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
           for (int c = 0; c < Dim; ++c) diag(i, a, c) = 0;
         if (t.has_boundary && bvol(i) > 0) {
           // Adhesion (paper Eqs. 21-22): boundary density rho0, its rate 0; moving boundary enters
-          // through x_i - x^b - dt v^b (the printed "dt sigma^b" is dt v^b, digest 7.4).
+          // through x_i - x^b - dt v^b (the "dt sigma^b" printed in Jeske et al. 2023, Eqs. 21-22, is dt v^b).
           double xib[Dim], r2 = 0, xv = 0;
           for (int d = 0; d < Dim; ++d) {
             xib[d] = x(i, d) - bx(i, d);
@@ -370,7 +370,7 @@ ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb,
 
   Vec b = op.create_vector(), sol = op.create_vector();
   // Right-hand side and warm start. Paper form: M v = v* + b from x0 = v* + dv_prev (Eq. 20).
-  // Delta form (digest 7.10): M dv = v* + b - M v* from x0 = dv_prev, so that the tolerance refers
+  // Delta form (ours, docs/theory-sph-implicit.md): M dv = v* + b - M v* from x0 = dv_prev, so that the tolerance refers
   // to the velocity change rather than to v* itself.
   const bool delta = p.solve_for_delta;
   Owned rhs = s.rhs;

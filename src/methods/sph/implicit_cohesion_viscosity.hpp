@@ -1,7 +1,7 @@
 #pragma once
 // Implicit cohesion surface tension (Jeske et al. 2023), adhesion to colliders and implicit
 // viscosity (Weiler et al. 2018), solved together in one linear system for the new velocities
-// (strong coupling; digest seed-002 sections 4.3, 4.4, 4.6, 4.7):
+// (Jeske et al. 2023, Sec. 3.2-3.4, Algorithm 1, Eqs. 19-25):
 //
 //   (I + dt (A_st + A_visc)) v_new = v* + b
 //
@@ -34,10 +34,10 @@ struct ImplicitForceParams {
   bool adhesion_theta = true;               // theta in the adhesion kernel (false: reference code's sigma^b)
   double boundary_viscosity = 0;            // mu_b (Pa s) of the fluid-collider friction, 0 = off
   double tangential_distance_factor = 0.5;  // Weiler's boundary samples at x^b +- f h t
-  bool solve_for_delta = false;  // solve for dv (tolerance relative to the impulse, digest 7.10)
+  bool solve_for_delta = false;  // solve for dv (tolerance relative to the impulse, ours, docs/theory-sph-implicit.md)
 };
 
-// One (nearest) boundary sample per owned particle (volume maps, digest 4.7): closest boundary point
+// One (nearest) boundary sample per owned particle (volume maps, Bender et al. 2019; Jeske et al. 2023, Sec. 3.3): closest boundary point
 // x, its velocity v, the boundary volume inside the particle's support (0 = no boundary nearby) and
 // the adhesion coefficient sigma^b (N/m) of that collider. Empty views mean no boundary at all.
 struct BoundarySamples {
@@ -50,7 +50,7 @@ struct ImplicitSolveStats {
   double residual = 0;     // final ||rhs - M v|| / ||rhs|| (delta form: of the dv system)
   bool converged = false;
   long pairs = 0;          // same-phase neighbour pairs (directed, summed over ranks)
-  long clamped_pairs = 0;  // pairs whose g~ turned negative and was set to 0 (digest 7.9)
+  long clamped_pairs = 0;  // pairs whose g~ turned negative and was set to 0 (docs/theory-sph-implicit.md)
 };
 
 // theta normalises the clamped kernel to integrate to 1 for support = 2d: 10/7 in 3D (paper), 7/4 in

@@ -95,7 +95,7 @@ SphJeske<Dim>::SphJeske(const MethodContext& ctx) : comm_(ctx.comm) {
   f_.x = set_.add_field("position", Dim);
   f_.v = set_.add_field("velocity", Dim);
   f_.mass = set_.add_field("mass", 1);
-  // Warm starts follow their particle through migration, sorting and checkpoints (digest pitfall 11).
+  // Warm starts follow their particle through migration, sorting and checkpoints (on the wrong particle it would be a wrong initial guess).
   f_.dv_prev = set_.add_field("st_dv_prev", Dim);
   f_.kappa = set_.add_field("dfsph_kappa", 1);
   f_.kappa_v = set_.add_field("dfsph_kappa_v", 1);
@@ -475,7 +475,7 @@ void SphJeske<Dim>::step(double dt) {
   last_ = StepStats{};
   // Explicit cohesion, adhesion and viscosity are evaluated at time t (paper eq. 8) and enter v*
   // where the implicit solve would (after the divergence solve): gravity -> divergence solve ->
-  // surface tension + viscosity -> constant-density solve (digest 4.2, stage 6).
+  // surface tension + viscosity -> constant-density solve (Jeske et al. 2023, Algorithm 2, lines 6-12).
   Kokkos::View<double**> a;
   if (p_.st_mode == SurfaceTensionMode::Explicit &&
       (sigma > 0 || p_.kinematic_viscosity > 0 || p_.adhesion > 0 || p_.wall_adhesion > 0)) {

@@ -1,5 +1,5 @@
 #pragma once
-// SPH with implicit surface tension (Jeske et al. 2023, seed 002; digest section 4.2): DFSPH
+// SPH with implicit surface tension (Jeske et al. 2023, Sec. 3, Algorithm 2): DFSPH
 // (Bender & Koschier 2017) for pressure, the cohesion surface tension + Weiler viscosity + adhesion
 // either solved implicitly in one matrix-free CG (module implicit_cohesion_viscosity) or applied
 // explicitly (paper eq. 8), boundary samples from the SDF colliders, XSPH, inflow emitters.
