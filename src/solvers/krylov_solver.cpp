@@ -30,7 +30,7 @@ KrylovResult KrylovSolver::solve(Mat A, Vec b, Vec x, const KrylovDefaults& defa
   PC pc = nullptr;
   petsc_check(KSPGetPC(ksp_, &pc), "KSPGetPC");
   petsc_check(PCSetType(pc, defaults.pc), "PCSetType");
-  petsc_check(KSPSetTolerances(ksp_, defaults.rtol, defaults.atol, PETSC_DEFAULT, defaults.max_iterations),
+  petsc_check(KSPSetTolerances(ksp_, defaults.rtol, defaults.atol, defaults.divtol, defaults.max_iterations),
               "KSPSetTolerances");
   if (defaults.unpreconditioned_norm) petsc_check(KSPSetNormType(ksp_, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
   petsc_check(KSPSetInitialGuessNonzero(ksp_, nonzero_guess ? PETSC_TRUE : PETSC_FALSE), "KSPSetInitialGuessNonzero");

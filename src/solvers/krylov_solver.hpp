@@ -14,6 +14,10 @@ struct KrylovDefaults {
   double rtol = 1e-3;
   double atol = 0.0;
   int max_iterations = 100;
+  // Off by default: with a warm start PETSc measures the residual against ||b||, and an initial
+  // residual above 1e4 ||b|| (PETSc's default divtol) is legitimate for a small right-hand side; it
+  // used to stop such solves at iteration 0 with the guess. -<prefix>ksp_divtol still sets one.
+  double divtol = 1e300;
   bool unpreconditioned_norm = true;  // stop on ||b - A x||, not on the preconditioned residual
 };
 

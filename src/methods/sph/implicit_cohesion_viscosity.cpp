@@ -29,12 +29,12 @@ struct ImplicitCohesionViscosity<Dim>::State {
   MPI_Comm comm = MPI_COMM_NULL;
   std::unique_ptr<solvers::KrylovSolver> krylov;
   Neighborhood nb;
-  Kokkos::View<double**> work;     // operand of apply(), total x Dim (ghost rows refreshed)
-  Kokkos::View<double**> rho_dot;  // total x 1
+  Kokkos::View<double**, Kokkos::LayoutRight> work;     // operand of apply(), total x Dim (ghost rows refreshed)
+  Kokkos::View<double**, Kokkos::LayoutRight> rho_dot;  // total x 1
   Kokkos::View<double*> g_tilde;   // per CSR entry
   Kokkos::View<double*> c_st;      // dt^2 sigma m_bar / m_i g~
   Kokkos::View<double*> c_visc;    // dt * Weiler coupling (<= 0)
-  Kokkos::View<double***> diag;    // owned x Dim x Dim: adhesion and boundary friction
+  Kokkos::View<double***, Kokkos::LayoutRight> diag;    // owned x Dim x Dim: adhesion and boundary friction
   Owned rhs;                       // v* + b
   long pairs = 0, clamped = 0;
   bool prepared = false;
@@ -53,7 +53,7 @@ ImplicitCohesionViscosity<Dim>::~ImplicitCohesionViscosity() = default;
 
 template <int Dim>
 void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const ImplicitForceParams& p,
-                                             Kokkos::View<double**> v, Kokkos::View<const double*> mass,
+                                             Kokkos::View<double**, Kokkos::LayoutRight> v, Kokkos::View<const double*> mass,
                                              Kokkos::View<const double*> density, Kokkos::View<const int*> phase,
                                              const BoundarySamples& boundary) {
   State& s = *s_;
@@ -62,14 +62,14 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
   const long nnz = owned > 0 ? long(Kokkos::create_mirror_view_and_copy(
                                    Kokkos::HostSpace(), Kokkos::subview(nb.offset, Kokkos::make_pair(owned, owned + 1)))(0))
                              : 0;
-  if (s.work.extent(0) != size_t(total)) s.work = Kokkos::View<double**>("sph_st::work", total, Dim);
-  if (s.rho_dot.extent(0) != size_t(total)) s.rho_dot = Kokkos::View<double**>("sph_st::rho_dot", total, 1);
+  if (s.work.extent(0) != size_t(total)) s.work = Kokkos::View<double**, Kokkos::LayoutRight>("sph_st::work", total, Dim);
+  if (s.rho_dot.extent(0) != size_t(total)) s.rho_dot = Kokkos::View<double**, Kokkos::LayoutRight>("sph_st::rho_dot", total, 1);
   if (s.g_tilde.extent(0) != size_t(nnz)) {
     s.g_tilde = Kokkos::View<double*>("sph_st::g_tilde", nnz);
     s.c_st = Kokkos::View<double*>("sph_st::c_st", nnz);
     s.c_visc = Kokkos::View<double*>("sph_st::c_visc", nnz);
   }
-  if (s.diag.extent(0) != size_t(owned)) s.diag = Kokkos::View<double***>("sph_st::diag", owned, Dim, Dim);
+  if (s.diag.extent(0) != size_t(owned)) s.diag = Kokkos::View<double***, Kokkos::LayoutRight>("sph_st::diag", owned, Dim, Dim);
   if (s.rhs.extent(0) != size_t(owned)) s.rhs = Owned("sph_st::rhs", owned, Dim);
 
   const Terms<Dim> t = make_terms<Dim>(nb, p, boundary);
@@ -207,8 +207,8 @@ namespace {
 // pair term needs neither positions nor the viscous coefficient, which saves most of the memory
 // traffic of the inviscid scenes.
 template <int Dim, bool Viscous, class YView>
-void apply_rows(const Neighborhood& nb, Kokkos::View<double**> u, Kokkos::View<double*> c_st,
-                Kokkos::View<double*> c_visc, Kokkos::View<double***> diag, YView y) {
+void apply_rows(const Neighborhood& nb, Kokkos::View<double**, Kokkos::LayoutRight> u, Kokkos::View<double*> c_st,
+                Kokkos::View<double*> c_visc, Kokkos::View<double***, Kokkos::LayoutRight> diag, YView y) {
   auto offset = nb.offset;
   auto index = nb.index;
   auto x = nb.x;
@@ -242,8 +242,8 @@ void apply_rows(const Neighborhood& nb, Kokkos::View<double**> u, Kokkos::View<d
 }
 
 template <int Dim, class YView>
-void apply_operator(const Neighborhood& nb, bool viscous, Kokkos::View<double**> u, Kokkos::View<double*> c_st,
-                    Kokkos::View<double*> c_visc, Kokkos::View<double***> diag, YView y) {
+void apply_operator(const Neighborhood& nb, bool viscous, Kokkos::View<double**, Kokkos::LayoutRight> u, Kokkos::View<double*> c_st,
+                    Kokkos::View<double*> c_visc, Kokkos::View<double***, Kokkos::LayoutRight> diag, YView y) {
   if (viscous)
     apply_rows<Dim, true>(nb, u, c_st, c_visc, diag, y);
   else
@@ -253,7 +253,7 @@ void apply_operator(const Neighborhood& nb, bool viscous, Kokkos::View<double**>
 // The diagonal of M for owned rows.
 template <int Dim, class DView>
 void operator_diagonal(const Neighborhood& nb, Kokkos::View<double*> c_st, Kokkos::View<double*> c_visc,
-                       Kokkos::View<double***> diag, DView out) {
+                       Kokkos::View<double***, Kokkos::LayoutRight> diag, DView out) {
   auto offset = nb.offset;
   auto index = nb.index;
   auto x = nb.x;
@@ -273,7 +273,7 @@ void operator_diagonal(const Neighborhood& nb, Kokkos::View<double*> c_st, Kokko
 }
 
 template <class UView>
-void load_operand(Kokkos::View<double**> work, UView u, int owned, int dim) {
+void load_operand(Kokkos::View<double**, Kokkos::LayoutRight> work, UView u, int owned, int dim) {
   Kokkos::parallel_for(
       "sph_st::load", Kokkos::RangePolicy<Exec>(0, owned), KOKKOS_LAMBDA(const int i) {
         for (int d = 0; d < dim; ++d) work(i, d) = u(i, d);
@@ -282,7 +282,7 @@ void load_operand(Kokkos::View<double**> work, UView u, int owned, int dim) {
 }  // namespace
 
 template <int Dim>
-void ImplicitCohesionViscosity<Dim>::apply(Kokkos::View<const double**> u, Kokkos::View<double**> y) const {
+void ImplicitCohesionViscosity<Dim>::apply(Kokkos::View<const double**, Kokkos::LayoutRight> u, Kokkos::View<double**, Kokkos::LayoutRight> y) const {
   const State& s = *s_;
   if (!s.prepared) throw RuntimeError("implicit cohesion: apply() before prepare()");
   load_operand(s.work, u, s.nb.owned, Dim);
@@ -291,8 +291,8 @@ void ImplicitCohesionViscosity<Dim>::apply(Kokkos::View<const double**> u, Kokko
 }
 
 template <int Dim>
-Kokkos::View<const double**> ImplicitCohesionViscosity<Dim>::right_hand_side() const {
-  Kokkos::View<double**> out("sph_st::rhs_copy", s_->rhs.extent(0), Dim);
+Kokkos::View<const double**, Kokkos::LayoutRight> ImplicitCohesionViscosity<Dim>::right_hand_side() const {
+  Kokkos::View<double**, Kokkos::LayoutRight> out("sph_st::rhs_copy", s_->rhs.extent(0), Dim);
   auto rhs = s_->rhs;
   Kokkos::parallel_for(
       "sph_st::rhs_copy", Kokkos::RangePolicy<Exec>(0, rhs.extent(0)), KOKKOS_LAMBDA(const int i) {
@@ -307,7 +307,7 @@ Kokkos::View<const double*> ImplicitCohesionViscosity<Dim>::pair_weights() const
 }
 
 template <int Dim>
-Kokkos::View<const double**> ImplicitCohesionViscosity<Dim>::density_rate() const {
+Kokkos::View<const double**, Kokkos::LayoutRight> ImplicitCohesionViscosity<Dim>::density_rate() const {
   return s_->rho_dot;
 }
 
@@ -320,11 +320,11 @@ std::string ImplicitCohesionViscosity<Dim>::krylov_type() const {
 
 template <int Dim>
 ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb, const ImplicitForceParams& p,
-                                                         Kokkos::View<double**> v, Kokkos::View<const double*> mass,
+                                                         Kokkos::View<double**, Kokkos::LayoutRight> v, Kokkos::View<const double*> mass,
                                                          Kokkos::View<const double*> density,
                                                          Kokkos::View<const int*> phase,
                                                          const BoundarySamples& boundary,
-                                                         Kokkos::View<double**> warm_dv) {
+                                                         Kokkos::View<double**, Kokkos::LayoutRight> warm_dv) {
   prepare(nb, p, v, mass, density, phase, boundary);
   State& s = *s_;
   const int owned = nb.owned;

@@ -41,7 +41,7 @@ struct ImplicitForceParams {
 // x, its velocity v, the boundary volume inside the particle's support (0 = no boundary nearby) and
 // the adhesion coefficient sigma^b (N/m) of that collider. Empty views mean no boundary at all.
 struct BoundarySamples {
-  Kokkos::View<double**> x, v;
+  Kokkos::View<double**, Kokkos::LayoutRight> x, v;
   Kokkos::View<double*> volume, sigma;
 };
 
@@ -71,29 +71,29 @@ class ImplicitCohesionViscosity {
   // v: total x Dim (owned rows = predicted v*, overwritten with the solution; ghost rows refreshed
   // inside, also after the solve); mass, density, phase: total (ghost rows current); warm_dv: owned x
   // Dim, the previous step's velocity change (initial guess v* + warm_dv), replaced by this step's.
-  ImplicitSolveStats solve(const Neighborhood& nb, const ImplicitForceParams& p, Kokkos::View<double**> v,
+  ImplicitSolveStats solve(const Neighborhood& nb, const ImplicitForceParams& p, Kokkos::View<double**, Kokkos::LayoutRight> v,
                            Kokkos::View<const double*> mass, Kokkos::View<const double*> density,
                            Kokkos::View<const int*> phase, const BoundarySamples& boundary,
-                           Kokkos::View<double**> warm_dv);
+                           Kokkos::View<double**, Kokkos::LayoutRight> warm_dv);
 
   // The stages of solve(), public for tests and diagnostics. prepare() refreshes v's ghost rows,
   // computes rho-dot, the per-pair coefficients (cached for every operator application) and the
   // right-hand side; apply() is the operator M (owned x Dim in and out, collective).
-  void prepare(const Neighborhood& nb, const ImplicitForceParams& p, Kokkos::View<double**> v,
+  void prepare(const Neighborhood& nb, const ImplicitForceParams& p, Kokkos::View<double**, Kokkos::LayoutRight> v,
                Kokkos::View<const double*> mass, Kokkos::View<const double*> density, Kokkos::View<const int*> phase,
                const BoundarySamples& boundary);
-  void apply(Kokkos::View<const double**> u, Kokkos::View<double**> y) const;
-  Kokkos::View<const double**> right_hand_side() const;  // v* + b, owned x Dim
+  void apply(Kokkos::View<const double**, Kokkos::LayoutRight> u, Kokkos::View<double**, Kokkos::LayoutRight> y) const;
+  Kokkos::View<const double**, Kokkos::LayoutRight> right_hand_side() const;  // v* + b, owned x Dim
   Kokkos::View<const double*> pair_weights() const;       // g~_ij per CSR entry (0 across phases)
-  Kokkos::View<const double**> density_rate() const;      // rho-dot, total x 1
+  Kokkos::View<const double**, Kokkos::LayoutRight> density_rate() const;      // rho-dot, total x 1
   std::string krylov_type() const;                        // the PETSc KSP type of the last solve
 
   // The explicit variant (paper Eq. 8 plus explicit adhesion, Weiler viscosity and boundary friction
   // evaluated at time t): acceleration a (owned x Dim). Refreshes v's ghost rows.
-  static void explicit_acceleration(const Neighborhood& nb, const ImplicitForceParams& p, Kokkos::View<double**> v,
+  static void explicit_acceleration(const Neighborhood& nb, const ImplicitForceParams& p, Kokkos::View<double**, Kokkos::LayoutRight> v,
                                     Kokkos::View<const double*> mass, Kokkos::View<const double*> density,
                                     Kokkos::View<const int*> phase, const BoundarySamples& boundary,
-                                    Kokkos::View<double**> a);
+                                    Kokkos::View<double**, Kokkos::LayoutRight> a);
 
  private:
   struct State;

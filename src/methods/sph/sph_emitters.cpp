@@ -125,7 +125,7 @@ void SphJeske<Dim>::mark_nozzle_rows(double t) {
   // nozzle joins its jet.
   nozzle_rows_ = 0;
   in_nozzle_ = Kokkos::View<int*>("sph_in_nozzle", owned_);
-  nozzle_velocity_ = Kokkos::View<double**>("sph_nozzle_velocity", owned_, Dim);
+  nozzle_velocity_ = Kokkos::View<double**, Kokkos::LayoutRight>("sph_nozzle_velocity", owned_, Dim);
   if (p_.emitters.empty()) return;
   auto tm = timers_.scope("emit");
   const double d = p_.diameter(), length = nozzle_length();
@@ -167,7 +167,7 @@ void SphJeske<Dim>::mark_nozzle_rows(double t) {
 }
 
 template <int Dim>
-void SphJeske<Dim>::hold_nozzle_rows(Kokkos::View<double**> vstar) {
+void SphJeske<Dim>::hold_nozzle_rows(Kokkos::View<double**, Kokkos::LayoutRight> vstar) {
   if (nozzle_rows_ == 0) return;
   auto flag = in_nozzle_;
   auto vel = nozzle_velocity_;
@@ -182,7 +182,7 @@ template void SphJeske<2>::emit(double);
 template void SphJeske<3>::emit(double);
 template void SphJeske<2>::mark_nozzle_rows(double);
 template void SphJeske<3>::mark_nozzle_rows(double);
-template void SphJeske<2>::hold_nozzle_rows(Kokkos::View<double**>);
-template void SphJeske<3>::hold_nozzle_rows(Kokkos::View<double**>);
+template void SphJeske<2>::hold_nozzle_rows(Kokkos::View<double**, Kokkos::LayoutRight>);
+template void SphJeske<3>::hold_nozzle_rows(Kokkos::View<double**, Kokkos::LayoutRight>);
 
 }  // namespace meniscus::sph

@@ -196,7 +196,7 @@ void SphJeske<Dim>::seed_particles(const config::Section& root) {
 }
 
 template <int Dim>
-void SphJeske<Dim>::refresh(Kokkos::View<double**> total) {
+void SphJeske<Dim>::refresh(Kokkos::View<double**, Kokkos::LayoutRight> total) {
   halo_.refresh_rows(particles::RealField(total), static_cast<size_t>(owned_));
 }
 
@@ -212,8 +212,8 @@ void SphJeske<Dim>::update_neighborhood() {
   owned_ = static_cast<int>(set_.size());
   halo_.build(set_, *decomp_, f_.x, h);
   total_ = owned_ + static_cast<int>(halo_.ghost_count());
-  xt_ = Kokkos::View<double**>("sph_x", total_, Dim);
-  vt_ = Kokkos::View<double**>("sph_v", total_, Dim);
+  xt_ = Kokkos::View<double**, Kokkos::LayoutRight>("sph_x", total_, Dim);
+  vt_ = Kokkos::View<double**, Kokkos::LayoutRight>("sph_v", total_, Dim);
   mass_t_ = Kokkos::View<double*>("sph_mass", total_);
   rho_ = Kokkos::View<double*>("sph_density", total_);
   alpha_ = Kokkos::View<double*>("sph_alpha", total_);
@@ -248,7 +248,7 @@ void SphJeske<Dim>::update_neighborhood() {
   nb_.offset = lists_.offset;
   nb_.index = lists_.index;
   nb_.x = xt_;
-  nb_.refresh_ghosts = [this](Kokkos::View<double**> a) { refresh(a); };
+  nb_.refresh_ghosts = [this](Kokkos::View<double**, Kokkos::LayoutRight> a) { refresh(a); };
   ContactSettings cs;
   cs.particle_radius = p_.particle_radius;
   cs.support = h;
@@ -274,7 +274,7 @@ void SphJeske<Dim>::compute_density() {
   const auto bc = contacts_;
   // Every entry is written below: skip the zero fill (tens of MB per step).
   w_ = Kokkos::View<double*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sph_w"), nb_.index.extent(0));
-  grad_ = Kokkos::View<double**>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sph_grad"), nb_.index.extent(0), Dim);
+  grad_ = Kokkos::View<double**, Kokkos::LayoutRight>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sph_grad"), nb_.index.extent(0), Dim);
   bgrad_ = Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]>("sph_bgrad", owned_);
   auto wc = w_;
   auto grad = grad_;
@@ -314,12 +314,12 @@ void SphJeske<Dim>::compute_density() {
 }
 
 template <int Dim>
-Kokkos::View<double**> SphJeske<Dim>::explicit_acceleration(double sigma, double nu) {
+Kokkos::View<double**, Kokkos::LayoutRight> SphJeske<Dim>::explicit_acceleration(double sigma, double nu) {
   // Cohesion (paper eq. 8): a_i = -(sigma/m_i) sum_j (mbar_ij / rhobar_ij) x_ij W^st_ij over same-phase
   // neighbours, adhesion the same with each boundary sample (mbar = (m_i + rho0 V_b)/2, rhobar =
   // (rho_i + rho0)/2, coefficient sigma^b), Weiler viscosity 2(Dim+2) (mu/rho_i) sum_j (m_j/rho_j)
   // (v_ij . x_ij)/(r^2 + 0.01 h^2) grad W_ij with mu = nu rho0.
-  Kokkos::View<double**> a("sph_explicit_acc", owned_, Dim);
+  Kokkos::View<double**, Kokkos::LayoutRight> a("sph_explicit_acc", owned_, Dim);
   const double h = p_.support();
   const CubicSpline<Dim> w(h);
   // theta normalises W^st to unit integral for h = 2d: 10/7 in 3D, 7/4 in 2D.
@@ -388,8 +388,8 @@ void SphJeske<Dim>::implicit_surface_tension(double dt, double sigma) {
   prm.max_iterations = p_.st_max_iterations;
   // The solver takes one boundary sample per particle: the nearest one.
   BoundarySamples bs;
-  bs.x = Kokkos::View<double**>("st_bx", owned_, Dim);
-  bs.v = Kokkos::View<double**>("st_bv", owned_, Dim);
+  bs.x = Kokkos::View<double**, Kokkos::LayoutRight>("st_bx", owned_, Dim);
+  bs.v = Kokkos::View<double**, Kokkos::LayoutRight>("st_bv", owned_, Dim);
   bs.volume = Kokkos::View<double*>("st_bvol", owned_);
   bs.sigma = Kokkos::View<double*>("st_bsig", owned_);
   const auto bc = contacts_;
@@ -405,7 +405,7 @@ void SphJeske<Dim>::implicit_surface_tension(double dt, double sigma) {
         bvol(i) = has ? bc.volume(i, 0) : 0.0;
         bsig(i) = has ? bc.sigma(i, 0) : 0.0;
       });
-  Kokkos::View<double**> warm = set_.field(f_.dv_prev);
+  Kokkos::View<double**, Kokkos::LayoutRight> warm = set_.field(f_.dv_prev);
   const auto stats = implicit_->solver.solve(nb_, prm, vt_, mass_t_, rho_, phase_t_, bs, warm);
   last_.st_iterations = stats.iterations;
   last_.st_residual = stats.residual;
@@ -418,12 +418,12 @@ void SphJeske<Dim>::implicit_surface_tension(double dt, double sigma) {
 }
 
 template <int Dim>
-void SphJeske<Dim>::xsph(Kokkos::View<double**> vstar) {
+void SphJeske<Dim>::xsph(Kokkos::View<double**, Kokkos::LayoutRight> vstar) {
   // Monaghan XSPH: v_i += xi sum_j (m_j / rhobar_ij) (v_j - v_i) W_ij (Jacobi: from the pre-smoothing v).
   auto t = timers_.scope("xsph");
   refresh(vstar);
   const CubicSpline<Dim> w(p_.support());
-  Kokkos::View<double**> dvx("xsph_dv", owned_, Dim);
+  Kokkos::View<double**, Kokkos::LayoutRight> dvx("xsph_dv", owned_, Dim);
   auto x = xt_;
   auto m = mass_t_;
   auto rho = rho_;
@@ -476,7 +476,7 @@ void SphJeske<Dim>::step(double dt) {
   // Explicit cohesion, adhesion and viscosity are evaluated at time t (paper eq. 8) and enter v*
   // where the implicit solve would (after the divergence solve): gravity -> divergence solve ->
   // surface tension + viscosity -> constant-density solve (Jeske et al. 2023, Algorithm 2, lines 6-12).
-  Kokkos::View<double**> a;
+  Kokkos::View<double**, Kokkos::LayoutRight> a;
   if (p_.st_mode == SurfaceTensionMode::Explicit &&
       (sigma > 0 || p_.kinematic_viscosity > 0 || p_.adhesion > 0 || p_.wall_adhesion > 0)) {
     auto t = timers_.scope("explicit_forces");

@@ -40,7 +40,7 @@ void SphJeske<Dim>::compute_alpha() {
 }
 
 template <int Dim>
-void SphJeske<Dim>::apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double**> vstar) {
+void SphJeske<Dim>::apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double**, Kokkos::LayoutRight> vstar) {
   // v_i -= dt [sum_j m_j (k_i/rho_i + k_j/rho_j) grad W_ij + sum_b rho0 V_b (k_i/rho_i) grad W_ib];
   // `kappa` holds k/rho (one division per particle instead of per pair).
   refresh(kappa);
@@ -72,9 +72,9 @@ namespace {
 // Density change rate sum_j m_j v_ij . grad W_ij + sum_b rho0 V_b (v_i - v_b) . grad W_ib.
 template <int Dim>
 struct DensityRate {
-  Kokkos::View<double**> grad;
+  Kokkos::View<double**, Kokkos::LayoutRight> grad;
   Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]> bgrad;
-  Kokkos::View<double**> v;
+  Kokkos::View<double**, Kokkos::LayoutRight> v;
   Kokkos::View<double*> m, rho0;
   Kokkos::View<int*> off, idx, ph;
   BoundaryContacts<Dim> bc;
@@ -98,7 +98,7 @@ struct DensityRate {
 
 template <int Dim>
 Kokkos::View<double*> SphJeske<Dim>::begin_stiffness_solve(double dt, particles::RealField stored,
-                                                           Kokkos::View<double**> vstar) {
+                                                           Kokkos::View<double**, Kokkos::LayoutRight> vstar) {
   // The stiffness summed over this step's iterations, stored for the next step's warm start.
   Kokkos::View<double*> acc("stiffness_sum", owned_);
   if (!p_.warm_start) return acc;
@@ -116,7 +116,7 @@ Kokkos::View<double*> SphJeske<Dim>::begin_stiffness_solve(double dt, particles:
 
 template <int Dim>
 void SphJeske<Dim>::accumulate_and_apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double*> acc,
-                                                    Kokkos::View<double**> vstar) {
+                                                    Kokkos::View<double**, Kokkos::LayoutRight> vstar) {
   Kokkos::parallel_for(
       "sph::sum_stiffness", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) { acc(i) += kappa(i); });
   apply_stiffness(dt, kappa, vstar);
@@ -129,7 +129,7 @@ void SphJeske<Dim>::store_stiffness(Kokkos::View<double*> acc, particles::RealFi
 }
 
 template <int Dim>
-int SphJeske<Dim>::divergence_solve(double dt, Kokkos::View<double**> vstar) {
+int SphJeske<Dim>::divergence_solve(double dt, Kokkos::View<double**, Kokkos::LayoutRight> vstar) {
   auto t = timers_.scope("divergence_solve");
   auto kstore = set_.field(f_.kappa_v);
   auto kap = kappa_t_;
@@ -170,7 +170,7 @@ int SphJeske<Dim>::divergence_solve(double dt, Kokkos::View<double**> vstar) {
 }
 
 template <int Dim>
-int SphJeske<Dim>::density_solve(double dt, Kokkos::View<double**> vstar) {
+int SphJeske<Dim>::density_solve(double dt, Kokkos::View<double**, Kokkos::LayoutRight> vstar) {
   auto t = timers_.scope("density_solve");
   auto kstore = set_.field(f_.kappa);
   auto kap = kappa_t_;
@@ -208,14 +208,14 @@ int SphJeske<Dim>::density_solve(double dt, Kokkos::View<double**> vstar) {
 
 #define MENISCUS_SPH_PRESSURE_INSTANTIATE(D)                                                                   \
   template void SphJeske<D>::compute_alpha();                                                                  \
-  template void SphJeske<D>::apply_stiffness(double, Kokkos::View<double*>, Kokkos::View<double**>);          \
+  template void SphJeske<D>::apply_stiffness(double, Kokkos::View<double*>, Kokkos::View<double**, Kokkos::LayoutRight>);          \
   template Kokkos::View<double*> SphJeske<D>::begin_stiffness_solve(double, particles::RealField,              \
-                                                                    Kokkos::View<double**>);                   \
+                                                                    Kokkos::View<double**, Kokkos::LayoutRight>);                   \
   template void SphJeske<D>::accumulate_and_apply_stiffness(double, Kokkos::View<double*>, Kokkos::View<double*>, \
-                                                            Kokkos::View<double**>);                           \
+                                                            Kokkos::View<double**, Kokkos::LayoutRight>);                           \
   template void SphJeske<D>::store_stiffness(Kokkos::View<double*>, particles::RealField);                    \
-  template int SphJeske<D>::divergence_solve(double, Kokkos::View<double**>);                                 \
-  template int SphJeske<D>::density_solve(double, Kokkos::View<double**>);
+  template int SphJeske<D>::divergence_solve(double, Kokkos::View<double**, Kokkos::LayoutRight>);                                 \
+  template int SphJeske<D>::density_solve(double, Kokkos::View<double**, Kokkos::LayoutRight>);
 MENISCUS_SPH_PRESSURE_INSTANTIATE(2)
 MENISCUS_SPH_PRESSURE_INSTANTIATE(3)
 #undef MENISCUS_SPH_PRESSURE_INSTANTIATE
