@@ -1,7 +1,7 @@
 #pragma once
 // Zero contour of a node-sampled level set on a uniform 2D lattice (marching squares), and Monte
 // Carlo sampling of the contour with area-weighted normals — stages 1-2 of the surface resampling of
-// Chen et al. 2021 (seed 000), in 2D. Segments are oriented so that their outward normal points
+// Chen et al. 2021, Sec. 4.1.1, in 2D. Segments are oriented so that their outward normal points
 // along +grad(phi); saddle cells are resolved by the value at the cell centre, so the contour is
 // closed and consistent across neighbouring cells (and therefore across ranks, which contour only
 // the cells they own).

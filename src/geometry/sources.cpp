@@ -93,7 +93,7 @@ Seeds<Dim> seed_lattice(const Shape<Dim>& shape, std::array<double, Dim> bbox_lo
       kept);
 
   Seeds<Dim> seeds;
-  seeds.x = Kokkos::View<double**>("seed_x", kept, Dim);
+  seeds.x = Kokkos::View<double**, Kokkos::LayoutRight>("seed_x", kept, Dim);
   seeds.lattice_index = Kokkos::View<int64_t*>("seed_lattice_index", kept);
   const auto out_x = seeds.x;
   const auto out_index = seeds.lattice_index;

@@ -13,7 +13,7 @@ namespace meniscus::geometry {
 
 template <int Dim>
 struct Seeds {
-  Kokkos::View<double**> x;                // (particle, axis)
+  Kokkos::View<double**, Kokkos::LayoutRight> x;                // (particle, axis)
   Kokkos::View<int64_t*> lattice_index;    // increasing; axis 0 fastest within the bbox lattice
 };
 

@@ -14,7 +14,7 @@ template <int Dim>
 struct CellGrid {
   ConstRealField x;
   Kokkos::View<int*> cell_start, sorted;
-  Kokkos::View<double**> xs;  // x(sorted(s), d)
+  Kokkos::View<double**, Kokkos::LayoutRight> xs;  // x(sorted(s), d)
   double lower[Dim];
   int ncell[Dim];
   double inv = 0, h2 = 0;
@@ -130,7 +130,7 @@ void build_neighbor_lists(ConstRealField x, int owned, double support, NeighborL
           sorted(j + 1) = v;
         }
       });
-  Kokkos::View<double**> xs(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nbr_sorted_x"), total, Dim);
+  Kokkos::View<double**, Kokkos::LayoutRight> xs(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nbr_sorted_x"), total, Dim);
   Kokkos::parallel_for(
       "nbr::sorted_x", Kokkos::RangePolicy<>(0, total), KOKKOS_LAMBDA(const int s) {
         for (int d = 0; d < Dim; ++d) xs(s, d) = x(sorted(s), d);

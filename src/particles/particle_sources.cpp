@@ -157,8 +157,8 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
   size_t total = 0;
   for (const auto& p : parts) total += p.seeds.x.extent(0);
   SeededParticles out;
-  out.x = Kokkos::View<double**, MemSpace>("seed_x", total, Dim);
-  out.v = Kokkos::View<double**, MemSpace>("seed_v", total, Dim);
+  out.x = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>("seed_x", total, Dim);
+  out.v = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>("seed_v", total, Dim);
   out.volume = Kokkos::View<double*, MemSpace>("seed_volume", total);
   out.omega = Kokkos::View<double*, MemSpace>("seed_omega", total);
   out.id = IdField("seed_id", total);

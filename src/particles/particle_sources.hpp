@@ -20,7 +20,7 @@ void declare_sources(config::Schema& root);
 
 // What seeding produced on this rank; the caller sets method-specific fields from it.
 struct SeededParticles {
-  Kokkos::View<double**, MemSpace> x, v;  // n x Dim
+  Kokkos::View<double**, Kokkos::LayoutRight, MemSpace> x, v;  // n x Dim
   Kokkos::View<double*, MemSpace> volume;  // lattice cell volume per particle
   IdField id;
   IntField material;

@@ -1,8 +1,8 @@
 #pragma once
 // Projection of a small symmetric matrix onto the positive semi-definite cone: eigen-decompose with
 // cyclic Jacobi rotations and clamp negative eigenvalues to zero. Newton's method needs a definite
-// Hessian for CG; the 3D surface energy and the fixed-corotated solid have indefinite parts (seed 000,
-// stage 7b). Written for kernels (no allocation, no Eigen), for N up to 9.
+// Hessian for CG; the 3D surface energy and the fixed-corotated solid have indefinite parts (Chen et al.
+// 2021, Sec. 4.3.1). Written for kernels (no allocation, no Eigen), for N up to 9.
 #include "core/kmath.hpp"
 
 namespace meniscus::physics {

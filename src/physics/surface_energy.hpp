@@ -3,7 +3,7 @@
 // g(M) = |cof(M) dA|, where M = sum_i y_i grad N_i(s)^T is the deformation of the grid map at the
 // sample and dA its area-weighted normal. Value, gradient dg/dM and Hessian d2g/dM2 (row-major M,
 // index i*Dim + j), evaluated polynomially (no inverse). In 2D g is convex in M; in 3D the Hessian has
-// an indefinite part that implicit solvers project (see the digest, stage 7b).
+// an indefinite part that implicit solvers project (Chen et al. 2021, Sec. 4.3.1, Newton's method).
 #include "core/kmath.hpp"
 
 namespace meniscus::physics {

@@ -1,10 +1,17 @@
 #include "solvers/krylov_solver.hpp"
 
+#include "core/log.hpp"
 #include "solvers/petsc_check.hpp"
 
 namespace meniscus::solvers {
 
-KrylovSolver::KrylovSolver(MPI_Comm comm, const std::string& options_prefix) {
+std::string KrylovResult::describe() const {
+  const double rel = rhs_norm > 0 ? residual_norm / rhs_norm : residual_norm;
+  return log::format("KSP %s: %s after %d iterations (relative residual %.3e)", prefix.c_str(), reason_name.c_str(),
+                     iterations, rel);
+}
+
+KrylovSolver::KrylovSolver(MPI_Comm comm, const std::string& options_prefix) : prefix_(options_prefix) {
   petsc_check(KSPCreate(comm, &ksp_), "KSPCreate");
   petsc_check(KSPSetOptionsPrefix(ksp_, options_prefix.c_str()), "KSPSetOptionsPrefix");
   PetscBool has = PETSC_FALSE;
@@ -14,7 +21,7 @@ KrylovSolver::KrylovSolver(MPI_Comm comm, const std::string& options_prefix) {
 }
 
 KrylovSolver::~KrylovSolver() {
-  if (ksp_) KSPDestroy(&ksp_);
+  if (ksp_) petsc_check_noexcept(KSPDestroy(&ksp_), "KSPDestroy");
 }
 
 KrylovResult KrylovSolver::solve(Mat A, Vec b, Vec x, const KrylovDefaults& defaults, bool nonzero_guess) {
@@ -23,7 +30,7 @@ KrylovResult KrylovSolver::solve(Mat A, Vec b, Vec x, const KrylovDefaults& defa
   PC pc = nullptr;
   petsc_check(KSPGetPC(ksp_, &pc), "KSPGetPC");
   petsc_check(PCSetType(pc, defaults.pc), "PCSetType");
-  petsc_check(KSPSetTolerances(ksp_, defaults.rtol, defaults.atol, PETSC_DEFAULT, defaults.max_iterations),
+  petsc_check(KSPSetTolerances(ksp_, defaults.rtol, defaults.atol, defaults.divtol, defaults.max_iterations),
               "KSPSetTolerances");
   if (defaults.unpreconditioned_norm) petsc_check(KSPSetNormType(ksp_, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
   petsc_check(KSPSetInitialGuessNonzero(ksp_, nonzero_guess ? PETSC_TRUE : PETSC_FALSE), "KSPSetInitialGuessNonzero");
@@ -42,6 +49,8 @@ KrylovResult KrylovSolver::solve(Mat A, Vec b, Vec x, const KrylovDefaults& defa
   r.residual_norm = double(rnorm);
   r.rhs_norm = double(bnorm);
   r.reason = int(reason);
+  r.reason_name = KSPConvergedReasons[reason];
+  r.prefix = prefix_;
   r.converged = reason > 0;
   // Drop the operator and work vectors: the next call may bring another size (particle counts change
   // every step, and PETSc refuses a new local size on a set-up KSP). Type and options are kept.

@@ -14,6 +14,10 @@ struct KrylovDefaults {
   double rtol = 1e-3;
   double atol = 0.0;
   int max_iterations = 100;
+  // Off by default: with a warm start PETSc measures the residual against ||b||, and an initial
+  // residual above 1e4 ||b|| (PETSc's default divtol) is legitimate for a small right-hand side; it
+  // used to stop such solves at iteration 0 with the guess. -<prefix>ksp_divtol still sets one.
+  double divtol = 1e300;
   bool unpreconditioned_norm = true;  // stop on ||b - A x||, not on the preconditioned residual
 };
 
@@ -23,6 +27,15 @@ struct KrylovResult {
   double rhs_norm = 0;       // ||b||
   bool converged = false;
   int reason = 0;            // KSPConvergedReason
+  std::string reason_name;   // PETSc's name of it, e.g. DIVERGED_NANORINF
+  std::string prefix;        // the solver's options prefix
+  // Stopped at its iteration cap (KSP_DIVERGED_ITS): the iterate is usable, only less accurate.
+  bool capped() const { return reason == KSP_DIVERGED_ITS; }
+  // Any other negative reason (breakdown, NaN/Inf, divergence tolerance, indefinite operator): the
+  // iterate must not be used; the caller rejects its step.
+  bool diverged() const { return reason < 0 && reason != KSP_DIVERGED_ITS; }
+  // "KSP <prefix>: <reason name> after N iterations (relative residual r)", for log lines and errors.
+  std::string describe() const;
 };
 
 class KrylovSolver {
@@ -42,6 +55,7 @@ class KrylovSolver {
 
  private:
   KSP ksp_ = nullptr;
+  std::string prefix_;
   bool user_type_ = false;
 };
 

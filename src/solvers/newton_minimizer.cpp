@@ -3,20 +3,21 @@
 #include <cmath>
 
 #include "core/log.hpp"
+#include "solvers/petsc_check.hpp"
 #include "solvers/shell_operator.hpp"
 
 namespace meniscus::solvers {
 
 NewtonMinimizer::NewtonMinimizer(Vec layout, const NewtonOptions& options) : options_(options) {
-  VecDuplicate(layout, &g_);
-  VecDuplicate(layout, &dir_);
-  VecDuplicate(layout, &trial_);
+  petsc_check(VecDuplicate(layout, &g_), "VecDuplicate");
+  petsc_check(VecDuplicate(layout, &dir_), "VecDuplicate");
+  petsc_check(VecDuplicate(layout, &trial_), "VecDuplicate");
 }
 
 NewtonMinimizer::~NewtonMinimizer() {
-  if (g_) VecDestroy(&g_);
-  if (dir_) VecDestroy(&dir_);
-  if (trial_) VecDestroy(&trial_);
+  if (g_) petsc_check_noexcept(VecDestroy(&g_), "VecDestroy");
+  if (dir_) petsc_check_noexcept(VecDestroy(&dir_), "VecDestroy");
+  if (trial_) petsc_check_noexcept(VecDestroy(&trial_), "VecDestroy");
 }
 
 NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
@@ -25,27 +26,27 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
   H.set_symmetric();  // a Hessian: CG may rely on it
   // One KSP per solve, so that nothing of the previous step's operator (a destroyed shell) survives.
   MPI_Comm comm;
-  PetscObjectGetComm(reinterpret_cast<PetscObject>(x), &comm);
+  petsc_check(PetscObjectGetComm(reinterpret_cast<PetscObject>(x), &comm), "PetscObjectGetComm");
   KSP ksp = nullptr;
-  KSPCreate(comm, &ksp);
-  KSPSetOptionsPrefix(ksp, options_.prefix.c_str());
+  petsc_check(KSPCreate(comm, &ksp), "KSPCreate");
+  petsc_check(KSPSetOptionsPrefix(ksp, options_.prefix.c_str()), "KSPSetOptionsPrefix");
   // Defaults first, so that -<prefix>ksp_type / -<prefix>pc_type / -<prefix>ksp_rtol override them.
-  KSPSetType(ksp, KSPCG);
+  petsc_check(KSPSetType(ksp, KSPCG), "KSPSetType");
   PC pc;
-  KSPGetPC(ksp, &pc);
-  PCSetType(pc, PCJACOBI);
+  petsc_check(KSPGetPC(ksp, &pc), "KSPGetPC");
+  petsc_check(PCSetType(pc, PCJACOBI), "PCSetType");
   if (problem.configure_pc) problem.configure_pc(pc);
   // CG's (preconditioned) residual may grow transiently by many orders of magnitude on this badly
   // scaled system (node masses from 1e-11 to 1 of the largest): no divergence tolerance.
-  KSPSetTolerances(ksp, options_.linear_tolerance, 1e-300, 1e300, options_.max_linear_iterations);
-  KSPSetFromOptions(ksp);
+  petsc_check(KSPSetTolerances(ksp, options_.linear_tolerance, 1e-300, 1e300, options_.max_linear_iterations), "KSPSetTolerances");
+  petsc_check(KSPSetFromOptions(ksp), "KSPSetFromOptions");
   struct Guard {
     KSP& k;
-    ~Guard() { KSPDestroy(&k); }
+    ~Guard() { petsc_check_noexcept(KSPDestroy(&k), "KSPDestroy"); }
   } guard{ksp};
   // -<prefix>monitor (-mpm_newton_monitor) prints each Newton iteration (residual, Phi, KSP outcome, line-search step).
   PetscBool monitor = PETSC_FALSE;
-  PetscOptionsHasName(nullptr, options_.prefix.c_str(), "-monitor", &monitor);
+  petsc_check(PetscOptionsHasName(nullptr, options_.prefix.c_str(), "-monitor", &monitor), "PetscOptionsHasName");
   double phi = problem.energy(x);
   if (!(phi < 1e299)) {
     result.reason = "the initial guess is inadmissible";
@@ -57,7 +58,7 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
     result.residual = problem.residual_norm(g_);
     result.iterations = it;
     if (!std::isfinite(result.residual)) {
-      result.reason = "non-finite residual";
+      result.reason = "Newton " + options_.prefix + ": non-finite residual";
       return result;
     }
     if (result.residual <= target) {
@@ -65,8 +66,8 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
       return result;
     }
     if (it >= options_.max_iterations) {
-      result.reason = log::format("no convergence in %d Newton iterations (residual %.3e, target %.3e)", it,
-                                  result.residual, target);
+      result.reason = log::format("Newton %s: no convergence in %d Newton iterations (residual %.3e, target %.3e)",
+                                  options_.prefix.c_str(), it, result.residual, target);
       return result;
     }
     // Newton direction: H dir = -g (inexact, by the KSP), with the exact Hessian or its projection.
@@ -79,17 +80,17 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
       // Jacobi diagonal) is rebuilt for the new linearisation.
       Mat A = problem.matrix ? problem.matrix() : H.mat();
       if (!problem.matrix) {
-        MatAssemblyBegin(H.mat(), MAT_FINAL_ASSEMBLY);
-        MatAssemblyEnd(H.mat(), MAT_FINAL_ASSEMBLY);
+        petsc_check(MatAssemblyBegin(H.mat(), MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+        petsc_check(MatAssemblyEnd(H.mat(), MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
       }
-      KSPSetOperators(ksp, A, A);
-      VecScale(g_, -1.0);
-      KSPSolve(ksp, g_, dir_);
-      VecScale(g_, -1.0);
-      KSPGetIterationNumber(ksp, &its);
-      KSPGetConvergedReason(ksp, &kr);
+      petsc_check(KSPSetOperators(ksp, A, A), "KSPSetOperators");
+      petsc_check(VecScale(g_, -1.0), "VecScale");
+      petsc_check(KSPSolve(ksp, g_, dir_), "KSPSolve");
+      petsc_check(VecScale(g_, -1.0), "VecScale");
+      petsc_check(KSPGetIterationNumber(ksp, &its), "KSPGetIterationNumber");
+      petsc_check(KSPGetConvergedReason(ksp, &kr), "KSPGetConvergedReason");
       result.linear_iterations += its;
-      VecDot(g_, dir_, &slope);
+      petsc_check(VecDot(g_, dir_, &slope), "VecDot");
     };
     // The iterate of a KSP that stopped at its iteration limit is still used when it descends. With
     // the exact Hessian, a KSP that met negative curvature (or broke down) or a direction that does
@@ -104,9 +105,9 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
     // A non-finite iterate or a direction that still does not descend falls back to steepest
     // descent; the line search keeps the method globally convergent.
     if (!std::isfinite(slope) || slope >= 0) {
-      VecCopy(g_, dir_);
-      VecScale(dir_, -1.0);
-      VecDot(g_, dir_, &slope);
+      petsc_check(VecCopy(g_, dir_), "VecCopy");
+      petsc_check(VecScale(dir_, -1.0), "VecScale");
+      petsc_check(VecDot(g_, dir_, &slope), "VecDot");
     }
     // Backtracking on Phi. Near convergence the decrease drops below the round-off of Phi, so a step
     // whose energy change is within that round-off is accepted as well. If the exact Newton direction
@@ -116,7 +117,7 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
     auto search = [&](double s) {
       double alpha = 1.0;
       for (int ls = 0; ls <= options_.max_line_search; ++ls) {
-        VecWAXPY(trial_, alpha, dir_, x);
+        petsc_check(VecWAXPY(trial_, alpha, dir_, x), "VecWAXPY");
         const double trial = problem.energy(trial_);
         if (trial <= phi + options_.armijo * alpha * s + 1e-13 * std::fabs(phi)) {
           phi = trial;
@@ -134,26 +135,28 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
       accepted = std::isfinite(slope) && slope < 0 && search(slope);
     }
     if (!accepted) {
-      VecCopy(g_, dir_);
-      VecScale(dir_, -1.0);
+      petsc_check(VecCopy(g_, dir_), "VecCopy");
+      petsc_check(VecScale(dir_, -1.0), "VecScale");
       // Scale the gradient step by the diagonal of the Hessian (a Jacobi step) so that alpha = 1 is
       // meaningful.
       Vec diag;
-      VecDuplicate(x, &diag);
+      petsc_check(VecDuplicate(x, &diag), "VecDuplicate");
       problem.diagonal(diag);
-      VecPointwiseDivide(dir_, dir_, diag);
-      VecDestroy(&diag);
-      VecDot(g_, dir_, &slope);
+      petsc_check(VecPointwiseDivide(dir_, dir_, diag), "VecPointwiseDivide");
+      petsc_check(VecDestroy(&diag), "VecDestroy");
+      petsc_check(VecDot(g_, dir_, &slope), "VecDot");
       accepted = search(slope);
     }
     if (!accepted) {
-      result.reason = log::format("line search failed at Newton iteration %d (residual %.3e)", it, result.residual);
+      result.reason = log::format("Newton %s: line search failed at Newton iteration %d (residual %.3e; last KSP %s "
+                                  "after %d iterations)", options_.prefix.c_str(), it, result.residual,
+                                  KSPConvergedReasons[kr], (int)its);
       return result;
     }
     if (problem.step_norm) {
-      VecAXPY(x, -1.0, trial_);  // x <- x - trial = -(accepted step)
+      petsc_check(VecAXPY(x, -1.0, trial_), "VecAXPY");  // x <- x - trial = -(accepted step)
       const double moved = problem.step_norm(x);
-      VecCopy(trial_, x);
+      petsc_check(VecCopy(trial_, x), "VecCopy");
       if (monitor) {
         log::info("%s %d: residual %.3e (target %.3e), Phi %.10e, %s Hessian, KSP reason %d after %d its, "
                   "step %.3g, moved %.3e", options_.prefix.c_str(), it, result.residual, target, phi,
@@ -168,7 +171,7 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
         return result;
       }
     } else {
-      VecCopy(trial_, x);
+      petsc_check(VecCopy(trial_, x), "VecCopy");
     }
   }
 }

@@ -33,7 +33,7 @@ ShellOperator::ShellOperator(Vec layout, VecApply apply, VecDiagonal diagonal)
 }
 
 ShellOperator::~ShellOperator() {
-  if (mat_) MatDestroy(&mat_);
+  if (mat_) petsc_check_noexcept(MatDestroy(&mat_), "MatDestroy");
 }
 
 void ShellOperator::set_diagonal(Diagonal diagonal) {
@@ -55,7 +55,8 @@ Vec ShellOperator::create_vector() const {
   return v;
 }
 
-// Exceptions never cross PETSc's C frames: they become an error code that KSPSolve returns.
+// Exceptions never cross PETSc's C frames: they become a PETSc error carrying their message, which
+// KSPSolve returns and petsc_check turns back into a RuntimeError with that message.
 PetscErrorCode ShellOperator::get_diagonal(Mat A, Vec d) {
   void* ctx = nullptr;
   PetscCall(MatShellGetContext(A, &ctx));
@@ -63,21 +64,21 @@ PetscErrorCode ShellOperator::get_diagonal(Mat A, Vec d) {
   if (self->vec_diagonal_) {
     try {
       self->vec_diagonal_(d);
-    } catch (const std::exception&) {
-      return PETSC_ERR_LIB;
+    } catch (const std::exception& e) {
+      MENISCUS_PETSC_CALLBACK_FAILED("shell operator diagonal", e);
     }
     return 0;
   }
   PetscScalar* da = nullptr;
   PetscCall(VecGetArray(d, &da));
-  PetscErrorCode code = 0;
   try {
     self->diagonal_(HostArray(da, self->local_rows_));
-  } catch (const std::exception&) {
-    code = PETSC_ERR_LIB;
+  } catch (const std::exception& e) {
+    PetscCall(VecRestoreArray(d, &da));
+    MENISCUS_PETSC_CALLBACK_FAILED("shell operator diagonal", e);
   }
   PetscCall(VecRestoreArray(d, &da));
-  return code;
+  return 0;
 }
 
 PetscErrorCode ShellOperator::multiply(Mat A, Vec x, Vec y) {
@@ -87,8 +88,8 @@ PetscErrorCode ShellOperator::multiply(Mat A, Vec x, Vec y) {
   if (self->vec_apply_) {
     try {
       self->vec_apply_(x, y);
-    } catch (const std::exception&) {
-      return PETSC_ERR_LIB;
+    } catch (const std::exception& e) {
+      MENISCUS_PETSC_CALLBACK_FAILED("shell operator product", e);
     }
     return 0;
   }
@@ -96,15 +97,16 @@ PetscErrorCode ShellOperator::multiply(Mat A, Vec x, Vec y) {
   PetscScalar* ya = nullptr;
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArray(y, &ya));
-  PetscErrorCode code = 0;
   try {
     self->apply_(HostConstArray(xa, self->local_rows_), HostArray(ya, self->local_rows_));
-  } catch (const std::exception&) {
-    code = PETSC_ERR_LIB;
+  } catch (const std::exception& e) {
+    PetscCall(VecRestoreArray(y, &ya));
+    PetscCall(VecRestoreArrayRead(x, &xa));
+    MENISCUS_PETSC_CALLBACK_FAILED("shell operator product", e);
   }
   PetscCall(VecRestoreArray(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
-  return code;
+  return 0;
 }
 
 }  // namespace meniscus::solvers

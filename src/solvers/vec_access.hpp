@@ -6,6 +6,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "solvers/petsc_check.hpp"
+
 namespace meniscus::solvers {
 
 using DeviceArray = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::DefaultExecutionSpace::memory_space>;
@@ -14,15 +16,15 @@ class VecAccess {
  public:
   VecAccess(Vec v, int components, bool writable = true) : vec_(v), writable_(writable) {
     PetscInt n = 0;
-    VecGetLocalSize(v, &n);
-    VecGetArray(v, &ptr_);
+    petsc_check(VecGetLocalSize(v, &n), "VecGetLocalSize");
+    petsc_check(VecGetArray(v, &ptr_), "VecGetArray");
     host_ = Host(ptr_, n / components, components);
     view = Kokkos::create_mirror_view_and_copy(DeviceArray::memory_space(), host_);
   }
   ~VecAccess() {
     if (writable_) Kokkos::deep_copy(host_, view);
     view = DeviceArray();
-    VecRestoreArray(vec_, &ptr_);
+    petsc_check_noexcept(VecRestoreArray(vec_, &ptr_), "VecRestoreArray");
   }
   VecAccess(const VecAccess&) = delete;
   VecAccess& operator=(const VecAccess&) = delete;

@@ -1,4 +1,4 @@
-// Digest seed-002 U14: the implicit cohesion + adhesion + viscosity solve gives the same velocities on
+// Rank independence of Jeske et al. 2023, Algorithm 1: the implicit cohesion + adhesion + viscosity solve gives the same velocities on
 // any number of ranks. The operator cloud (~2000 particles, two phases, adhesion to a plane) is split
 // into x slabs; ghost rows are every other rank's particle within the support of an owned one, and
 // refresh_ghosts replays an all-gather of the owned rows (a stand-in for the halo plan, which the SPH

@@ -103,7 +103,7 @@ TEST(SphPeriodic, UniformLatticeHasTheInfiniteLatticeDensityEverywhere) {
   for (int i = 0; i < m.neighborhood().owned; ++i) worst = std::max(worst, std::fabs(rho(i) - ref) / ref);
   MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   EXPECT_LT(worst, 1e-6) << "a particle near a periodic face misses (or double counts) a neighbour's image";
-  EXPECT_NEAR(ref / 1000.0, 1.0, 5e-5);  // the lattice sum of the cubic spline at h = 2d (digest U3)
+  EXPECT_NEAR(ref / 1000.0, 1.0, 5e-5);  // the lattice sum of the cubic spline at h = 2d (0.99997)
   // Every particle has all 26 lattice neighbours within h (the 2d points sit at |x| = h: excluded or not by
   // round-off, and they contribute W(h) = 0), whichever face it is near.
   auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.neighborhood().offset);

@@ -1,4 +1,4 @@
-// Surface resampling (seed 000 stages 1-3) across ranks: the samples, their area-weighted normals and
+// Surface resampling (Chen et al. 2021, Sec. 4.1) across ranks: the samples, their area-weighted normals and
 // their parents do not depend on the rank count (none lost or duplicated at rank boundaries), every
 // sample's parent is its nearest interior particle, and the sampled length matches the contour.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Explicit surface tension with resampled surface and balance particles (seed 000, explicit form):
+// Explicit surface tension with resampled surface and balance particles (Chen et al. 2021, Sec. 4.3.1, explicit form):
 // an ellipse of liquid with random velocities and affine fields in free flight keeps its linear and
 // angular momentum to round-off at any rank count, because every node that receives a surface force
 // also receives that sample's mass. The massless-sample variant (Hyde et al. 2020) loses force on

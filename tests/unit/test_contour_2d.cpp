@@ -1,4 +1,4 @@
-// Marching squares and surface sampling in 2D (seed 000 stage 2): the contour of a disc's signed
+// Marching squares and surface sampling in 2D (Chen et al. 2021, Sec. 4.1.1): the contour of a disc's signed
 // distance converges to the circle, is closed and oriented outward; samples lie on their segments
 // and their area-weighted normals add up to the perimeter.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// PSD projection of per-point Hessians (seed 000, stage 7b): the result has no negative eigenvalue
+// PSD projection of per-point Hessians (Chen et al. 2021, Sec. 4.3.1): the result has no negative eigenvalue
 // (tested through x^T A x >= -1e-12 |A| |x|^2 on random x and through its Jacobi eigenvalues), a PSD
 // matrix is returned unchanged, and the projected 3D surface Hessian at a deformed state stays within
 // the original's positive part (x^T P x = x^T H x on the positive eigenvectors).

@@ -179,7 +179,7 @@ inline Kokkos::View<double**> to_device(const std::vector<double>& flat, int row
   return v;
 }
 
-// Parameters of the digest's operator cloud (st002_operator_cloud): r = 0.01, sigma = 1e4, mu = 10,
+// Parameters of the operator cloud: r = 0.01, sigma = 1e4, mu = 10,
 // dt = 2e-3, rho0 = 1000, support 2d.
 inline meniscus::sph::ImplicitForceParams operator_cloud_params() {
   meniscus::sph::ImplicitForceParams p;

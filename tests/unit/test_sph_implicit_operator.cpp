@@ -1,5 +1,5 @@
 // The implicit cohesion + adhesion + viscosity operator of Jeske et al. 2023 / Weiler et al. 2018
-// against the paper's equations (digest seed-002 tests U4-U7, U12, U13): forces on lattices, the
+// against the paper's equations (Jeske et al. 2023, Eqs. 6-8, 13-16, 21-22): forces on lattices, the
 // linearised weight g~, the adhesion terms, and the matrix-free operator against an independently
 // assembled matrix (symmetry, positive definiteness, M >= I).
 #include <gtest/gtest.h>
@@ -38,7 +38,7 @@ std::vector<double> explicit_force(const Cloud<Dim>& c, const ImplicitForceParam
   return f;
 }
 
-// Cloud with density fixed at rho0 (so that m_bar/rho_bar = d^3 exactly, as in the digest's U4/U5).
+// Cloud with density fixed at rho0 (so that m_bar/rho_bar = d^3 exactly, as in the half-space reference below).
 Cloud<3> rest_lattice(const std::vector<Point<3>>& x, double d) {
   Cloud<3> c = make_cloud<3>(x, 1000, d * d * d, 2 * d);
   c.density.assign(x.size(), 1000.0);
@@ -73,7 +73,7 @@ TEST(SphImplicitOperator, HalfSpaceSurfaceForceIsMinus02138SigmaD) {
   ASSERT_GE(top, 0);
   ASSERT_GE(second, 0);
   const auto f = explicit_force(c, lattice_params(d), 2 * d);
-  // Reference 0.2138351 (digest 4.11, evaluated to 7 digits by direct lattice summation).
+  // Reference 0.2138351 (evaluated to 7 digits by direct lattice summation of Eq. 6).
   EXPECT_NEAR(f[top * 3 + 2] / (sigma * d), -0.2138351, 1e-4 * 0.2138);
   EXPECT_NEAR(f[top * 3 + 0], 0.0, 1e-12 * sigma * d);
   EXPECT_NEAR(f[top * 3 + 1], 0.0, 1e-12 * sigma * d);
@@ -97,7 +97,7 @@ TEST(SphImplicitOperator, CohesionThetaNormalisesInBothDimensions) {
 }
 
 // U12: the linearised weight of hand-built 2- and 3-particle configurations, written out here from
-// the digest's corrected Eq. 15 (kernel values evaluated by hand from the spline polynomials).
+// Eq. 15 with its density-rate term divided by rho_bar^2 (as Eq. 22 has it) (kernel values evaluated by hand from the spline polynomials).
 TEST(SphImplicitOperator, LinearisedWeightMatchesCorrectedEquation15) {
   const double d = 0.02, h = 2 * d, dt = 2e-3, rho0 = 1000, m = rho0 * d * d * d;
   const double k = 8 / (M_PI * h * h * h), l = 48 / (M_PI * h * h * h), theta = 10.0 / 7.0;

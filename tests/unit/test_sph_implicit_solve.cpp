@@ -1,8 +1,8 @@
-// Solves of the implicit cohesion + viscosity system (digest seed-002 U7-U11, U15 in part): identity
+// Solves of the implicit cohesion + viscosity system (Jeske et al. 2023, Algorithm 1, Eqs. 19-20): identity
 // limit, momentum, Galilean invariance, rigid rotation, first-order consistency with the explicit
 // force, warm-start bookkeeping and ordering independence, BiCGStab for unequal masses and the
 // -sph_st_ options; stability at a time step where the explicit force explodes; and the relation of
-// sigma to a surface energy on a lattice interface (digest 4.11).
+// sigma to a surface energy on a lattice interface (mean-field estimate, docs/theory-sph-implicit.md).
 #include <gtest/gtest.h>
 #include <petscsys.h>
 
@@ -10,6 +10,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "methods/method.hpp"
 #include "test_sph_implicit_cloud.hpp"
 
 using namespace sph_implicit_test;
@@ -21,7 +22,7 @@ using meniscus::sph::ImplicitForceParams;
 namespace {
 constexpr double kD = 0.02, kH = 2 * kD, kRho0 = 1000;
 
-// The digest's operator cloud (st002_operator_cloud): ~2000 particles, lattice spacing d jittered by
+// The operator cloud: ~2000 particles, lattice spacing d jittered by
 // +-0.1 d, random velocities |v| <= 1 m/s.
 Cloud<3> operator_cloud(unsigned seed = 3) {
   auto c = make_cloud<3>(lattice<3>({13, 13, 12}, kD, 0.1, seed), kRho0, kD * kD * kD, kH);
@@ -175,7 +176,7 @@ TEST(SphImplicitSolve, FirstOrderConsistentWithExplicitForce) {
   EXPECT_LT(err.back(), 0.05);
 }
 
-// Warm start (paper Eq. 20, digest U15 for the part this module owns): warm_dv returns exactly
+// Warm start (paper Eq. 20, for the part this module owns): warm_dv returns exactly
 // v_new - v*, a warm-started repeat needs no iteration, and the result does not depend on the order
 // of the particles as long as warm_dv travels with its particle (the caller's particle field).
 TEST(SphImplicitSolve, WarmStartBookkeepingAndOrderIndependence) {
@@ -329,7 +330,7 @@ TEST(SphImplicitSolve, LargeTimeStepStaysBoundedWhereExplicitExplodes) {
   EXPECT_GT(ke_max[0], 10 * energy_bound);
 }
 
-// Digest 4.11: the pair force -sigma V x W^st derives from a pair potential, so separating two
+// Mean field (docs/theory-sph-implicit.md): the pair force -sigma V x W^st derives from a pair potential, so separating two
 // half-spaces costs 2 gamma per area. Measured with this module's force on a laterally periodic (100)
 // cubic lattice (V = d^3, support 2d): the work integral of the force between the halves. The same
 // number follows from the lattice sum of the pair potential: 0.027825 sigma (evaluated independently
@@ -377,7 +378,7 @@ TEST(SphImplicitSolve, SurfaceEnergyOfALatticeInterface) {
   const double gamma = work / (d * d) / 2;
   RecordProperty("gamma_over_sigma_lattice100", std::to_string(gamma / sigma));
   EXPECT_NEAR(gamma / sigma, 0.027825, 2e-4 * 0.027825);
-  // Mean-field estimate (digest 4.11): gamma = pi sigma / (8 V) int_0^h r^5 W^st dr.
+  // Mean-field (Fowler) estimate, docs/theory-sph-implicit.md: gamma = pi sigma / (8 V) int_0^h r^5 W^st dr.
   CohesionKernel<3> st(h, d, 10.0 / 7.0);
   double mf = 0;
   for (int k = 0; k < 20000; ++k) {
@@ -463,7 +464,7 @@ TEST(SphImplicitSolve, ZeroRightHandSideGivesZeroVelocity) {
   for (double v : r.v_new) ASSERT_EQ(v, 0.0);
 }
 
-// Digest 7.10: at the paper's tolerance the stopping test is relative to ||v* + b||, so a large
+// Delta form (ours): at the paper's tolerance the stopping test is relative to ||v* + b||, so a large
 // uniform velocity (which the operator passes through unchanged) loosens the accuracy of dv. The
 // delta form solves for dv with a tolerance relative to the impulse and is Galilean invariant at any
 // tolerance; both forms agree when solved tightly.
@@ -492,4 +493,21 @@ TEST(SphImplicitSolve, DeltaFormKeepsGalileanInvarianceAtPaperTolerance) {
   RecordProperty("dv_error_plain_moving", std::to_string(err_moving));
   RecordProperty("dv_error_delta", std::to_string(diff_norm(delta_moving.dv, tight.dv) / norm(tight.dv)));
   EXPECT_GT(err_moving, 1.5 * err_rest);  // the paper form loses accuracy in the moving frame (8.7e-4 vs 4.4e-4)
+}
+
+TEST(SphImplicitSolve, DivergedSolveRejectsTheStepNamingSolverAndReason) {
+  // A divergence tolerance below 1 makes PETSc declare the first iteration diverged
+  // (KSP_DIVERGED_DTOL): the implicit surface-tension solve must reject the step, not use the iterate.
+  auto c = operator_cloud();
+  PetscOptionsSetValue(nullptr, "-sph_st_ksp_divtol", "1e-30");
+  std::string message;
+  try {
+    solve(c, operator_cloud_params());
+  } catch (const meniscus::StepRejected& e) {
+    message = e.what();
+  }
+  PetscOptionsClearValue(nullptr, "-sph_st_ksp_divtol");
+  EXPECT_NE(message.find("KSP sph_st_: DIVERGED_DTOL"), std::string::npos) << message;
+  // Without the option the same solve converges.
+  EXPECT_TRUE(solve(c, operator_cloud_params()).stats.converged);
 }

@@ -1,4 +1,4 @@
-// SPH kernels and lattice sums of seed 002 (digest U1-U5): kernel normalisation, the clamp of the
+// SPH kernels and lattice sums of Jeske et al. 2023 (Eqs. 2-3, 6): kernel normalisation, the clamp of the
 // cohesion kernel, rest density and neighbour count of a cubic lattice, interior cancellation and the
 // surface value -0.2138 sigma d of the explicit cohesion force, the cell-list search against brute
 // force, and the explicit force's momentum conservation and Galilean invariance.
@@ -99,7 +99,7 @@ TEST(SphLattice, RestDensityAndNeighbourCount) {  // U3
     if (std::fabs(x(i, 0)) + std::fabs(x(i, 1)) + std::fabs(x(i, 2)) < 1e-9) centre = i;
   ASSERT_GE(centre, 0);
   // The lattice points 2d away sit at |x| = h up to round-off of the seeding, so they may or may not
-  // pass the strict test; the neighbours with W > 0 are the 26 of the digest (27 with the particle).
+  // pass the strict test; the neighbours with W > 0 are 26 (27 with the particle).
   auto idx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.neighborhood().index);
   const double h = 0.08;
   int inside = 0;
@@ -110,7 +110,7 @@ TEST(SphLattice, RestDensityAndNeighbourCount) {  // U3
     inside += std::sqrt(r2) < h * (1 - 1e-9) ? 1 : 0;
   }
   EXPECT_EQ(inside, 26);
-  EXPECT_LE(off(centre + 1) - off(centre), 26 + 6);  // digest U3 counts the particle itself: 27
+  EXPECT_LE(off(centre + 1) - off(centre), 26 + 6);  // 27 with the particle itself
   const double d = 0.04;
   // d^3 sum W = rho / rho0 with V = d^3.
   EXPECT_NEAR(rho(centre) / 1000.0, 0.99997, 1e-5);
@@ -119,7 +119,7 @@ TEST(SphLattice, RestDensityAndNeighbourCount) {  // U3
 
 TEST(SphLattice, CohesionCancelsInsideAndPullsTheSurfaceLayerIn) {  // U4, U5-like
   // 9^3 block, sigma = 1, V = d^3: the centre feels nothing; a face-centre particle of the top layer
-  // feels an inward force. The digest's -0.2138 sigma d is for a half-space lattice whose densities
+  // feels an inward force. The -0.2138 sigma d of docs/theory-sph-implicit.md is for a half-space lattice whose densities
   // are all rho0; here densities are the SPH sums, so only the direction and cancellation are exact.
   const double r = 0.02, d = 2 * r;
   auto deck = test::deck_from_string(lattice_deck(9, r));
@@ -144,7 +144,7 @@ TEST(SphLattice, CohesionCancelsInsideAndPullsTheSurfaceLayerIn) {  // U4, U5-li
   }
 }
 
-TEST(SphLattice, HalfSpaceSurfaceForceMatchesDigest) {  // U5
+TEST(SphLattice, HalfSpaceSurfaceForceMatchesTheLatticeSum) {
   // Half-space lattice z <= 0 with every density set to rho0 (V = d^3): f(z=0) = -0.2138 sigma d,
   // f(z=-d) = 0, computed from the kernel directly on lattice offsets.
   const double r = 0.02, d = 2 * r, h = 2 * d, sigma = 1.0, rho0 = 1000, mass = rho0 * d * d * d;

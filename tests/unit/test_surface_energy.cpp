@@ -1,4 +1,4 @@
-// Surface energy g(M) = |cof(M) dA| of a surface quadrature point (seed 000, eq. 16): gradient and
+// Surface energy g(M) = |cof(M) dA| of a surface quadrature point (Chen et al. 2021, Eq. 16): gradient and
 // Hessian against central finite differences (relative 1e-6), the explicit limit
 // dg/dM(I) = |a|(I - n n^T), and convexity in 2D.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Contact angles from piecewise surface tension (seed 000, section 6.7, 2D): a drop on a floor whose
+// Contact angles from piecewise surface tension (Chen et al. 2021, Sec. 6.6, Fig. 14, 2D): a drop on a floor whose
 // surface samples within delta_SL = 0.5 dx take k_SL settles to Young's angle
 // theta = arccos(-k_SL / k_LG) (solid-gas energy zero). Zero gravity; viscosity 0.2 Pa s (Ohnesorge
 // number mu / sqrt(rho k R) = 0.5) damps the drop within a few capillary times sqrt(rho R^3/k) = 0.58 s.

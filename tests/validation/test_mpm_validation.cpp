@@ -138,7 +138,7 @@ TEST(MPMValidation, ElasticBarVibrationPeriod) {
 }
 
 // A 2D drop with surface tension (explicit, resampled surface particles) oscillates with Rayleigh's
-// period T = 2 pi / sqrt(6 k / (rho R^3)) (2D, inviscid, mode 2; shared/design/reference-data.md).
+// period T = 2 pi / sqrt(6 k / (rho R^3)) (2D, inviscid, mode 2: omega^2 = (n^3 - n) k / (rho R^3), Rayleigh 1879, "On the capillary phenomena of jets").
 // Tolerance 5 %; the union-of-spheres surface sits slightly outside the particles, so the
 // simulated drop is a little larger and slower.
 namespace {
@@ -234,7 +234,7 @@ TEST(SurfaceTensionValidation, RayleighPeriodErrorDecreasesWithDx2D) {
 // (Young-Laplace, 2D) within 10 %, and p R is the same within 5 % for three radii. R is the radius of
 // the liquid, sqrt(V / pi) of its volume sum(V_p J_p). The pressure must also be within 10 % of k/R_eff
 // with R_eff the radius of the resampled surface, which sits r_ls - spacing/2 = (0.73 - 0.25) dx
-// outside the outermost particle centres (seed 000 digest, pitfall 10): the two radii bracket the
+// outside the outermost particle centres (particles fill dx/2 squares about their centres): the two radii bracket the
 // surface's effective position.
 namespace {
 void laplace_pressure_2d(const std::string& integrator_lines, const std::string& record) {

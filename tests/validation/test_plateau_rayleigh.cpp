@@ -1,12 +1,12 @@
-// Plateau-Rayleigh instability of a liquid cylinder in a box periodic along its axis (digest P4):
+// Plateau-Rayleigh instability of a liquid cylinder in a box periodic along its axis (Rayleigh 1878):
 // a varicose perturbation R(z) = R (1 + eps cos kz) grows when its wavelength exceeds the
 // circumference (kR < 1) and pinches the cylinder into one drop per period; a shorter one
 // (kR > 1) is stable and does not grow. Inviscid linear theory (Rayleigh 1879):
 //   omega^2 = gamma / (rho R^3) kR (1 - (kR)^2) I1(kR) / I0(kR),
-// with gamma = 0.0516 sigma, the effective surface tension of the digest (section 4.11, P1); printed
+// with gamma = 0.0516 sigma, the mean-field effective surface tension (docs/theory-sph-implicit.md); printed
 // for comparison, not asserted. The amplitude is measured from the particles themselves: the number
 // density along z is proportional to R(z)^2, so |(1/N) sum_i exp(i k z_i)| = eps / (1 + eps^2 / 2).
-// R = 0.1 m, r = 6.25 mm (R = 8 lattice spacings, coarser than the digest's r = 5 mm, which the
+// R = 0.1 m, r = 6.25 mm (R = 8 lattice spacings, coarser than r = 5 mm, which the
 // scene inputs/sph-plateau-rayleigh.yaml keeps), sigma = 2000, g = 0, nu = 0. eps = 0.3: with
 // eps = 0.1 the unstable cylinder's amplitude grew to 0.15 in 0.2 s and then crept (0.18 at 1.5 s)
 // without pinching, the cohesive particle lattice resisting the small neck flow (docs/theory-sph.md).

@@ -1,4 +1,4 @@
-// SPH (seed 002) surface tension against capillary theory (issue 5, digest P1/P2):
+// SPH (Jeske et al. 2023) surface tension against capillary theory (issue 5):
 //  - Rayleigh l = 2 shape oscillation of a free drop, omega^2 = 8 gamma / (rho R^3): the period must
 //    scale as sigma^{-1/2} and R^{3/2};
 //  - Laplace pressure: the interior pressure of a drop is p(R) = p_c + 2 gamma / R;
@@ -28,7 +28,7 @@ namespace {
 constexpr double kRho0 = 1000.0;  // kg/m^3
 
 // A zero-g 3D drop of radius R0 seeded on the cubic lattice (spacing d = 2r, V = d^3), relaxed with
-// XSPH 0.5 and kinematic viscosity nu (digest P1/P2 settings).
+// XSPH 0.5 and kinematic viscosity nu (the calibration settings of docs/theory-sph.md).
 std::string drop_deck(double sigma, double R0, double r, double nu) {
   const double L = 2 * R0 + 0.5;
   return log::format(R"(
@@ -75,7 +75,7 @@ double l2_moment(sph::SphJeske<3>& m, const std::array<double, 3>& c) {
   return s[0] / s[1];
 }
 
-// Mean DFSPH-equivalent pressure (digest 4.5) and kinetic pressure rho <|v|^2> / 3 of the particles
+// Mean DFSPH-equivalent pressure (Bender & Koschier 2017) and kinetic pressure rho <|v|^2> / 3 of the particles
 // within R/2 of the centroid, summed (with the sample count) into acc[0..2]. The density solve applies
 // v_i -= dt sum_j m_j (k_i + k_j) grad W_ij with k = p / rho^2 (stored summed over the step's iterations,
 // likewise the divergence solve's), so p_i = (k_i + k^v_i) rho0^2.
@@ -260,9 +260,9 @@ double rayleigh_gamma(double period, double R) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------
-// CI: Laplace pressure of a damped drop (digest P2, differential form). The interior pressure of a static
+// CI: Laplace pressure of a damped drop (differential form). The interior pressure of a static
 // drop is p(R) = p_c + 2 gamma / R, where p_c is the cohesive pressure that holds the surface layer
-// (R-independent, about 0.21 sigma / d: ~25 times 2 gamma / R at R = 10 d, so the digest's literal
+// (R-independent, about 0.21 sigma / d: ~25 times 2 gamma / R at R = 10 d, so the literal
 // p = 2 gamma / R cannot hold). Two radii at the same r give gamma and p_c.
 namespace {
 struct LaplaceFit {
@@ -290,16 +290,16 @@ double damped_interior_pressure(double sigma, double R0, double r, double averag
   return acc[0] / acc[2];
 }
 
-// Digest 4.11 mean-field estimate for V = d^3.
+// Mean-field (Fowler) estimate for V = d^3 (docs/theory-sph-implicit.md).
 constexpr double kMeanFieldGammaPerSigma = 0.0413;
 // Cohesion force on a particle of the top layer of a half-space cubic lattice (h = 2d, V = d^3):
-// 0.2138 sigma d (digest 4.11), spread over the layer's area d^2 per particle.
+// 0.2138 sigma d (docs/theory-sph-implicit.md), spread over the layer's area d^2 per particle.
 constexpr double kSurfaceLayerForcePerSigmaD = 0.2138;
 }  // namespace
 
 TEST(SphValidation, LaplacePressureJumpGivesTheMeanFieldSurfaceTension) {
   // Drops R = 0.125 and 0.25 m (552 and 4224 particles, r = 0.0125), sigma = 8000, damped (nu = 0.01).
-  // Asserted: gamma_L against the digest's mean-field gamma_eff = 0.0413 sigma (4.11, V = d^3) within 20 %,
+  // Asserted: gamma_L against the mean-field gamma_eff = 0.0413 sigma (docs/theory-sph-implicit.md, V = d^3) within 20 %,
   // and p_c against the surface-layer force. The issue's comparison with the Rayleigh period is the Long
   // test LongRayleighRadiusScalingAndLaplaceGammaFromTheSameDrops.
   const double sigma = 8000, r = 0.0125, d = 2 * r;
@@ -313,7 +313,7 @@ TEST(SphValidation, LaplacePressureJumpGivesTheMeanFieldSurfaceTension) {
   const double pc = f.p_cohesive / (kSurfaceLayerForcePerSigmaD * sigma / d);
   EXPECT_NEAR(mean_field, 1.0, 0.2);
   EXPECT_NEAR(pc, 1.0, 0.05);
-  test::record_check("sph_laplace_gamma_mean_field", "gamma_Laplace = 0.0413 sigma (digest 4.11 mean field)", "20 %",
+  test::record_check("sph_laplace_gamma_mean_field", "gamma_Laplace = 0.0413 sigma (mean field)", "20 %",
                      log::format("p(%.4f) = %.0f Pa, p(%.4f) = %.0f Pa: gamma_L = %.4f sigma, ratio %.3f", R1, p1, R2, p2,
                                  f.gamma / sigma, mean_field),
                      std::fabs(mean_field - 1) <= 0.2);
@@ -322,13 +322,13 @@ TEST(SphValidation, LaplacePressureJumpGivesTheMeanFieldSurfaceTension) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Long: issue 5's three criteria with the protocol of docs/theory-sph.md. All drops at r = 0.0125 m
+// Long: the three criteria with the protocol of docs/theory-sph.md. All drops at r = 0.0125 m
 // (d = 0.025 m), nu = 0. The state of the particle drop (a hot particle liquid that oscillates, or a cold
 // cohesive solid with no period) depends on dt / tau_sigma, tau_sigma = sqrt(rho d^3 / sigma) (docs), so
-// drops are compared at equal dt / tau_sigma = 1.07 (dt = 1.5 ms at sigma = 8000; T/230 at R = 0.25, inside
-// the digest's dt <= T/200). Measured on this model at a fixed dt instead, T(sigma)/T(4 sigma) = 2.27 and
-// gamma_Laplace/gamma_Rayleigh = 1.31: those compare two temperatures, not the capillary law (issue 14
-// restates them; docs/theory-sph.md has the numbers).
+// drops are compared at equal dt / tau_sigma = 1.07 (dt = 1.5 ms at sigma = 8000; T/230 at R = 0.25, so
+// dt <= T/200 resolves the oscillation). Measured on this model at a fixed dt instead, T(sigma)/T(4 sigma)
+// = 2.27 and gamma_Laplace/gamma_Rayleigh = 1.31: those compare two temperatures, not the capillary law
+// (docs/theory-sph.md has the numbers).
 namespace {
 constexpr double kDt = 1.5e-3, kRadius = 0.0125, kRelax = 0.3;
 }  // namespace

@@ -1,4 +1,4 @@
-// SPH (seed 002) against analytic references that hold whatever the internal forces do: a free drop
+// SPH (Jeske et al. 2023) against analytic references that hold whatever the internal forces do: a free drop
 // under gravity moves its centre of mass on the ballistic parabola, and a rotating drop in zero
 // gravity keeps its linear and angular momentum (pressure, cohesion and Weiler viscosity are central
 // pair forces). Long: the zero-g cube with explicit surface tension at small sigma (paper E1 setting).

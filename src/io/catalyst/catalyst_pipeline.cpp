@@ -1,5 +1,5 @@
 // libmeniscus_catalyst_vtk.so: the ParaView side of the in-situ adaptor. It uses the legacy Catalyst
-// API of ParaView 5.11 (shared/deps.md §7):
+// API of ParaView 5.11 (Debian 12's paraview 5.11 packages):
 //   vtkCPProcessor::Initialize(comm, dir)  ->  AddPipeline(vtkCPPythonPipeline::CreateAndInitializePipeline)
 //   per call: vtkCPDataDescription{AddInput, SetTimeData} -> RequestDataDescription -> SetGrid -> CoProcess
 //   end: Finalize + Delete, before MPI_Finalize (otherwise OpenMPI aborts the run at exit).

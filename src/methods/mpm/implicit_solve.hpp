@@ -69,10 +69,14 @@ class ImplicitGridSolver {
 
  private:
   void to_local(Vec global, Vec local);
+
+ public:  // launch device lambdas: CUDA rejects those in private members (not part of the interface)
   double node_energy(Vec v);
   void treat_light_nodes();
   void choose_initial_guess(IncrementalPotential<Dim>& potential);
   void restore_momentum(IncrementalPotential<Dim>& potential);
+
+ private:
 
   const grid::Decomposition<Dim>& decomp_;
   solvers::NewtonOptions options_;

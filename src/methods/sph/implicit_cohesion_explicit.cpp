@@ -17,10 +17,10 @@ using implicit_terms::Terms;
 
 template <int Dim>
 void ImplicitCohesionViscosity<Dim>::explicit_acceleration(const Neighborhood& nb, const ImplicitForceParams& p,
-                                                           Kokkos::View<double**> v, Kokkos::View<const double*> mass,
+                                                           Kokkos::View<double**, Kokkos::LayoutRight> v, Kokkos::View<const double*> mass,
                                                            Kokkos::View<const double*> density,
                                                            Kokkos::View<const int*> phase,
-                                                           const BoundarySamples& boundary, Kokkos::View<double**> a) {
+                                                           const BoundarySamples& boundary, Kokkos::View<double**, Kokkos::LayoutRight> a) {
   const Terms<Dim> t = make_terms<Dim>(nb, p, boundary);
   refresh(nb, v);
   auto offset = nb.offset;
@@ -86,12 +86,12 @@ void ImplicitCohesionViscosity<Dim>::explicit_acceleration(const Neighborhood& n
 }
 
 template void ImplicitCohesionViscosity<2>::explicit_acceleration(const Neighborhood&, const ImplicitForceParams&,
-                                                             Kokkos::View<double**>, Kokkos::View<const double*>,
+                                                             Kokkos::View<double**, Kokkos::LayoutRight>, Kokkos::View<const double*>,
                                                              Kokkos::View<const double*>, Kokkos::View<const int*>,
-                                                             const BoundarySamples&, Kokkos::View<double**>);
+                                                             const BoundarySamples&, Kokkos::View<double**, Kokkos::LayoutRight>);
 template void ImplicitCohesionViscosity<3>::explicit_acceleration(const Neighborhood&, const ImplicitForceParams&,
-                                                             Kokkos::View<double**>, Kokkos::View<const double*>,
+                                                             Kokkos::View<double**, Kokkos::LayoutRight>, Kokkos::View<const double*>,
                                                              Kokkos::View<const double*>, Kokkos::View<const int*>,
-                                                             const BoundarySamples&, Kokkos::View<double**>);
+                                                             const BoundarySamples&, Kokkos::View<double**, Kokkos::LayoutRight>);
 
 }  // namespace meniscus::sph

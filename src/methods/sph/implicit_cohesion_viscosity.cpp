@@ -1,6 +1,7 @@
 #include "methods/sph/implicit_cohesion_viscosity.hpp"
 
 #include "core/error.hpp"
+#include "methods/method.hpp"
 #include "methods/sph/implicit_pair_terms.hpp"
 #include "methods/sph/implicit_step_terms.hpp"
 #include "solvers/krylov_solver.hpp"
@@ -28,12 +29,12 @@ struct ImplicitCohesionViscosity<Dim>::State {
   MPI_Comm comm = MPI_COMM_NULL;
   std::unique_ptr<solvers::KrylovSolver> krylov;
   Neighborhood nb;
-  Kokkos::View<double**> work;     // operand of apply(), total x Dim (ghost rows refreshed)
-  Kokkos::View<double**> rho_dot;  // total x 1
+  Kokkos::View<double**, Kokkos::LayoutRight> work;     // operand of apply(), total x Dim (ghost rows refreshed)
+  Kokkos::View<double**, Kokkos::LayoutRight> rho_dot;  // total x 1
   Kokkos::View<double*> g_tilde;   // per CSR entry
   Kokkos::View<double*> c_st;      // dt^2 sigma m_bar / m_i g~
   Kokkos::View<double*> c_visc;    // dt * Weiler coupling (<= 0)
-  Kokkos::View<double***> diag;    // owned x Dim x Dim: adhesion and boundary friction
+  Kokkos::View<double***, Kokkos::LayoutRight> diag;    // owned x Dim x Dim: adhesion and boundary friction
   Owned rhs;                       // v* + b
   long pairs = 0, clamped = 0;
   bool prepared = false;
@@ -52,7 +53,7 @@ ImplicitCohesionViscosity<Dim>::~ImplicitCohesionViscosity() = default;
 
 template <int Dim>
 void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const ImplicitForceParams& p,
-                                             Kokkos::View<double**> v, Kokkos::View<const double*> mass,
+                                             Kokkos::View<double**, Kokkos::LayoutRight> v, Kokkos::View<const double*> mass,
                                              Kokkos::View<const double*> density, Kokkos::View<const int*> phase,
                                              const BoundarySamples& boundary) {
   State& s = *s_;
@@ -61,14 +62,14 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
   const long nnz = owned > 0 ? long(Kokkos::create_mirror_view_and_copy(
                                    Kokkos::HostSpace(), Kokkos::subview(nb.offset, Kokkos::make_pair(owned, owned + 1)))(0))
                              : 0;
-  if (s.work.extent(0) != size_t(total)) s.work = Kokkos::View<double**>("sph_st::work", total, Dim);
-  if (s.rho_dot.extent(0) != size_t(total)) s.rho_dot = Kokkos::View<double**>("sph_st::rho_dot", total, 1);
+  if (s.work.extent(0) != size_t(total)) s.work = Kokkos::View<double**, Kokkos::LayoutRight>("sph_st::work", total, Dim);
+  if (s.rho_dot.extent(0) != size_t(total)) s.rho_dot = Kokkos::View<double**, Kokkos::LayoutRight>("sph_st::rho_dot", total, 1);
   if (s.g_tilde.extent(0) != size_t(nnz)) {
     s.g_tilde = Kokkos::View<double*>("sph_st::g_tilde", nnz);
     s.c_st = Kokkos::View<double*>("sph_st::c_st", nnz);
     s.c_visc = Kokkos::View<double*>("sph_st::c_visc", nnz);
   }
-  if (s.diag.extent(0) != size_t(owned)) s.diag = Kokkos::View<double***>("sph_st::diag", owned, Dim, Dim);
+  if (s.diag.extent(0) != size_t(owned)) s.diag = Kokkos::View<double***, Kokkos::LayoutRight>("sph_st::diag", owned, Dim, Dim);
   if (s.rhs.extent(0) != size_t(owned)) s.rhs = Owned("sph_st::rhs", owned, Dim);
 
   const Terms<Dim> t = make_terms<Dim>(nb, p, boundary);
@@ -77,7 +78,7 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
   auto x = nb.x;
 
   // Stage 1: rho-dot (paper Eq. 16) with the cubic kernel over all fluid neighbours; boundaries are
-  // left out as in the reference implementation (digest 4.3).
+  // left out as in the authors' reference implementation (SPlisHSPlasH, which the paper's scenes use).
   refresh(nb, v);
   auto rho_dot = s.rho_dot;
   Kokkos::parallel_for(
@@ -134,7 +135,7 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
           double g = implicit_terms::linearised_weight(t.dt, kv.w_st, kv.dw_st_over_r, xv, rho_bar,
                                                        0.5 * (rho_dot(i, 0) + rho_dot(j, 0)));
           pairs += 1;
-          if (g < 0) {  // keeps the operator positive definite (digest 7.9)
+          if (g < 0) {  // keeps the operator positive definite (docs/theory-sph-implicit.md, "Properties and the safeguards behind them")
             g = 0;
             clamped += 1;
           }
@@ -149,7 +150,7 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
           for (int c = 0; c < Dim; ++c) diag(i, a, c) = 0;
         if (t.has_boundary && bvol(i) > 0) {
           // Adhesion (paper Eqs. 21-22): boundary density rho0, its rate 0; moving boundary enters
-          // through x_i - x^b - dt v^b (the printed "dt sigma^b" is dt v^b, digest 7.4).
+          // through x_i - x^b - dt v^b (the "dt sigma^b" printed in Jeske et al. 2023, Eqs. 21-22, is dt v^b).
           double xib[Dim], r2 = 0, xv = 0;
           for (int d = 0; d < Dim; ++d) {
             xib[d] = x(i, d) - bx(i, d);
@@ -206,8 +207,8 @@ namespace {
 // pair term needs neither positions nor the viscous coefficient, which saves most of the memory
 // traffic of the inviscid scenes.
 template <int Dim, bool Viscous, class YView>
-void apply_rows(const Neighborhood& nb, Kokkos::View<double**> u, Kokkos::View<double*> c_st,
-                Kokkos::View<double*> c_visc, Kokkos::View<double***> diag, YView y) {
+void apply_rows(const Neighborhood& nb, Kokkos::View<double**, Kokkos::LayoutRight> u, Kokkos::View<double*> c_st,
+                Kokkos::View<double*> c_visc, Kokkos::View<double***, Kokkos::LayoutRight> diag, YView y) {
   auto offset = nb.offset;
   auto index = nb.index;
   auto x = nb.x;
@@ -241,8 +242,8 @@ void apply_rows(const Neighborhood& nb, Kokkos::View<double**> u, Kokkos::View<d
 }
 
 template <int Dim, class YView>
-void apply_operator(const Neighborhood& nb, bool viscous, Kokkos::View<double**> u, Kokkos::View<double*> c_st,
-                    Kokkos::View<double*> c_visc, Kokkos::View<double***> diag, YView y) {
+void apply_operator(const Neighborhood& nb, bool viscous, Kokkos::View<double**, Kokkos::LayoutRight> u, Kokkos::View<double*> c_st,
+                    Kokkos::View<double*> c_visc, Kokkos::View<double***, Kokkos::LayoutRight> diag, YView y) {
   if (viscous)
     apply_rows<Dim, true>(nb, u, c_st, c_visc, diag, y);
   else
@@ -252,7 +253,7 @@ void apply_operator(const Neighborhood& nb, bool viscous, Kokkos::View<double**>
 // The diagonal of M for owned rows.
 template <int Dim, class DView>
 void operator_diagonal(const Neighborhood& nb, Kokkos::View<double*> c_st, Kokkos::View<double*> c_visc,
-                       Kokkos::View<double***> diag, DView out) {
+                       Kokkos::View<double***, Kokkos::LayoutRight> diag, DView out) {
   auto offset = nb.offset;
   auto index = nb.index;
   auto x = nb.x;
@@ -272,7 +273,7 @@ void operator_diagonal(const Neighborhood& nb, Kokkos::View<double*> c_st, Kokko
 }
 
 template <class UView>
-void load_operand(Kokkos::View<double**> work, UView u, int owned, int dim) {
+void load_operand(Kokkos::View<double**, Kokkos::LayoutRight> work, UView u, int owned, int dim) {
   Kokkos::parallel_for(
       "sph_st::load", Kokkos::RangePolicy<Exec>(0, owned), KOKKOS_LAMBDA(const int i) {
         for (int d = 0; d < dim; ++d) work(i, d) = u(i, d);
@@ -281,7 +282,7 @@ void load_operand(Kokkos::View<double**> work, UView u, int owned, int dim) {
 }  // namespace
 
 template <int Dim>
-void ImplicitCohesionViscosity<Dim>::apply(Kokkos::View<const double**> u, Kokkos::View<double**> y) const {
+void ImplicitCohesionViscosity<Dim>::apply(Kokkos::View<const double**, Kokkos::LayoutRight> u, Kokkos::View<double**, Kokkos::LayoutRight> y) const {
   const State& s = *s_;
   if (!s.prepared) throw RuntimeError("implicit cohesion: apply() before prepare()");
   load_operand(s.work, u, s.nb.owned, Dim);
@@ -290,8 +291,8 @@ void ImplicitCohesionViscosity<Dim>::apply(Kokkos::View<const double**> u, Kokko
 }
 
 template <int Dim>
-Kokkos::View<const double**> ImplicitCohesionViscosity<Dim>::right_hand_side() const {
-  Kokkos::View<double**> out("sph_st::rhs_copy", s_->rhs.extent(0), Dim);
+Kokkos::View<const double**, Kokkos::LayoutRight> ImplicitCohesionViscosity<Dim>::right_hand_side() const {
+  Kokkos::View<double**, Kokkos::LayoutRight> out("sph_st::rhs_copy", s_->rhs.extent(0), Dim);
   auto rhs = s_->rhs;
   Kokkos::parallel_for(
       "sph_st::rhs_copy", Kokkos::RangePolicy<Exec>(0, rhs.extent(0)), KOKKOS_LAMBDA(const int i) {
@@ -306,7 +307,7 @@ Kokkos::View<const double*> ImplicitCohesionViscosity<Dim>::pair_weights() const
 }
 
 template <int Dim>
-Kokkos::View<const double**> ImplicitCohesionViscosity<Dim>::density_rate() const {
+Kokkos::View<const double**, Kokkos::LayoutRight> ImplicitCohesionViscosity<Dim>::density_rate() const {
   return s_->rho_dot;
 }
 
@@ -319,11 +320,11 @@ std::string ImplicitCohesionViscosity<Dim>::krylov_type() const {
 
 template <int Dim>
 ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb, const ImplicitForceParams& p,
-                                                         Kokkos::View<double**> v, Kokkos::View<const double*> mass,
+                                                         Kokkos::View<double**, Kokkos::LayoutRight> v, Kokkos::View<const double*> mass,
                                                          Kokkos::View<const double*> density,
                                                          Kokkos::View<const int*> phase,
                                                          const BoundarySamples& boundary,
-                                                         Kokkos::View<double**> warm_dv) {
+                                                         Kokkos::View<double**, Kokkos::LayoutRight> warm_dv) {
   prepare(nb, p, v, mass, density, phase, boundary);
   State& s = *s_;
   const int owned = nb.owned;
@@ -369,7 +370,7 @@ ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb,
 
   Vec b = op.create_vector(), sol = op.create_vector();
   // Right-hand side and warm start. Paper form: M v = v* + b from x0 = v* + dv_prev (Eq. 20).
-  // Delta form (digest 7.10): M dv = v* + b - M v* from x0 = dv_prev, so that the tolerance refers
+  // Delta form (ours, docs/theory-sph-implicit.md): M dv = v* + b - M v* from x0 = dv_prev, so that the tolerance refers
   // to the velocity change rather than to v* itself.
   const bool delta = p.solve_for_delta;
   Owned rhs = s.rhs;
@@ -414,9 +415,16 @@ ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb,
   try {
     res = s.krylov->solve(op.mat(), b, sol, def, true);
   } catch (...) {
-    VecDestroy(&b);
-    VecDestroy(&sol);
+    solvers::petsc_check_noexcept(VecDestroy(&b), "VecDestroy");
+    solvers::petsc_check_noexcept(VecDestroy(&sol), "VecDestroy");
     throw;
+  }
+  // A capped solve (KSP_DIVERGED_ITS) still improves on v* and is counted by the caller; a breakdown,
+  // NaN/Inf or divergence leaves an unusable iterate: the step is retried with a smaller dt.
+  if (res.diverged()) {
+    solvers::petsc_check(VecDestroy(&b), "VecDestroy");
+    solvers::petsc_check(VecDestroy(&sol), "VecDestroy");
+    throw StepRejected("SPH implicit surface tension + viscosity solve failed, " + res.describe());
   }
 
   {
@@ -425,8 +433,8 @@ ImplicitSolveStats ImplicitCohesionViscosity<Dim>::solve(const Neighborhood& nb,
     Kokkos::deep_copy(guess, HostOwnedConst(xa, owned, Dim));
     solvers::petsc_check(VecRestoreArrayRead(sol, &xa), "VecRestoreArrayRead");
   }
-  VecDestroy(&b);
-  VecDestroy(&sol);
+  solvers::petsc_check(VecDestroy(&b), "VecDestroy");
+  solvers::petsc_check(VecDestroy(&sol), "VecDestroy");
 
   // Apply: dv = v_new - v*, kept for the next warm start; v* <- v_new.
   Kokkos::parallel_for(

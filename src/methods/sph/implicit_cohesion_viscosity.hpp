@@ -1,7 +1,7 @@
 #pragma once
 // Implicit cohesion surface tension (Jeske et al. 2023), adhesion to colliders and implicit
 // viscosity (Weiler et al. 2018), solved together in one linear system for the new velocities
-// (strong coupling; digest seed-002 sections 4.3, 4.4, 4.6, 4.7):
+// (Jeske et al. 2023, Sec. 3.2-3.4, Algorithm 1, Eqs. 19-25):
 //
 //   (I + dt (A_st + A_visc)) v_new = v* + b
 //
@@ -34,14 +34,14 @@ struct ImplicitForceParams {
   bool adhesion_theta = true;               // theta in the adhesion kernel (false: reference code's sigma^b)
   double boundary_viscosity = 0;            // mu_b (Pa s) of the fluid-collider friction, 0 = off
   double tangential_distance_factor = 0.5;  // Weiler's boundary samples at x^b +- f h t
-  bool solve_for_delta = false;  // solve for dv (tolerance relative to the impulse, digest 7.10)
+  bool solve_for_delta = false;  // solve for dv (tolerance relative to the impulse, ours, docs/theory-sph-implicit.md)
 };
 
-// One (nearest) boundary sample per owned particle (volume maps, digest 4.7): closest boundary point
+// One (nearest) boundary sample per owned particle (volume maps, Bender et al. 2019; Jeske et al. 2023, Sec. 3.3): closest boundary point
 // x, its velocity v, the boundary volume inside the particle's support (0 = no boundary nearby) and
 // the adhesion coefficient sigma^b (N/m) of that collider. Empty views mean no boundary at all.
 struct BoundarySamples {
-  Kokkos::View<double**> x, v;
+  Kokkos::View<double**, Kokkos::LayoutRight> x, v;
   Kokkos::View<double*> volume, sigma;
 };
 
@@ -50,7 +50,7 @@ struct ImplicitSolveStats {
   double residual = 0;     // final ||rhs - M v|| / ||rhs|| (delta form: of the dv system)
   bool converged = false;
   long pairs = 0;          // same-phase neighbour pairs (directed, summed over ranks)
-  long clamped_pairs = 0;  // pairs whose g~ turned negative and was set to 0 (digest 7.9)
+  long clamped_pairs = 0;  // pairs whose g~ turned negative and was set to 0 (docs/theory-sph-implicit.md)
 };
 
 // theta normalises the clamped kernel to integrate to 1 for support = 2d: 10/7 in 3D (paper), 7/4 in
@@ -71,29 +71,29 @@ class ImplicitCohesionViscosity {
   // v: total x Dim (owned rows = predicted v*, overwritten with the solution; ghost rows refreshed
   // inside, also after the solve); mass, density, phase: total (ghost rows current); warm_dv: owned x
   // Dim, the previous step's velocity change (initial guess v* + warm_dv), replaced by this step's.
-  ImplicitSolveStats solve(const Neighborhood& nb, const ImplicitForceParams& p, Kokkos::View<double**> v,
+  ImplicitSolveStats solve(const Neighborhood& nb, const ImplicitForceParams& p, Kokkos::View<double**, Kokkos::LayoutRight> v,
                            Kokkos::View<const double*> mass, Kokkos::View<const double*> density,
                            Kokkos::View<const int*> phase, const BoundarySamples& boundary,
-                           Kokkos::View<double**> warm_dv);
+                           Kokkos::View<double**, Kokkos::LayoutRight> warm_dv);
 
   // The stages of solve(), public for tests and diagnostics. prepare() refreshes v's ghost rows,
   // computes rho-dot, the per-pair coefficients (cached for every operator application) and the
   // right-hand side; apply() is the operator M (owned x Dim in and out, collective).
-  void prepare(const Neighborhood& nb, const ImplicitForceParams& p, Kokkos::View<double**> v,
+  void prepare(const Neighborhood& nb, const ImplicitForceParams& p, Kokkos::View<double**, Kokkos::LayoutRight> v,
                Kokkos::View<const double*> mass, Kokkos::View<const double*> density, Kokkos::View<const int*> phase,
                const BoundarySamples& boundary);
-  void apply(Kokkos::View<const double**> u, Kokkos::View<double**> y) const;
-  Kokkos::View<const double**> right_hand_side() const;  // v* + b, owned x Dim
+  void apply(Kokkos::View<const double**, Kokkos::LayoutRight> u, Kokkos::View<double**, Kokkos::LayoutRight> y) const;
+  Kokkos::View<const double**, Kokkos::LayoutRight> right_hand_side() const;  // v* + b, owned x Dim
   Kokkos::View<const double*> pair_weights() const;       // g~_ij per CSR entry (0 across phases)
-  Kokkos::View<const double**> density_rate() const;      // rho-dot, total x 1
+  Kokkos::View<const double**, Kokkos::LayoutRight> density_rate() const;      // rho-dot, total x 1
   std::string krylov_type() const;                        // the PETSc KSP type of the last solve
 
   // The explicit variant (paper Eq. 8 plus explicit adhesion, Weiler viscosity and boundary friction
   // evaluated at time t): acceleration a (owned x Dim). Refreshes v's ghost rows.
-  static void explicit_acceleration(const Neighborhood& nb, const ImplicitForceParams& p, Kokkos::View<double**> v,
+  static void explicit_acceleration(const Neighborhood& nb, const ImplicitForceParams& p, Kokkos::View<double**, Kokkos::LayoutRight> v,
                                     Kokkos::View<const double*> mass, Kokkos::View<const double*> density,
                                     Kokkos::View<const int*> phase, const BoundarySamples& boundary,
-                                    Kokkos::View<double**> a);
+                                    Kokkos::View<double**, Kokkos::LayoutRight> a);
 
  private:
   struct State;

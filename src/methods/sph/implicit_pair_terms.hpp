@@ -1,6 +1,6 @@
 #pragma once
-// Per-pair and per-boundary-sample terms of the implicit cohesion + viscosity system (digest seed-002
-// 4.3, 4.6, 4.7), as device functions shared by the implicit operator and the explicit variant.
+// Per-pair and per-boundary-sample terms of the implicit cohesion + viscosity system (Jeske et al.
+// 2023, Sec. 3.2-3.4, Eqs. 13-25), as device functions shared by the implicit operator and the explicit variant.
 #include <Kokkos_Core.hpp>
 
 #include "core/kmath.hpp"
@@ -58,8 +58,8 @@ struct PairKernels {
   }
 };
 
-// Linearised kernel weight g~_ij (paper Eqs. 13-16 with the corrected density term, digest 4.3 and
-// 7.3): g = W^st/rho_bar, its time derivative dW^st/dt / rho_bar - W^st rho_bar_dot / rho_bar^2,
+// Linearised kernel weight g~_ij (paper Eqs. 13-16; the density-rate term divided by rho_bar^2, as
+// Eq. 22 and the reference implementation have it): g = W^st/rho_bar, its time derivative dW^st/dt / rho_bar - W^st rho_bar_dot / rho_bar^2,
 // with dW^st/dt = grad_i W^st . v_ij = (dW^st/dr / r) x_ij . v_ij and rho_bar_dot = (rho_dot_i +
 // rho_dot_j)/2.  xv = x_ij . v_ij.
 KOKKOS_INLINE_FUNCTION double linearised_weight(double dt, double w_st, double dw_st_over_r, double xv,

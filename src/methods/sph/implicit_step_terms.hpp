@@ -38,7 +38,7 @@ Terms<Dim> make_terms(const Neighborhood& nb, const ImplicitForceParams& p, cons
 }
 
 // Ghost refresh through the neighbourhood's callback; a neighbourhood without ghosts may leave it unset.
-inline void refresh(const Neighborhood& nb, Kokkos::View<double**> field) {
+inline void refresh(const Neighborhood& nb, Kokkos::View<double**, Kokkos::LayoutRight> field) {
   if (nb.refresh_ghosts) {
     nb.refresh_ghosts(field);
   } else if (nb.total > nb.owned) {

@@ -1,5 +1,5 @@
 #pragma once
-// Deck sections of the SPH method (seed 002, Jeske et al. 2023): `sph` (kernel scale, DFSPH, surface
+// Deck sections of the SPH method (Jeske et al. 2023): `sph` (kernel scale, DFSPH, surface
 // tension, viscosity, adhesion, XSPH, emitters) and `materials` (one rest density per phase).
 #include <array>
 #include <string>
@@ -45,7 +45,7 @@ struct SphParams {
 
   double diameter() const { return 2 * particle_radius; }
   double support() const { return 4 * particle_radius; }
-  // sigma at time t (the ramp of the sphere-stability experiment, digest E1).
+  // sigma at time t (the ramp of the sphere-stability experiment, Jeske et al. 2023, Sec. 4.1).
   double sigma_at(double t) const;
 };
 

@@ -1,6 +1,6 @@
 // Diagnostics of the SPH method (global over ranks): conservation sums, solver iterations (averaged
 // over the steps since the previous row), the surface-energy proxy, connected components, sphericity
-// and radius of gyration (digest section 6).
+// and radius of gyration (the measures of the paper's experiments, Jeske et al. 2023, Sec. 4).
 #include <cmath>
 
 #include "core/log.hpp"

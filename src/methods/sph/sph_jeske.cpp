@@ -95,7 +95,7 @@ SphJeske<Dim>::SphJeske(const MethodContext& ctx) : comm_(ctx.comm) {
   f_.x = set_.add_field("position", Dim);
   f_.v = set_.add_field("velocity", Dim);
   f_.mass = set_.add_field("mass", 1);
-  // Warm starts follow their particle through migration, sorting and checkpoints (digest pitfall 11).
+  // Warm starts follow their particle through migration, sorting and checkpoints (on the wrong particle it would be a wrong initial guess).
   f_.dv_prev = set_.add_field("st_dv_prev", Dim);
   f_.kappa = set_.add_field("dfsph_kappa", 1);
   f_.kappa_v = set_.add_field("dfsph_kappa_v", 1);
@@ -196,7 +196,7 @@ void SphJeske<Dim>::seed_particles(const config::Section& root) {
 }
 
 template <int Dim>
-void SphJeske<Dim>::refresh(Kokkos::View<double**> total) {
+void SphJeske<Dim>::refresh(Kokkos::View<double**, Kokkos::LayoutRight> total) {
   halo_.refresh_rows(particles::RealField(total), static_cast<size_t>(owned_));
 }
 
@@ -212,8 +212,8 @@ void SphJeske<Dim>::update_neighborhood() {
   owned_ = static_cast<int>(set_.size());
   halo_.build(set_, *decomp_, f_.x, h);
   total_ = owned_ + static_cast<int>(halo_.ghost_count());
-  xt_ = Kokkos::View<double**>("sph_x", total_, Dim);
-  vt_ = Kokkos::View<double**>("sph_v", total_, Dim);
+  xt_ = Kokkos::View<double**, Kokkos::LayoutRight>("sph_x", total_, Dim);
+  vt_ = Kokkos::View<double**, Kokkos::LayoutRight>("sph_v", total_, Dim);
   mass_t_ = Kokkos::View<double*>("sph_mass", total_);
   rho_ = Kokkos::View<double*>("sph_density", total_);
   alpha_ = Kokkos::View<double*>("sph_alpha", total_);
@@ -248,7 +248,7 @@ void SphJeske<Dim>::update_neighborhood() {
   nb_.offset = lists_.offset;
   nb_.index = lists_.index;
   nb_.x = xt_;
-  nb_.refresh_ghosts = [this](Kokkos::View<double**> a) { refresh(a); };
+  nb_.refresh_ghosts = [this](Kokkos::View<double**, Kokkos::LayoutRight> a) { refresh(a); };
   ContactSettings cs;
   cs.particle_radius = p_.particle_radius;
   cs.support = h;
@@ -274,7 +274,7 @@ void SphJeske<Dim>::compute_density() {
   const auto bc = contacts_;
   // Every entry is written below: skip the zero fill (tens of MB per step).
   w_ = Kokkos::View<double*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sph_w"), nb_.index.extent(0));
-  grad_ = Kokkos::View<double**>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sph_grad"), nb_.index.extent(0), Dim);
+  grad_ = Kokkos::View<double**, Kokkos::LayoutRight>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "sph_grad"), nb_.index.extent(0), Dim);
   bgrad_ = Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]>("sph_bgrad", owned_);
   auto wc = w_;
   auto grad = grad_;
@@ -314,208 +314,12 @@ void SphJeske<Dim>::compute_density() {
 }
 
 template <int Dim>
-void SphJeske<Dim>::compute_alpha() {
-  auto t = timers_.scope("dfsph_factor");
-  const CubicSpline<Dim> w(p_.support());
-  auto grad = grad_;
-  auto bgrad = bgrad_;
-  auto m = mass_t_;
-  auto rho = rho_;
-  auto alpha = alpha_;
-  auto off = nb_.offset;
-  const auto bc = contacts_;
-  const double gscale = w.l / w.h;
-  Kokkos::parallel_for(
-      "sph::alpha", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
-        double sum[Dim] = {}, sq = 0;
-        for (int k = off(i); k < off(i + 1); ++k) {
-          for (int d = 0; d < Dim; ++d) {
-            sum[d] += grad(k, d);
-            sq += grad(k, d) * grad(k, d);
-          }
-        }
-        for (int b = 0; b < bc.count(i); ++b)
-          for (int d = 0; d < Dim; ++d) sum[d] += bgrad(i, b, d);
-        double den = sq;
-        for (int d = 0; d < Dim; ++d) den += sum[d] * sum[d];
-        const double typical = m(i) * gscale;
-        alpha(i) = den > 1e-6 * typical * typical ? rho(i) / den : 0.0;
-      });
-}
-
-template <int Dim>
-void SphJeske<Dim>::apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double**> vstar) {
-  // v_i -= dt [sum_j m_j (k_i/rho_i + k_j/rho_j) grad W_ij + sum_b rho0 V_b (k_i/rho_i) grad W_ib];
-  // `kappa` holds k/rho (one division per particle instead of per pair).
-  refresh(kappa);
-  auto grad = grad_;
-  auto bgrad = bgrad_;
-  auto m = mass_t_;
-  auto rho = rho_;
-  auto off = nb_.offset, idx = nb_.index;
-  auto ph = phase_t_;
-  auto rho0 = rest_density_;
-  const auto bc = contacts_;
-  Kokkos::parallel_for(
-      "sph::apply_stiffness", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
-        const double ki = kappa(i);
-        double a[Dim] = {};
-        for (int k = off(i); k < off(i + 1); ++k) {
-          const double s = ki + kappa(idx(k));
-          for (int d = 0; d < Dim; ++d) a[d] += s * grad(k, d);
-        }
-        if (ki != 0)
-          for (int b = 0; b < bc.count(i); ++b)
-            for (int d = 0; d < Dim; ++d) a[d] += ki * bgrad(i, b, d);
-        for (int d = 0; d < Dim; ++d) vstar(i, d) -= dt * a[d];
-      });
-}
-
-namespace {
-// Density change rate sum_j m_j v_ij . grad W_ij + sum_b rho0 V_b (v_i - v_b) . grad W_ib.
-template <int Dim>
-struct DensityRate {
-  Kokkos::View<double**> grad;
-  Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]> bgrad;
-  Kokkos::View<double**> v;
-  Kokkos::View<double*> m, rho0;
-  Kokkos::View<int*> off, idx, ph;
-  BoundaryContacts<Dim> bc;
-  KOKKOS_INLINE_FUNCTION double operator()(const int i) const {
-    double s = 0;
-    for (int k = off(i); k < off(i + 1); ++k) {
-      const int j = idx(k);
-      double dot = 0;
-      for (int d = 0; d < Dim; ++d) dot += (v(i, d) - v(j, d)) * grad(k, d);
-      s += dot;
-    }
-    for (int b = 0; b < bc.count(i); ++b) {
-      double dot = 0;
-      for (int d = 0; d < Dim; ++d) dot += (v(i, d) - bc.v(i, b, d)) * bgrad(i, b, d);
-      s += dot;
-    }
-    return s;
-  }
-};
-}  // namespace
-
-template <int Dim>
-Kokkos::View<double*> SphJeske<Dim>::begin_stiffness_solve(double dt, particles::RealField stored,
-                                                           Kokkos::View<double**> vstar) {
-  // The stiffness summed over this step's iterations, stored for the next step's warm start.
-  Kokkos::View<double*> acc("stiffness_sum", owned_);
-  if (!p_.warm_start) return acc;
-  auto kap = kappa_t_;
-  Kokkos::parallel_for(
-      "sph::warm_stiffness", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
-        // Half of the last step's stiffness (as SPlisHSPlasH does): a stale value decays
-        // geometrically instead of being re-applied for ever (the clamp keeps every new term >= 0).
-        kap(i) = 0.5 * stored(i, 0);
-        acc(i) = kap(i);
-      });
-  apply_stiffness(dt, kap, vstar);
-  return acc;
-}
-
-template <int Dim>
-void SphJeske<Dim>::accumulate_and_apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double*> acc,
-                                                    Kokkos::View<double**> vstar) {
-  Kokkos::parallel_for(
-      "sph::sum_stiffness", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) { acc(i) += kappa(i); });
-  apply_stiffness(dt, kappa, vstar);
-}
-
-template <int Dim>
-void SphJeske<Dim>::store_stiffness(Kokkos::View<double*> acc, particles::RealField stored) {
-  Kokkos::parallel_for(
-      "sph::store_stiffness", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) { stored(i, 0) = acc(i); });
-}
-
-template <int Dim>
-int SphJeske<Dim>::divergence_solve(double dt, Kokkos::View<double**> vstar) {
-  auto t = timers_.scope("divergence_solve");
-  auto kstore = set_.field(f_.kappa_v);
-  auto kap = kappa_t_;
-  auto acc = begin_stiffness_solve(dt, kstore, vstar);
-  DensityRate<Dim> rate{grad_, bgrad_, vstar, mass_t_, rest_density_, nb_.offset, nb_.index,
-                        phase_t_, contacts_};
-  auto alpha = alpha_;
-  auto rho = rho_;
-  auto off = nb_.offset;
-  auto ph = phase_t_;
-  auto rho0 = rest_density_;
-  const auto bc = contacts_;
-  const int min_nbrs = static_cast<int>(neighbor_count_min_for_divergence());
-  long n_global = 0, n_local = owned_;
-  MPI_Allreduce(&n_local, &n_global, 1, MPI_LONG, MPI_SUM, comm_);
-  int it = 0;
-  for (;; ++it) {
-    refresh(vstar);
-    double err = 0;
-    Kokkos::parallel_reduce(
-        "sph::divergence_error", Kokkos::RangePolicy<>(0, owned_),
-        KOKKOS_LAMBDA(const int i, double& e) {
-          double r = rate(i);
-          // Only compression is corrected, and not for sparse neighbourhoods (splashes, free surface).
-          if (r < 0 || (off(i + 1) - off(i) < min_nbrs && bc.count(i) == 0)) r = 0;
-          kap(i) = r * alpha(i) / (dt * rho(i));
-          e += r * dt / rho0(ph(i));
-        },
-        err);
-    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_SUM, comm_);
-    err = n_global > 0 ? err / n_global : 0.0;
-    last_.divergence_error = err;
-    if ((it >= 1 && err <= p_.divergence_tolerance) || it >= p_.max_divergence_iterations) break;
-    accumulate_and_apply_stiffness(dt, kap, acc, vstar);
-  }
-  store_stiffness(acc, kstore);
-  return it;
-}
-
-template <int Dim>
-int SphJeske<Dim>::density_solve(double dt, Kokkos::View<double**> vstar) {
-  auto t = timers_.scope("density_solve");
-  auto kstore = set_.field(f_.kappa);
-  auto kap = kappa_t_;
-  auto acc = begin_stiffness_solve(dt, kstore, vstar);
-  DensityRate<Dim> rate{grad_, bgrad_, vstar, mass_t_, rest_density_, nb_.offset, nb_.index,
-                        phase_t_, contacts_};
-  auto alpha = alpha_;
-  auto rho = rho_;
-  auto ph = phase_t_;
-  auto rho0 = rest_density_;
-  long n_global = 0, n_local = owned_;
-  MPI_Allreduce(&n_local, &n_global, 1, MPI_LONG, MPI_SUM, comm_);
-  int it = 0;
-  for (;; ++it) {
-    refresh(vstar);
-    double err = 0;
-    Kokkos::parallel_reduce(
-        "sph::density_error", Kokkos::RangePolicy<>(0, owned_),
-        KOKKOS_LAMBDA(const int i, double& e) {
-          const double predicted = rho(i) + dt * rate(i);
-          const double excess = predicted > rho0(ph(i)) ? predicted - rho0(ph(i)) : 0.0;
-          kap(i) = excess * alpha(i) / (dt * dt * rho(i));
-          e += excess / rho0(ph(i));
-        },
-        err);
-    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_SUM, comm_);
-    err = n_global > 0 ? err / n_global : 0.0;
-    last_.density_error = err;
-    if ((it >= p_.min_density_iterations && err <= p_.density_tolerance) || it >= p_.max_density_iterations) break;
-    accumulate_and_apply_stiffness(dt, kap, acc, vstar);
-  }
-  store_stiffness(acc, kstore);
-  return it;
-}
-
-template <int Dim>
-Kokkos::View<double**> SphJeske<Dim>::explicit_acceleration(double sigma, double nu) {
+Kokkos::View<double**, Kokkos::LayoutRight> SphJeske<Dim>::explicit_acceleration(double sigma, double nu) {
   // Cohesion (paper eq. 8): a_i = -(sigma/m_i) sum_j (mbar_ij / rhobar_ij) x_ij W^st_ij over same-phase
   // neighbours, adhesion the same with each boundary sample (mbar = (m_i + rho0 V_b)/2, rhobar =
   // (rho_i + rho0)/2, coefficient sigma^b), Weiler viscosity 2(Dim+2) (mu/rho_i) sum_j (m_j/rho_j)
   // (v_ij . x_ij)/(r^2 + 0.01 h^2) grad W_ij with mu = nu rho0.
-  Kokkos::View<double**> a("sph_explicit_acc", owned_, Dim);
+  Kokkos::View<double**, Kokkos::LayoutRight> a("sph_explicit_acc", owned_, Dim);
   const double h = p_.support();
   const CubicSpline<Dim> w(h);
   // theta normalises W^st to unit integral for h = 2d: 10/7 in 3D, 7/4 in 2D.
@@ -584,8 +388,8 @@ void SphJeske<Dim>::implicit_surface_tension(double dt, double sigma) {
   prm.max_iterations = p_.st_max_iterations;
   // The solver takes one boundary sample per particle: the nearest one.
   BoundarySamples bs;
-  bs.x = Kokkos::View<double**>("st_bx", owned_, Dim);
-  bs.v = Kokkos::View<double**>("st_bv", owned_, Dim);
+  bs.x = Kokkos::View<double**, Kokkos::LayoutRight>("st_bx", owned_, Dim);
+  bs.v = Kokkos::View<double**, Kokkos::LayoutRight>("st_bv", owned_, Dim);
   bs.volume = Kokkos::View<double*>("st_bvol", owned_);
   bs.sigma = Kokkos::View<double*>("st_bsig", owned_);
   const auto bc = contacts_;
@@ -601,7 +405,7 @@ void SphJeske<Dim>::implicit_surface_tension(double dt, double sigma) {
         bvol(i) = has ? bc.volume(i, 0) : 0.0;
         bsig(i) = has ? bc.sigma(i, 0) : 0.0;
       });
-  Kokkos::View<double**> warm = set_.field(f_.dv_prev);
+  Kokkos::View<double**, Kokkos::LayoutRight> warm = set_.field(f_.dv_prev);
   const auto stats = implicit_->solver.solve(nb_, prm, vt_, mass_t_, rho_, phase_t_, bs, warm);
   last_.st_iterations = stats.iterations;
   last_.st_residual = stats.residual;
@@ -614,12 +418,12 @@ void SphJeske<Dim>::implicit_surface_tension(double dt, double sigma) {
 }
 
 template <int Dim>
-void SphJeske<Dim>::xsph(Kokkos::View<double**> vstar) {
+void SphJeske<Dim>::xsph(Kokkos::View<double**, Kokkos::LayoutRight> vstar) {
   // Monaghan XSPH: v_i += xi sum_j (m_j / rhobar_ij) (v_j - v_i) W_ij (Jacobi: from the pre-smoothing v).
   auto t = timers_.scope("xsph");
   refresh(vstar);
   const CubicSpline<Dim> w(p_.support());
-  Kokkos::View<double**> dvx("xsph_dv", owned_, Dim);
+  Kokkos::View<double**, Kokkos::LayoutRight> dvx("xsph_dv", owned_, Dim);
   auto x = xt_;
   auto m = mass_t_;
   auto rho = rho_;
@@ -664,14 +468,15 @@ template <int Dim>
 void SphJeske<Dim>::step(double dt) {
   emit(time_);
   update_neighborhood();
+  mark_nozzle_rows(time_);
   compute_density();
   compute_alpha();
   const double sigma = p_.sigma_at(time_);
   last_ = StepStats{};
   // Explicit cohesion, adhesion and viscosity are evaluated at time t (paper eq. 8) and enter v*
   // where the implicit solve would (after the divergence solve): gravity -> divergence solve ->
-  // surface tension + viscosity -> constant-density solve (digest 4.2, stage 6).
-  Kokkos::View<double**> a;
+  // surface tension + viscosity -> constant-density solve (Jeske et al. 2023, Algorithm 2, lines 6-12).
+  Kokkos::View<double**, Kokkos::LayoutRight> a;
   if (p_.st_mode == SurfaceTensionMode::Explicit &&
       (sigma > 0 || p_.kinematic_viscosity > 0 || p_.adhesion > 0 || p_.wall_adhesion > 0)) {
     auto t = timers_.scope("explicit_forces");
@@ -685,6 +490,7 @@ void SphJeske<Dim>::step(double dt) {
         "sph::gravity", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
           for (int d = 0; d < Dim; ++d) vt(i, d) += dt * g[d];
         });
+    hold_nozzle_rows(vt_);
   }
   if (p_.divergence_solve) {
     last_.divergence_iterations = divergence_solve(dt, vt_);
@@ -697,15 +503,20 @@ void SphJeske<Dim>::step(double dt) {
         "sph::explicit_update", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
           for (int d = 0; d < Dim; ++d) vt(i, d) += dt * a(i, d);
         });
+    hold_nozzle_rows(vt_);
   }
   if (implicit_) {
     implicit_surface_tension(dt, sigma);
+    hold_nozzle_rows(vt_);
     if (!last_.st_converged) note_unconverged(kImplicit, last_.st_residual, p_.st_rtol);
   }
   last_.density_iterations = density_solve(dt, vt_);
   if (last_.density_iterations >= p_.max_density_iterations && last_.density_error > p_.density_tolerance)
     note_unconverged(kDensity, last_.density_error, p_.density_tolerance);
-  if (p_.xsph > 0) xsph(vt_);
+  if (p_.xsph > 0) {
+    xsph(vt_);
+    hold_nozzle_rows(vt_);
+  }
   {
     auto t = timers_.scope("integrate");
     auto x = set_.field(f_.x), v = set_.field(f_.v);
@@ -817,108 +628,6 @@ void SphJeske<Dim>::remove_outside() {
       });
   set_.gather(keep, nkeep);
   removed_ += n - nkeep;
-}
-
-template <int Dim>
-void SphJeske<Dim>::emit(double t) {
-  // Layer k of an emitter leaves the disc at t_k = start + k d / |u| and has travelled |u| (t - t_k)
-  // when it is created. Every rank enumerates the same layers and keeps the points it owns; ids
-  // continue from next_id_ in that global order, so they do not depend on the rank count.
-  if (p_.emitters.empty()) return;
-  auto tm = timers_.scope("emit");
-  const double d = p_.diameter();
-  std::vector<double> hx, hv;
-  std::vector<int> hmat;
-  std::vector<int64_t> hid;
-  const auto owners = decomp_->owner_map();  // wraps emitted points on periodic axes
-  for (size_t e = 0; e < p_.emitters.size(); ++e) {
-    const auto& em = p_.emitters[e];
-    double u[3] = {0, 0, 0}, speed = 0;
-    for (int c = 0; c < Dim; ++c) {
-      u[c] = em.velocity[c];
-      speed += u[c] * u[c];
-    }
-    speed = std::sqrt(speed);
-    double n[3] = {u[0] / speed, u[1] / speed, u[2] / speed};
-    // Orthonormal basis of the disc.
-    double e1[3] = {0, 0, 0}, e2[3] = {0, 0, 0};
-    if (Dim == 2) {
-      e1[0] = -n[1];
-      e1[1] = n[0];
-    } else {
-      const double a[3] = {std::fabs(n[0]) < 0.9 ? 1.0 : 0.0, std::fabs(n[0]) < 0.9 ? 0.0 : 1.0, 0.0};
-      e1[0] = a[1] * n[2] - a[2] * n[1];
-      e1[1] = a[2] * n[0] - a[0] * n[2];
-      e1[2] = a[0] * n[1] - a[1] * n[0];
-      const double l = std::sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
-      for (double& c : e1) c /= l;
-      e2[0] = n[1] * e1[2] - n[2] * e1[1];
-      e2[1] = n[2] * e1[0] - n[0] * e1[2];
-      e2[2] = n[0] * e1[1] - n[1] * e1[0];
-    }
-    const int kr = static_cast<int>(std::floor(em.radius / d));
-    for (;;) {
-      const double tk = em.start_time + emitted_layers_[e] * d / speed;
-      if (tk > t + 1e-12 || (em.end_time > 0 && tk > em.end_time)) break;
-      const double travel = speed * (t - tk);
-      for (int b = (Dim == 3 ? -kr : 0); b <= (Dim == 3 ? kr : 0); ++b)
-        for (int a = -kr; a <= kr; ++a) {
-          // Lattice points of the disc, offset by half a spacing so the disc is symmetric.
-          const double pa = a * d, pb = b * d;
-          if (pa * pa + pb * pb > em.radius * em.radius + 1e-12) continue;
-          double xp[Dim];
-          for (int c = 0; c < Dim; ++c) xp[c] = em.center[c] + pa * e1[c] + pb * e2[c] + travel * n[c];
-          owners.wrap(xp);
-          const int64_t id = next_id_++;
-          if (decomp_->owner_of(xp) != rank_) continue;
-          for (int c = 0; c < Dim; ++c) {
-            hx.push_back(xp[c]);
-            hv.push_back(u[c]);
-          }
-          hid.push_back(id);
-          hmat.push_back(em.material);
-        }
-      emitted_layers_[e]++;
-    }
-  }
-  const size_t add = hid.size(), n0 = set_.size();
-  if (add == 0) return;
-  set_.resize(n0 + add);
-  Kokkos::View<double**, Kokkos::HostSpace> xh("emit_x", add, Dim), vh("emit_v", add, Dim);
-  Kokkos::View<int64_t*, Kokkos::HostSpace> idh("emit_id", add);
-  Kokkos::View<int*, Kokkos::HostSpace> mh("emit_mat", add);
-  for (size_t i = 0; i < add; ++i) {
-    for (int c = 0; c < Dim; ++c) {
-      xh(i, c) = hx[i * Dim + c];
-      vh(i, c) = hv[i * Dim + c];
-    }
-    idh(i) = hid[i];
-    mh(i) = hmat[i];
-  }
-  auto xd = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), xh);
-  auto vd = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), vh);
-  auto idd = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), idh);
-  auto md = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), mh);
-  auto x = set_.field(f_.x), v = set_.field(f_.v), m = set_.field(f_.mass);
-  auto dv = set_.field(f_.dv_prev), kap = set_.field(f_.kappa), kapv = set_.field(f_.kappa_v);
-  auto id = set_.id();
-  auto mat = set_.material();
-  auto rho0 = rest_density_;
-  const double volume = p_.mass_volume_factor * std::pow(d, Dim);
-  Kokkos::parallel_for(
-      "sph::emit", Kokkos::RangePolicy<>(0, add), KOKKOS_LAMBDA(const int k) {
-        const int p = static_cast<int>(n0) + k;
-        for (int c = 0; c < Dim; ++c) {
-          x(p, c) = xd(k, c);
-          v(p, c) = vd(k, c);
-          dv(p, c) = 0;  // a new particle has no warm start
-        }
-        m(p, 0) = rho0(md(k)) * volume;
-        kap(p, 0) = 0;
-        kapv(p, 0) = 0;
-        id(p) = idd(k);
-        mat(p) = md(k);
-      });
 }
 
 template <int Dim>

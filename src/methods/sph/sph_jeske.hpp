@@ -1,5 +1,5 @@
 #pragma once
-// SPH with implicit surface tension (Jeske et al. 2023, seed 002; digest section 4.2): DFSPH
+// SPH with implicit surface tension (Jeske et al. 2023, Sec. 3, Algorithm 2): DFSPH
 // (Bender & Koschier 2017) for pressure, the cohesion surface tension + Weiler viscosity + adhesion
 // either solved implicitly in one matrix-free CG (module implicit_cohesion_viscosity) or applied
 // explicitly (paper eq. 8), boundary samples from the SDF colliders, XSPH, inflow emitters.
@@ -64,10 +64,10 @@ class SphJeske : public Method {
   const Neighborhood& neighborhood() const { return nb_; }
   const particles::HaloPlan<Dim>& halo() const { return halo_; }  // ghost ids and periodic shifts
   Kokkos::View<double*> density() const { return rho_; }
-  Kokkos::View<double**> total_velocity() const { return vt_; }
+  Kokkos::View<double**, Kokkos::LayoutRight> total_velocity() const { return vt_; }
   // Explicit cohesion (paper eq. 8, including adhesion) and Weiler viscosity accelerations of the owned
   // rows at the current state, with sigma and nu as given (after update_neighborhood, compute_density).
-  Kokkos::View<double**> explicit_acceleration(double sigma, double kinematic_viscosity);
+  Kokkos::View<double**, Kokkos::LayoutRight> explicit_acceleration(double sigma, double kinematic_viscosity);
 
   struct StepStats {
     int divergence_iterations = 0, density_iterations = 0, st_iterations = 0;
@@ -76,23 +76,33 @@ class SphJeske : public Method {
   };
   const StepStats& last_step() const { return last_; }
 
- private:
+  // Stages that launch device lambdas. Public only because CUDA rejects an extended __device__ lambda
+  // inside a private or protected member function; not part of the interface. The pressure solves
+  // are in sph_pressure_solves.cpp, the emitters in sph_emitters.cpp.
   void seed_particles(const config::Section& root);
   void compute_alpha();
-  void refresh(Kokkos::View<double**> total);
-  void refresh(Kokkos::View<double*> total);
-  int divergence_solve(double dt, Kokkos::View<double**> vstar);
-  int density_solve(double dt, Kokkos::View<double**> vstar);
-  void apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double**> vstar);
-  Kokkos::View<double*> begin_stiffness_solve(double dt, particles::RealField stored, Kokkos::View<double**> vstar);
+  int divergence_solve(double dt, Kokkos::View<double**, Kokkos::LayoutRight> vstar);
+  int density_solve(double dt, Kokkos::View<double**, Kokkos::LayoutRight> vstar);
+  void apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double**, Kokkos::LayoutRight> vstar);
+  Kokkos::View<double*> begin_stiffness_solve(double dt, particles::RealField stored, Kokkos::View<double**, Kokkos::LayoutRight> vstar);
   void accumulate_and_apply_stiffness(double dt, Kokkos::View<double*> kappa, Kokkos::View<double*> acc,
-                                      Kokkos::View<double**> vstar);
+                                      Kokkos::View<double**, Kokkos::LayoutRight> vstar);
   void store_stiffness(Kokkos::View<double*> acc, particles::RealField stored);
   void implicit_surface_tension(double dt, double sigma);
-  void xsph(Kokkos::View<double**> vstar);
+  void xsph(Kokkos::View<double**, Kokkos::LayoutRight> vstar);
   void project_out_of_colliders();
   void emit(double t);
+  // The nozzle of each emitter: the particles inside the first `nozzle_length()` of its jet (a
+  // cylinder of the disc's radius, downstream of the disc) move with the jet velocity whatever the
+  // forces on them, as liquid in a pipe does; hold_nozzle_rows() re-imposes it on a velocity field.
+  void mark_nozzle_rows(double t);
+  void hold_nozzle_rows(Kokkos::View<double**, Kokkos::LayoutRight> vstar);
+  double nozzle_length() const { return p_.support(); }
   void remove_outside();
+
+ private:
+  void refresh(Kokkos::View<double**, Kokkos::LayoutRight> total);
+  void refresh(Kokkos::View<double*> total);
   long neighbor_count_min_for_divergence() const { return Dim == 3 ? 20 : 7; }
 
   MPI_Comm comm_;
@@ -112,18 +122,21 @@ class SphJeske : public Method {
   particles::NeighborLists lists_;
   Neighborhood nb_;
   int owned_ = 0, total_ = 0;
-  Kokkos::View<double**> xt_, vt_;
+  Kokkos::View<double**, Kokkos::LayoutRight> xt_, vt_;
   Kokkos::View<double*> mass_t_, rho_, alpha_, kappa_t_;
   Kokkos::View<int*> phase_t_;
   BoundaryContacts<Dim> contacts_;
   Kokkos::View<double*> w_;      // W_ij per CSR entry
-  Kokkos::View<double**> grad_;  // m_j grad W_ij per CSR entry
+  Kokkos::View<double**, Kokkos::LayoutRight> grad_;  // m_j grad W_ij per CSR entry
   Kokkos::View<double* [BoundaryContacts<Dim>::kMax][Dim]> bgrad_;
 
   double time_ = 0;
   long steps_ = 0;
   int64_t next_id_ = 0;
   std::vector<long> emitted_layers_;
+  Kokkos::View<double**, Kokkos::LayoutRight> nozzle_velocity_;  // owned rows: the jet velocity of the nozzle a row is in
+  Kokkos::View<int*> in_nozzle_;            // owned rows: 1 inside a nozzle
+  int nozzle_rows_ = 0;                     // on this rank, this step
   long removed_ = 0, projected_ = 0;
   StepStats last_;
   double sum_div_iters_ = 0, sum_density_iters_ = 0, sum_st_iters_ = 0;

@@ -1,5 +1,5 @@
 #pragma once
-// SPH kernels of Jeske et al. 2023 (seed 002, digest section 2 and 4.1): the SPlisHSPlasH cubic
+// SPH kernels of Jeske et al. 2023 (Sec. 3.1, Eqs. 2-3): the SPlisHSPlasH cubic
 // spline with compact support radius h (q = |x|/h; the paper's "smoothing length" is this support
 // radius, h = 2d = 4r), and the clamped cohesion kernel W^st = theta * W(max(|x|, d)), theta = 10/7,
 // whose integral is exactly 1 only for h = 2d. Device functions, usable inside any Kokkos kernel.
@@ -16,7 +16,7 @@ constexpr double kCohesionTheta = 10.0 / 7.0;
 template <int Dim>
 using CubicSpline = kernels::CubicSpline<Dim>;
 
-// Cohesion kernel W^st (digest 4.1): theta W(r) for r > d, the constant theta W(d) inside; its radial
+// Cohesion kernel W^st (Jeske et al. 2023, Eqs. 2-3): theta W(r) for r > d, the constant theta W(d) inside; its radial
 // derivative is theta W'(r) for r > d and 0 inside (the reference code's convention).
 template <int Dim>
 struct CohesionKernel {

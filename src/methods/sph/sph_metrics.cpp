@@ -12,7 +12,7 @@ namespace meniscus::sph {
 ComponentStats connected_components(const Neighborhood& nb, const particles::IdField& ids, MPI_Comm comm) {
   ComponentStats out;
   const int owned = nb.owned, total = nb.total;
-  Kokkos::View<double**> label("cc_label", total, 1), next("cc_next", owned, 1);
+  Kokkos::View<double**, Kokkos::LayoutRight> label("cc_label", total, 1), next("cc_next", owned, 1);
   Kokkos::parallel_for(
       "cc::init", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) { label(i, 0) = static_cast<double>(ids(i)); });
   nb.refresh_ghosts(label);

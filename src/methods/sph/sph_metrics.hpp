@@ -1,5 +1,5 @@
 #pragma once
-// Shape and topology measures of a particle fluid (digest section 6), global over ranks:
+// Shape and topology measures of a particle fluid (Jeske et al. 2023, Sec. 4), global over ranks:
 // connected components of the neighbour graph (|x_ij| < h, ghosts included), the gyration tensor
 // (sphericity = smallest / largest eigenvalue, radius of gyration sqrt(tr S)) and the colour-field
 // surface-energy proxy E = sum_i V_i |grad c_i|^2, c_i = sum_j V_j W_ij.

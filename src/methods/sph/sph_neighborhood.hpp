@@ -19,11 +19,11 @@ struct Neighborhood {
   double support = 0;           // kernel support radius h (m)
   Kokkos::View<int*> offset;    // CSR row starts, owned + 1 entries
   Kokkos::View<int*> index;     // CSR column indices into [0, total)
-  Kokkos::View<double**> x;     // positions, total x Dim (ghost rows current)
+  Kokkos::View<double**, Kokkos::LayoutRight> x;     // positions, total x Dim (ghost rows current)
   // Copies the owned rows of a (total x components) view into its ghost rows, replaying this
   // step's halo plan (one message per neighbour rank). Collective among neighbours; solvers call it
   // before every operator application whose result reads neighbour values.
-  std::function<void(Kokkos::View<double**>)> refresh_ghosts;
+  std::function<void(Kokkos::View<double**, Kokkos::LayoutRight>)> refresh_ghosts;
 };
 
 }  // namespace meniscus::sph
