@@ -96,8 +96,25 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   setup_heat(root);
 
   {
-  // Seeding scratch is released before the first sort, which lowers the peak memory.
-  auto seeded = particles::seed_sources<Dim>(root, *decomp_, table_.names);
+    // Seeding scratch is released before the first sort, which lowers the peak memory.
+    auto seeded = particles::seed_sources<Dim>(root, *decomp_, table_.names);
+    fill_seeded_particles(seeded);
+    initialize_hydrostatic(seeded);
+    seed_temperature(root, seeded);
+    if (st_.scalar_field >= 0) {
+      double c_min = 0, c_max = 0;
+      seed_surface_scalar<Dim>(root, seeded, set_.field(st_.scalar_field), comm_, c_min, c_max);
+      finish_bounds(st_.coefficient, static_cast<int>(table_.materials.size()), colliders_.count, c_min, c_max);
+    }
+  }
+  remove_particles_inside_colliders();
+  particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+}
+
+// A member function rather than code in the constructor: CUDA does not allow device lambdas in
+// constructors (their address cannot be taken).
+template <int Dim>
+void MpmMethod<Dim>::fill_seeded_particles(const particles::SeededParticles& seeded) {
   const size_t n = seeded.x.extent(0);
   set_.resize(n);
   auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = deformation();
@@ -125,16 +142,6 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
         id(p) = seeded.id(p);
         mat(p) = seeded.material(p);
       });
-  initialize_hydrostatic(seeded);
-  seed_temperature(root, seeded);
-  if (st_.scalar_field >= 0) {
-    double c_min = 0, c_max = 0;
-    seed_surface_scalar<Dim>(root, seeded, set_.field(st_.scalar_field), comm_, c_min, c_max);
-    finish_bounds(st_.coefficient, static_cast<int>(table_.materials.size()), colliders_.count, c_min, c_max);
-  }
-  }
-  remove_particles_inside_colliders();
-  particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
 }
 
 template <int Dim>

@@ -83,6 +83,7 @@ class MpmMethod : public Method {
   void p2g(double dt);
   void grid_update(double dt);
   void g2p(double dt);
+  void fill_seeded_particles(const particles::SeededParticles& seeded);
   void initialize_hydrostatic(const particles::SeededParticles& seeded);
   void resample_surface_particles();
   double capillary_dt() const;
