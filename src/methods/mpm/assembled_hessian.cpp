@@ -43,6 +43,21 @@ KOKKOS_INLINE_FUNCTION void projection(int constraint, const Kokkos::View<double
     }
 }
 
+// Coordinates of the owned nodes, one row per node. A free function because nvcc rejects device
+// lambdas in constructors.
+template <int Dim, class CoordinateView>
+void fill_node_coordinates(const CoordinateView& c, const grid::NodeBox<Dim>& ob, const double* lower, double dx) {
+  double lo[Dim];
+  for (int d = 0; d < Dim; ++d) lo[d] = lower[d];
+  const auto box = ob;
+  Kokkos::parallel_for(
+      "hessian::coordinates", Kokkos::RangePolicy<>(0, box.size()), KOKKOS_LAMBDA(const long i) {
+        int node[Dim];
+        box.node(i, node);
+        for (int d = 0; d < Dim; ++d) c(i, d) = lo[d] + node[d] * dx;
+      });
+}
+
 }  // namespace
 
 template <int Dim>
@@ -56,16 +71,7 @@ AssembledHessian<Dim>::AssembledHessian(DM dm, const grid::NodeBox<Dim>& gbox, c
   petsc_check(DMCreateGlobalVector(dm_, &coords), "DMCreateGlobalVector");
   {
     solvers::VecAccess acc(coords, Dim);
-    auto c = acc.view;
-    const auto ob = obox_;
-    double lo[Dim];
-    for (int d = 0; d < Dim; ++d) lo[d] = lower[d];
-    Kokkos::parallel_for(
-        "hessian::coordinates", Kokkos::RangePolicy<>(0, ob.size()), KOKKOS_LAMBDA(const long i) {
-          int node[Dim];
-          ob.node(i, node);
-          for (int d = 0; d < Dim; ++d) c(i, d) = lo[d] + node[d] * dx;
-        });
+    fill_node_coordinates<Dim>(acc.view, obox_, lower, dx);
   }
   petsc_check(MatNullSpaceCreateRigidBody(coords, &rigid_), "MatNullSpaceCreateRigidBody");
   petsc_check(VecDestroy(&coords), "VecDestroy");

@@ -101,6 +101,23 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
   f_.pressure = set_.add_field("pressure", 1);
 
   auto seeded = particles::seed_sources<Dim>(root, *decomp_, table_.names);
+  // The SPH calibration assumes one lattice spacing: every source must use the same particle volume.
+  double vmin = 1e300, vmax = 0;
+  fill_seeded_particles(seeded, vmin, vmax);
+  MPI_Allreduce(MPI_IN_PLACE, &vmin, 1, MPI_DOUBLE, MPI_MIN, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  if (vmax > 0 && vmax > vmin * (1 + 1e-9))
+    throw InputError(root.file(), "sources",
+                     "mpm-multiphase needs one particle volume for its SPH density: give every source the same "
+                     "particles_per_cell");
+  if (vmax > 0) calibration_ = lattice_calibration<Dim>(std::pow(vmax, 1.0 / Dim), s_.sph_support * decomp_->dx());
+  particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+}
+
+// The seeded particles' fields, and the range of their volumes on this rank. A member function rather
+// than code in the constructor: CUDA does not allow device lambdas in constructors.
+template <int Dim>
+void MultiphaseMpm<Dim>::fill_seeded_particles(const particles::SeededParticles& seeded, double& vmin, double& vmax) {
   const size_t n = seeded.x.extent(0);
   set_.resize(n);
   auto x = set_.field(f_.x), v = set_.field(f_.v), mass = set_.field(f_.mass), vol = set_.field(f_.volume);
@@ -123,8 +140,8 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
         id(p) = seeded.id(p);
         mat(p) = seeded.material(p);
       });
-  // The SPH calibration assumes one lattice spacing: every source must use the same particle volume.
-  double vmin = 1e300, vmax = 0;
+  vmin = 1e300;
+  vmax = 0;
   Kokkos::parallel_reduce(
       "mp::volume_range", Kokkos::RangePolicy<>(0, n),
       KOKKOS_LAMBDA(const int p, double& lo, double& hi) {
@@ -132,14 +149,6 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
         hi = vol(p, 0) > hi ? vol(p, 0) : hi;
       },
       Kokkos::Min<double>(vmin), Kokkos::Max<double>(vmax));
-  MPI_Allreduce(MPI_IN_PLACE, &vmin, 1, MPI_DOUBLE, MPI_MIN, comm_);
-  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
-  if (vmax > 0 && vmax > vmin * (1 + 1e-9))
-    throw InputError(root.file(), "sources",
-                     "mpm-multiphase needs one particle volume for its SPH density: give every source the same "
-                     "particles_per_cell");
-  if (vmax > 0) calibration_ = lattice_calibration<Dim>(std::pow(vmax, 1.0 / Dim), s_.sph_support * decomp_->dx());
-  particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
 }
 
 template <int Dim>

@@ -25,6 +25,7 @@
 #include "particles/halo.hpp"
 #include "particles/neighbor_search.hpp"
 #include "particles/particle_set.hpp"
+#include "particles/particle_sources.hpp"
 #include "physics/collider.hpp"
 
 namespace meniscus::mpm_multiphase {
@@ -62,6 +63,7 @@ class MultiphaseMpm : public Method {
   void group_totals(std::vector<double>& mass, std::vector<double>& momentum);
 
   // Stages (see the header comment).
+  void fill_seeded_particles(const particles::SeededParticles& seeded, double& vmin, double& vmax);
   void p2g_momentum();
   void sph_density();
   void constitutive(double dt);
