@@ -13,7 +13,13 @@ source "$root/scripts/mpi-env.sh"
 ranks=${MENISCUS_RANKS:-2}
 deck=${MENISCUS_DECK:-inputs/dam-break-2d.yaml}
 cd "$root"
-echo "[quickstart] mpirun -n $ranks build/bin/meniscus run $deck $*"
-mpirun -n "$ranks" "$root/build/bin/meniscus" run "$deck" "$@"
+# The scene's own folder under runs/ is the quickstart's: running the command again replaces the
+# previous quickstart results (--overwrite), unless the caller continues a run or names another folder.
+extra=(--overwrite)
+for a in "$@"; do
+  case "$a" in --restart*|--output*) extra=() ;; esac
+done
+echo "[quickstart] mpirun -n $ranks build/bin/meniscus run $deck ${extra[*]} $*"
+mpirun -n "$ranks" "$root/build/bin/meniscus" run "$deck" "${extra[@]}" "$@"
 name=$(basename "$deck" .yaml)
 echo "[quickstart] results: $root/runs/$name/ (open particles.xdmf in ParaView; diagnostics.csv, run.json)"
