@@ -11,6 +11,7 @@
 #include "grid/domain_deck.hpp"
 #include "grid/stencil_loop.hpp"
 #include "particles/bounding_box.hpp"
+#include "particles/max_speed.hpp"
 #include "particles/migration.hpp"
 #include "particles/particle_sources.hpp"
 #include "particles/redistribute.hpp"
@@ -226,19 +227,7 @@ double MpmMethod<Dim>::stable_dt() {
   // After a step G2P has measured the speed (and reduced it with its finiteness check); before the
   // first step, or after the particles were handed out, it is measured here.
   if (!step_speed_known_) {
-    auto v = set_.field(f_.v);
-    vmax = 0;
-    Kokkos::parallel_reduce(
-        "mpm::max_speed", Kokkos::RangePolicy<>(0, set_.size()),
-        KOKKOS_LAMBDA(const int p, double& m) {
-          double s = 0;
-          for (int d = 0; d < Dim; ++d) s += v(p, d) * v(p, d);
-          m = s > m ? s : m;
-        },
-        Kokkos::Max<double>(vmax));
-    // A rank without particles reduces to the lowest double: its sqrt would be NaN, and so would dt.
-    vmax = std::sqrt(std::max(vmax, 0.0));
-    MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    vmax = particles::global_max_speed<Dim>(comm_, set_.field(f_.v), set_.size(), "mpm::max_speed");
     step_speed_ = vmax;
     step_speed_known_ = true;
   }

@@ -10,6 +10,7 @@
 #include "grid/domain_deck.hpp"
 #include "grid/gimp.hpp"
 #include "grid/stencil_loop.hpp"
+#include "particles/max_speed.hpp"
 #include "methods/sph/sph_kernels.hpp"
 #include "particles/migration.hpp"
 #include "particles/particle_sources.hpp"
@@ -156,18 +157,7 @@ MultiphaseMpm<Dim>::~MultiphaseMpm() = default;
 
 template <int Dim>
 double MultiphaseMpm<Dim>::stable_dt() {
-  auto v = set_.field(f_.v);
-  double vmax = 0;
-  Kokkos::parallel_reduce(
-      "mp::max_speed", Kokkos::RangePolicy<>(0, set_.size()),
-      KOKKOS_LAMBDA(const int p, double& m) {
-        double s = 0;
-        for (int d = 0; d < Dim; ++d) s += v(p, d) * v(p, d);
-        m = s > m ? s : m;
-      },
-      Kokkos::Max<double>(vmax));
-  vmax = std::sqrt(std::max(vmax, 0.0));
-  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  const double vmax = particles::global_max_speed<Dim>(comm_, set_.field(f_.v), set_.size(), "mp::max_speed");
   return std::min(s_.cfl * decomp_->dx() / (vmax + max_wave_speed_ + 1e-300), s_.dt_max);
 }
 
