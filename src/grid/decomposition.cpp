@@ -7,8 +7,52 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "grid/balance.hpp"
 
 namespace meniscus::grid {
+
+namespace {
+// The ownership ranges (a std::array<std::vector<int>, Dim>) for the Decomposition that
+// make_decomposition is constructing on this thread; the constructor takes them and clears this.
+// Spec has no field for them, so that the explicit ranges reach the DMDA without a change to the
+// header every layer includes.
+thread_local const void* g_next_ranges = nullptr;
+}  // namespace
+
+template <int Dim>
+std::unique_ptr<Decomposition<Dim>> make_decomposition(MPI_Comm comm, typename Decomposition<Dim>::Spec spec,
+                                                       const std::array<std::vector<int>, Dim>& ranges) {
+  for (int d = 0; d < Dim; ++d) spec.procs[d] = static_cast<int>(ranges[d].size());
+  g_next_ranges = &ranges;
+  try {
+    auto out = std::make_unique<Decomposition<Dim>>(comm, spec);
+    g_next_ranges = nullptr;
+    return out;
+  } catch (...) {
+    g_next_ranges = nullptr;
+    throw;
+  }
+}
+
+template <int Dim>
+std::array<std::vector<int>, Dim> ownership_ranges(const Decomposition<Dim>& decomp) {
+  // From the regions of the blocks along each axis (the others at coordinate 0): a block's region
+  // starts half a cell before its first node.
+  std::array<std::vector<int>, Dim> out;
+  for (int d = 0; d < Dim; ++d) {
+    std::vector<int> starts;
+    for (int q = 0; q < decomp.procs()[d]; ++q) {
+      std::array<int, Dim> c{};
+      c[d] = q;
+      double lo[Dim], hi[Dim];
+      decomp.region(decomp.rank_of(c), lo, hi);
+      starts.push_back(q == 0 ? 0 : static_cast<int>(std::lround((lo[d] - decomp.lower()[d]) / decomp.dx() + 0.5)));
+    }
+    starts.push_back(decomp.nodes()[d]);
+    for (int q = 0; q < decomp.procs()[d]; ++q) out[d].push_back(starts[q + 1] - starts[q]);
+  }
+  return out;
+}
 
 template <int Dim>
 std::string Decomposition<Dim>::choose_procs(const std::array<int, Dim>& nodes, int size, int min_nodes,
@@ -85,12 +129,29 @@ Decomposition<Dim>::Decomposition(MPI_Comm comm, const Spec& spec) : comm_(comm)
   const std::string why = choose_procs(nodes_, size_, spec.stencil_width + 1, procs_);
   if (!why.empty()) throw InputError(spec.deck_file, "domain.cell_size", why);
 
+  // Ranges handed over by make_decomposition (a particle-balanced layout), or the even split.
+  const auto* given = static_cast<const std::array<std::vector<int>, Dim>*>(g_next_ranges);
+  g_next_ranges = nullptr;
   std::array<std::vector<PetscInt>, Dim> ranges;
   for (int d = 0; d < Dim; ++d) {
+    if (given) {
+      // They must tile the axis with blocks DMDA accepts; they are computed by the code, so a
+      // violation is a bug, not bad input.
+      long sum = 0;
+      bool ok = static_cast<int>((*given)[d].size()) == procs_[d];
+      for (int r : (*given)[d]) {
+        ok = ok && r >= spec.stencil_width + 1;
+        sum += r;
+      }
+      if (!ok || sum != nodes_[d])
+        throw RuntimeError(log::format("decomposition: ownership ranges along axis %d do not tile its %d nodes "
+                                       "in %d blocks of at least %d nodes",
+                                       d, nodes_[d], procs_[d], spec.stencil_width + 1));
+    }
     starts_[d].assign(procs_[d] + 1, 0);
     ranges[d].resize(procs_[d]);
     for (int q = 0; q < procs_[d]; ++q) {
-      ranges[d][q] = nodes_[d] / procs_[d] + (q < nodes_[d] % procs_[d] ? 1 : 0);
+      ranges[d][q] = given ? (*given)[d][q] : nodes_[d] / procs_[d] + (q < nodes_[d] % procs_[d] ? 1 : 0);
       starts_[d][q + 1] = starts_[d][q] + ranges[d][q];
     }
   }
@@ -233,5 +294,11 @@ int Decomposition<Dim>::owner_of(const double* x) const {
 
 template class Decomposition<2>;
 template class Decomposition<3>;
+template std::unique_ptr<Decomposition<2>> make_decomposition<2>(MPI_Comm, Decomposition<2>::Spec,
+                                                                 const std::array<std::vector<int>, 2>&);
+template std::unique_ptr<Decomposition<3>> make_decomposition<3>(MPI_Comm, Decomposition<3>::Spec,
+                                                                 const std::array<std::vector<int>, 3>&);
+template std::array<std::vector<int>, 2> ownership_ranges<2>(const Decomposition<2>&);
+template std::array<std::vector<int>, 3> ownership_ranges<3>(const Decomposition<3>&);
 
 }  // namespace meniscus::grid

@@ -13,6 +13,11 @@ void declare_domain(config::Schema& root) {
   s->vector("upper", "m", "upper corner of the simulation box").req();
   s->real("cell_size", "m", "grid spacing dx").req().positive();
   s->vector("ranks", "1", "MPI process grid per axis; 0 entries are chosen automatically").def_dim("[0, 0]", "[0, 0, 0]");
+  s->choice("balance", {"particles", "even"},
+            "how the grid nodes are divided among ranks: `particles` places the cuts between the blocks where "
+            "the seeded particles (`sources`) split evenly, so that every rank starts with about as many "
+            "particles as the others (MPM and SPH; ranks given in `ranks` are kept); `even` gives every rank "
+            "the same number of nodes. The cuts are chosen once, at the start").def("particles");
   s->choice("walls", {"slip", "sticky", "friction", "none"}, "boundary condition on the box faces").def("slip");
   s->real("wall_friction", "1", "Coulomb friction coefficient of the box faces (walls: friction)").def(0.0).nonnegative();
   s->integer("wall_cells", "thickness of the box faces in cells").def("2").min(1);

@@ -93,6 +93,7 @@ RunSummary Simulation::run() {
   auto session = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   auto wall = [&] { return start_wall_ + session(); };
   double t = start_time_, last_progress = -1e30, particle_steps = 0, dt = 0;
+  double imbalance = 1;  // max/mean particles per rank after the last step, for the progress line
   long step = start_step_;
   int stop_signal = 0;
   // Progress and ETA count from where this session started (a restart starts part-way).
@@ -154,9 +155,10 @@ RunSummary Simulation::run() {
     }
     // Every rank must agree to stop after the same step; the signal may have reached only some. The
     // particle count (for the rate) comes with it in one reduction.
-    long n = 0;
-    stop_signal = signals.agree(comm_, method_->local_particle_count(), n);
+    long n = 0, nmax = 0;
+    stop_signal = signals.agree(comm_, method_->local_particle_count(), n, nmax);
     particle_steps += static_cast<double>(n);
+    imbalance = n > 0 ? static_cast<double>(nmax) * size_ / static_cast<double>(n) : 1.0;
     const double w = wall();
     if (step % diag_every == 0) record(w);
     const bool last = stop_signal != 0 || !(t < end_time * (1 - 1e-12) && (max_steps <= 0 || step < max_steps));
@@ -167,8 +169,9 @@ RunSummary Simulation::run() {
       last_progress = ws;
       const double frac = fraction(t, step);
       const double eta = frac > frac0 ? ws * (1 - frac) / (frac - frac0) : -1;
-      log::info("step %7ld  t = %.5e s  dt = %.3e s  wall %s  ETA %s  %.3g particle-steps/s", step, t, dt,
-                human_time(w).c_str(), human_time(eta).c_str(), ws > 0 ? particle_steps / ws : 0.0);
+      log::info("step %7ld  t = %.5e s  dt = %.3e s  wall %s  ETA %s  %.3g particle-steps/s%s", step, t, dt,
+                human_time(w).c_str(), human_time(eta).c_str(), ws > 0 ? particle_steps / ws : 0.0,
+                size_ > 1 ? log::format("  imbalance %.2f", imbalance).c_str() : "");
     }
   }
   if (step % diag_every != 0 && step != start_step_) record(wall());

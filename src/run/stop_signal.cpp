@@ -76,6 +76,17 @@ int StopSignals::agree(MPI_Comm comm, long local_count, long& total_count) const
   return static_cast<int>(all[1]);
 }
 
+int StopSignals::agree(MPI_Comm comm, long local_count, long& total_count, long& max_count) const {
+  static MPI_Op op = MPI_OP_NULL;
+  if (op == MPI_OP_NULL) MPI_Op_create(&sum_and_max, /*commute=*/1, &op);
+  // Pairs (summed, maximum): (count, signal), (0, count).
+  long mine[4] = {local_count, static_cast<long>(g_signal), 0, local_count}, all[4] = {0, 0, 0, 0};
+  MPI_Allreduce(mine, all, 4, MPI_LONG, op, comm);
+  total_count = all[0];
+  max_count = all[3];
+  return static_cast<int>(all[1]);
+}
+
 const char* signal_name(int sig) {
   switch (sig) {
     case SIGUSR1: return "SIGUSR1";

@@ -27,6 +27,8 @@ class StopSignals {
   // The same, and the sum of `local_count` over the ranks in the same MPI_Allreduce (the time loop's
   // per-step particle count rides along with the stop signal: one collective instead of two).
   int agree(MPI_Comm comm, long local_count, long& total_count) const;
+  // The same, and the largest `local_count` of any rank (for the load imbalance), still one reduction.
+  int agree(MPI_Comm comm, long local_count, long& total_count, long& max_count) const;
 
  private:
   struct sigaction old_[4]{};

@@ -19,7 +19,7 @@ TEST(MpmMethod, RanksWithoutParticlesKeepAFiniteStep) {
   const double slab = 1.0 / size, centre_y = 1.0 - 0.5 * slab, radius = 0.3 * slab;
   const std::string deck = log::format(R"(
 simulation: {dimension: 2, method: mpm, end_time: 1.0}
-domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.01, walls: none, ranks: [1, %d]}
+domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.01, walls: none, ranks: [1, %d], balance: even}
 mpm: {gravity: [0, -9.81], surface_tension: {enabled: true, coefficient: 0.1}}
 materials: [{name: w, model: fluid, density: 10, bulk_modulus: 100, viscosity: 0.05}]
 sources: [{type: sphere, material: w, center: [0.5, %.17g], radius: %.17g, particles_per_cell: 4, velocity: [0.3, 0]}]

@@ -143,6 +143,8 @@ void MpmMethod<Dim>::diagnostics(DiagnosticRow& row) {
   if (heat_.solver) heat_diagnostics(row);
   row.emplace_back("rank_particles_min", static_cast<double>(nmin));
   row.emplace_back("rank_particles_max", static_cast<double>(nmax));
+  // max/mean particles per rank (the load imbalance that domain.balance acts on)
+  row.emplace_back("rank_particles_imbalance", ntot > 0 ? static_cast<double>(nmax) * decomp_->size() / ntot : 1.0);
   row.emplace_back("clamped_particles", static_cast<double>(clamped));
 }
 

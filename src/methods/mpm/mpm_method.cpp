@@ -10,6 +10,7 @@
 #include "methods/instability.hpp"
 #include "grid/domain_deck.hpp"
 #include "grid/stencil_loop.hpp"
+#include "particles/balance.hpp"
 #include "particles/bounding_box.hpp"
 #include "particles/max_speed.hpp"
 #include "particles/migration.hpp"
@@ -40,7 +41,9 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
       throw InputError(root.file(), "domain.periodic",
                        "the MPM methods have no periodic grid (nodal fields, P2G/G2P and the grid solves assume a "
                        "bounded box); periodic axes are supported by sph-jeske2023 only");
-  decomp_ = std::make_unique<grid::Decomposition<Dim>>(comm_, spec);
+  // Materials first: the particle-balanced decomposition seeds the sources to count them.
+  table_ = read_materials(root);
+  decomp_ = particles::balanced_decomposition<Dim>(comm_, spec, root, table_.names, spec.stencil_width + 1);
   grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
 
   const auto m = root.section("mpm");
@@ -67,7 +70,6 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   const auto g = m.vector("gravity");
   for (int d = 0; d < Dim; ++d) gravity_[d] = g[d];
 
-  table_ = read_materials(root);
   materials_ = Kokkos::View<physics::Material*>("materials", table_.materials.size());
   {
     auto h = Kokkos::create_mirror_view(materials_);

@@ -108,6 +108,13 @@ void SphJeske<Dim>::diagnostics(DiagnosticRow& row) {
   row.emplace_back("projected_particles", static_cast<double>(counters[1]));
   row.emplace_back("rank_particles_min", static_cast<double>(counters[2]));
   row.emplace_back("rank_particles_max", static_cast<double>(counters[3]));
+  {
+    // max/mean particles per rank (the load imbalance that domain.balance acts on)
+    long total = static_cast<long>(n);
+    MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG, MPI_SUM, comm_);
+    row.emplace_back("rank_particles_imbalance",
+                     total > 0 ? static_cast<double>(counters[3]) * decomp_->size() / total : 1.0);
+  }
 }
 
 template void SphJeske<2>::diagnostics(DiagnosticRow&);

@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "grid/domain_deck.hpp"
 #include "methods/sph/sph_kernels.hpp"
+#include "particles/balance.hpp"
 #include "particles/migration.hpp"
 #include "particles/particle_sources.hpp"
 #include "particles/redistribute.hpp"
@@ -47,7 +48,9 @@ SphJeske<Dim>::SphJeske(const MethodContext& ctx) : comm_(ctx.comm) {
   p_ = read_sph(root, Dim);
   const double h = p_.support();
   auto spec = grid::read_domain<Dim>(root, 1, 1);
-  decomp_ = std::make_unique<grid::Decomposition<Dim>>(comm_, spec);
+  // Blocks at least one support radius thick (checked below) also when balanced by particles.
+  const int min_nodes = std::max(2, static_cast<int>(std::ceil(h / spec.dx - 1e-9)));
+  decomp_ = particles::balanced_decomposition<Dim>(comm_, spec, root, p_.material_names, min_nodes);
   for (int d = 0; d < Dim; ++d) {
     domain_lo_[d] = decomp_->lower()[d];
     domain_hi_[d] = decomp_->upper()[d];

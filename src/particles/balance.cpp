@@ -1,0 +1,96 @@
+#include "particles/balance.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "grid/balance.hpp"
+#include "particles/particle_sources.hpp"
+
+namespace meniscus::particles {
+
+template <int Dim>
+std::array<std::vector<long>, Dim> node_histograms(const Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>& x,
+                                                   const grid::Decomposition<Dim>& decomp) {
+  const int n = static_cast<int>(x.extent(0));
+  int offset[Dim + 1];
+  int nodes[Dim];
+  double lower[Dim];
+  offset[0] = 0;
+  for (int d = 0; d < Dim; ++d) {
+    nodes[d] = decomp.nodes()[d];
+    lower[d] = decomp.lower()[d];
+    offset[d + 1] = offset[d] + nodes[d];
+  }
+  const double inv_dx = 1.0 / decomp.dx();
+  // All axes in one view (axis d from offset[d]); a particle adds one to a plane of each axis.
+  Kokkos::View<long*, MemSpace> hist("balance_histogram", offset[Dim]);
+  Kokkos::parallel_for(
+      "balance::histogram", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+        for (int d = 0; d < Dim; ++d) {
+          int i = static_cast<int>(kmath::floor((x(p, d) - lower[d]) * inv_dx + 0.5));
+          i = i < 0 ? 0 : (i >= nodes[d] ? nodes[d] - 1 : i);
+          Kokkos::atomic_add(&hist(offset[d] + i), 1L);
+        }
+      });
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hist);
+  std::vector<long> all(h.data(), h.data() + offset[Dim]);
+  MPI_Allreduce(MPI_IN_PLACE, all.data(), offset[Dim], MPI_LONG, MPI_SUM, decomp.comm());
+  std::array<std::vector<long>, Dim> out;
+  for (int d = 0; d < Dim; ++d) out[d].assign(all.begin() + offset[d], all.begin() + offset[d + 1]);
+  return out;
+}
+
+template <int Dim>
+std::unique_ptr<grid::Decomposition<Dim>> balanced_decomposition(MPI_Comm comm,
+                                                                 const typename grid::Decomposition<Dim>::Spec& spec,
+                                                                 const config::Section& root,
+                                                                 const std::vector<std::string>& material_names,
+                                                                 int min_nodes) {
+  auto even = std::make_unique<grid::Decomposition<Dim>>(comm, spec);
+  if (even->size() == 1 || root.section("domain").text("balance") != "particles" || root.list("sources").empty())
+    return even;
+  // Seed once on the even split only to count; the method seeds again on the final blocks (the
+  // lattice and the ids do not depend on the blocks). Particles a method later removes (inside
+  // colliders) are counted too.
+  std::array<std::vector<long>, Dim> hist;
+  {
+    const auto seeded = seed_sources<Dim>(root, *even, material_names);
+    hist = node_histograms<Dim>(seeded.x, *even);
+  }
+  std::array<int, Dim> procs{};
+  std::array<std::vector<int>, Dim> ranges;
+  const std::string why = grid::balanced_layout<Dim>(hist, even->size(), std::max(min_nodes, spec.stencil_width + 1),
+                                                     spec.procs, procs, ranges);
+  if (!why.empty()) {
+    // A wider minimum block than the even split needs (SPH's support radius) can rule out every
+    // process grid; the even split then stays, and the method reports its own limit.
+    log::warn("domain.balance: particles: %s; keeping the even split", why.c_str());
+    return even;
+  }
+  if (ranges == grid::ownership_ranges<Dim>(*even)) return even;
+  even.reset();  // one DMDA at a time
+  return grid::make_decomposition<Dim>(comm, spec, ranges);
+}
+
+double particle_imbalance(long local_count, MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  long sum = 0, largest = 0;
+  MPI_Allreduce(&local_count, &sum, 1, MPI_LONG, MPI_SUM, comm);
+  MPI_Allreduce(&local_count, &largest, 1, MPI_LONG, MPI_MAX, comm);
+  return sum > 0 ? static_cast<double>(largest) * size / static_cast<double>(sum) : 1.0;
+}
+
+template std::array<std::vector<long>, 2> node_histograms<2>(const Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>&,
+                                                             const grid::Decomposition<2>&);
+template std::array<std::vector<long>, 3> node_histograms<3>(const Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>&,
+                                                             const grid::Decomposition<3>&);
+template std::unique_ptr<grid::Decomposition<2>> balanced_decomposition<2>(MPI_Comm, const grid::Decomposition<2>::Spec&,
+                                                                           const config::Section&,
+                                                                           const std::vector<std::string>&, int);
+template std::unique_ptr<grid::Decomposition<3>> balanced_decomposition<3>(MPI_Comm, const grid::Decomposition<3>::Spec&,
+                                                                           const config::Section&,
+                                                                           const std::vector<std::string>&, int);
+
+}  // namespace meniscus::particles
