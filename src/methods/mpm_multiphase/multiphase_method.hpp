@@ -50,6 +50,7 @@ class MultiphaseMpm : public Method {
 
   struct Fields {
     int x, v, mass, volume, density, stress, pressure;
+    int fractions;  // volume fraction of every material (species), one column per material
   };
   const Fields& fields() const { return f_; }
   const MultiphaseTable& table() const { return table_; }
@@ -70,9 +71,15 @@ class MultiphaseMpm : public Method {
   void p2g_forces();
   void grid_update(double dt, bool with_forces);
   void g2p(double dt);
+  // Miscible species: one explicit step of D alpha^k/Dt = k_d laplacian(alpha^k) with the weak-form
+  // operator (conserves sum_j V0_j alpha_j^k to round-off), then mass and rest density follow.
+  void diffuse_species(double dt);
+  // sum_j V0_j alpha_j^k of every material k (global).
+  std::vector<double> species_volumes();
 
  private:
   int stride() const { return 1 + 3 * Dim; }
+  bool has_miscible_group() const;
 
   MPI_Comm comm_;
   MultiphaseSettings s_;
