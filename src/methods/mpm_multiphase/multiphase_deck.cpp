@@ -55,6 +55,19 @@ void declare_multiphase_sections(config::Schema& root) {
           "and rest density follow the fractions. 0: no diffusion")
       .def(0.0)
       .nonnegative();
+  s->text("dissolve_solid",
+          "solid material that dissolves (Noyes-Whitney, Yan et al. 2018 section 4.3); empty: no dissolution")
+      .def("\"\"");
+  s->text("dissolve_into", "fluid material the solid dissolves into").def("\"\"");
+  s->real("saturation", "1", "saturation volume fraction C_s of the dissolved solid").def(0.5).min(0.0).max(1.0);
+  s->real("dissolution_rate", "1/s", "kappa of DC/Dt = kappa (C_s - C) (eq. 29)").def(0.0).nonnegative();
+  s->choice("dissolution", {"paper", "conservative"},
+            "paper: eq. (32), mass-fraction weights (conserves the dissolved volume only for equal densities); "
+            "conservative: volume-weighted transfer that conserves the total solid-phase volume exactly")
+      .def("paper");
+  s->flag("dissolution_rate_per_step",
+          "apply kappa per time step instead of per second (the paper's kappa = 3e-4 dissolves visibly only so)")
+      .def("false");
   s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
   root.section("mpm_multiphase", s,
                "Multiphase MPM of Yan et al. 2018: material groups with their own grid velocities on one grid, "
@@ -102,6 +115,12 @@ MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim
   o.clamp_negative_pressure = s.flag("clamp_negative_pressure");
   o.sort_every = s.integer("sort_every");
   o.diffusivity = s.real("diffusivity");
+  o.dissolve_solid = s.text("dissolve_solid");
+  o.dissolve_into = s.text("dissolve_into");
+  o.saturation = s.real("saturation");
+  o.dissolution_rate = s.real("dissolution_rate");
+  o.dissolution_conservative = s.text("dissolution") == "conservative";
+  o.dissolution_rate_per_step = s.flag("dissolution_rate_per_step");
   return o;
 }
 

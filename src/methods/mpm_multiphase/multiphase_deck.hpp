@@ -43,6 +43,11 @@ struct MultiphaseSettings {
   // Miscible species (eq. 27): the fluid materials of one group are species whose volume fractions
   // diffuse with this coefficient (m^2/s; 0 switches diffusion off).
   double diffusivity = 0;
+  // Dissolution (Noyes-Whitney, eqs. 29-32): solid material `dissolve_solid` into fluid material
+  // `dissolve_into` (names resolved against the material table; empty: off).
+  std::string dissolve_solid, dissolve_into;
+  double saturation = 0.5, dissolution_rate = 0;  // C_s and kappa (1/s, or 1/step)
+  bool dissolution_conservative = false, dissolution_rate_per_step = false;
 };
 
 struct MultiphaseTable {

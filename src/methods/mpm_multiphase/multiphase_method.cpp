@@ -105,6 +105,16 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
   f_.stress = set_.add_field("stress", Dim * Dim);
   f_.pressure = set_.add_field("pressure", 1);
   f_.fractions = set_.add_field("fractions", K);
+  if (!s_.dissolve_solid.empty() || !s_.dissolve_into.empty()) {
+    auto find = [&](const std::string& name, const char* key, PhaseKind kind) {
+      for (size_t i = 0; i < table_.names.size(); ++i)
+        if (table_.names[i] == name && table_.materials[i].kind == kind) return static_cast<int>(i);
+      throw InputError(root.file(), std::string("mpm_multiphase.") + key,
+                       "'" + name + "' is not a " + (kind == PhaseKind::Fluid ? "fluid" : "solid") + " material");
+    };
+    dissolve_solid_ = find(s_.dissolve_solid, "dissolve_solid", PhaseKind::Solid);
+    dissolve_into_ = find(s_.dissolve_into, "dissolve_into", PhaseKind::Fluid);
+  }
 
   auto seeded = particles::seed_sources<Dim>(root, *decomp_, table_.names);
   // The SPH calibration assumes one lattice spacing: every source must use the same particle volume.
@@ -636,6 +646,121 @@ void MultiphaseMpm<Dim>::diffuse_species(double dt) {
   grid_->release_local(local);
 }
 
+// Dissolution (Yan et al. 2018, section 4.3). alpha^s (the fraction column of the solid material s)
+// is the dissolved-solid volume fraction C on fluid particles and the remaining solid fraction on
+// solid particles. At nodes where the solid group and the fluid group both have mass:
+//   C_I = sum_{j in f} m_j alpha^s_j N_Ij / m^f_I (eq. 30),  dC_I = kappa (C_s - C_I) dt (eq. 31),
+//   paper (eq. 32):   fluid dalpha^s_j = sum_I m^s_I/(m^s_I+m^f_I) dC_I N_Ij,
+//                     solid dalpha^s_j = -sum_I m^f_I/(m^s_I+m^f_I) dC_I N_Ij;
+//   conservative:     dV_I = V^f_I m^s_I/(m^s_I+m^f_I) dC_I with V^g_I = sum_{j in g} V0_j N_Ij; fluid
+//                     particles gain sum_I dV_I N_Ij / V^f_I, solid particles lose sum_I dV_I N_Ij / V^s_I,
+//                     so sum_j V0_j alpha^s_j is conserved exactly (the two coincide for equal densities
+//                     and particle volumes).
+// The particle's fraction of its own carrier (fluid f, or for a solid particle the fluid that has
+// replaced it) takes the opposite change, mass follows the fractions, and a solid particle whose
+// alpha^s reaches C_s becomes a particle of the fluid material (stress dropped, velocity kept).
+template <int Dim>
+void MultiphaseMpm<Dim>::dissolve(double dt) {
+  auto t = timers_.scope("dissolution");
+  const int sm = dissolve_solid_, fm = dissolve_into_;
+  const int gs = table_.materials[sm].group, gf = table_.materials[fm].group;
+  const double ddt = s_.dissolution_rate_per_step ? 1.0 : dt, kappa = s_.dissolution_rate, cs = s_.saturation;
+  const bool conservative = s_.dissolution_conservative;
+  const auto gbox = grid_->ghost_box();
+  auto x = set_.field(f_.x), vol0 = set_.field(f_.volume), alpha = set_.field(f_.fractions);
+  auto mass = set_.field(f_.mass), rho = set_.field(f_.density), sig = set_.field(f_.stress);
+  auto mat = set_.material();
+  auto mats = materials_;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
+  const bool gimp = s_.gimp;
+  const long n = static_cast<long>(set_.size());
+  const int K = static_cast<int>(table_.materials.size());
+  // Slots: 0 m^s, 1 m^f, 2 sum m alpha^s (fluid), 3 V^s, 4 V^f.
+  {
+    grid::NodeArray local = grid_->acquire_local(true);
+    auto scatter = Kokkos::Experimental::create_scatter_view(local);
+    Kokkos::parallel_for(
+        "mp::dissolve_p2g", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+          const int g = mats(mat(p)).group;
+          if (g != gs && g != gf) return;
+          double xp[Dim];
+          for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+          grid::Stencil<Dim> st;
+          shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+          const bool fluid = g == gf;
+          const double mp = mass(p, 0), V = vol0(p, 0), c = alpha(p, sm);
+          auto acc = scatter.access();
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+            acc(idx, fluid ? 1 : 0) += w * mp;
+            acc(idx, fluid ? 4 : 3) += w * V;
+            if (fluid) acc(idx, 2) += w * mp * c;
+          });
+        });
+    Kokkos::Experimental::contribute(local, scatter);
+    grid_->release_local(local);
+    grid_->local_to_global_add();
+  }
+  // Per node: slot 0 the fluid particles' gain factor, slot 1 the solid particles' loss factor.
+  grid::NodeArray a = grid_->acquire_owned();
+  Kokkos::parallel_for(
+      "mp::dissolve_nodes", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(const long i) {
+        const double ms = a(i, 0), mf = a(i, 1), Vs = a(i, 3), Vf = a(i, 4);
+        double gain = 0, loss = 0;
+        if (ms > 0 && mf > 0) {
+          const double c = a(i, 2) / mf, dc = kappa * (cs - c) * ddt;
+          if (conservative) {
+            const double dV = Vf * ms / (ms + mf) * dc;
+            gain = dV / Vf;
+            loss = dV / Vs;
+          } else {
+            gain = ms / (ms + mf) * dc;
+            loss = mf / (ms + mf) * dc;
+          }
+        }
+        a(i, 0) = gain;
+        a(i, 1) = loss;
+      });
+  grid_->release_owned(a);
+  grid_->global_to_local();
+  grid::NodeArray local = grid_->acquire_local(false);
+  Kokkos::View<long> relabel("mp_relabelled");
+  Kokkos::parallel_for(
+      "mp::dissolve_g2p", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+        const int g = mats(mat(p)).group;
+        if (g != gs && g != gf) return;
+        if (g == gs && mat(p) != sm) return;
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        grid::Stencil<Dim> st;
+        shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+        const bool fluid = g == gf;
+        double da = 0;
+        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+          da += w * (fluid ? local(idx, 0) : -local(idx, 1));
+        });
+        alpha(p, sm) += da;
+        alpha(p, fm) -= da;
+        double m = 0;
+        for (int k = 0; k < K; ++k) m += alpha(p, k) * mats(k).rest_density;
+        m *= vol0(p, 0);
+        rho(p, 0) *= m / mass(p, 0);
+        mass(p, 0) = m;
+        if (!fluid && alpha(p, sm) <= cs) {
+          mat(p) = fm;
+          for (int i = 0; i < Dim * Dim; ++i) sig(p, i) = 0;
+          rho(p, 0) = m / vol0(p, 0);
+          Kokkos::atomic_increment(&relabel());
+        }
+      });
+  grid_->release_local(local);
+  long r = 0;
+  Kokkos::deep_copy(r, relabel);
+  MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_LONG, MPI_SUM, comm_);
+  relabelled_ += r;
+}
+
 template <int Dim>
 std::vector<double> MultiphaseMpm<Dim>::species_volumes() {
   const int K = static_cast<int>(table_.materials.size());
@@ -655,6 +780,7 @@ std::vector<double> MultiphaseMpm<Dim>::species_volumes() {
 template <int Dim>
 void MultiphaseMpm<Dim>::step(double dt) {
   if (s_.diffusivity > 0 && has_miscible_group()) diffuse_species(dt);
+  if (dissolve_solid_ >= 0 && s_.dissolution_rate > 0) dissolve(dt);
   p2g_momentum();
   if (s_.sph_density) sph_density();
   constitutive(dt);
@@ -753,7 +879,7 @@ long MultiphaseMpm<Dim>::global_particle_count() {
 
 template <int Dim>
 std::vector<std::pair<std::string, double>> MultiphaseMpm<Dim>::state() {
-  return {{"steps", static_cast<double>(steps_)}, {"time", time_}};
+  return {{"steps", static_cast<double>(steps_)}, {"time", time_}, {"relabelled", static_cast<double>(relabelled_)}};
 }
 
 template <int Dim>
@@ -761,6 +887,7 @@ void MultiphaseMpm<Dim>::restore_state(const std::vector<std::pair<std::string, 
   for (const auto& [k, v] : state) {
     if (k == "steps") steps_ = static_cast<long>(v);
     if (k == "time") time_ = v;
+    if (k == "relabelled") relabelled_ = static_cast<long>(v);
   }
 }
 

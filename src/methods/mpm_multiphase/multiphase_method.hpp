@@ -74,6 +74,10 @@ class MultiphaseMpm : public Method {
   // Miscible species: one explicit step of D alpha^k/Dt = k_d laplacian(alpha^k) with the weak-form
   // operator (conserves sum_j V0_j alpha_j^k to round-off), then mass and rest density follow.
   void diffuse_species(double dt);
+  // Noyes-Whitney dissolution of solid material `dissolve_solid` into fluid `dissolve_into` at nodes
+  // where both groups have mass (eqs. 30-32), then relabelling of saturated solid particles.
+  void dissolve(double dt);
+  long relabelled() const { return relabelled_; }
   // sum_j V0_j alpha_j^k of every material k (global).
   std::vector<double> species_volumes();
 
@@ -94,6 +98,8 @@ class MultiphaseMpm : public Method {
   physics::ColliderSet<Dim> colliders_;
   particles::HaloPlan<Dim> halo_;
   particles::NeighborLists lists_;
+  int dissolve_solid_ = -1, dissolve_into_ = -1;  // material ids (-1: no dissolution)
+  long relabelled_ = 0;
   double calibration_ = 1;  // C_W of rho = m C_W sum_k W_jk (1/(V0 sum W) on a rest lattice)
   double max_wave_speed_ = 0;
   long steps_ = 0, contacts_ = 0;
