@@ -345,16 +345,35 @@ sources:
 }
 }  // namespace
 
-// DISABLED: does not hold yet. Measured on this branch (2D, dx = 0.02, t in [2, 3] s, 166 s on the
-// loaded machine): 0.786 of the disc below the far-field level (reference 0.5) and a vertical COM
-// velocity rms of 0.12 m/s. The disc sinks too deep for the same reason the hydrostatic column reads
-// low: the SPH-density pressure of the water falls short of rho g d (S001_Fluid.DISABLED_Hydrostatic).
+// DISABLED: does not hold. Measured on this branch (2D, dx = 0.02, t in [2, 3] s, about 70 s on the
+// loaded machine), submerged fraction (reference 0.5) and vertical COM velocity rms:
+//   SPH density (fluid_density: sph), before the wall fix: 0.786, 0.12 m/s;
+//   volume density without the grid average of J:           0.731, 0.001 m/s;
+//   volume density (default), J averaged on the grid:         0.887, 0.003 m/s;
+//   the same with pure PIC water (alpha_pic 1):               0.826, 0.008 m/s;
+//   force_sharing: per_group, before the grid average of J:  0.787, 0.000 m/s.
+// The water pressure is now hydrostatic (S001_Fluid.Hydrostatic); what fails is the coupling:
+// particle snapshots show water particles interleaved with the disc's lower particle rows (the rows
+// squeezed to half their spacing), so the disc sinks through water that has entered it and the
+// far-field level keeps rising (0.318 -> 0.328 m over the last second). Once both groups share cells
+// the mass-gradient normals (eqs. 23-25) are undefined and the anti-penetration force (eq. 22) cannot
+// separate them; the NoPenetration test, which lasts 0.4 s, does not see this slow intrusion.
 TEST(S001_Coupling, DISABLED_LongBuoyancyHalf) {
   // Archimedes: a disc of half the water's density floats with half its area submerged.
   const auto f = float_disc(0.5, 3.0);
   test::print_rank0("[buoyancy 1:2] submerged fraction %.4f (reference 0.5), vertical COM velocity rms %.4f m/s",
                     f.submerged, f.vrms);
   EXPECT_NEAR(f.submerged, 0.5, 0.08);
+  EXPECT_LT(f.vrms, 0.05);
+}
+
+// DISABLED for the reason given above. Measured: 0.776 submerged (reference 0.333), rms 0.0016 m/s.
+TEST(S001_Coupling, DISABLED_LongBuoyancyThird) {
+  // Archimedes: a disc of a third of the water's density floats with a third of its area submerged.
+  const auto f = float_disc(1.0 / 3.0, 3.0);
+  test::print_rank0("[buoyancy 1:3] submerged fraction %.4f (reference 0.333), vertical COM velocity rms %.4f m/s",
+                    f.submerged, f.vrms);
+  EXPECT_NEAR(f.submerged, 1.0 / 3.0, 0.08);
   EXPECT_LT(f.vrms, 0.05);
 }
 
