@@ -68,6 +68,10 @@ void declare_multiphase_sections(config::Schema& root) {
   s->flag("dissolution_rate_per_step",
           "apply kappa per time step instead of per second (the paper's kappa = 3e-4 dissolves visibly only so)")
       .def("false");
+  s->flag("separate_fluid_from_solids",
+          "move fluid particles that sit where the solids' volume (grid mass over rest density) outweighs the fluid's out along the solids' outward "
+          "normal (a quarter cell per step, positions only)")
+      .def("true");
   s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
   root.section("mpm_multiphase", s,
                "Multiphase MPM of Yan et al. 2018: material groups with their own grid velocities on one grid, "
@@ -113,6 +117,7 @@ MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim
   o.sph_density = s.text("fluid_density") == "sph";
   o.sph_support = s.real("sph_support");
   o.clamp_negative_pressure = s.flag("clamp_negative_pressure");
+  o.separate_fluid_from_solids = s.flag("separate_fluid_from_solids");
   o.sort_every = s.integer("sort_every");
   o.diffusivity = s.real("diffusivity");
   o.dissolve_solid = s.text("dissolve_solid");

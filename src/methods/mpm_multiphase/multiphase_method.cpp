@@ -466,6 +466,17 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
   auto mats = materials_;
   auto ids = set_.id();
   const auto colliders = colliders_.at_time(time_ + dt);
+  const int G = table_.groups;
+  // Rest density of every solid group (0 for fluid groups), to compare volumes rather than masses.
+  Kokkos::View<double*> solid_group("mp_solid_group", G);
+  {
+    auto h = Kokkos::create_mirror_view(solid_group);
+    for (int g = 0; g < G; ++g) h(g) = 0;
+    for (const auto& mt : table_.materials)
+      if (mt.kind == PhaseKind::Solid) h(mt.group) = mt.rest_density;
+    Kokkos::deep_copy(solid_group, h);
+  }
+  const bool separate = s_.separate_fluid_from_solids;
   double lower[Dim], lo_clamp[Dim], hi_clamp[Dim];
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   for (int d = 0; d < Dim; ++d) {
@@ -497,6 +508,26 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
           vn[d] = m.alpha_pic * vpic[d] + (1.0 - m.alpha_pic) * (v(p, d) + dt * acc[d]);
           if (!kmath::isfinite(vn[d])) bad(0) = ids(p);
           xn[d] = xp[d] + dt * vn[d];
+        }
+        // A fluid particle where the solid groups' volume (grid mass over rest density) outweighs its
+        // own group's has entered a solid body below the grid's resolution, where the mass-gradient
+        // normals of the contact are undefined: it is moved a quarter cell per step along the solids'
+        // outward normal (position only, so momentum is untouched) until it is out.
+        if (separate && m.kind == PhaseKind::Fluid) {
+          double vs = 0, vf = 0, gs[Dim] = {};
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+            vf += w * local(idx, o) / m.rest_density;
+            for (int g = 0; g < G; ++g) {
+              if (solid_group(g) <= 0) continue;
+              vs += w * local(idx, g * S) / solid_group(g);
+              for (int d = 0; d < Dim; ++d) gs[d] += w * local(idx, g * S + 1 + 2 * Dim + d);
+            }
+          });
+          double len = 0;
+          for (int d = 0; d < Dim; ++d) len += gs[d] * gs[d];
+          len = kmath::sqrt(len);
+          if (vs > vf && len > 0)
+            for (int d = 0; d < Dim; ++d) xn[d] += 0.25 * dx * gs[d] / len;
         }
         // The particle's GIMP box (half a particle spacing) stays outside every wall and collider.
         keep_particle_outside<Dim>(colliders, 0.5 * kmath::pow(vol0(p, 0), 1.0 / Dim), xn, vn);
