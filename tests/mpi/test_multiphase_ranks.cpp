@@ -18,13 +18,59 @@ namespace {
 
 struct ParticleState {
   int64_t id;
-  double x[2], v[2], p;
+  double x[2], v[2], p, alpha[4];
 };
 
 struct RunResult {
   DiagnosticRow row;
   std::vector<ParticleState> particles;  // all ranks', sorted by id
 };
+
+RunResult run_deck(MPI_Comm comm, const char* deck) {
+  auto d = test::deck_from_string(deck);
+  mpm_multiphase::MultiphaseMpm<2> m(MethodContext{comm, d.deck.root(), 2});
+  for (int s = 0; s < 100; ++s) m.step(2.0e-4);  // fixed dt: the comparison must not depend on a max
+  RunResult r;
+  m.diagnostics(r.row);
+  r.row.emplace_back("relabelled", static_cast<double>(m.relabelled()));
+  auto& set = m.particles();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().v));
+  auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().pressure));
+  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().fractions));
+  auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.id());
+  const int K = static_cast<int>(a.extent(1));
+  std::vector<ParticleState> mine(set.size());
+  for (size_t i = 0; i < set.size(); ++i) {
+    mine[i] = {id(i), {x(i, 0), x(i, 1)}, {v(i, 0), v(i, 1)}, p(i, 0), {0, 0, 0, 0}};
+    for (int k = 0; k < std::min(K, 4); ++k) mine[i].alpha[k] = a(i, k);
+  }
+  r.particles = allgather_vector(comm, mine);
+  std::sort(r.particles.begin(), r.particles.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return r;
+}
+
+// Three groups: a dense immiscible fluid, two miscible species that diffuse into each other, and a
+// solid block dissolving into one of them (Yan et al. 2018, sections 4.2-4.3), with fast rates so
+// that 100 steps move the fractions well beyond round-off.
+RunResult run_mixing(MPI_Comm comm) {
+  return run_deck(comm, R"(
+simulation: {dimension: 2, method: mpm-multiphase, end_time: 1.0}
+domain: {lower: [0, 0], upper: [0.6, 0.4], cell_size: 0.02, walls: slip}
+mpm_multiphase: {dt_max: 2.0e-4, diffusivity: 0.05, dissolve_solid: sugar, dissolve_into: green, saturation: 0.5,
+                 dissolution_rate: 50, dissolution: conservative}
+materials:
+  - {name: blue, model: fluid, density: 3000, group: 0}
+  - {name: red, model: fluid, density: 2000, group: 1}
+  - {name: green, model: fluid, density: 1000, group: 1}
+  - {name: sugar, model: hypoelastic, density: 1500, youngs_modulus: 2.6e5, group: 2}
+sources:
+  - {type: box, material: blue, lower: [0.04, 0.04], upper: [0.2, 0.3]}
+  - {type: box, material: green, lower: [0.2, 0.04], upper: [0.4, 0.3]}
+  - {type: box, material: red, lower: [0.4, 0.04], upper: [0.56, 0.3]}
+  - {type: box, material: sugar, lower: [0.26, 0.04], upper: [0.34, 0.1]}
+)");
+}
 
 RunResult run_ball_in_water(MPI_Comm comm) {
   const char* deck = R"(
@@ -38,33 +84,14 @@ sources:
   - {type: box, material: water, lower: [0.04, 0.04], upper: [0.56, 0.2]}
   - {type: sphere, material: ball, center: [0.3, 0.25], radius: 0.06, velocity: [0.3, -1.5]}
 )";
-  auto d = test::deck_from_string(deck);
-  mpm_multiphase::MultiphaseMpm<2> m(MethodContext{comm, d.deck.root(), 2});
-  for (int s = 0; s < 100; ++s) m.step(2.0e-4);  // fixed dt: the comparison must not depend on a max
-  RunResult r;
-  m.diagnostics(r.row);
-  auto& set = m.particles();
-  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
-  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().v));
-  auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().pressure));
-  auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.id());
-  std::vector<ParticleState> mine(set.size());
-  for (size_t i = 0; i < set.size(); ++i) mine[i] = {id(i), {x(i, 0), x(i, 1)}, {v(i, 0), v(i, 1)}, p(i, 0)};
-  r.particles = allgather_vector(comm, mine);
-  std::sort(r.particles.begin(), r.particles.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-  return r;
+  return run_deck(comm, deck);
 }
 
 }  // namespace
 
-TEST(MultiphaseMpm, BallInWaterIsRankIndependent) {
-  const auto [mine, ref] = test::run_here_and_alone(MPI_COMM_WORLD, run_ball_in_water);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) return;
+void expect_rank_independent(const RunResult& mine, const RunResult& ref, const char* name) {
   ASSERT_EQ(mine.particles.size(), ref.particles.size());
-  EXPECT_GT(test::column(ref.row, "contact_impulses"), 0);  // the ball is in the water by step 100
-  double dx = 0, dv = 0, dp = 0, pmax = 0;
+  double dx = 0, dv = 0, dp = 0, pmax = 0, da = 0;
   for (size_t i = 0; i < mine.particles.size(); ++i) {
     const auto &a = mine.particles[i], &b = ref.particles[i];
     ASSERT_EQ(a.id, b.id);
@@ -73,20 +100,49 @@ TEST(MultiphaseMpm, BallInWaterIsRankIndependent) {
       dv = std::max(dv, std::fabs(a.v[d] - b.v[d]));
     }
     dp = std::max(dp, std::fabs(a.p - b.p));
+    for (int k = 0; k < 4; ++k) da = std::max(da, std::fabs(a.alpha[k] - b.alpha[k]));
     pmax = std::max(pmax, std::fabs(b.p));
   }
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  test::print_rank0("[multiphase ranks=%d] max |dx| %.2e m, |dv| %.2e m/s, |dp| %.2e Pa (of %.0f)", size, dx, dv, dp,
-                    pmax);
+  test::print_rank0("[multiphase %s ranks=%d] max |dx| %.2e m, |dv| %.2e m/s, |dp| %.2e Pa (of %.0f), |dalpha| %.2e",
+                    name, size, dx, dv, dp, pmax, da);
   // Round-off only: P2G sums change order across ranks; 100 steps amplify it modestly.
   EXPECT_LT(dx, 1e-12);
   EXPECT_LT(dv, 1e-9);
   EXPECT_LT(dp, 1e-7 * std::max(pmax, 1.0));
+  EXPECT_LT(da, 1e-12);
   for (size_t i = 0; i < mine.row.size(); ++i) {
     const double a = mine.row[i].second, b = ref.row[i].second;
     const double scale = std::max({std::fabs(b), test::column(ref.row, "mass") * 1e-3});
     if (mine.row[i].first == "contact_impulses") continue;  // a node count: can differ by a grazing node
     EXPECT_LE(std::fabs(a - b), 1e-10 * scale) << mine.row[i].first;
   }
+}
+
+TEST(MultiphaseMpm, BallInWaterIsRankIndependent) {
+  const auto [mine, ref] = test::run_here_and_alone(MPI_COMM_WORLD, run_ball_in_water);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  EXPECT_GT(test::column(ref.row, "contact_impulses"), 0);  // the ball is in the water by step 100
+  expect_rank_independent(mine, ref, "ball in water");
+}
+
+TEST(MultiphaseMpm, MiscibleAndDissolvingIsRankIndependent) {
+  const auto [mine, ref] = test::run_here_and_alone(MPI_COMM_WORLD, run_mixing);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  // The fractions moved: red spread into green and sugar dissolved into green.
+  double red_in_green = 0, sugar_in_fluid = 0;
+  for (const auto& p : ref.particles) {
+    red_in_green = std::max(red_in_green, std::min(p.alpha[1], p.alpha[2]));
+    if (p.alpha[3] < 0.5) sugar_in_fluid = std::max(sugar_in_fluid, p.alpha[3]);
+  }
+  test::print_rank0("[multiphase mixing] most mixed red/green particle %.3f, largest dissolved sugar fraction %.3f",
+                    red_in_green, sugar_in_fluid);
+  EXPECT_GT(red_in_green, 0.01);
+  EXPECT_GT(sugar_in_fluid, 0.01);
+  expect_rank_independent(mine, ref, "mixing");
 }

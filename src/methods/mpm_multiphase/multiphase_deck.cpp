@@ -39,9 +39,38 @@ void declare_multiphase_sections(config::Schema& root) {
             "volumetric term of the hypoelastic rate: K tr(eps_dot) I (Hooke) or the printed K tr(eps_dot) I / 3 "
             "(eq. 11, an effective bulk modulus K/3)")
       .def("standard");
+  s->choice("fluid_density", {"volume", "sph"},
+            "fluid density for the Tait pressure: volume = m / (V0 J) with the volume ratio J advanced by the "
+            "grid velocity divergence like the solids' (standard MPM; hydrostatic pressure within 1 % and "
+            "Archimedes buoyancy); sph = the SPH number-density sum with support sph_support (Yan et al. 2018, "
+            "eq. 17), which reads low next to walls and free surfaces and with disordered packing")
+      .def("volume");
   s->real("sph_support", "1", "support radius of the SPH density sum, in cells (paper: 1.25)").def(1.25).positive();
   s->flag("clamp_negative_pressure",
           "fluid pressure below zero (free-surface particles missing SPH neighbours) is set to zero")
+      .def("true");
+  s->real("diffusivity", "m^2/s",
+          "k_d of D alpha/Dt = k_d laplacian(alpha) (Yan et al. 2018, eq. 27): the fluid materials that share a group "
+          "are miscible species whose volume fractions diffuse (conservative weak-form operator); particle mass "
+          "and rest density follow the fractions. 0: no diffusion")
+      .def(0.0)
+      .nonnegative();
+  s->text("dissolve_solid",
+          "solid material that dissolves (Noyes-Whitney, Yan et al. 2018 section 4.3); empty: no dissolution")
+      .def("\"\"");
+  s->text("dissolve_into", "fluid material the solid dissolves into").def("\"\"");
+  s->real("saturation", "1", "saturation volume fraction C_s of the dissolved solid").def(0.5).min(0.0).max(1.0);
+  s->real("dissolution_rate", "1/s", "kappa of DC/Dt = kappa (C_s - C) (eq. 29)").def(0.0).nonnegative();
+  s->choice("dissolution", {"paper", "conservative"},
+            "paper: eq. (32), mass-fraction weights (conserves the dissolved volume only for equal densities); "
+            "conservative: volume-weighted transfer that conserves the total solid-phase volume exactly")
+      .def("paper");
+  s->flag("dissolution_rate_per_step",
+          "apply kappa per time step instead of per second (the paper's kappa = 3e-4 dissolves visibly only so)")
+      .def("false");
+  s->flag("separate_fluid_from_solids",
+          "move fluid particles that sit where the solids' volume (grid mass over rest density) outweighs the fluid's out along the solids' outward "
+          "normal (a quarter cell per step, positions only)")
       .def("true");
   s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
   root.section("mpm_multiphase", s,
@@ -85,9 +114,18 @@ MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim
   o.beta_fluid_fluid = s.real("beta_fluid_fluid");
   o.beta_solid_solid = s.real("beta_solid_solid");
   o.paper_literal_volumetric = s.text("hypoelastic_volumetric") == "paper_literal";
+  o.sph_density = s.text("fluid_density") == "sph";
   o.sph_support = s.real("sph_support");
   o.clamp_negative_pressure = s.flag("clamp_negative_pressure");
+  o.separate_fluid_from_solids = s.flag("separate_fluid_from_solids");
   o.sort_every = s.integer("sort_every");
+  o.diffusivity = s.real("diffusivity");
+  o.dissolve_solid = s.text("dissolve_solid");
+  o.dissolve_into = s.text("dissolve_into");
+  o.saturation = s.real("saturation");
+  o.dissolution_rate = s.real("dissolution_rate");
+  o.dissolution_conservative = s.text("dissolution") == "conservative";
+  o.dissolution_rate_per_step = s.flag("dissolution_rate_per_step");
   return o;
 }
 

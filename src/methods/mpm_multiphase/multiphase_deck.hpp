@@ -34,9 +34,21 @@ struct MultiphaseSettings {
   ContactMode contact = ContactMode::Pairwise;
   double beta_fluid_solid = 1.0, beta_fluid_fluid = 0.3, beta_solid_solid = 1.0;
   bool paper_literal_volumetric = false;
+  // Fluid density: the particle's tracked volume ratio (rho = m / (V0 J), J advanced by the grid
+  // velocity divergence) or the SPH number-density sum of the paper (eq. 17).
+  bool sph_density = false;
   double sph_support = 1.25;  // SPH support radius in cells
   bool clamp_negative_pressure = true;
+  bool separate_fluid_from_solids = true;
   long sort_every = 20;
+  // Miscible species (eq. 27): the fluid materials of one group are species whose volume fractions
+  // diffuse with this coefficient (m^2/s; 0 switches diffusion off).
+  double diffusivity = 0;
+  // Dissolution (Noyes-Whitney, eqs. 29-32): solid material `dissolve_solid` into fluid material
+  // `dissolve_into` (names resolved against the material table; empty: off).
+  std::string dissolve_solid, dissolve_into;
+  double saturation = 0.5, dissolution_rate = 0;  // C_s and kappa (1/s, or 1/step)
+  bool dissolution_conservative = false, dissolution_rate_per_step = false;
 };
 
 struct MultiphaseTable {

@@ -10,6 +10,7 @@
 #include "grid/domain_deck.hpp"
 #include "grid/gimp.hpp"
 #include "grid/stencil_loop.hpp"
+#include "methods/mpm_multiphase/particle_walls.hpp"
 #include "particles/max_speed.hpp"
 #include "methods/sph/sph_kernels.hpp"
 #include "particles/migration.hpp"
@@ -65,7 +66,10 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
   s_ = read_multiphase_settings(root, Dim);
   table_ = read_multiphase_materials(root);
   const int G = table_.groups;
-  auto spec = grid::read_domain<Dim>(root, 2, G * (1 + 3 * Dim));
+  // Per node: m, u, f (or a), G for every group; the species diffusion reuses the same Vecs with one
+  // volume per group and one fraction per material.
+  const int K = static_cast<int>(table_.materials.size());
+  auto spec = grid::read_domain<Dim>(root, 2, std::max(G * (1 + 3 * Dim), G + K));
   for (int d = 0; d < Dim; ++d)
     if (spec.periodic[d])
       throw InputError(root.file(), "domain.periodic", "mpm-multiphase has no periodic grid (bounded box only)");
@@ -100,6 +104,17 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
   f_.density = set_.add_field("density", 1);
   f_.stress = set_.add_field("stress", Dim * Dim);
   f_.pressure = set_.add_field("pressure", 1);
+  f_.fractions = set_.add_field("fractions", K);
+  if (!s_.dissolve_solid.empty() || !s_.dissolve_into.empty()) {
+    auto find = [&](const std::string& name, const char* key, PhaseKind kind) {
+      for (size_t i = 0; i < table_.names.size(); ++i)
+        if (table_.names[i] == name && table_.materials[i].kind == kind) return static_cast<int>(i);
+      throw InputError(root.file(), std::string("mpm_multiphase.") + key,
+                       "'" + name + "' is not a " + (kind == PhaseKind::Fluid ? "fluid" : "solid") + " material");
+    };
+    dissolve_solid_ = find(s_.dissolve_solid, "dissolve_solid", PhaseKind::Solid);
+    dissolve_into_ = find(s_.dissolve_into, "dissolve_into", PhaseKind::Fluid);
+  }
 
   auto seeded = particles::seed_sources<Dim>(root, *decomp_, table_.names);
   // The SPH calibration assumes one lattice spacing: every source must use the same particle volume.
@@ -126,6 +141,8 @@ void MultiphaseMpm<Dim>::fill_seeded_particles(const particles::SeededParticles&
   auto id = set_.id();
   auto mat = set_.material();
   auto mats = materials_;
+  auto alpha = set_.field(f_.fractions);
+  const int K = static_cast<int>(table_.materials.size());
   Kokkos::parallel_for(
       "mp::init", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
         for (int d = 0; d < Dim; ++d) {
@@ -140,6 +157,7 @@ void MultiphaseMpm<Dim>::fill_seeded_particles(const particles::SeededParticles&
         pr(p, 0) = 0;
         id(p) = seeded.id(p);
         mat(p) = seeded.material(p);
+        for (int k = 0; k < K; ++k) alpha(p, k) = k == seeded.material(p) ? 1.0 : 0.0;
       });
   vmin = 1e300;
   vmax = 0;
@@ -158,7 +176,21 @@ MultiphaseMpm<Dim>::~MultiphaseMpm() = default;
 template <int Dim>
 double MultiphaseMpm<Dim>::stable_dt() {
   const double vmax = particles::global_max_speed<Dim>(comm_, set_.field(f_.v), set_.size(), "mp::max_speed");
-  return std::min(s_.cfl * decomp_->dx() / (vmax + max_wave_speed_ + 1e-300), s_.dt_max);
+  double dt = std::min(s_.cfl * decomp_->dx() / (vmax + max_wave_speed_ + 1e-300), s_.dt_max);
+  // Explicit diffusion: dt <= dx^2 / (2 Dim k_d), with the CFL factor as margin.
+  if (s_.diffusivity > 0 && has_miscible_group())
+    dt = std::min(dt, s_.cfl * decomp_->dx() * decomp_->dx() / (2 * Dim * s_.diffusivity));
+  return dt;
+}
+
+template <int Dim>
+bool MultiphaseMpm<Dim>::has_miscible_group() const {
+  std::vector<int> fluids(table_.groups, 0);
+  for (const auto& m : table_.materials)
+    if (m.kind == PhaseKind::Fluid) ++fluids[m.group];
+  for (int n : fluids)
+    if (n > 1) return true;
+  return false;
 }
 
 template <int Dim>
@@ -169,23 +201,29 @@ void MultiphaseMpm<Dim>::p2g_momentum() {
   grid::NodeArray local = grid_->acquire_local(true);
   auto scatter = Kokkos::Experimental::create_scatter_view(local);
   auto x = set_.field(f_.x), v = set_.field(f_.v), mass = set_.field(f_.mass);
+  auto vol0 = set_.field(f_.volume), rho = set_.field(f_.density);
   auto mat = set_.material();
   auto mats = materials_;
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
-  const bool gimp = s_.gimp;
+  const bool gimp = s_.gimp, volume_density = !s_.sph_density;
   Kokkos::parallel_for(
       "mp::p2g", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
         double xp[Dim];
         for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
         grid::Stencil<Dim> st;
         shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
-        const int o = mats(mat(p)).group * S;
+        const PhaseMaterial& mt = mats(mat(p));
+        const int o = mt.group * S;
         const double mp = mass(p, 0);
+        // Fluid volume ratio J = V / V0 = m / (V0 rho), mass-weighted onto the grid (the force slot
+        // is free until the force pass).
+        const double mj = (volume_density && mt.kind == PhaseKind::Fluid) ? mp * mp / (vol0(p, 0) * rho(p, 0)) : 0.0;
         auto acc = scatter.access();
         grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
           acc(idx, o) += w * mp;
+          acc(idx, o + 1 + Dim) += w * mj;
           for (int a = 0; a < Dim; ++a) {
             acc(idx, o + 1 + a) += w * mp * v(p, a);
             acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
@@ -204,6 +242,7 @@ void MultiphaseMpm<Dim>::p2g_momentum() {
         for (int g = 0; g < G; ++g) {
           const double m = a(i, g * S);
           for (int d = 0; d < Dim; ++d) a(i, g * S + 1 + d) = m > 0 ? a(i, g * S + 1 + d) / m : 0.0;
+          a(i, g * S + 1 + Dim) = m > 0 ? a(i, g * S + 1 + Dim) / m : 0.0;
         }
       });
   if (state_.extent(0) != a.extent(0) || state_.extent(1) != a.extent(1))
@@ -266,27 +305,43 @@ void MultiphaseMpm<Dim>::constitutive(double dt) {
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   const bool gimp = s_.gimp, literal = s_.paper_literal_volumetric, clamp = s_.clamp_negative_pressure;
+  auto mass = set_.field(f_.mass), vol0 = set_.field(f_.volume);
+  const bool volume_density = !s_.sph_density;
   Kokkos::parallel_for(
       "mp::constitutive", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
         const PhaseMaterial& m = mats(mat(p));
-        if (m.kind == PhaseKind::Fluid) {
-          const double pressure =
-              physics::tait_pressure_from_density(rho(p, 0), m.rest_density, m.stiffness, m.gamma, clamp);
+        const bool fluid = m.kind == PhaseKind::Fluid;
+        double div = 0, jbar = 0, gu[Dim * Dim] = {};
+        if (!fluid || volume_density) {
+          double xp[Dim];
+          for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+          grid::Stencil<Dim> st;
+          shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+          const int o = m.group * S;
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
+            jbar += w * local(idx, o + 1 + Dim);
+            for (int a = 0; a < Dim; ++a)
+              for (int b = 0; b < Dim; ++b) gu[a * Dim + b] += local(idx, o + 1 + a) * grad[b];
+          });
+          for (int a = 0; a < Dim; ++a) div += gu[a * Dim + a];
+        }
+        if (fluid) {
+          // Volume mode: V = V0 J with dJ/dt = J div u (standard weakly compressible MPM), where J is
+          // first replaced by its grid average sum_I N_I J_I, J_I = sum_j N_Ij m_j J_j / m_I: a particle
+          // pattern of J that exerts no net nodal force (two particle rows per cell squeezed in
+          // opposite senses) is invisible to the grid and would otherwise never relax. SPH mode: rho
+          // from sph_density().
+          if (volume_density) rho(p, 0) = mass(p, 0) / (vol0(p, 0) * jbar * (1.0 + dt * div));
+          // The rest density of a particle is its mass over its nominal volume (so that it follows
+          // species fractions), and k_s = rho_bar c0^2 / gamma with the particle's own rho_bar.
+          const double rest = mass(p, 0) / vol0(p, 0);
+          const double pressure = physics::tait_pressure_from_density(
+              rho(p, 0), rest, physics::tait_stiffness(rest, m.sound_speed, m.gamma), m.gamma, clamp);
           pr(p, 0) = pressure;
           for (int a = 0; a < Dim; ++a)
             for (int b = 0; b < Dim; ++b) sig(p, a * Dim + b) = a == b ? -pressure : 0.0;
           return;
         }
-        double xp[Dim];
-        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
-        grid::Stencil<Dim> st;
-        shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
-        const int o = m.group * S;
-        double gu[Dim * Dim] = {};
-        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double, const double* grad, const double*) {
-          for (int a = 0; a < Dim; ++a)
-            for (int b = 0; b < Dim; ++b) gu[a * Dim + b] += local(idx, o + 1 + a) * grad[b];
-        });
         double s[Dim * Dim];
         for (int i = 0; i < Dim * Dim; ++i) s[i] = sig(p, i);
         const physics::HypoelasticModuli mod{m.bulk, m.shear};
@@ -406,10 +461,22 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
   const int S = stride();
   const auto gbox = grid_->ghost_box();
   grid::NodeArray local = grid_->acquire_local(false);
-  auto x = set_.field(f_.x), v = set_.field(f_.v);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), vol0 = set_.field(f_.volume);
   auto mat = set_.material();
   auto mats = materials_;
   auto ids = set_.id();
+  const auto colliders = colliders_.at_time(time_ + dt);
+  const int G = table_.groups;
+  // Rest density of every solid group (0 for fluid groups), to compare volumes rather than masses.
+  Kokkos::View<double*> solid_group("mp_solid_group", G);
+  {
+    auto h = Kokkos::create_mirror_view(solid_group);
+    for (int g = 0; g < G; ++g) h(g) = 0;
+    for (const auto& mt : table_.materials)
+      if (mt.kind == PhaseKind::Solid) h(mt.group) = mt.rest_density;
+    Kokkos::deep_copy(solid_group, h);
+  }
+  const bool separate = s_.separate_fluid_from_solids;
   double lower[Dim], lo_clamp[Dim], hi_clamp[Dim];
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   for (int d = 0; d < Dim; ++d) {
@@ -436,13 +503,37 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
           }
         });
         // Eqs. (8)-(10): PIC from the final grid velocity, FLIP from the whole grid increment.
+        double vn[Dim], xn[Dim];
         for (int d = 0; d < Dim; ++d) {
-          const double vn = m.alpha_pic * vpic[d] + (1.0 - m.alpha_pic) * (v(p, d) + dt * acc[d]);
-          if (!kmath::isfinite(vn)) bad(0) = ids(p);
-          v(p, d) = vn;
-          double xn = xp[d] + dt * vn;
-          xn = xn < lo_clamp[d] ? lo_clamp[d] : (xn > hi_clamp[d] ? hi_clamp[d] : xn);
-          x(p, d) = xn;
+          vn[d] = m.alpha_pic * vpic[d] + (1.0 - m.alpha_pic) * (v(p, d) + dt * acc[d]);
+          if (!kmath::isfinite(vn[d])) bad(0) = ids(p);
+          xn[d] = xp[d] + dt * vn[d];
+        }
+        // A fluid particle where the solid groups' volume (grid mass over rest density) outweighs its
+        // own group's has entered a solid body below the grid's resolution, where the mass-gradient
+        // normals of the contact are undefined: it is moved a quarter cell per step along the solids'
+        // outward normal (position only, so momentum is untouched) until it is out.
+        if (separate && m.kind == PhaseKind::Fluid) {
+          double vs = 0, vf = 0, gs[Dim] = {};
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+            vf += w * local(idx, o) / m.rest_density;
+            for (int g = 0; g < G; ++g) {
+              if (solid_group(g) <= 0) continue;
+              vs += w * local(idx, g * S) / solid_group(g);
+              for (int d = 0; d < Dim; ++d) gs[d] += w * local(idx, g * S + 1 + 2 * Dim + d);
+            }
+          });
+          double len = 0;
+          for (int d = 0; d < Dim; ++d) len += gs[d] * gs[d];
+          len = kmath::sqrt(len);
+          if (vs > vf && len > 0)
+            for (int d = 0; d < Dim; ++d) xn[d] += 0.25 * dx * gs[d] / len;
+        }
+        // The particle's GIMP box (half a particle spacing) stays outside every wall and collider.
+        keep_particle_outside<Dim>(colliders, 0.5 * kmath::pow(vol0(p, 0), 1.0 / Dim), xn, vn);
+        for (int d = 0; d < Dim; ++d) {
+          v(p, d) = vn[d];
+          x(p, d) = xn[d] < lo_clamp[d] ? lo_clamp[d] : (xn[d] > hi_clamp[d] ? hi_clamp[d] : xn[d]);
         }
       });
   grid_->release_local(local);
@@ -455,10 +546,274 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
                                    bad_any, steps_ + 1));
 }
 
+// Weak-form species diffusion (Yan et al. 2018 eq. 27; their eq. 28 normalises the gradient, so the
+// flux would not scale with the concentration difference and is undefined where alpha is uniform).
+// Per group g and species k of g, with nominal particle volumes V0:
+//   V_I = sum_j V0_j N_Ij,  alpha_I = sum_j V0_j alpha_j N_Ij / V_I,  grad alpha_j = sum_I alpha_I grad N_Ij,
+//   V_I dalpha_I/dt = -k_d sum_j V0_j grad alpha_j . grad N_Ij,  dalpha_j = dt sum_I N_Ij dalpha_I/dt.
+// Since sum_I grad N_Ij = 0, sum_j V0_j dalpha_j = 0 exactly: each species' volume is conserved to
+// round-off. The fractions are not clamped (clamping would break that); mass m = V0 sum_k alpha^k
+// rho_bar^k follows, and the density is rescaled with the mass (volume unchanged).
+template <int Dim>
+void MultiphaseMpm<Dim>::diffuse_species(double dt) {
+  auto t = timers_.scope("diffusion");
+  const int G = table_.groups, K = static_cast<int>(table_.materials.size());
+  const auto gbox = grid_->ghost_box();
+  auto x = set_.field(f_.x), vol0 = set_.field(f_.volume), alpha = set_.field(f_.fractions);
+  auto mass = set_.field(f_.mass), rho = set_.field(f_.density);
+  auto mat = set_.material();
+  auto mats = materials_;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx, kd = s_.diffusivity;
+  const bool gimp = s_.gimp;
+  const long n = static_cast<long>(set_.size());
+  // Volume-weighted nodal fractions: slot g holds V_I of group g, slot G + k holds alpha_I^k.
+  {
+    grid::NodeArray local = grid_->acquire_local(true);
+    auto scatter = Kokkos::Experimental::create_scatter_view(local);
+    Kokkos::parallel_for(
+        "mp::species_p2g", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+          double xp[Dim];
+          for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+          grid::Stencil<Dim> st;
+          shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+          const int g = mats(mat(p)).group;
+          const double V = vol0(p, 0);
+          auto acc = scatter.access();
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+            acc(idx, g) += w * V;
+            for (int k = 0; k < K; ++k)
+              if (mats(k).group == g) acc(idx, G + k) += w * V * alpha(p, k);
+          });
+        });
+    Kokkos::Experimental::contribute(local, scatter);
+    grid_->release_local(local);
+    grid_->local_to_global_add();
+    grid::NodeArray a = grid_->acquire_owned();
+    Kokkos::parallel_for(
+        "mp::species_nodal", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(const long i) {
+          for (int k = 0; k < K; ++k) {
+            const double V = a(i, mats(k).group);
+            a(i, G + k) = V > 0 ? a(i, G + k) / V : 0.0;
+          }
+        });
+    grid_->release_owned(a);
+    grid_->global_to_local();
+  }
+  // Particle gradients and the weak-form rate V_I dalpha_I/dt (the volumes are gathered again).
+  Kokkos::View<double**, Kokkos::LayoutRight> nodal("mp_species_nodes", gbox.size(), G + K);
+  {
+    grid::NodeArray local = grid_->acquire_local(false);
+    Kokkos::deep_copy(nodal, Kokkos::subview(local, Kokkos::ALL, std::make_pair(0, G + K)));
+    grid_->release_local(local);
+  }
+  {
+    grid::NodeArray local = grid_->acquire_local(true);
+    auto scatter = Kokkos::Experimental::create_scatter_view(local);
+    Kokkos::parallel_for(
+        "mp::species_rate", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+          double xp[Dim];
+          for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+          grid::Stencil<Dim> st;
+          shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+          const int g = mats(mat(p)).group;
+          const double V = vol0(p, 0);
+          auto acc = scatter.access();
+          for (int k = 0; k < K; ++k) {
+            if (mats(k).group != g || mats(k).kind != PhaseKind::Fluid) continue;
+            double ga[Dim] = {};
+            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double, const double* grad, const double*) {
+              for (int d = 0; d < Dim; ++d) ga[d] += nodal(idx, G + k) * grad[d];
+            });
+            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double, const double* grad, const double*) {
+              double dot = 0;
+              for (int d = 0; d < Dim; ++d) dot += ga[d] * grad[d];
+              acc(idx, G + k) += -kd * V * dot;
+            });
+          }
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+            acc(idx, g) += w * V;
+          });
+        });
+    Kokkos::Experimental::contribute(local, scatter);
+    grid_->release_local(local);
+    grid_->local_to_global_add();
+    grid::NodeArray a = grid_->acquire_owned();
+    Kokkos::parallel_for(
+        "mp::species_nodal_rate", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(const long i) {
+          for (int k = 0; k < K; ++k) {
+            const double V = a(i, mats(k).group);
+            a(i, G + k) = V > 0 ? a(i, G + k) / V : 0.0;
+          }
+        });
+    grid_->release_owned(a);
+    grid_->global_to_local();
+  }
+  // G2P of the rates; mass and density follow the fractions.
+  grid::NodeArray local = grid_->acquire_local(false);
+  Kokkos::parallel_for(
+      "mp::species_g2p", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        grid::Stencil<Dim> st;
+        shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+        const int g = mats(mat(p)).group;
+        double m = 0;
+        for (int k = 0; k < K; ++k) {
+          if (mats(k).group == g && mats(k).kind == PhaseKind::Fluid) {
+            double rate = 0;
+            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+              rate += w * local(idx, G + k);
+            });
+            alpha(p, k) += dt * rate;
+          }
+          m += alpha(p, k) * mats(k).rest_density;
+        }
+        m *= vol0(p, 0);
+        rho(p, 0) *= m / mass(p, 0);
+        mass(p, 0) = m;
+      });
+  grid_->release_local(local);
+}
+
+// Dissolution (Yan et al. 2018, section 4.3). alpha^s (the fraction column of the solid material s)
+// is the dissolved-solid volume fraction C on fluid particles and the remaining solid fraction on
+// solid particles. At nodes where the solid group and the fluid group both have mass:
+//   C_I = sum_{j in f} m_j alpha^s_j N_Ij / m^f_I (eq. 30),  dC_I = kappa (C_s - C_I) dt (eq. 31),
+//   paper (eq. 32):   fluid dalpha^s_j = sum_I m^s_I/(m^s_I+m^f_I) dC_I N_Ij,
+//                     solid dalpha^s_j = -sum_I m^f_I/(m^s_I+m^f_I) dC_I N_Ij;
+//   conservative:     dV_I = V^f_I m^s_I/(m^s_I+m^f_I) dC_I with V^g_I = sum_{j in g} V0_j N_Ij; fluid
+//                     particles gain sum_I dV_I N_Ij / V^f_I, solid particles lose sum_I dV_I N_Ij / V^s_I,
+//                     so sum_j V0_j alpha^s_j is conserved exactly (the two coincide for equal densities
+//                     and particle volumes).
+// The particle's fraction of its own carrier (fluid f, or for a solid particle the fluid that has
+// replaced it) takes the opposite change, mass follows the fractions, and a solid particle whose
+// alpha^s reaches C_s becomes a particle of the fluid material (stress dropped, velocity kept).
+template <int Dim>
+void MultiphaseMpm<Dim>::dissolve(double dt) {
+  auto t = timers_.scope("dissolution");
+  const int sm = dissolve_solid_, fm = dissolve_into_;
+  const int gs = table_.materials[sm].group, gf = table_.materials[fm].group;
+  const double ddt = s_.dissolution_rate_per_step ? 1.0 : dt, kappa = s_.dissolution_rate, cs = s_.saturation;
+  const bool conservative = s_.dissolution_conservative;
+  const auto gbox = grid_->ghost_box();
+  auto x = set_.field(f_.x), vol0 = set_.field(f_.volume), alpha = set_.field(f_.fractions);
+  auto mass = set_.field(f_.mass), rho = set_.field(f_.density), sig = set_.field(f_.stress);
+  auto mat = set_.material();
+  auto mats = materials_;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
+  const bool gimp = s_.gimp;
+  const long n = static_cast<long>(set_.size());
+  const int K = static_cast<int>(table_.materials.size());
+  // Slots: 0 m^s, 1 m^f, 2 sum m alpha^s (fluid), 3 V^s, 4 V^f.
+  {
+    grid::NodeArray local = grid_->acquire_local(true);
+    auto scatter = Kokkos::Experimental::create_scatter_view(local);
+    Kokkos::parallel_for(
+        "mp::dissolve_p2g", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+          const int g = mats(mat(p)).group;
+          if (g != gs && g != gf) return;
+          double xp[Dim];
+          for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+          grid::Stencil<Dim> st;
+          shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+          const bool fluid = g == gf;
+          const double mp = mass(p, 0), V = vol0(p, 0), c = alpha(p, sm);
+          auto acc = scatter.access();
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+            acc(idx, fluid ? 1 : 0) += w * mp;
+            acc(idx, fluid ? 4 : 3) += w * V;
+            if (fluid) acc(idx, 2) += w * mp * c;
+          });
+        });
+    Kokkos::Experimental::contribute(local, scatter);
+    grid_->release_local(local);
+    grid_->local_to_global_add();
+  }
+  // Per node: slot 0 the fluid particles' gain factor, slot 1 the solid particles' loss factor.
+  grid::NodeArray a = grid_->acquire_owned();
+  Kokkos::parallel_for(
+      "mp::dissolve_nodes", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(const long i) {
+        const double ms = a(i, 0), mf = a(i, 1), Vs = a(i, 3), Vf = a(i, 4);
+        double gain = 0, loss = 0;
+        if (ms > 0 && mf > 0) {
+          const double c = a(i, 2) / mf, dc = kappa * (cs - c) * ddt;
+          if (conservative) {
+            const double dV = Vf * ms / (ms + mf) * dc;
+            gain = dV / Vf;
+            loss = dV / Vs;
+          } else {
+            gain = ms / (ms + mf) * dc;
+            loss = mf / (ms + mf) * dc;
+          }
+        }
+        a(i, 0) = gain;
+        a(i, 1) = loss;
+      });
+  grid_->release_owned(a);
+  grid_->global_to_local();
+  grid::NodeArray local = grid_->acquire_local(false);
+  Kokkos::View<long> relabel("mp_relabelled");
+  Kokkos::parallel_for(
+      "mp::dissolve_g2p", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+        const int g = mats(mat(p)).group;
+        if (g != gs && g != gf) return;
+        if (g == gs && mat(p) != sm) return;
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        grid::Stencil<Dim> st;
+        shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+        const bool fluid = g == gf;
+        double da = 0;
+        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+          da += w * (fluid ? local(idx, 0) : -local(idx, 1));
+        });
+        alpha(p, sm) += da;
+        alpha(p, fm) -= da;
+        double m = 0;
+        for (int k = 0; k < K; ++k) m += alpha(p, k) * mats(k).rest_density;
+        m *= vol0(p, 0);
+        rho(p, 0) *= m / mass(p, 0);
+        mass(p, 0) = m;
+        if (!fluid && alpha(p, sm) <= cs) {
+          mat(p) = fm;
+          for (int i = 0; i < Dim * Dim; ++i) sig(p, i) = 0;
+          rho(p, 0) = m / vol0(p, 0);
+          Kokkos::atomic_increment(&relabel());
+        }
+      });
+  grid_->release_local(local);
+  long r = 0;
+  Kokkos::deep_copy(r, relabel);
+  MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_LONG, MPI_SUM, comm_);
+  relabelled_ += r;
+}
+
+template <int Dim>
+std::vector<double> MultiphaseMpm<Dim>::species_volumes() {
+  const int K = static_cast<int>(table_.materials.size());
+  std::vector<double> out(K, 0);
+  auto vol0 = set_.field(f_.volume), alpha = set_.field(f_.fractions);
+  for (int k = 0; k < K; ++k) {
+    double s = 0;
+    Kokkos::parallel_reduce(
+        "mp::species_volume", Kokkos::RangePolicy<>(0, set_.size()),
+        KOKKOS_LAMBDA(const int p, double& acc) { acc += vol0(p, 0) * alpha(p, k); }, s);
+    out[k] = s;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, out.data(), K, MPI_DOUBLE, MPI_SUM, comm_);
+  return out;
+}
+
 template <int Dim>
 void MultiphaseMpm<Dim>::step(double dt) {
+  if (s_.diffusivity > 0 && has_miscible_group()) diffuse_species(dt);
+  if (dissolve_solid_ >= 0 && s_.dissolution_rate > 0) dissolve(dt);
   p2g_momentum();
-  sph_density();
+  if (s_.sph_density) sph_density();
   constitutive(dt);
   p2g_forces();
   grid_update(dt, true);
@@ -507,6 +862,7 @@ void MultiphaseMpm<Dim>::diagnostics(DiagnosticRow& row) {
   std::vector<double> mass, mom;
   group_totals(mass, mom);
   auto m = set_.field(f_.mass), v = set_.field(f_.v), rho = set_.field(f_.density), pr = set_.field(f_.pressure);
+  auto vol0 = set_.field(f_.volume);
   auto mat = set_.material();
   auto mats = materials_;
   double ke = 0, pmax = 0, rho_ratio = 0;
@@ -519,7 +875,7 @@ void MultiphaseMpm<Dim>::diagnostics(DiagnosticRow& row) {
         pm = pr(p, 0) > pm ? pr(p, 0) : pm;
         const PhaseMaterial& mt = mats(mat(p));
         if (mt.kind == PhaseKind::Fluid) {
-          const double r = rho(p, 0) / mt.rest_density;
+          const double r = rho(p, 0) * vol0(p, 0) / m(p, 0);
           rr = r > rr ? r : rr;
         }
       },
@@ -554,7 +910,7 @@ long MultiphaseMpm<Dim>::global_particle_count() {
 
 template <int Dim>
 std::vector<std::pair<std::string, double>> MultiphaseMpm<Dim>::state() {
-  return {{"steps", static_cast<double>(steps_)}, {"time", time_}};
+  return {{"steps", static_cast<double>(steps_)}, {"time", time_}, {"relabelled", static_cast<double>(relabelled_)}};
 }
 
 template <int Dim>
@@ -562,6 +918,7 @@ void MultiphaseMpm<Dim>::restore_state(const std::vector<std::pair<std::string, 
   for (const auto& [k, v] : state) {
     if (k == "steps") steps_ = static_cast<long>(v);
     if (k == "time") time_ = v;
+    if (k == "relabelled") relabelled_ = static_cast<long>(v);
   }
 }
 

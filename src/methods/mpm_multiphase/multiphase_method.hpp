@@ -50,6 +50,7 @@ class MultiphaseMpm : public Method {
 
   struct Fields {
     int x, v, mass, volume, density, stress, pressure;
+    int fractions;  // volume fraction of every material (species), one column per material
   };
   const Fields& fields() const { return f_; }
   const MultiphaseTable& table() const { return table_; }
@@ -70,9 +71,19 @@ class MultiphaseMpm : public Method {
   void p2g_forces();
   void grid_update(double dt, bool with_forces);
   void g2p(double dt);
+  // Miscible species: one explicit step of D alpha^k/Dt = k_d laplacian(alpha^k) with the weak-form
+  // operator (conserves sum_j V0_j alpha_j^k to round-off), then mass and rest density follow.
+  void diffuse_species(double dt);
+  // Noyes-Whitney dissolution of solid material `dissolve_solid` into fluid `dissolve_into` at nodes
+  // where both groups have mass (eqs. 30-32), then relabelling of saturated solid particles.
+  void dissolve(double dt);
+  long relabelled() const { return relabelled_; }
+  // sum_j V0_j alpha_j^k of every material k (global).
+  std::vector<double> species_volumes();
 
  private:
   int stride() const { return 1 + 3 * Dim; }
+  bool has_miscible_group() const;
 
   MPI_Comm comm_;
   MultiphaseSettings s_;
@@ -87,6 +98,8 @@ class MultiphaseMpm : public Method {
   physics::ColliderSet<Dim> colliders_;
   particles::HaloPlan<Dim> halo_;
   particles::NeighborLists lists_;
+  int dissolve_solid_ = -1, dissolve_into_ = -1;  // material ids (-1: no dissolution)
+  long relabelled_ = 0;
   double calibration_ = 1;  // C_W of rho = m C_W sum_k W_jk (1/(V0 sum W) on a rest lattice)
   double max_wave_speed_ = 0;
   long steps_ = 0, contacts_ = 0;
