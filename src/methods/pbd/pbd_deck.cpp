@@ -22,6 +22,9 @@ void declare_pbd_sections(config::Schema& root) {
              "iterations (resetIter = 10 in the paper)").def("10").min(1);
   s->real("density_cfm", "1", "constraint force mixing epsilon^P of the density constraints (paper Eq. 3; "
           "600, or 180 in the splash and teapot scenes)").def(600.0).nonnegative();
+  s->choice("density_constraint", {"bilateral", "unilateral"}, "density constraint C = rho/rho0 - 1 in both "
+            "directions (paper Eq. 2) or only where rho > rho0 (C = max(rho/rho0 - 1, 0): it only pushes particles "
+            "apart, the area constraints alone hold the surface)").def("bilateral");
   s->real("distance_cfm", "1", "constraint force mixing epsilon^D of the unilateral distance constraints "
           "(paper Eq. 10; 40)").def(40.0).nonnegative();
   s->flag("area_constraints", "area constraints on the local meshes of the surface particles: the method's surface "
@@ -63,6 +66,7 @@ PbdParams read_pbd(const config::Section& root) {
   p.reset_iterations = static_cast<int>(s.integer("reset_iterations"));
   p.density_cfm = s.real("density_cfm");
   p.distance_cfm = s.real("distance_cfm");
+  p.unilateral_density = s.text("density_constraint") == "unilateral";
   p.xsph = s.real("xsph");
   p.area_constraints = s.flag("area_constraints");
   p.area_cfm = s.real("area_cfm");

@@ -23,6 +23,7 @@ struct PbdParams {
   int iterations = 100;       // nlIter (paper Algorithm 1)
   int reset_iterations = 10;  // resetIter: neighbours (and later surface, meshes) rebuilt every this many iterations
   double density_cfm = 600;   // epsilon^P (paper Eq. 3)
+  bool unilateral_density = false;  // C = max(rho/rho0 - 1, 0)
   double distance_cfm = 40;   // epsilon^D (paper Eq. 10)
   bool area_constraints = true;  // the paper's surface tension (sec. 5); false: plain PBF with distance constraints
   double area_cfm = 1.0;          // epsilon^A (paper Table 1: 0.08 to 5)

@@ -253,6 +253,7 @@ PbfSweep PbdXing::sweep_inputs() const {
   s.support = p_.support();
   s.min_distance = p_.min_distance();
   s.density_cfm = p_.density_cfm;
+  s.unilateral_density = p_.unilateral_density;
   s.distance_cfm = p_.distance_cfm;
   s.distance_same_label = p_.distance_same_label;
   return s;
