@@ -51,6 +51,9 @@ void declare_pbd_sections(config::Schema& root) {
 
   auto mat = std::make_shared<config::Schema>("A liquid that sources refer to by name.");
   mat->text("name", "material name used by sources").req();
+  mat->flag("kinematic", "particles of this material keep their initial velocity and are not moved by the "
+            "constraints (rings and supports a film hangs on); they still count in densities, surface "
+            "detection and the neighbours' local meshes").def("false");
   root.list("materials", mat, "Liquids that sources refer to by name (one rest density: pbd.rest_density).");
 }
 
@@ -81,6 +84,7 @@ PbdParams read_pbd(const config::Section& root) {
     if (std::find(p.material_names.begin(), p.material_names.end(), name) != p.material_names.end())
       throw InputError(m.file(), m.key_path("name"), "material '" + name + "' is defined twice");
     p.material_names.push_back(name);
+    p.kinematic.push_back(m.flag("kinematic") ? 1 : 0);
   }
   if (p.material_names.empty()) throw InputError(root.file(), "materials", "the deck defines no materials");
   return p;

@@ -35,6 +35,12 @@ struct PbdParams {
   bool distance_same_label = true;  // distance constraints only between particles of the same label (paper)  // p <- p* instead of the paper's p <- p + dt v (Algorithm 1, line 11)
   long sort_every = 20;
   std::vector<std::string> material_names;
+  std::vector<int> kinematic;  // per material: 1 = prescribed motion (initial velocity), not moved by constraints
+  bool any_kinematic() const {
+    for (int k : kinematic)
+      if (k) return true;
+    return false;
+  }
 
   double diameter() const { return 2 * particle_radius; }
   double support() const { return 6 * particle_radius; }
