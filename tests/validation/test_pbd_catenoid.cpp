@@ -129,6 +129,15 @@ sources: [{type: box, material: film, lower: [0, 0, 0], upper: [0.05, 0.05, 0.05
                       "(catenoid %.4f, %+.2f %%), max profile deviation %.4f R over %d bins",
                       R, H / R, ps.size(), done + every, res.neck, res.expected,
                       100 * (res.neck / res.expected - 1), res.max_dev, res.rows);
+    // Stage timers (paper Table 1 categories) and the cost per particle and iteration.
+    double total = 0;
+    std::string split;
+    for (const auto& st : m.timers().reduce(MPI_COMM_WORLD)) {
+      total += st.max_s;
+      split += " " + st.name + " " + std::to_string(st.max_s);
+    }
+    test::print_rank0("  timers [s]:%s; %.2f us per particle-iteration", split.c_str(),
+                      1e6 * total / (static_cast<double>(ps.size()) * (done + every)));
     // quasi-static: the next step starts at rest
     auto v = m.particles().field(m.fields().v);
     Kokkos::deep_copy(v, 0.0);
