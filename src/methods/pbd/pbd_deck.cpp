@@ -22,6 +22,9 @@ void declare_pbd_sections(config::Schema& root) {
              "iterations (resetIter = 10 in the paper)").def("10").min(1);
   s->real("density_cfm", "1", "constraint force mixing epsilon^P of the density constraints (paper Eq. 3; "
           "600, or 180 in the splash and teapot scenes)").def(600.0).nonnegative();
+  s->choice("density_constraint", {"bilateral", "unilateral"}, "density constraint C = rho/rho0 - 1 in both "
+            "directions (paper Eq. 2) or only where rho > rho0 (C = max(rho/rho0 - 1, 0): it only pushes particles "
+            "apart, the area constraints alone hold the surface)").def("bilateral");
   s->real("distance_cfm", "1", "constraint force mixing epsilon^D of the unilateral distance constraints "
           "(paper Eq. 10; 40)").def(40.0).nonnegative();
   s->flag("area_constraints", "area constraints on the local meshes of the surface particles: the method's surface "
@@ -48,6 +51,9 @@ void declare_pbd_sections(config::Schema& root) {
 
   auto mat = std::make_shared<config::Schema>("A liquid that sources refer to by name.");
   mat->text("name", "material name used by sources").req();
+  mat->flag("kinematic", "particles of this material keep their initial velocity and are not moved by the "
+            "constraints (rings and supports a film hangs on); they still count in densities, surface "
+            "detection and the neighbours' local meshes").def("false");
   root.list("materials", mat, "Liquids that sources refer to by name (one rest density: pbd.rest_density).");
 }
 
@@ -63,6 +69,7 @@ PbdParams read_pbd(const config::Section& root) {
   p.reset_iterations = static_cast<int>(s.integer("reset_iterations"));
   p.density_cfm = s.real("density_cfm");
   p.distance_cfm = s.real("distance_cfm");
+  p.unilateral_density = s.text("density_constraint") == "unilateral";
   p.xsph = s.real("xsph");
   p.area_constraints = s.flag("area_constraints");
   p.area_cfm = s.real("area_cfm");
@@ -77,6 +84,7 @@ PbdParams read_pbd(const config::Section& root) {
     if (std::find(p.material_names.begin(), p.material_names.end(), name) != p.material_names.end())
       throw InputError(m.file(), m.key_path("name"), "material '" + name + "' is defined twice");
     p.material_names.push_back(name);
+    p.kinematic.push_back(m.flag("kinematic") ? 1 : 0);
   }
   if (p.material_names.empty()) throw InputError(root.file(), "materials", "the deck defines no materials");
   return p;

@@ -23,6 +23,7 @@ struct PbdParams {
   int iterations = 100;       // nlIter (paper Algorithm 1)
   int reset_iterations = 10;  // resetIter: neighbours (and later surface, meshes) rebuilt every this many iterations
   double density_cfm = 600;   // epsilon^P (paper Eq. 3)
+  bool unilateral_density = false;  // C = max(rho/rho0 - 1, 0)
   double distance_cfm = 40;   // epsilon^D (paper Eq. 10)
   bool area_constraints = true;  // the paper's surface tension (sec. 5); false: plain PBF with distance constraints
   double area_cfm = 1.0;          // epsilon^A (paper Table 1: 0.08 to 5)
@@ -34,6 +35,12 @@ struct PbdParams {
   bool distance_same_label = true;  // distance constraints only between particles of the same label (paper)  // p <- p* instead of the paper's p <- p + dt v (Algorithm 1, line 11)
   long sort_every = 20;
   std::vector<std::string> material_names;
+  std::vector<int> kinematic;  // per material: 1 = prescribed motion (initial velocity), not moved by constraints
+  bool any_kinematic() const {
+    for (int k : kinematic)
+      if (k) return true;
+    return false;
+  }
 
   double diameter() const { return 2 * particle_radius; }
   double support() const { return 6 * particle_radius; }

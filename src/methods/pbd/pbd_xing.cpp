@@ -49,8 +49,30 @@ PbdXing::PbdXing(const MethodContext& ctx) : comm_(ctx.comm) {
   f_.x = set_.add_field("position", 3);
   f_.v = set_.add_field("velocity", 3);
   f_.ps = set_.add_field("predicted_position", 3, false);
+  kinematic_ = Kokkos::View<int*>("pbd_kinematic", std::max<size_t>(p_.kinematic.size(), 1));
+  {
+    auto h = Kokkos::create_mirror_view(kinematic_);
+    for (size_t k = 0; k < h.extent(0); ++k) h(k) = k < p_.kinematic.size() ? p_.kinematic[k] : 0;
+    Kokkos::deep_copy(kinematic_, h);
+  }
   seed_particles(root);
   calibrate_mass();
+}
+
+void PbdXing::restore_kinematic() {
+  // A kinematic particle (a ring a film hangs on) moves with its prescribed velocity: whatever the
+  // sweep or the colliders did to its row is undone (p* = p + dt v).
+  if (!p_.any_kinematic()) return;
+  auto xt = xt_;
+  auto x = set_.field(f_.x), v = set_.field(f_.v);
+  auto mat = set_.material();
+  auto kin = kinematic_;
+  const double dt = dt_now_ > 0 ? dt_now_ : p_.dt;
+  Kokkos::parallel_for(
+      "pbd::restore_kinematic", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
+        if (!kin(mat(i))) return;
+        for (int d = 0; d < 3; ++d) xt(i, d) = x(i, d) + dt * v(i, d);
+      });
 }
 
 void PbdXing::seed_particles(const config::Section& root) {
@@ -253,6 +275,7 @@ PbfSweep PbdXing::sweep_inputs() const {
   s.support = p_.support();
   s.min_distance = p_.min_distance();
   s.density_cfm = p_.density_cfm;
+  s.unilateral_density = p_.unilateral_density;
   s.distance_cfm = p_.distance_cfm;
   s.distance_same_label = p_.distance_same_label;
   return s;
@@ -317,6 +340,7 @@ void PbdXing::sweep() {
         });
   }
   project_colliders();
+  restore_kinematic();
   halo_.refresh_position_rows(particles::RealField(xt_), static_cast<size_t>(owned_));
 }
 
@@ -372,21 +396,28 @@ void PbdXing::xsph(Kokkos::View<double**> vt) {
         }
         for (int d = 0; d < 3; ++d) dv(i, d) = c * a[d];
       });
+  auto mat = set_.material();
+  auto kin = kinematic_;
   Kokkos::parallel_for(
       "pbd::xsph_apply", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
+        if (kin(mat(i))) return;  // prescribed motion
         for (int d = 0; d < 3; ++d) vt(i, d) += dv(i, d);
       });
 }
 
 void PbdXing::step(double dt) {
+  dt_now_ = dt;
   placed_ = colliders_.at_time(time_ + dt);
   const int n = static_cast<int>(set_.size());
   auto x = set_.field(f_.x), v = set_.field(f_.v), ps = set_.field(f_.ps);
   {
     const double g0 = p_.gravity[0], g1 = p_.gravity[1], g2 = p_.gravity[2];
+    auto mat = set_.material();
+    auto kin = kinematic_;
     Kokkos::parallel_for(
         "pbd::predict", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i) {
-          const double g[3] = {g0, g1, g2};
+          const double f = kin(mat(i)) ? 0.0 : 1.0;
+          const double g[3] = {f * g0, f * g1, f * g2};
           for (int d = 0; d < 3; ++d) {
             v(i, d) += dt * g[d];
             ps(i, d) = x(i, d) + dt * v(i, d);

@@ -81,6 +81,8 @@ class PbdXing : public Method {
   AreaSweep area_inputs() const;
   void project_colliders();
   void xsph(Kokkos::View<double**> vt);
+  // Kinematic particles (materials with `kinematic: true`) get back their prescribed predicted position.
+  void restore_kinematic();
 
   // Ghost rows of a total-row view from their owners (this rebuild's halo plan).
   void refresh(Kokkos::View<double**> total);
@@ -112,10 +114,12 @@ class PbdXing : public Method {
   Kokkos::View<double**> normal_;
   Kokkos::View<int*> has_normal_;
   Kokkos::View<double* [3]> shading_dirs_;
+  Kokkos::View<int*> kinematic_;  // per material index: 1 = prescribed motion, constraints do not move it
   LocalMeshes meshes_;
   long fan_counts_[3] = {0, 0, 0};  // this rank at the last meshing: valid, closed, overflowing fans  // global ids of the owned and ghost rows
 
   double time_ = 0;
+  double dt_now_ = 0;  // the current step's dt (kinematic particles' prescribed p* = p + dt v)
   long steps_ = 0;
   long projected_ = 0;
   long surface_count_ = 0, isolated_count_ = 0;  // this rank, at the last classification  // collider projections (summed over iterations, this rank)

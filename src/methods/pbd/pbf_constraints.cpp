@@ -24,6 +24,7 @@ void density_and_lambda(const PbfSweep& s, Kokkos::View<double*> rho, Kokkos::Vi
   auto off = s.offset, idx = s.index;
   auto dens_off = s.density_off;
   const double m = s.mass, rho0 = s.rest_density, cfm = s.density_cfm;
+  const bool unilateral = s.unilateral_density;
   Kokkos::parallel_for(
       "pbd::density_lambda", Kokkos::RangePolicy<>(0, s.owned), KOKKOS_LAMBDA(const int i) {
         double r = m * w.w_zero, g[3] = {0, 0, 0}, q = 0;
@@ -38,7 +39,8 @@ void density_and_lambda(const PbfSweep& s, Kokkos::View<double*> rho, Kokkos::Vi
           q += gw[0] * gw[0] + gw[1] * gw[1] + gw[2] * gw[2];
         }
         rho(i) = r;
-        lambda(i) = dens_off(i) ? 0.0 : density_lambda(r / rho0 - 1.0, g, q, m / rho0, cfm);
+        const double c = r / rho0 - 1.0;
+        lambda(i) = dens_off(i) || (unilateral && c < 0) ? 0.0 : density_lambda(c, g, q, m / rho0, cfm);
       });
 }
 

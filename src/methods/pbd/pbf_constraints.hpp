@@ -47,6 +47,7 @@ struct PbfSweep {
   int owned = 0;
   double mass = 0, rest_density = 1, support = 0, min_distance = 0;
   double density_cfm = 600, distance_cfm = 40;
+  bool unilateral_density = false;  // C_i = max(rho_i/rho0 - 1, 0): density constraints only push apart
   bool distance_same_label = true;
 };
 
