@@ -286,14 +286,14 @@ TEST(ContactAngleValidation, LongYoungAngleRange2DSeededTenSeconds) {
 
 // 10 s from the 107.5 deg start (spreading and retracting), explicit and implicit, at the CI size. A contact
 // line that must advance may stop early on the grid (+25 deg allowed); one that overshoots is held back only
-// by k_LG (cos theta - cos theta_Y), which the grid pins against about 0.03 k_LG (docs), so the overshoot
-// allowed is 6 deg or a pinning of 0.05 k_LG, whichever is more (20 deg: down to 13.4 deg). Kinetic energy
-// as in the seeded test.
+// by k_LG (cos theta - cos theta_Y), which the grid pins against 0.02-0.04 k_LG (docs), so the overshoot
+// allowed is 6 deg or the largest pinning measured, 0.04 k_LG, whichever is more (20 deg: down to 11.6 deg).
+// Kinetic energy as in the seeded test.
 TEST(ContactAngleValidation, LongYoungAngleRange2DTenSeconds) {
-  young_range({20, 40, 60, 80, 100, 120, 140, 160}, 0.02, 10.0, "range_2d_10s", "explicit", false, 6.0, 25.0, 5e-3, 0.05);
+  young_range({20, 40, 60, 80, 100, 120, 140, 160}, 0.02, 10.0, "range_2d_10s", "explicit", false, 6.0, 25.0, 5e-3, 0.04);
 }
 TEST(ContactAngleValidation, LongYoungAngleRange2DImplicitTenSeconds) {
-  young_range({20, 90, 160}, 0.02, 10.0, "range_2d_implicit_10s", "implicit", false, 6.0, 25.0, 5e-3, 0.05);
+  young_range({20, 90, 160}, 0.02, 10.0, "range_2d_implicit_10s", "implicit", false, 6.0, 25.0, 5e-3, 0.04);
 }
 
 // 3D: a drop of the volume of a sphere R = 0.15 starts as a 107.5 deg cap on a slip-attached floor
