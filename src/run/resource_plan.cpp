@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "grid/decomposition.hpp"
+#include "run/contact_angle_resolution.hpp"
 
 namespace meniscus::run {
 
@@ -204,6 +205,8 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks) {
     }
   }
   p.warnings = overlapping_sources(sources, dim);
+  if (deck.method == "mpm" || deck.method == "mpm-explicit")
+    for (auto& w : contact_angle_resolution_warnings(root, dim)) p.warnings.push_back(std::move(w));
   const int di = dim == 3 ? 1 : 0;
   p.bytes_total = p.particles * (sph ? kBytesPerParticleSph[di] : kBytesPerParticleMpm[di]) +
                   node_count * (sph ? kBytesPerNodeSph : kBytesPerNodeMpm);

@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "grid/bspline.hpp"
 #include "methods/instability.hpp"
+#include "methods/mpm/particle_collision.hpp"
 #include "grid/domain_deck.hpp"
 #include "grid/stencil_loop.hpp"
 #include "particles/balance.hpp"
@@ -365,6 +366,7 @@ void MpmMethod<Dim>::g2p(double dt) {
     t.resume();
   }
   const auto group = st_.group;
+  const auto colliders = colliders_.at_time(time_);  // as in the grid update
   Kokkos::parallel_reduce(
       "mpm::g2p", Kokkos::RangePolicy<>(0, set_.size()),
       KOKKOS_LAMBDA(const int p, long& nclamp, double& s2max) {
@@ -424,14 +426,15 @@ void MpmMethod<Dim>::g2p(double dt) {
         double s2 = 0;
         for (int d = 0; d < Dim; ++d) s2 += vp[d] * vp[d];
         s2max = s2 > s2max ? s2 : s2max;
+        double xn[Dim];
+        move_particle<Dim>(colliders, dx, dt, xp, vp, xn);  // with the particle collision (particle_collision.hpp)
         for (int d = 0; d < Dim; ++d) {
           v(p, d) = vp[d];
-          double xn = xp[d] + dt * vp[d];
-          if (xn < lo_clamp[d] || xn > hi_clamp[d]) {
-            xn = xn < lo_clamp[d] ? lo_clamp[d] : hi_clamp[d];
+          if (xn[d] < lo_clamp[d] || xn[d] > hi_clamp[d]) {
+            xn[d] = xn[d] < lo_clamp[d] ? lo_clamp[d] : hi_clamp[d];
             nclamp += 1;
           }
-          x(p, d) = xn;
+          x(p, d) = xn[d];
         }
       },
       clamped, Kokkos::Max<double>(speed2));
