@@ -31,7 +31,8 @@ constexpr int64_t kFormatVersion = 2;
 const char* const kPhysicalSections[] = {"materials", "colliders"};
 const char* const kPhysicalKeys[] = {"mpm.gravity", "mpm.surface_tension", "sph.particle_radius", "sph.mass_volume_factor",
                                      "sph.gravity", "sph.surface_tension", "sph.viscosity", "sph.adhesion",
-                                     "sph.wall_adhesion"};
+                                     "sph.wall_adhesion", "membrane.density", "membrane.surface_tension",
+                                     "membrane.gravity", "membrane.thickness_over_dx"};
 
 // Text of everything the header checksum covers, in a fixed order (doubles in hexadecimal, exact).
 std::string header_text(const CheckpointInfo& info, int64_t ranks, int64_t particles,
@@ -192,6 +193,7 @@ std::string write_checkpoint(MPI_Comm comm, Method& method, const std::string& m
   });
   // Collective calls with the method (state() reduces over ranks) come before the file is open.
   const auto state = method.state();
+  const auto grid = method.grid_state();
   {
     // A checkpoint that cannot fit is refused before HDF5 starts writing (a write that fails half
     // way leaves HDF5 unable to close the file cleanly): the particle data plus a margin for the
@@ -238,6 +240,9 @@ std::string write_checkpoint(MPI_Comm comm, Method& method, const std::string& m
     checked("particles/rank_counts", &count, 1, 0);
     long total = static_cast<long>(n);
     MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG, MPI_SUM, comm);
+    // Grid state of methods that carry one (Method::grid_state), every table in rank order.
+    for (const auto& t : grid)
+      checked("grid/" + t.name, t.values.data(), t.values.size() / static_cast<size_t>(t.columns), t.columns);
 
     f.create_group("method_state");
     for (const auto& [k, v] : state) f.set_attr("/method_state", k, v);
@@ -385,9 +390,23 @@ CheckpointInfo read_checkpoint(MPI_Comm comm, const std::string& path, Method& m
   materials_to_device(mats, set.material());
   std::vector<std::pair<std::string, double>> state;
   for (const auto& k : f.attr_names("/method_state")) state.emplace_back(k, f.attr_real("/method_state", k));
+  // Grid tables: the freshly built method names them; every rank reads each whole (rank 0's copy
+  // alone makes up the checksum).
+  auto grid = method.grid_state();
+  for (auto& t : grid) {
+    const std::string name = "grid/" + t.name;
+    if (!f.exists(name))
+      throw InputError(path, "", "no grid table '" + t.name + "' in the checkpoint (written by another version?)");
+    const auto shape = f.shape(name);
+    const size_t rows = shape.empty() ? 0 : static_cast<size_t>(shape[0]);
+    t.values.assign(rows * static_cast<size_t>(t.columns), 0.0);
+    f.read_rows(name, t.values.data(), 0, rows, t.columns);
+    verify_rows(name, t.values.data(), rank == 0 ? rows : 0, t.columns, 0);
+  }
   f.close();
 
   if (size != info.writer_ranks) method.redistribute_particles();
+  if (!grid.empty()) method.restore_grid_state(grid);
   method.restore_state(state);
   method.particles_replaced();
   if (method.global_particle_count() != info.particles)

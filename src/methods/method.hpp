@@ -60,6 +60,17 @@ class Method {
   // rank), because a restart may run on a different number of ranks.
   virtual std::vector<std::pair<std::string, double>> state() { return {}; }
   virtual void restore_state(const std::vector<std::pair<std::string, double>>& state) { (void)state; }
+  // Grid state a restart needs beyond the particles (a method whose grid carries velocities from
+  // step to step): named tables of `columns` doubles per row, this rank's rows. A checkpoint stores
+  // each table whole (rank order); a restart gives every rank the whole table, so the method picks
+  // its own rows (by a global index column) at any rank count. Called before restore_state.
+  struct GridTable {
+    std::string name;
+    int columns = 1;
+    std::vector<double> values;
+  };
+  virtual std::vector<GridTable> grid_state() { return {}; }
+  virtual void restore_grid_state(const std::vector<GridTable>& tables) { (void)tables; }
   // After a restart on a different rank count read the particles in arbitrary blocks: moves every
   // particle to the rank that owns it and restores the method's particle order (collective).
   virtual void redistribute_particles() = 0;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
 #include "methods/membrane/interpolation.hpp"
@@ -107,40 +109,62 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
   std::vector<double> row_weight;
 
   const int i0 = g.owned.lo[0], j0 = g.owned.lo[1];
+  // A: one row per owned node; identity where there is no fluid cell (p-hat = 0 there).
   for (int j = j0; j < j0 + g.owned.n[1]; ++j)
     for (int i = i0; i < i0 + g.owned.n[0]; ++i) {
-      // A: one row per owned node; identity where there is no fluid cell (p-hat = 0 there).
       const PetscInt row = static_cast<PetscInt>(g.local(i, j));
       if (g.cell_type(a, i, j) != kFluid) {
         const PetscScalar one = 1.0;
         MEMBRANE_PETSC(MatSetValuesLocal(k.A, 1, &row, 1, &row, &one, ADD_VALUES));
-      } else {
-        const int nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
-        for (auto& n : nb)
-          if (g.cell_type(a, n[0], n[1]) == kFluid) {
-            // (V/rho) G^T G over the all-fluid face to this neighbour: V/(rho dx^2) = 1/rho in 2D.
-            const PetscInt col = static_cast<PetscInt>(g.local(n[0], n[1]));
-            const PetscScalar diag = 1.0 / rho, off = -1.0 / rho;
-            MEMBRANE_PETSC(MatSetValuesLocal(k.A, 1, &row, 1, &row, &diag, ADD_VALUES));
-            MEMBRANE_PETSC(MatSetValuesLocal(k.A, 1, &row, 1, &col, &off, ADD_VALUES));
-          }
+        continue;
       }
-      // Faces stored at this node: the divergence right-hand side and the membrane coupling.
+      const int nb[4][2] = {{i - 1, j}, {i + 1, j}, {i, j - 1}, {i, j + 1}};
+      for (auto& n : nb)
+        if (g.cell_type(a, n[0], n[1]) == kFluid) {
+          // (V/rho) G^T G over the all-fluid face to this neighbour: V/(rho dx^2) = 1/rho in 2D.
+          const PetscInt col = static_cast<PetscInt>(g.local(n[0], n[1]));
+          const PetscScalar diag = 1.0 / rho, off = -1.0 / rho;
+          MEMBRANE_PETSC(MatSetValuesLocal(k.A, 1, &row, 1, &row, &diag, ADD_VALUES));
+          MEMBRANE_PETSC(MatSetValuesLocal(k.A, 1, &row, 1, &col, &off, ADD_VALUES));
+        }
+    }
+
+  // Faces. Every rank adds to its own pressure rows only, visiting also the faces on the high side
+  // of its box (stored at the neighbours' nodes, read from the ghosts), and sends its membrane-row
+  // contributions to rank 0 in rank order below: PETSc would add values sent to another rank's
+  // rows in message arrival order, so that runs with 3 or more ranks would differ in the last bits.
+  auto owned_cell = [&](int i, int j) {
+    return i >= i0 && i < i0 + g.owned.n[0] && j >= j0 && j < j0 + g.owned.n[1] && i < g.cells[0] && j < g.cells[1];
+  };
+  std::vector<double> bv_mine(nv, 0.0);       // this rank's part of b_v
+  std::map<std::pair<PetscInt, PetscInt>, double> c_mine;  // and of C
+  for (int j = j0; j <= j0 + g.owned.n[1]; ++j)
+    for (int i = i0; i <= i0 + g.owned.n[0]; ++i) {
+      if (!g.in_ghost(i, j)) continue;
+      const bool face_owned = i < i0 + g.owned.n[0] && j < j0 + g.owned.n[1];
       for (int d = 0; d < 2; ++d) {
         const int type = g.face_type(a, d, i, j);
         if (type != kAllFluid && type != kFluidAir) continue;
         const int ia = d == 0 ? i - 1 : i, ja = d == 0 ? j : j - 1;  // low-side cell a; high side b = (i, j)
+        if (!face_owned && !owned_cell(ia, ja)) continue;
         const double uf = a(g.local(i, j), src_u + d);
         if (type == kAllFluid) {
           // b_p = V G^T P_F u**, with (G^T u)_a = -u/dx, (G^T u)_b = +u/dx.
-          const PetscInt ra = global_cell(ia, ja), rb = global_cell(i, j);
           const PetscScalar va = -vol / dx * uf, vb = vol / dx * uf;
-          MEMBRANE_PETSC(VecSetValues(bp, 1, &ra, &va, ADD_VALUES));
-          MEMBRANE_PETSC(VecSetValues(bp, 1, &rb, &vb, ADD_VALUES));
+          if (owned_cell(ia, ja)) {
+            const PetscInt ra = global_cell(ia, ja);
+            MEMBRANE_PETSC(VecSetValues(bp, 1, &ra, &va, ADD_VALUES));
+          }
+          if (owned_cell(i, j)) {
+            const PetscInt rb = global_cell(i, j);
+            MEMBRANE_PETSC(VecSetValues(bp, 1, &rb, &vb, ADD_VALUES));
+          }
           continue;
         }
         const bool a_fluid = g.cell_type(a, ia, ja) == kFluid;
         const int ic = a_fluid ? ia : i, jc = a_fluid ? ja : j;
+        const bool row_mine = owned_cell(ic, jc);
+        if (!face_owned && !row_mine) continue;
         const double s = a_fluid ? -1.0 : 1.0;  // dx G_{f,c}
         // Ghost-fluid fraction of the dual cell (Ruan 2021 §4.3 mass M; fraction along the segment
         // between the two cell centres), clamped as small fractions make M vanish.
@@ -154,29 +178,69 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
         double support[2] = {0.5 * dx, 0.5 * dx};
         support[d] *= options_.w_normal_extent;
         const auto w = interpolation_row(index, centre, support);
-        const PetscInt rc = global_cell(ic, jc);
-        mixed_node.push_back(static_cast<long>((i - i0) + (j - j0) * g.owned.n[0]));
-        mixed_axis.push_back(d);
+        const PetscInt rc = row_mine ? global_cell(ic, jc) : -1;
+        if (face_owned) {
+          mixed_node.push_back(static_cast<long>((i - i0) + (j - j0) * g.owned.n[0]));
+          mixed_axis.push_back(d);
+        }
         for (auto& [vi, wi] : w) {
-          row_vertex.push_back(vi);
-          row_weight.push_back(wi);
+          if (face_owned) {
+            row_vertex.push_back(vi);
+            row_weight.push_back(wi);
+          }
           const PetscInt ki = unknown[2 * vi + d];
           if (ki < 0) continue;
+          if (row_mine) {
+            const PetscScalar bt = -vol * (s / dx) * wi;  // B^T = -V G^T W
+            MEMBRANE_PETSC(MatSetValues(k.Bt, 1, &rc, 1, &ki, &bt, ADD_VALUES));
+          }
+          if (!face_owned) continue;
           coupled[ki] = 1;
-          const PetscScalar bt = -vol * (s / dx) * wi;  // B^T = -V G^T W
-          MEMBRANE_PETSC(MatSetValues(k.Bt, 1, &rc, 1, &ki, &bt, ADD_VALUES));
-          const PetscScalar rhs = -wi * mass * uf;  // -W^T M u**
-          MEMBRANE_PETSC(VecSetValues(bv, 1, &ki, &rhs, ADD_VALUES));
+          bv_mine[ki] += -wi * mass * uf;  // -W^T M u**
           for (auto& [vj, wj] : w) {
             const PetscInt kj = unknown[2 * vj + d];
             if (kj < 0) continue;
-            const PetscScalar c = wi * mass * wj;  // W^T M W
-            MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &kj, &c, ADD_VALUES));
+            c_mine[{ki, kj}] += wi * mass * wj;  // W^T M W
           }
         }
-        row_ptr.push_back(static_cast<int>(row_vertex.size()));
+        if (face_owned) row_ptr.push_back(static_cast<int>(row_vertex.size()));
       }
     }
+  // The membrane rows live on rank 0: every rank's contributions, added in rank order.
+  {
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    std::vector<double> triplets;
+    triplets.reserve(3 * c_mine.size());
+    for (const auto& [ij, val] : c_mine) {
+      triplets.push_back(static_cast<double>(ij.first));
+      triplets.push_back(static_cast<double>(ij.second));
+      triplets.push_back(val);
+    }
+    int count = static_cast<int>(triplets.size());
+    std::vector<int> counts(size, 0), offsets(size, 0);
+    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+    std::vector<double> all_c, all_bv(rank == 0 ? static_cast<size_t>(nv) * size : 0);
+    if (rank == 0) {
+      for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+      all_c.resize(static_cast<size_t>(offsets[size - 1] + counts[size - 1]));
+    }
+    MPI_Gatherv(triplets.data(), count, MPI_DOUBLE, all_c.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0, comm);
+    MPI_Gather(bv_mine.data(), static_cast<int>(nv), MPI_DOUBLE, all_bv.data(), static_cast<int>(nv), MPI_DOUBLE, 0,
+               comm);
+    if (rank == 0) {
+      for (size_t q = 0; q + 2 < all_c.size(); q += 3) {
+        const PetscInt ki = static_cast<PetscInt>(all_c[q]), kj = static_cast<PetscInt>(all_c[q + 1]);
+        const PetscScalar c = all_c[q + 2];
+        MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &kj, &c, ADD_VALUES));
+      }
+      std::vector<double> sum(nv, 0.0);
+      for (int r = 0; r < size; ++r)
+        for (PetscInt q = 0; q < nv; ++q) sum[q] += all_bv[static_cast<size_t>(r) * nv + q];
+      for (PetscInt q = 0; q < nv; ++q)
+        if (sum[q] != 0) MEMBRANE_PETSC(VecSetValues(bv, 1, &q, &sum[q], ADD_VALUES));
+    }
+  }
 
   // Membrane inertia and capillary terms: added once, by rank 0 (the membrane is replicated).
   if (rank == 0) {

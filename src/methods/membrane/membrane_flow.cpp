@@ -5,6 +5,7 @@
 
 #include "methods/membrane/fluid_kernels.hpp"
 #include "methods/membrane/remesh.hpp"
+#include "methods/membrane/volume_correction.hpp"
 
 namespace meniscus::membrane {
 
@@ -13,15 +14,24 @@ MembraneFlow::MembraneFlow(MacGrid& grid, Polyline membrane, bool closed, FlowPa
     : grid_(grid), m_(std::move(membrane)), closed_(closed), params_(params), solver_(grid, std::move(solve)) {
   const MacGeometry g = grid_.geometry();
   ybase_ = g.lower[1];
-  if (!closed_) {
-    // The ends of an open surface lie on the x walls: they slide vertically (90 degree contact).
-    auto kind = Kokkos::create_mirror_view(m_.kind);
-    Kokkos::deep_copy(kind, kFree);
-    kind(0) = kWallX;
-    kind(m_.vertices() - 1) = kWallX;
-    Kokkos::deep_copy(m_.kind, kind);
-  }
+  mark_wall_ends();
   classify_cells(grid_, m_);
+  target_volume_ = volume();
+}
+
+void MembraneFlow::mark_wall_ends() {
+  if (closed_) return;
+  // The ends of an open surface lie on the x walls: they slide vertically (90 degree contact).
+  auto kind = Kokkos::create_mirror_view(m_.kind);
+  Kokkos::deep_copy(kind, kFree);
+  kind(0) = kWallX;
+  kind(m_.vertices() - 1) = kWallX;
+  Kokkos::deep_copy(m_.kind, kind);
+}
+
+void MembraneFlow::replace_membrane(Polyline membrane) {
+  m_ = std::move(membrane);
+  mark_wall_ends();
 }
 
 MembraneHost MembraneFlow::host_state(bool tension) const {
@@ -94,10 +104,16 @@ StepReport MembraneFlow::step(double dt) {
   auto t_adv = timers_.scope("advection");
   // Stage 5: advection. The membrane moves with v-dagger; velocities revert to v^n (Stage 6).
   {
-    Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> hv("vdag", n, 2);
+    VertexArray dv("vdag", n, 2);
+    auto hv = Kokkos::create_mirror_view(dv);
     for (long i = 0; i < n; ++i)
       for (int d = 0; d < 2; ++d) hv(i, d) = vdag[2 * i + d];
-    auto dv = Kokkos::create_mirror_view_and_copy(MemSpace(), hv);
+    Kokkos::deep_copy(dv, hv);
+    // The membrane after the step encloses the initial liquid area (volume_correction.hpp: the W
+    // flux of the first solve is not the membrane's area flux). The target is the initial area, not
+    // the area at the start of the step, so that the change of a remeshing collapse is restored too.
+    if (params_.preserve_volume)
+      report.volume_correction_speed = preserve_enclosed_area(m_, closed_, ybase_, dt, target_volume_, dv);
     auto x = m_.x;
     Kokkos::parallel_for(
         "membrane_advect_vertices", n, KOKKOS_LAMBDA(const long i) {

@@ -20,13 +20,17 @@ struct FlowParameters {
   double gravity[2] = {0.0, -9.8};
   double h = 0.0;          // membrane thickness (paper default 0.5 dx)
   int extrapolation_layers = 4;
-  bool two_solve = true;
-  double remesh_edge = 0;  // target edge length L0 of the remesher (0: no remeshing)   // false: advect with the previous step's velocities (one-solve control)
+  bool two_solve = true;  // false: advect with the previous step's velocities (one-solve control)
+  double remesh_edge = 0;  // target edge length L0 of the remesher (0: no remeshing)
+  // Add a uniform normal speed to the advection velocities so that every step keeps the enclosed
+  // liquid area (volume_correction.hpp; not in the paper, which conserves only the grid flux).
+  bool preserve_volume = true;
 };
 
 struct StepReport {
   CoupledSolveResult first, second;
   long splits = 0, collapses = 0;
+  double volume_correction_speed = 0;  // uniform normal speed added to v-dagger (cm/s)
 };
 
 class MembraneFlow {
@@ -41,22 +45,30 @@ class MembraneFlow {
 
   MacGrid& grid() { return grid_; }
   Polyline& membrane() { return m_; }
+  // Restart: a membrane with positions and velocities (wall ends are marked again); the grid's
+  // cell types are not recomputed (they come back with the grid state).
+  void replace_membrane(Polyline membrane);
   bool closed() const { return closed_; }
   const FlowParameters& parameters() const { return params_; }
   // Liquid area enclosed by the membrane (the 2D volume).
   double volume() const;
+  // The liquid area the membrane advection keeps (the initial one; a restart sets it back).
+  double target_volume() const { return target_volume_; }
+  void set_target_volume(double v) { target_volume_ = v; }
   CoupledSolver& solver() { return solver_; }
   // Per-stage wall time: solve1, advection, classify, solve2.
   Timers& timers() { return timers_; }
 
  private:
   MembraneHost host_state(bool tension) const;
+  void mark_wall_ends();
   MacGrid& grid_;
   Polyline m_;
   bool closed_;
   FlowParameters params_;
   CoupledSolver solver_;
   double ybase_;
+  double target_volume_ = 0;
   Timers timers_;
 };
 

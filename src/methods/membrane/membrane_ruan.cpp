@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "grid/domain_deck.hpp"
 #include "methods/membrane/fluid_kernels.hpp"
+#include "methods/membrane/grid_state.hpp"
 
 namespace meniscus::membrane {
 
@@ -54,10 +55,15 @@ MembraneRuan::MembraneRuan(const MethodContext& ctx) : comm_(ctx.comm) {
     m = make_circle(deck_.center[0], deck_.center[1], deck_.radius, n, deck_.perturbation);
     closed = true;
   }
+  closed_ = closed;
   flow_ = std::make_unique<MembraneFlow>(*grid_, std::move(m), closed, deck_.flow, deck_.solve);
   volume0_ = flow_->volume();
   set_.add_field("position", 2);
   set_.add_field("velocity", 2);
+  // Each vertex's equal share rho A / N of the liquid mass (A the enclosed area): its sum is the
+  // liquid mass, which the run's stability guard watches. It is not the membrane mass rho h L / 2,
+  // whose sum changes with the surface length, and it stays constant when remeshing changes N.
+  set_.add_field("mass", 1, false);
   publish_vertices();
 }
 
@@ -68,7 +74,8 @@ void MembraneRuan::publish_vertices() {
   const long n = rank == 0 ? m.vertices() : 0;
   set_.resize(static_cast<size_t>(n));
   if (n == 0) return;
-  auto x = set_.field(0), v = set_.field(1);
+  auto x = set_.field(0), v = set_.field(1), mass = set_.field(2);
+  const double share = deck_.flow.rho * flow_->volume() / static_cast<double>(n);
   auto mx = m.x, mv = m.v;
   auto id = set_.id();
   auto mat = set_.material();
@@ -78,6 +85,7 @@ void MembraneRuan::publish_vertices() {
           x(i, d) = mx(i, d);
           v(i, d) = mv(i, d);
         }
+        mass(i, 0) = share;
         id(i) = i;
         mat(i) = 0;
       });
@@ -103,6 +111,7 @@ void MembraneRuan::diagnostics(DiagnosticRow& row) {
   row.emplace_back("volume_change", vol / volume0_ - 1);
   row.emplace_back("max_face_speed", max_face_speed(*grid_));
   row.emplace_back("max_membrane_speed", vmax);
+  row.emplace_back("volume_correction_speed", last_.volume_correction_speed);
   row.emplace_back("solve1_iterations", last_.first.iterations);
   row.emplace_back("solve2_iterations", last_.second.iterations);
   row.emplace_back("fluid_air_faces", static_cast<double>(last_.second.fluid_air_faces));
@@ -112,12 +121,44 @@ void MembraneRuan::diagnostics(DiagnosticRow& row) {
 
 long MembraneRuan::global_particle_count() { return flow_->membrane().vertices(); }
 
-std::vector<std::pair<std::string, double>> MembraneRuan::state() { return {{"steps", static_cast<double>(steps_)}}; }
+std::vector<std::pair<std::string, double>> MembraneRuan::state() {
+  return {{"steps", static_cast<double>(steps_)},
+          {"initial_volume", volume0_},
+          {"target_volume", flow_->target_volume()},
+          {"last_dt", last_dt_}};
+}
 
-void MembraneRuan::restore_state(const std::vector<std::pair<std::string, double>>&) {
-  // The grid velocities are not in the particle checkpoint yet: a restart would silently drop them.
-  throw InputError("--restart", "simulation.method",
-                   "membrane-ruan2021 cannot restart yet (its MAC-grid velocities are not checkpointed)");
+// The grid's every dof on every node (face velocities, pressure, cell types, distances): the next
+// step starts from the face velocities, and the cell types stand for the membrane they came from.
+std::vector<Method::GridTable> MembraneRuan::grid_state() {
+  return {GridTable{"mac_nodes", kGridStateColumns, pack_grid_rows(*grid_)}};
+}
+
+void MembraneRuan::restore_grid_state(const std::vector<GridTable>& tables) {
+  for (const auto& t : tables) {
+    if (t.name != "mac_nodes") continue;
+    long used = unpack_grid_rows(*grid_, t.values), total = 0;
+    MPI_Allreduce(&used, &total, 1, MPI_LONG, MPI_SUM, comm_);
+    const MacGeometry g = grid_->geometry();
+    const long nodes = static_cast<long>(g.cells[0] + 1) * (g.cells[1] + 1);
+    if (total != nodes)
+      throw InputError("--restart", "domain", "the checkpoint's MAC grid has " + std::to_string(total) + " of the " +
+                                                  std::to_string(nodes) + " nodes this deck's domain needs");
+  }
+}
+
+void MembraneRuan::redistribute_particles() { gather_vertices_to_root(comm_, set_); }
+
+void MembraneRuan::restore_state(const std::vector<std::pair<std::string, double>>& state) {
+  for (const auto& [k, v] : state) {
+    if (k == "steps") steps_ = static_cast<long>(v);
+    else if (k == "initial_volume") volume0_ = v;
+    else if (k == "target_volume") flow_->set_target_volume(v);
+    else if (k == "last_dt") last_dt_ = v;
+  }
+  // The membrane is the checkpoint's vertices (rank 0's particles, in chain order), on every rank.
+  flow_->replace_membrane(broadcast_membrane(comm_, set_, closed_));
+  publish_vertices();
 }
 
 bool MembraneRuan::grid_snapshot(GridSnapshot& out, bool shared_faces) {

@@ -24,7 +24,9 @@ class MembraneRuan : public Method {
   int dimension() const override { return 2; }
   std::vector<std::pair<std::string, double>> state() override;
   void restore_state(const std::vector<std::pair<std::string, double>>& state) override;
-  void redistribute_particles() override {}
+  std::vector<GridTable> grid_state() override;
+  void restore_grid_state(const std::vector<GridTable>& tables) override;
+  void redistribute_particles() override;
   bool grid_snapshot(GridSnapshot& out, bool shared_faces = false) override;
 
   MembraneFlow& flow() { return *flow_; }
@@ -39,6 +41,7 @@ class MembraneRuan : public Method {
   double volume0_ = 0, last_dt_ = 0;
   StepReport last_;
   long steps_ = 0;
+  bool closed_ = false;
 };
 
 }  // namespace meniscus::membrane

@@ -1,0 +1,30 @@
+#pragma once
+// Checkpoint packing of the membrane method's state: every dof of the MAC grid's owned nodes (face
+// velocities carry over from step to step, so a restart needs them), and the gathering of the
+// membrane vertices on rank 0 (the membrane is replicated; rank 0 holds it as the method's particles).
+#include <mpi.h>
+
+#include <vector>
+
+#include "methods/membrane/mac_grid.hpp"
+#include "methods/membrane/polyline.hpp"
+#include "particles/particle_set.hpp"
+
+namespace meniscus::membrane {
+
+// Columns of a grid row: the node (i, j), then the kDofs values.
+constexpr int kGridStateColumns = 2 + kDofs;
+
+// This rank's owned nodes as rows of kGridStateColumns doubles.
+std::vector<double> pack_grid_rows(MacGrid& grid);
+// Writes every row whose node this rank owns (the table may hold all ranks' rows) and refreshes
+// ghosts. Collective. Returns how many rows it used.
+long unpack_grid_rows(MacGrid& grid, const std::vector<double>& rows);
+
+// Moves every vertex of `set` (fields: position, velocity) to rank 0, in id order. Collective.
+void gather_vertices_to_root(MPI_Comm comm, particles::ParticleSet& set);
+// The membrane from rank 0's particle set (positions and velocities in id order), on every rank.
+// Collective.
+Polyline broadcast_membrane(MPI_Comm comm, particles::ParticleSet& set, bool closed);
+
+}  // namespace meniscus::membrane
