@@ -64,8 +64,9 @@ usage:
 signals: SIGUSR1 (what Slurm sends before the time limit with --signal=B:USR1@SECONDS) writes a
 checkpoint after the current step and stops with exit code 0; SIGTERM, SIGINT and SIGHUP do the same
 and exit with 128 + signal (143, 130, 129). Resume with --restart latest. During setup (before the
-first step) they stop at once with the same codes. Under mpirun, signal the ranks (as Slurm does) or
-send SIGUSR1 to mpirun: mpirun itself answers SIGTERM/SIGINT with exit code 1.
+first step) they stop at once with the same codes. Open MPI's mpirun answers SIGTERM/SIGINT/SIGHUP
+sent to itself with exit code 1 whatever the ranks return: start with jobs/mpirun.sh (mpirun's
+arguments), which exits with the run's own code, or signal the ranks (as Slurm does).
 
 exit codes: 0 success (or stopped by SIGUSR1 after a checkpoint), 1 runtime failure (unstable run,
             out of memory, file system full), 2 bad input or usage (also a deck that cannot fit in
@@ -184,17 +185,9 @@ std::vector<std::string> split_options(const std::string& s) {
   return out;
 }
 
-// Everything that needs the runtime; rt's destructor finalizes Kokkos, PETSc and MPI on return.
-int run_app(int argc, char** argv) {
+// The commands, with the runtime started; returns the exit code.
+int run_commands(meniscus::Runtime& rt, int argc, char** argv) {
   using namespace meniscus;
-  io::start_hdf5_before_mpi();
-  Runtime rt(&argc, &argv);
-  // Destroyed before rt, so HDF5 ends before MPI_Finalize.
-  struct Hdf5End {
-    ~Hdf5End() { io::finish_hdf5(); }
-  } hdf5_end;
-  // Until the time loop catches them itself, stop signals end the process at once (nothing to save).
-  run::install_setup_signal_exit();
   try {
     Cli cli = parse(argc, argv);
     log::set_quiet(cli.quiet);
@@ -282,14 +275,42 @@ int run_app(int argc, char** argv) {
     std::fprintf(stderr, "error: out of memory on rank %d (%s); coarsen the deck, use more nodes, or see "
                  "`meniscus check`\n", rt.rank(), what.c_str());
     // The other ranks may be waiting in a collective call for this one: end the job rather than hang.
-    if (rt.size() > 1) MPI_Abort(rt.comm(), 1);
+    if (rt.size() > 1) {
+      run::record_exit_status(1);
+      MPI_Abort(rt.comm(), 1);
+    }
     return 1;
   } catch (const std::exception& e) {
     std::string what = e.what();
     std::fprintf(stderr, "error: rank %d: %s\n", rt.rank(), what.substr(0, what.find('\n')).c_str());
-    if (rt.size() > 1) MPI_Abort(rt.comm(), 1);
+    if (rt.size() > 1) {
+      run::record_exit_status(1);
+      MPI_Abort(rt.comm(), 1);
+    }
     return 1;
   }
+}
+
+// Everything that needs the runtime; rt's destructor finalizes Kokkos, PETSc and MPI on return.
+int run_app(int argc, char** argv) {
+  using namespace meniscus;
+  io::start_hdf5_before_mpi();
+  Runtime rt(&argc, &argv);
+  // Until the time loop catches them itself, stop signals end the process at once (nothing to save).
+  run::set_exit_status_file(rt.rank() == 0);
+  run::install_setup_signal_exit();
+  int code = 0;
+  {
+    // Destroyed before rt, so HDF5 ends before MPI_Finalize.
+    struct Hdf5End {
+      ~Hdf5End() { io::finish_hdf5(); }
+    } hdf5_end;
+    code = run_commands(rt, argc, argv);
+  }
+  // For launchers whose own exit code hides the ranks' (jobs/mpirun.sh): rank 0's code, written
+  // before finalizing, which a launcher that is ending the job may cut short.
+  run::record_exit_status(code);
+  return code;
 }
 
 }  // namespace

@@ -13,8 +13,10 @@
 #               naming the step and the key, after a diagnostics row and a checkpoint of the failing
 #               state; the MPM non-finite-velocity guard does the same; an SPH run whose particles all
 #               leave writes valid empty files, and a restart reads them;
-#   signals     SIGINT and SIGHUP stop with a checkpoint (exit 130, 129); SIGTERM to the ranks of
-#               mpirun -n 2 (as Slurm's scancel sends it) gives 143; SIGTERM during setup stops at once.
+#   signals     SIGINT, SIGHUP and SIGTERM stop with a checkpoint (exit 130, 129, 143); under mpirun -n 2
+#               the same for SIGTERM to the ranks (as Slurm's scancel sends it); jobs/mpirun.sh gives
+#               143 (130) for SIGTERM (SIGINT) to mpirun, to itself or to the whole job, 0 for SIGUSR1;
+#               SIGTERM and SIGUSR1 during setup stop at once.
 #
 # usage: reliability.sh MENISCUS SOURCE_DIR [MPIEXEC] [GROUP]
 # Prints one line per check and finally "N passed, M failed"; exits non-zero if any check failed.
@@ -209,65 +211,94 @@ unstable_checks() {
   fi
 }
 
-# signal_stop LABEL NP SIGNAL CODE TARGET: signal a running job (TARGET: main = the launched process,
-# ranks = every rank, as Slurm does), expect CODE and a checkpoint.
+# signal_stop LABEL NP SIGNAL CODE TARGET [LAUNCHER]: signal a running job and expect CODE and a
+# checkpoint. TARGET: main = the launched process; ranks = every rank (as Slurm's scancel does);
+# child = the launcher's child (mpirun under jobs/mpirun.sh); group = every process of the job (Slurm
+# at its time limit, or Ctrl-C). LAUNCHER: mpirun (default) or wrapper (jobs/mpirun.sh).
 signal_stop() {
-  local label=$1 np=$2 sig=$3 code=$4 target=$5 out=$tmp/$1
+  local label=$1 np=$2 sig=$3 code=$4 target=$5 launcher=${6:-mpirun} out=$tmp/$1
   if [ "$np" != 1 ] && ! have_mpi; then
     echo "skip  $label: no mpiexec"
     return
   fi
+  local args=(run "$DECK" --output "$out" --quiet --set diagnostics.every=20)
+  # A background job of a script starts with SIGINT ignored, which a shell (jobs/mpirun.sh) cannot
+  # undo; from a terminal it is not: give it back its default.
+  local setsid="env --default-signal=INT setsid"
   if [ "$np" = 1 ]; then
-    "$BIN" run "$DECK" --output "$out" --quiet --set diagnostics.every=20 >"$tmp/$label.out" 2>"$tmp/$label.err" &
+    $setsid "$BIN" "${args[@]}" >"$tmp/$label.out" 2>"$tmp/$label.err" &
+  elif [ "$launcher" = wrapper ]; then
+    # mpirun's pause between its SIGTERM and SIGKILL to the ranks, shortened for the test.
+    OMPI_MCA_odls_base_sigkill_timeout=3 MPIRUN=$MPIEXEC $setsid bash "$SRC/jobs/mpirun.sh" -n "$np" --oversubscribe \
+      "$BIN" "${args[@]}" >"$tmp/$label.out" 2>"$tmp/$label.err" &
   else
-    "$MPIEXEC" -n "$np" --oversubscribe "$BIN" run "$DECK" --output "$out" --quiet --set diagnostics.every=20 \
-      >"$tmp/$label.out" 2>"$tmp/$label.err" &
+    $setsid "$MPIEXEC" -n "$np" --oversubscribe "$BIN" "${args[@]}" >"$tmp/$label.out" 2>"$tmp/$label.err" &
   fi
   local pid=$! waited=0
   until [ -f "$out/diagnostics.csv" ] && [ "$(wc -l <"$out/diagnostics.csv")" -ge 3 ]; do
     sleep 0.1
     waited=$((waited + 1))
     if [ "$waited" -gt 600 ]; then
-      kill -9 "$pid" 2>/dev/null
+      kill -9 -- "-$pid" 2>/dev/null
       fail "$label: the run did not start stepping"
       return
     fi
   done
-  if [ "$target" = ranks ]; then pkill "-$sig" -P "$pid"; else kill "-$sig" "$pid"; fi
+  case $target in
+    ranks) pkill "-$sig" -P "$pid" ;;
+    child) kill "-$sig" "$(pgrep -P "$pid" | head -n 1)" ;;
+    group) kill "-$sig" -- "-$pid" ;;
+    *) kill "-$sig" "$pid" ;;
+  esac
   { wait "$pid"; } 2>/dev/null
   rc=$?
   local problems=""
-  [ "$rc" = "$code" ] || problems+="exit code $rc, expected $code; "
+  [ "$code" = any ] || [ "$rc" = "$code" ] || problems+="exit code $rc, expected $code; "
   compgen -G "$out/checkpoints/chk_*.h5" >/dev/null || problems+="no checkpoint; "
   grep -q "SIG$sig received: stopped after step" "$tmp/$label.err" || problems+="no stop message; "
   [ -z "$problems" ] && pass "$label: SIG$sig -> checkpoint, exit $rc" || { fail "$label: $problems"; show "$tmp/$label.err"; }
 }
 
-signal_checks() {
-  signal_stop sigint 1 INT 130 main
-  signal_stop sighup 1 HUP 129 main
-  signal_stop sigterm_ranks 2 TERM 143 ranks
-  # SIGTERM during setup (seeding 650k particles): the run stops at once with 143.
-  local out=$tmp/setup
-  "$BIN" run "$DECK" --output "$out" --quiet --set domain.cell_size=0.0002 >"$tmp/setup.out" 2>"$tmp/setup.err" &
-  local pid=$! n=0
-  # The setup handler is in place once the process catches SIGTERM (bit 15 of SigCgt in /proc).
-  caught_term() { local m; m=$(awk '/^SigCgt:/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [ -n "$m" ] && (((16#$m >> 14) & 1)); }
-  until caught_term || [ "$n" -gt 500 ]; do
+# setup_stop LABEL SIGNAL CODE: the signal during setup (seeding 650k particles) stops the run at once.
+setup_stop() {
+  local label=$1 sig=$2 code=$3 out=$tmp/$1
+  "$BIN" run "$DECK" --output "$out" --quiet --set domain.cell_size=0.0002 >"$tmp/$label.out" 2>"$tmp/$label.err" &
+  local pid=$! n=0 bit
+  bit=$(kill -l "$sig")
+  # The setup handler is in place once the process catches the signal (its bit of SigCgt in /proc).
+  caught() { local m; m=$(awk '/^SigCgt:/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [ -n "$m" ] && (((16#$m >> (bit - 1)) & 1)); }
+  until caught || [ "$n" -gt 500 ]; do
     sleep 0.01
     n=$((n + 1))
   done
   local t0=$SECONDS
-  kill -TERM "$pid"
+  kill "-$sig" "$pid"
   { wait "$pid"; } 2>/dev/null
   rc=$?
   local took=$((SECONDS - t0))
-  if [ "$rc" = 143 ] && [ "$took" -le 3 ] && grep -q 'during setup' "$tmp/setup.err" && [ ! -e "$out/diagnostics.csv" ]; then
-    pass "setup_sigterm: stopped during setup, exit 143 after ${took}s"
+  if [ "$rc" = "$code" ] && [ "$took" -le 3 ] && grep -q 'during setup' "$tmp/$label.err" && [ ! -e "$out/diagnostics.csv" ]; then
+    pass "$label: SIG$sig during setup, exit $rc after ${took}s"
   else
-    fail "setup_sigterm: exit $rc after ${took}s"
-    show "$tmp/setup.err"
+    fail "$label: exit $rc after ${took}s"
+    show "$tmp/$label.err"
   fi
+}
+
+signal_checks() {
+  signal_stop sigint 1 INT 130 main
+  signal_stop sighup 1 HUP 129 main
+  signal_stop sigterm 1 TERM 143 main
+  signal_stop sigterm_ranks 2 TERM 143 ranks
+  # SIGTERM to mpirun itself: Open MPI's mpirun ends the job (the ranks still checkpoint) and exits 1
+  # whatever the ranks report; jobs/mpirun.sh exits with rank 0's 143, whichever process is signalled.
+  signal_stop sigterm_plain_mpirun 2 TERM any main
+  signal_stop sigterm_mpirun 2 TERM 143 child wrapper
+  signal_stop sigterm_launcher 2 TERM 143 main wrapper
+  signal_stop sigterm_job 2 TERM 143 group wrapper
+  signal_stop sigint_job 2 INT 130 group wrapper
+  signal_stop sigusr1_mpirun 2 USR1 0 main wrapper
+  setup_stop setup_sigterm TERM 143
+  setup_stop setup_sigusr1 USR1 0
 }
 
 case "$GROUP" in
