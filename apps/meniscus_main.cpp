@@ -25,6 +25,7 @@
 #include "run/deck_schema.hpp"
 #include "run/output_folder.hpp"
 #include "run/resource_plan.hpp"
+#include "run/setup_checks.hpp"
 #include "run/simulation.hpp"
 #include "run/stop_signal.hpp"
 
@@ -64,8 +65,9 @@ usage:
 signals: SIGUSR1 (what Slurm sends before the time limit with --signal=B:USR1@SECONDS) writes a
 checkpoint after the current step and stops with exit code 0; SIGTERM, SIGINT and SIGHUP do the same
 and exit with 128 + signal (143, 130, 129). Resume with --restart latest. During setup (before the
-first step) they stop at once with the same codes. Under mpirun, signal the ranks (as Slurm does) or
-send SIGUSR1 to mpirun: mpirun itself answers SIGTERM/SIGINT with exit code 1.
+first step) they stop at once with the same codes. Open MPI's mpirun answers SIGTERM/SIGINT/SIGHUP
+sent to itself with exit code 1 whatever the ranks return: start with jobs/mpirun.sh (mpirun's
+arguments), which exits with the run's own code, or signal the ranks (as Slurm does).
 
 exit codes: 0 success (or stopped by SIGUSR1 after a checkpoint), 1 runtime failure (unstable run,
             out of memory, file system full), 2 bad input or usage (also a deck that cannot fit in
@@ -116,8 +118,11 @@ Cli parse(int argc, char** argv) {
       c.output = value(a);
       c.reference_out = c.output;
     } else if (a == "--steps") {
-      c.steps = static_cast<long>(number(a, value(a)));
-      if (c.steps < 0) throw UsageError("--steps must be >= 0");
+      // 0 would mean "no limit" to the time loop (as simulation.max_steps: 0 does), the opposite of
+      // what `--steps 0` asks for.
+      const double v = number(a, value(a));
+      if (v != std::floor(v) || v < 1 || v > 1e15) throw UsageError("--steps needs a whole number >= 1");
+      c.steps = static_cast<long>(v);
     } else if (a == "--end-time") {
       c.end_time = number(a, value(a));
       if (!(c.end_time > 0)) throw UsageError("--end-time must be > 0");
@@ -153,27 +158,40 @@ Cli parse(int argc, char** argv) {
   return c;
 }
 
-// Threads per rank: --threads, else OMP_NUM_THREADS, else 0 (the runtime shares the node's cores).
-// More threads than the node has cores only slows a run down (and thousands exhaust the stack
-// space of the OpenMP runtime), so both are bounded by the core count; 0 and negatives are errors.
-int thread_request(const Cli& cli) {
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (cli.threads > 0) {
-    if (cli.threads > cores)
-      throw UsageError(meniscus::log::format("--threads %d exceeds the %d cores of this node", cli.threads, cores));
-    return cli.threads;
-  }
-  const char* env = std::getenv("OMP_NUM_THREADS");
+// A thread count from the environment variable `name`: 0 when unset; a whole number 1 .. cores,
+// else an input error naming the variable.
+int env_threads(const char* name, int cores) {
+  const char* env = std::getenv(name);
   if (!env || !*env) return 0;
   char* end = nullptr;
   const long v = std::strtol(env, &end, 10);
   // OpenMP allows a list ("4,2") for nested levels; the first entry is ours.
   if (end == env || (*end != '\0' && *end != ',') || v < 1)
-    throw meniscus::InputError("OMP_NUM_THREADS", "", std::string("'") + env + "' is not a whole number >= 1");
+    throw meniscus::InputError(name, "", std::string("'") + env + "' is not a whole number >= 1");
   if (v > cores)
-    throw meniscus::InputError("OMP_NUM_THREADS", "",
-                               meniscus::log::format("%ld exceeds the %d cores of this node", v, cores));
+    throw meniscus::InputError(name, "", meniscus::log::format("%ld exceeds the %d cores of this node", v, cores));
   return static_cast<int>(v);
+}
+
+// Threads per rank: --threads, else KOKKOS_NUM_THREADS, else OMP_NUM_THREADS, else 0 (the runtime
+// shares the node's cores). More threads than the node has cores only slows a run down (and
+// thousands exhaust the stack space of the OpenMP runtime), so all are bounded by the core count;
+// 0 and negatives are errors. Kokkos itself stops with an exception when KOKKOS_NUM_THREADS differs
+// from the count it is given, so a contradiction is reported here, as an input error.
+int thread_request(const Cli& cli) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int kokkos = env_threads("KOKKOS_NUM_THREADS", cores);
+  if (cli.threads > 0) {
+    if (cli.threads > cores)
+      throw UsageError(meniscus::log::format("--threads %d exceeds the %d cores of this node", cli.threads, cores));
+    if (kokkos > 0 && kokkos != cli.threads)
+      throw meniscus::InputError("KOKKOS_NUM_THREADS", "",
+                                 meniscus::log::format("%d contradicts --threads %d (unset one of them)", kokkos,
+                                                       cli.threads));
+    return cli.threads;
+  }
+  if (kokkos > 0) return kokkos;
+  return env_threads("OMP_NUM_THREADS", cores);
 }
 
 std::vector<std::string> split_options(const std::string& s) {
@@ -184,17 +202,31 @@ std::vector<std::string> split_options(const std::string& s) {
   return out;
 }
 
-// Everything that needs the runtime; rt's destructor finalizes Kokkos, PETSc and MPI on return.
-int run_app(int argc, char** argv) {
+// A failed allocation on this rank: one line, exit code 1. Only this rank may have failed, so it
+// prints itself (log::error speaks for rank 0 alone); the other ranks may be waiting in a collective
+// call for this one, so the job is ended rather than left to hang.
+int out_of_memory(const meniscus::Runtime& rt, std::string what) {
+  what = what.substr(0, what.find('\n'));
+  // Kokkos' text: 'Kokkos failed to allocate memory for label "x".  Allocation using ... failed with
+  // the following error:  Allocation of size 127.1 M failed, likely due to insufficient memory. ...'
+  const auto label = what.find("label \""), size = what.find("Allocation of size ");
+  if (label != std::string::npos && size != std::string::npos) {
+    const auto label_end = what.find('"', label + 7), size_end = what.find(" failed", size);
+    what = "Kokkos view \"" + what.substr(label + 7, label_end - label - 7) + "\", " +
+           what.substr(size + 14, size_end - size - 14);
+  }
+  std::fprintf(stderr, "error: out of memory on rank %d (%s); coarsen the deck, use more nodes, or see "
+               "`meniscus check`\n", rt.rank(), what.c_str());
+  if (rt.size() > 1) {
+    meniscus::run::record_exit_status(1);
+    MPI_Abort(rt.comm(), 1);
+  }
+  return 1;
+}
+
+// The commands, with the runtime started; returns the exit code.
+int run_commands(meniscus::Runtime& rt, int argc, char** argv) {
   using namespace meniscus;
-  io::start_hdf5_before_mpi();
-  Runtime rt(&argc, &argv);
-  // Destroyed before rt, so HDF5 ends before MPI_Finalize.
-  struct Hdf5End {
-    ~Hdf5End() { io::finish_hdf5(); }
-  } hdf5_end;
-  // Until the time loop catches them itself, stop signals end the process at once (nothing to save).
-  run::install_setup_signal_exit();
   try {
     Cli cli = parse(argc, argv);
     log::set_quiet(cli.quiet);
@@ -217,6 +249,8 @@ int run_app(int argc, char** argv) {
     if (!plan.decomposition.empty()) throw InputError(cli.deck, "domain.cell_size", plan.decomposition);
     for (const auto& w : plan.warnings) log::warn("%s: %s", cli.deck.c_str(), w.c_str());
     if (cli.command == "check") {
+      // What `run` finds only while seeding and loading meshes (run does it there, once).
+      run::check_setup_inputs(deck);
       if (rt.rank() == 0) {
         std::cout << cli.deck << ": valid (" << deck.method << ", " << deck.deck.dimension() << "D)\n";
         std::cout << run::describe(plan) << "\n";
@@ -274,22 +308,44 @@ int run_app(int argc, char** argv) {
     log::error("%s", e.what());
     return 1;
   } catch (const std::bad_alloc& e) {
-    // Kokkos reports a failed allocation as a bad_alloc whose text spans several lines; the first
-    // names the view. The estimate above refuses most such decks before they start.
-    std::string what = e.what();
-    what = what.substr(0, what.find('\n'));
-    // Only this rank may have failed, so it prints itself (log::error speaks for rank 0 alone).
-    std::fprintf(stderr, "error: out of memory on rank %d (%s); coarsen the deck, use more nodes, or see "
-                 "`meniscus check`\n", rt.rank(), what.c_str());
-    // The other ranks may be waiting in a collective call for this one: end the job rather than hang.
-    if (rt.size() > 1) MPI_Abort(rt.comm(), 1);
-    return 1;
+    // Kokkos (some versions), the C++ library and PETSc (OutOfMemory) report a failed allocation
+    // so; the first line of the text names the view or the call. The estimate above refuses most
+    // such decks before they start.
+    return out_of_memory(rt, e.what());
   } catch (const std::exception& e) {
     std::string what = e.what();
+    // Kokkos 3.4 reports a failed allocation as a runtime_error ("Kokkos failed to allocate memory
+    // for label ...").
+    if (what.find("failed to allocate memory") != std::string::npos) return out_of_memory(rt, what);
     std::fprintf(stderr, "error: rank %d: %s\n", rt.rank(), what.substr(0, what.find('\n')).c_str());
-    if (rt.size() > 1) MPI_Abort(rt.comm(), 1);
+    if (rt.size() > 1) {
+      run::record_exit_status(1);
+      MPI_Abort(rt.comm(), 1);
+    }
     return 1;
   }
+}
+
+// Everything that needs the runtime; rt's destructor finalizes Kokkos, PETSc and MPI on return.
+int run_app(int argc, char** argv) {
+  using namespace meniscus;
+  io::start_hdf5_before_mpi();
+  Runtime rt(&argc, &argv);
+  // Until the time loop catches them itself, stop signals end the process at once (nothing to save).
+  run::set_exit_status_file(rt.rank() == 0);
+  run::install_setup_signal_exit();
+  int code = 0;
+  {
+    // Destroyed before rt, so HDF5 ends before MPI_Finalize.
+    struct Hdf5End {
+      ~Hdf5End() { io::finish_hdf5(); }
+    } hdf5_end;
+    code = run_commands(rt, argc, argv);
+  }
+  // For launchers whose own exit code hides the ranks' (jobs/mpirun.sh): rank 0's code, written
+  // before finalizing, which a launcher that is ending the job may cut short.
+  run::record_exit_status(code);
+  return code;
 }
 
 }  // namespace

@@ -18,6 +18,19 @@ namespace meniscus::config {
 namespace fs = std::filesystem;
 
 namespace {
+// Why a file named in a deck (or the deck itself) cannot be read, in the words of the file system;
+// empty if it can. `what`: "deck file", "file".
+std::string unreadable_reason(const std::string& file, const std::string& what) {
+  std::error_code ec;
+  const auto st = fs::status(file, ec);
+  if (!fs::exists(st)) return what + " not found";
+  if (fs::is_directory(st)) return "is a directory, not a " + what;
+  if (!fs::is_regular_file(st)) return "not a regular file";
+  std::ifstream probe(file);
+  if (!probe) return std::string("cannot be read: ") + std::strerror(errno);
+  return "";
+}
+
 
 struct Ctx {
   std::string file;
@@ -144,8 +157,8 @@ YAML::Node resolve_value(const Param& p, const YAML::Node& n, const Ctx& c, cons
       if (!n.IsScalar()) throw InputError(c.file, path, "expected a file path");
       fs::path f(n.Scalar());
       if (f.is_relative()) f = fs::path(c.dir) / f;
-      std::error_code ec;
-      if (!fs::is_regular_file(f, ec)) throw InputError(c.file, path, "file not found: " + f.string());
+      const std::string why = unreadable_reason(f.string(), "file");
+      if (!why.empty()) throw InputError(c.file, path, f.string() + ": " + why);
       return YAML::Node(fs::absolute(f).lexically_normal().string());
     }
     case Kind::Section: {
@@ -393,22 +406,10 @@ void check_keys_and_values(const YAML::Node& n, const std::string& file, const s
   }
 }
 
-// Why a deck path cannot be read, in the words of the file system.
-std::string unreadable_reason(const std::string& file) {
-  std::error_code ec;
-  const auto st = fs::status(file, ec);
-  if (!fs::exists(st)) return "deck file not found";
-  if (fs::is_directory(st)) return "is a directory, not a deck file";
-  if (!fs::is_regular_file(st)) return "not a regular file";
-  std::ifstream probe(file);
-  if (!probe) return std::string("cannot be read: ") + std::strerror(errno);
-  return "";
-}
-
 }  // namespace
 
 YAML::Node Deck::read_raw(const std::string& file, const std::vector<std::string>& overrides) {
-  const std::string why = unreadable_reason(file);
+  const std::string why = unreadable_reason(file, "deck file");
   if (!why.empty()) throw InputError(file, "", why);
   YAML::Node raw;
   try {

@@ -5,9 +5,11 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "core/log.hpp"
+#include "solvers/petsc_check.hpp"
 
 namespace meniscus {
 
@@ -33,6 +35,13 @@ void Runtime::start_libraries(const std::vector<std::string>& petsc_args, int th
   PetscErrorCode ierr = PetscInitialize(&pargc, &pargv, nullptr, nullptr);
   if (ierr) MPI_Abort(MPI_COMM_WORLD, 1);
   petsc_started_ = true;
+  // Every PETSc call is checked (solvers/petsc_check.hpp) and its failure reported as one line with
+  // PETSc's text for the error; PETSc's own handler would print a traceback of 15-20 lines first.
+  // Its printing is turned off, not the handler (which keeps returning the right error codes).
+  // MENISCUS_PETSC_TRACEBACK=1 keeps the traceback (for debugging PETSc itself).
+  const char* traceback = std::getenv("MENISCUS_PETSC_TRACEBACK");
+  if (!(traceback && std::string(traceback) == "1")) PetscErrorPrintf = PetscErrorPrintfNone;
+  PetscPushErrorHandler(solvers::record_petsc_error, nullptr);
 
   if (threads <= 0) {
     if (const char* env = std::getenv("OMP_NUM_THREADS")) threads = std::max(1, std::atoi(env));

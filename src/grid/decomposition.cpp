@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "grid/balance.hpp"
+#include "solvers/petsc_check.hpp"
 
 namespace meniscus::grid {
 
@@ -164,8 +165,8 @@ Decomposition<Dim>::Decomposition(MPI_Comm comm, const Spec& spec) : comm_(comm)
                         nodes_[1], nodes_[2], procs_[0], procs_[1], procs_[2], spec.dof, spec.stencil_width,
                         ranges[0].data(), ranges[1].data(), ranges[2].data(), &da_);
   }
-  if (ierr) throw RuntimeError("DMDACreate failed");
-  if (DMSetUp(da_)) throw RuntimeError("DMSetUp failed");
+  solvers::petsc_check(ierr, "DMDACreate");
+  solvers::petsc_check(DMSetUp(da_), "DMSetUp");
 
   PetscInt xs[3] = {0, 0, 0}, xm[3] = {1, 1, 1}, gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1};
   DMDAGetCorners(da_, &xs[0], &xs[1], &xs[2], &xm[0], &xm[1], &xm[2]);

@@ -148,7 +148,10 @@ H5File H5File::open(MPI_Comm comm, const std::string& path) {
   silence_hdf5();
   H5File f(comm, path, true);
   std::error_code ec;
-  f.agree(std::filesystem::is_regular_file(path, ec), "file not found");
+  f.agree(std::filesystem::exists(path, ec), "file not found");
+  f.agree(!std::filesystem::is_directory(path, ec), "is a directory, not a file (to resume the newest checkpoint "
+                                                     "in a run folder: --restart latest DIR)");
+  f.agree(std::filesystem::is_regular_file(path, ec), "not a regular file");
   f.agree(H5Fis_hdf5(path.c_str()) > 0, "not an HDF5 file");
   Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);

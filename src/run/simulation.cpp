@@ -37,6 +37,10 @@ Simulation::Simulation(MPI_Comm comm, const LoadedDeck& deck, RunOptions options
       throw InputError(opt_.restart_file, "--steps",
                        log::format("--steps %ld stops before the checkpoint's step %ld (--steps counts from t = 0); "
                                    "give a larger value", opt_.max_steps, info.step));
+    if (opt_.end_time > 0 && opt_.end_time <= info.time * (1 + 1e-12))
+      throw InputError(opt_.restart_file, "--end-time",
+                       log::format("--end-time %.9g s is not after the checkpoint's time %.9g s; give a later time",
+                                   opt_.end_time, info.time));
     set_start(info.step, info.time);
     start_wall_ = info.wall_s;
     log::info("restarting from %s: step %ld, t = %.9g s, %ld particles (written by %d ranks)",

@@ -1,8 +1,11 @@
 #include "run/stop_signal.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 namespace meniscus::run {
 
@@ -15,12 +18,16 @@ constexpr int kStopSignals[4] = {SIGUSR1, SIGTERM, SIGINT, SIGHUP};
 
 extern "C" void record_signal(int sig) { g_signal = sig; }
 
+// MENISCUS_EXIT_STATUS_FILE, copied once so that a signal handler can use it without allocating.
+char g_status_path[4096] = {0};
+
 // Setup-phase handler: only async-signal-safe calls (write, _exit).
 extern "C" void exit_on_signal(int sig) {
   static const char msg[] = "warning: stop signal received during setup (before the first step): "
                             "stopped, no checkpoint written\n";
   ssize_t ignored = write(STDERR_FILENO, msg, sizeof(msg) - 1);
   (void)ignored;
+  record_exit_status(stop_exit_code(sig));
   _exit(stop_exit_code(sig));
 }
 }  // namespace
@@ -51,6 +58,29 @@ void install_setup_signal_exit() {
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
   for (int s : kStopSignals) sigaction(s, &sa, nullptr);
+}
+
+void set_exit_status_file(bool writer) {
+  const char* path = std::getenv("MENISCUS_EXIT_STATUS_FILE");
+  if (!writer || !path || !*path || std::strlen(path) >= sizeof(g_status_path)) return;
+  std::strcpy(g_status_path, path);
+}
+
+void record_exit_status(int code) {
+  if (g_status_path[0] == 0) return;
+  const int fd = open(g_status_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return;
+  // At most three digits: exit codes are 0..255.
+  char text[5];
+  int n = 0;
+  code &= 255;
+  if (code >= 100) text[n++] = static_cast<char>('0' + code / 100);
+  if (code >= 10) text[n++] = static_cast<char>('0' + code / 10 % 10);
+  text[n++] = static_cast<char>('0' + code % 10);
+  text[n++] = '\n';
+  ssize_t ignored = write(fd, text, static_cast<size_t>(n));
+  (void)ignored;
+  close(fd);
 }
 
 int stop_exit_code(int sig) { return sig == 0 || sig == SIGUSR1 ? 0 : 128 + sig; }

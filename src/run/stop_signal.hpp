@@ -42,6 +42,15 @@ void install_setup_signal_exit();
 // 128 + sig otherwise (what a shell reports for a job ended by that signal: TERM 143, INT 130, HUP 129).
 int stop_exit_code(int sig);
 
+// Open MPI's mpirun answers SIGTERM, SIGINT and SIGHUP by ending the job itself and exits with 1
+// whatever the ranks report (its abort handler fixes the status; see jobs/mpirun.sh). When
+// MENISCUS_EXIT_STATUS_FILE names a file, rank 0 writes its own exit code there as it ends, also
+// from the setup-phase signal handler, so that a launcher script can exit with it.
+// `writer`: whether this process writes (rank 0). Call once, after MPI has started.
+void set_exit_status_file(bool writer);
+// Writes `code` to that file (async-signal-safe: open, write, close); does nothing without one.
+void record_exit_status(int code);
+
 // Name of a signal for messages ("SIGUSR1").
 const char* signal_name(int sig);
 

@@ -13,8 +13,16 @@
 #               naming the step and the key, after a diagnostics row and a checkpoint of the failing
 #               state; the MPM non-finite-velocity guard does the same; an SPH run whose particles all
 #               leave writes valid empty files, and a restart reads them;
-#   signals     SIGINT and SIGHUP stop with a checkpoint (exit 130, 129); SIGTERM to the ranks of
-#               mpirun -n 2 (as Slurm's scancel sends it) gives 143; SIGTERM during setup stops at once.
+#   signals     SIGINT, SIGHUP and SIGTERM stop with a checkpoint (exit 130, 129, 143); under mpirun -n 2
+#               the same for SIGTERM to the ranks (as Slurm's scancel sends it); jobs/mpirun.sh gives
+#               143 (130) for SIGTERM (SIGINT) to mpirun, to itself or to the whole job, 0 for SIGUSR1;
+#               SIGTERM and SIGUSR1 during setup stop at once;
+#   hostile     more of the same kinds: NaN/inf in every family of numeric keys, empty list entries,
+#               memory bombs through a huge box, tiny SPH particles or the 3D implicit integrator,
+#               KOKKOS_NUM_THREADS, --steps 0, a folder or FIFO where a file belongs, restarts into
+#               another method or dimension or before the checkpoint's time, a flipped byte in every
+#               checkpoint dataset (the stored deck included), an SPH restart from an empty set, and
+#               an allocation that fails after the estimate passed (one line, exit 1).
 #
 # usage: reliability.sh MENISCUS SOURCE_DIR [MPIEXEC] [GROUP]
 # Prints one line per check and finally "N passed, M failed"; exits non-zero if any check failed.
@@ -209,65 +217,219 @@ unstable_checks() {
   fi
 }
 
-# signal_stop LABEL NP SIGNAL CODE TARGET: signal a running job (TARGET: main = the launched process,
-# ranks = every rank, as Slurm does), expect CODE and a checkpoint.
+# signal_stop LABEL NP SIGNAL CODE TARGET [LAUNCHER]: signal a running job and expect CODE and a
+# checkpoint. TARGET: main = the launched process; ranks = every rank (as Slurm's scancel does);
+# child = the launcher's child (mpirun under jobs/mpirun.sh); group = every process of the job (Slurm
+# at its time limit, or Ctrl-C). LAUNCHER: mpirun (default) or wrapper (jobs/mpirun.sh).
 signal_stop() {
-  local label=$1 np=$2 sig=$3 code=$4 target=$5 out=$tmp/$1
+  local label=$1 np=$2 sig=$3 code=$4 target=$5 launcher=${6:-mpirun} out=$tmp/$1
   if [ "$np" != 1 ] && ! have_mpi; then
     echo "skip  $label: no mpiexec"
     return
   fi
+  local args=(run "$DECK" --output "$out" --quiet --set diagnostics.every=20)
+  # A background job of a script starts with SIGINT ignored, which a shell (jobs/mpirun.sh) cannot
+  # undo; from a terminal it is not: give it back its default.
+  local setsid="env --default-signal=INT setsid"
   if [ "$np" = 1 ]; then
-    "$BIN" run "$DECK" --output "$out" --quiet --set diagnostics.every=20 >"$tmp/$label.out" 2>"$tmp/$label.err" &
+    $setsid "$BIN" "${args[@]}" >"$tmp/$label.out" 2>"$tmp/$label.err" &
+  elif [ "$launcher" = wrapper ]; then
+    # mpirun's pause between its SIGTERM and SIGKILL to the ranks, shortened for the test.
+    OMPI_MCA_odls_base_sigkill_timeout=3 MPIRUN=$MPIEXEC $setsid bash "$SRC/jobs/mpirun.sh" -n "$np" --oversubscribe \
+      "$BIN" "${args[@]}" >"$tmp/$label.out" 2>"$tmp/$label.err" &
   else
-    "$MPIEXEC" -n "$np" --oversubscribe "$BIN" run "$DECK" --output "$out" --quiet --set diagnostics.every=20 \
-      >"$tmp/$label.out" 2>"$tmp/$label.err" &
+    $setsid "$MPIEXEC" -n "$np" --oversubscribe "$BIN" "${args[@]}" >"$tmp/$label.out" 2>"$tmp/$label.err" &
   fi
   local pid=$! waited=0
   until [ -f "$out/diagnostics.csv" ] && [ "$(wc -l <"$out/diagnostics.csv")" -ge 3 ]; do
     sleep 0.1
     waited=$((waited + 1))
     if [ "$waited" -gt 600 ]; then
-      kill -9 "$pid" 2>/dev/null
+      kill -9 -- "-$pid" 2>/dev/null
       fail "$label: the run did not start stepping"
       return
     fi
   done
-  if [ "$target" = ranks ]; then pkill "-$sig" -P "$pid"; else kill "-$sig" "$pid"; fi
+  case $target in
+    ranks) pkill "-$sig" -P "$pid" ;;
+    child) kill "-$sig" "$(pgrep -P "$pid" | head -n 1)" ;;
+    group) kill "-$sig" -- "-$pid" ;;
+    *) kill "-$sig" "$pid" ;;
+  esac
   { wait "$pid"; } 2>/dev/null
   rc=$?
   local problems=""
-  [ "$rc" = "$code" ] || problems+="exit code $rc, expected $code; "
+  [ "$code" = any ] || [ "$rc" = "$code" ] || problems+="exit code $rc, expected $code; "
   compgen -G "$out/checkpoints/chk_*.h5" >/dev/null || problems+="no checkpoint; "
   grep -q "SIG$sig received: stopped after step" "$tmp/$label.err" || problems+="no stop message; "
   [ -z "$problems" ] && pass "$label: SIG$sig -> checkpoint, exit $rc" || { fail "$label: $problems"; show "$tmp/$label.err"; }
 }
 
-signal_checks() {
-  signal_stop sigint 1 INT 130 main
-  signal_stop sighup 1 HUP 129 main
-  signal_stop sigterm_ranks 2 TERM 143 ranks
-  # SIGTERM during setup (seeding 650k particles): the run stops at once with 143.
-  local out=$tmp/setup
-  "$BIN" run "$DECK" --output "$out" --quiet --set domain.cell_size=0.0002 >"$tmp/setup.out" 2>"$tmp/setup.err" &
-  local pid=$! n=0
-  # The setup handler is in place once the process catches SIGTERM (bit 15 of SigCgt in /proc).
-  caught_term() { local m; m=$(awk '/^SigCgt:/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [ -n "$m" ] && (((16#$m >> 14) & 1)); }
-  until caught_term || [ "$n" -gt 500 ]; do
+# setup_stop LABEL SIGNAL CODE: the signal during setup (seeding 650k particles) stops the run at once.
+setup_stop() {
+  local label=$1 sig=$2 code=$3 out=$tmp/$1
+  "$BIN" run "$DECK" --output "$out" --quiet --set domain.cell_size=0.0002 >"$tmp/$label.out" 2>"$tmp/$label.err" &
+  local pid=$! n=0 bit
+  bit=$(kill -l "$sig")
+  # The setup handler is in place once the process catches the signal (its bit of SigCgt in /proc).
+  caught() { local m; m=$(awk '/^SigCgt:/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [ -n "$m" ] && (((16#$m >> (bit - 1)) & 1)); }
+  until caught || [ "$n" -gt 500 ]; do
     sleep 0.01
     n=$((n + 1))
   done
   local t0=$SECONDS
-  kill -TERM "$pid"
+  kill "-$sig" "$pid"
   { wait "$pid"; } 2>/dev/null
   rc=$?
   local took=$((SECONDS - t0))
-  if [ "$rc" = 143 ] && [ "$took" -le 3 ] && grep -q 'during setup' "$tmp/setup.err" && [ ! -e "$out/diagnostics.csv" ]; then
-    pass "setup_sigterm: stopped during setup, exit 143 after ${took}s"
+  if [ "$rc" = "$code" ] && [ "$took" -le 3 ] && grep -q 'during setup' "$tmp/$label.err" && [ ! -e "$out/diagnostics.csv" ]; then
+    pass "$label: SIG$sig during setup, exit $rc after ${took}s"
   else
-    fail "setup_sigterm: exit $rc after ${took}s"
-    show "$tmp/setup.err"
+    fail "$label: exit $rc after ${took}s"
+    show "$tmp/$label.err"
   fi
+}
+
+signal_checks() {
+  signal_stop sigint 1 INT 130 main
+  signal_stop sighup 1 HUP 129 main
+  signal_stop sigterm 1 TERM 143 main
+  signal_stop sigterm_ranks 2 TERM 143 ranks
+  # SIGTERM to mpirun itself: Open MPI's mpirun ends the job (the ranks still checkpoint) and exits 1
+  # whatever the ranks report; jobs/mpirun.sh exits with rank 0's 143, whichever process is signalled.
+  signal_stop sigterm_plain_mpirun 2 TERM any main
+  signal_stop sigterm_mpirun 2 TERM 143 child wrapper
+  signal_stop sigterm_launcher 2 TERM 143 main wrapper
+  signal_stop sigterm_job 2 TERM 143 group wrapper
+  signal_stop sigint_job 2 INT 130 group wrapper
+  signal_stop sigusr1_mpirun 2 USR1 0 main wrapper
+  setup_stop setup_sigterm TERM 143
+  setup_stop setup_sigusr1 USR1 0
+}
+
+
+# hostile: further cases of the same kinds, tried as a hostile user would (issue 18, "other cases of
+# the same kind will be tried").
+hostile_checks() {
+  local out=$tmp/never
+  local D3=$SRC/inputs/mpm-oscillating-drop-3d-ci.yaml
+  # NaN and infinity in one key of every numeric family (scalars, vectors, list entries, sections).
+  local kv
+  for kv in "simulation.end_time=.nan" "domain.cell_size=.inf" "domain.lower=[.nan, 0]" "mpm.cfl=.nan" \
+    "mpm.gravity=[0, .inf]" "mpm.newton.tolerance=.nan" "mpm.surface_tension.coefficient=.nan" \
+    "mpm.heat.ambient_temperature=-.inf" "materials[0].density=.nan" "sources[0].upper=[.nan, 0.1]" \
+    "sources[0].velocity=[0, .nan]" "run.max_memory=.nan" "run.max_removed_mass=.nan" "output.every_time=.inf" \
+    "checkpoint.every_minutes=.nan" "progress.interval=.nan"; do
+    expect "nan_${kv%%=*}" 1 2 "${kv%%=*}|finite" check "$DECK" --set "$kv"
+  done
+  expect nan_sph 1 2 "sph.surface_tension|finite" check "$SPH" --set sph.surface_tension=.nan
+  # Empty entries in nested lists, on the command line and in a deck.
+  expect empty_list_entry_set 1 2 "sources[0].lower[0]|got nothing" check "$DECK" --set "sources[0].lower=[, 0.1]"
+  sed -e 's/^    lower: \[0.0028, 0.0028\].*/    lower: [0.0028, ]/' "$DECK" >"$tmp/short.yaml"
+  grep -q 'lower: \[0.0028, \]' "$tmp/short.yaml" || fail "empty_list_entry_deck: could not edit the deck"
+  expect empty_list_entry_deck 1 2 "short.yaml|sources[0].lower|expected 2 components" check "$tmp/short.yaml"
+  # Memory bombs through other keys: a huge box, tiny SPH particles, the implicit integrator in 3D
+  # (its assembled Hessian needs ~150 kB per cell of material: 4.6 GB here, where the explicit
+  # integrator's estimate would be 0.2 GB).
+  expect huge_domain 1 2 "domain.cell_size|32-bit" run "$DECK" --set "domain.upper=[1000, 1000]" --output "$out"
+  expect sph_tiny_particles 1 2 "domain.cell_size|32-bit" run "$SPH" --set sph.particle_radius=1e-6 --output "$out"
+  expect implicit_3d_memory 1 2 "domain.cell_size|needs about|run.max_memory" run "$D3" --set mpm.integrator=implicit \
+    --set domain.cell_size=0.0079365 --set run.max_memory=2GiB --output "$out"
+  # Threads through Kokkos' own variable.
+  KOKKOS_NUM_THREADS=1000 expect kokkos_threads_too_many 1 2 "KOKKOS_NUM_THREADS|exceeds" run "$DECK" --output "$out" --steps 1
+  KOKKOS_NUM_THREADS=abc expect kokkos_threads_bad 1 2 "KOKKOS_NUM_THREADS|whole number" run "$DECK" --output "$out" --steps 1
+  KOKKOS_NUM_THREADS=1 expect kokkos_threads_contradict 1 2 "KOKKOS_NUM_THREADS|contradicts --threads 2" run "$DECK" \
+    --output "$out" --steps 1 --threads 2
+  expect steps_zero 1 2 "--steps" run "$DECK" --output "$out" --steps 0
+  # Unreadable files: a folder as restart file or mesh, a FIFO as deck.
+  mkdir -p "$tmp/adir"
+  expect restart_is_folder 1 2 "adir|is a directory|--restart latest" run "$DECK" --output "$out" --restart "$tmp/adir"
+  expect mesh_is_folder 1 2 "sources[1].file|is a directory" check "$SRC/inputs/mesh-torus-drop-3d.yaml" --set "sources[1].file=$tmp/adir"
+  mkfifo "$tmp/fifo.yaml" && expect deck_is_fifo 1 2 "fifo.yaml|not a regular file" check "$tmp/fifo.yaml"
+  # `check` refuses what `run` would refuse while seeding or loading meshes.
+  expect check_ppc_not_square 1 2 "sources[0].particles_per_cell|perfect square" check "$DECK" --set "sources[0].particles_per_cell=8"
+  expect check_box_inverted 1 2 "sources[0].upper|exceed lower" check "$DECK" --set "sources[0].upper=[0.001, 0.1]"
+  printf 'v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n' >"$tmp/nan.obj"
+  expect check_mesh_nan 1 2 "sources[1].file|non-finite" check "$SRC/inputs/mesh-torus-drop-3d.yaml" --set "sources[1].file=$tmp/nan.obj"
+  [ ! -e "$out" ] && pass "no output folder was created by the refused runs" || fail "refused runs created $out"
+
+  # Restarts that cannot continue this checkpoint: another method or dimension, a time before it.
+  local run=$tmp/h_run
+  run_cmd h_setup 1 run "$DECK" --output "$run" --steps 4 --quiet --set checkpoint.every=4 --set output.every_time=0
+  local chk=$run/checkpoints/chk_000004.h5
+  expect restart_other_method 1 2 "chk_000004.h5|mpm|sph-jeske2023" run "$SPH" --output "$tmp/h1" --restart "$chk"
+  expect restart_other_dimension 1 2 "chk_000004.h5|2D|3D" run "$D3" --output "$tmp/h2" --restart "$chk"
+  expect restart_end_time_before 1 2 "--end-time|checkpoint's time" run "$DECK" --output "$run" --restart "$chk" --end-time 1e-6
+  # Every dataset is verified, the deck (metadata) included: 8 flipped bytes in the middle of each.
+  local ds off size
+  for ds in deck particles/position particles/velocity particles/affine_velocity particles/mass particles/id \
+    particles/material particles/volume_ratio particles/initial_volume particles/rank_counts; do
+    off=$(h5dump -p -H -d "/$ds" "$chk" 2>/dev/null | awk '/OFFSET/ {print $2; exit}')
+    size=$(h5dump -p -H -d "/$ds" "$chk" 2>/dev/null | awk '/ SIZE / {print $2; exit}')
+    if [ -z "$off" ] || [ -z "$size" ]; then
+      fail "checksum_${ds##*/}: no offset for /$ds"
+      continue
+    fi
+    cp "$chk" "$tmp/flip.h5"
+    python3 - "$tmp/flip.h5" $((off + size / 2 - 4)) <<'PY'
+import sys
+path, at = sys.argv[1], int(sys.argv[2])
+with open(path, "r+b") as f:
+    f.seek(at); b = bytearray(f.read(8)); f.seek(at); f.write(bytes(x ^ 0xA5 for x in b))
+PY
+    expect "checksum_${ds##*/}" 1 2 "flip.h5|${ds##*/}" run "$DECK" --output "$tmp/h3" --steps 6 --restart "$tmp/flip.h5"
+  done
+
+  # SPH restart from a checkpoint whose particles had all left (its first implicit solve failed on
+  # 0 x 0 work arrays).
+  local sph=$tmp/h_sph
+  run_cmd h_sph_setup 1 run "$SPH" --output "$sph" --quiet --set "sources[0].velocity=[15,0,0]" --set run.max_removed_mass=1 \
+    --set simulation.end_time=0.03 --set checkpoint.every=25 --set output.every_time=0
+  if [ -f "$sph/checkpoints/chk_000025.h5" ]; then
+    expect sph_restart_empty 1 0 "" run "$SPH" --output "$sph" --quiet --set "sources[0].velocity=[15,0,0]" \
+      --set run.max_removed_mass=1 --set simulation.end_time=0.03 --set output.every_time=0 \
+      --restart "$sph/checkpoints/chk_000025.h5"
+    [ "$(tail -n 1 "$sph/diagnostics.csv" | cut -d, -f1)" = 30 ] && pass "sph_restart_empty: stepped on to step 30" ||
+      fail "sph_restart_empty: diagnostics.csv does not end at step 30"
+  else
+    fail "sph_restart_empty: setup wrote no chk_000025.h5"
+    show "$tmp/h_sph_setup.err"
+  fi
+
+  # Signals while checkpoints and particle files are written (both every step, 5.4e4 particles):
+  # a burst of SIGTERM ends the run with 143 and a checkpoint that a restart accepts.
+  local sig=$tmp/h_sig
+  "$BIN" run "$DECK" --output "$sig" --quiet --set domain.cell_size=0.0007 --set checkpoint.every=1 --set output.every=1 \
+    >"$tmp/h_sig.out" 2>"$tmp/h_sig.err" &
+  local pid=$! n=0
+  until [ -f "$sig/checkpoints/chk_000002.h5" ] || [ "$n" -gt 1200 ]; do
+    sleep 0.05
+    n=$((n + 1))
+  done
+  for n in 1 2 3 4 5 6 7 8; do
+    kill -TERM "$pid" 2>/dev/null
+    sleep 0.03
+  done
+  { wait "$pid"; } 2>/dev/null
+  rc=$?
+  if [ "$rc" = 143 ] && ! crashed "$tmp/h_sig.err" && ! compgen -G "$sig/checkpoints/*.tmp" >/dev/null; then
+    pass "signals_during_writes: exit 143, no partial file"
+    local last
+    last=$(ls "$sig/checkpoints" | sed -n 's/^chk_0*\([0-9][0-9]*\)\.h5$/\1/p' | sort -n | tail -n 1)
+    expect signals_during_writes_restart 1 0 "" run "$DECK" --output "$sig" --quiet --set domain.cell_size=0.0007 \
+      --set checkpoint.every=1 --set output.every=1 --steps $((last + 1)) --restart latest "$sig"
+  else
+    fail "signals_during_writes: exit $rc"
+    show "$tmp/h_sig.err"
+  fi
+
+  # An allocation that fails after the estimate passed: MENISCUS_MEMORY_CHECK=warn lets a deck of
+  # 6.5e7 particles (about 10 GiB) through, and the address space is limited to 3 GiB, above what
+  # the libraries take at start: one line, exit 1, no abort.
+  printf '#!/usr/bin/env bash\nulimit -v %s\nexec "%s" "$@"\n' "${MENISCUS_TEST_ULIMIT_KB:-3145728}" "$BIN" >"$tmp/limited.sh"
+  chmod +x "$tmp/limited.sh"
+  MENISCUS_MEMORY_CHECK=warn BIN=$tmp/limited.sh expect out_of_memory 1 1 "out of memory" run "$DECK" --output "$tmp/oom" \
+    --steps 2 --quiet --set domain.cell_size=2e-5
 }
 
 case "$GROUP" in
@@ -276,8 +438,9 @@ case "$GROUP" in
   checkpoint) checkpoint_checks ;;
   unstable) unstable_checks ;;
   signals) signal_checks ;;
-  all) input_checks; folder_checks; checkpoint_checks; unstable_checks; signal_checks ;;
-  *) echo "unknown group '$GROUP' (input, folder, checkpoint, unstable, signals, all)"; exit 2 ;;
+  hostile) hostile_checks ;;
+  all) input_checks; folder_checks; checkpoint_checks; unstable_checks; signal_checks; hostile_checks ;;
+  *) echo "unknown group '$GROUP' (input, folder, checkpoint, unstable, signals, hostile, all)"; exit 2 ;;
 esac
 
 echo "$passed passed, $failed failed"

@@ -281,13 +281,13 @@ TEST_F(DeckFiles, MissingFile) {
         cfg::Deck::resolve(deck, YAML::Load("box: {length: 1}\nshapes: [{type: mesh, file: missing.obj}]"), *schema, 3);
       },
       "shapes[0].file", "file not found");
-  // A folder is not a file.
+  // A folder is not a file, and the message says so (not "not found").
   fs::create_directories(dir_ / "folder.obj");
   expect_input_error(
       [&] {
         cfg::Deck::resolve(deck, YAML::Load("box: {length: 1}\nshapes: [{type: mesh, file: folder.obj}]"), *schema, 3);
       },
-      "shapes[0].file", "file not found");
+      "shapes[0].file", "is a directory, not a file");
 }
 
 // ---- --set overrides ------------------------------------------------------------------------------

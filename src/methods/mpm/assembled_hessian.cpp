@@ -30,7 +30,7 @@ KOKKOS_INLINE_FUNCTION void neighbour(const int* node, int s, int* out) {
 
 // P of a node: 0 (held), I (free), I - n n^T (normal constraint).
 template <int Dim>
-KOKKOS_INLINE_FUNCTION void projection(int constraint, const Kokkos::View<double**>& normal, long l,
+KOKKOS_INLINE_FUNCTION void projection(int constraint, const Kokkos::View<double**, Kokkos::LayoutRight>& normal, long l,
                                        double (*P)[Dim]) {
   for (int a = 0; a < Dim; ++a)
     for (int b = 0; b < Dim; ++b) {
@@ -84,7 +84,7 @@ AssembledHessian<Dim>::~AssembledHessian() {
 }
 
 template <int Dim>
-void AssembledHessian<Dim>::prepare(Kokkos::View<const int*> constraint, Kokkos::View<const double**> normal) {
+void AssembledHessian<Dim>::prepare(Kokkos::View<const int*> constraint, Kokkos::View<const double**, Kokkos::LayoutRight> normal) {
   const long ng = gbox_.size();
   if (static_cast<long>(constraint.extent(0)) != ng) throw RuntimeError("assembled Hessian: constraint size mismatch");
   int changed = 0;
@@ -108,7 +108,7 @@ void AssembledHessian<Dim>::prepare(Kokkos::View<const int*> constraint, Kokkos:
   MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPI_INT, MPI_MAX, comm);
   if (constraint_.extent(0) != constraint.extent(0)) {
     constraint_ = Kokkos::View<int*>("hessian_constraint", ng);
-    normal_ = Kokkos::View<double**>("hessian_normal", ng, Dim);
+    normal_ = Kokkos::View<double**, Kokkos::LayoutRight>("hessian_normal", ng, Dim);
   }
   Kokkos::deep_copy(constraint_, constraint);
   Kokkos::deep_copy(normal_, normal);
@@ -167,7 +167,7 @@ void AssembledHessian<Dim>::build_pattern() {
       },
       nentries);
   entries_ = nentries;
-  layout_.slot = Kokkos::View<int**>("hessian_slot", nrows, Slots);
+  layout_.slot = Kokkos::View<int**, Kokkos::LayoutRight>("hessian_slot", nrows, Slots);
   cols_ = Kokkos::View<PetscInt*>("hessian_cols", nentries);
   auto slot = layout_.slot;
   auto cols = cols_;

@@ -33,16 +33,18 @@ class AssembledHessian {
 
   // constraint (ghost-local, a NodeConstraint) and normal (ghost-local x Dim, used where Normal).
   // Rebuilds pattern and matrix when the unknowns differ from the last call on any rank. Collective.
-  void prepare(Kokkos::View<const int*> constraint, Kokkos::View<const double**> normal);
+  void prepare(Kokkos::View<const int*> constraint, Kokkos::View<const double**, Kokkos::LayoutRight> normal);
   // Assembles the values at the potential's last linearisation; owned_mass: the kinetic node mass
   // on owned nodes (the inertia term). Collective.
   void assemble(const IncrementalPotential<Dim>& potential, Kokkos::View<const double*> owned_mass);
   Mat mat() const { return mat_; }
   long pattern_builds() const { return builds_; }
 
- private:
+  // Public only because they launch device lambdas, which nvcc rejects in private members.
   void build_pattern();
   void create_matrix();
+
+ private:
 
   DM dm_;
   grid::NodeBox<Dim> gbox_, obox_;
@@ -51,7 +53,7 @@ class AssembledHessian {
   MatNullSpace rigid_ = nullptr;
   HessianLayout<Dim> layout_;
   Kokkos::View<int*> constraint_;                    // the last call's constraints
-  Kokkos::View<double**> normal_;
+  Kokkos::View<double**, Kokkos::LayoutRight> normal_;
   Kokkos::View<PetscInt*> cols_;                     // entries: ghost-local column node
   Kokkos::View<PetscInt*> row_node_;                 // rows: ghost-local node
   Kokkos::View<double*> values_;                     // COO order: the layout's blocks, then identities

@@ -18,7 +18,7 @@ struct HessianLayout {
   grid::NodeBox<Dim> gbox;        // the ghosted local box the node indices refer to
   Kokkos::View<int*> row;         // ghost node -> compact row, -1 when the node is no unknown
   Kokkos::View<int*> row_start;   // rows + 1: first entry of each row (entries are blocks)
-  Kokkos::View<int**> slot;       // rows x Slots: entry of the neighbour at that offset, or -1
+  Kokkos::View<int**, Kokkos::LayoutRight> slot;       // rows x Slots: entry of the neighbour at that offset, or -1
 
   // Offset slot of node lj seen from node li (both ghost-local, within +-2 of each other).
   KOKKOS_INLINE_FUNCTION int offset(long li, long lj) const {

@@ -57,9 +57,9 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
   if (mass_.extent(0) != static_cast<size_t>(n)) {
     mass_ = Kokkos::View<double*>("implicit_mass", n);
     real_mass_ = Kokkos::View<double*>("implicit_real_mass", n);
-    vn_ = Kokkos::View<double**>("implicit_vn", n, Dim);
-    normal_ = Kokkos::View<double**>("implicit_normal", n, Dim);
-    vfix_ = Kokkos::View<double**>("implicit_vfix", n, Dim);
+    vn_ = Kokkos::View<double**, Kokkos::LayoutRight>("implicit_vn", n, Dim);
+    normal_ = Kokkos::View<double**, Kokkos::LayoutRight>("implicit_normal", n, Dim);
+    vfix_ = Kokkos::View<double**, Kokkos::LayoutRight>("implicit_vfix", n, Dim);
     kind_ = Kokkos::View<int*>("implicit_kind", n);
   }
   auto mass = mass_;
@@ -326,7 +326,7 @@ void ImplicitGridSolver<Dim>::gather_ghost_constraints() {
   const long ng = gbox_.size();
   if (static_cast<long>(ghost_constraint_.extent(0)) != ng) {
     ghost_constraint_ = Kokkos::View<int*>("implicit_ghost_constraint", ng);
-    ghost_normal_ = Kokkos::View<double**>("implicit_ghost_normal", ng, Dim);
+    ghost_normal_ = Kokkos::View<double**, Kokkos::LayoutRight>("implicit_ghost_normal", ng, Dim);
   }
   auto kind = kind_;
   auto normal = normal_;

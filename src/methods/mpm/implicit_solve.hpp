@@ -86,7 +86,7 @@ class ImplicitGridSolver {
   // Owned nodes: mass, v^n, constraint (0 inactive, 1 free, 2 normal fixed, 3 all fixed), normal,
   // prescribed velocity.
   Kokkos::View<double*> mass_;
-  Kokkos::View<double**> vn_, normal_, vfix_;
+  Kokkos::View<double**, Kokkos::LayoutRight> vn_, normal_, vfix_;
   Kokkos::View<int*> kind_;
   double dt_ = 0, gravity_[Dim] = {};
   double light_fraction_ = 0, floor_fraction_ = 0;
@@ -98,7 +98,7 @@ class ImplicitGridSolver {
   grid::NodeBox<Dim> gbox_{}, obox_{};
   bool constraints_ready_ = false;  // ghost constraints gathered since the last setup
   Kokkos::View<int*> ghost_constraint_;
-  Kokkos::View<double**> ghost_normal_;
+  Kokkos::View<double**, Kokkos::LayoutRight> ghost_normal_;
 };
 
 }  // namespace meniscus::mpm

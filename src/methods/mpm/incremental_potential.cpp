@@ -218,8 +218,8 @@ void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v, bool project
   for (int d = 0; d < Dim; ++d) lower[d] = in_.lower[d];
   const size_t np = in_.particles, ns = in_.sample_position.extent(0);
   if (fluid_curvature_.extent(0) != np) fluid_curvature_ = Kokkos::View<double*>("ip_fluid_curvature", np);
-  if (in_.has_solid && solid_K_.extent(0) != np) solid_K_ = Kokkos::View<double**>("ip_solid_K", np, N * N);
-  if (surface_K_.extent(0) != ns) surface_K_ = Kokkos::View<double**>("ip_surface_K", ns, N * N);
+  if (in_.has_solid && solid_K_.extent(0) != np) solid_K_ = Kokkos::View<double**, Kokkos::LayoutRight>("ip_solid_K", np, N * N);
+  if (surface_K_.extent(0) != ns) surface_K_ = Kokkos::View<double**, Kokkos::LayoutRight>("ip_surface_K", ns, N * N);
   auto fc = fluid_curvature_;
   auto KP = solid_K_;
   Kokkos::parallel_for(

@@ -22,12 +22,12 @@ struct PotentialInputs {
   particles::RealField x, F, J, volume;  // F empty when no material is a solid
   particles::IntField material;
   Kokkos::View<physics::Material*> materials;
-  Kokkos::View<double**> sample_position, sample_area;  // empty without surface tension
+  Kokkos::View<double**, Kokkos::LayoutRight> sample_position, sample_area;  // empty without surface tension
   Kokkos::View<double*> sample_coefficient;
   // Per sample k_LG and wall normal (SurfaceSamples::liquid_gas, wall_normal): a solid-liquid sample's
   // energy is k_LG g + (k - k_LG) h, h its footprint on the wall (physics::wall_footprint_gradient).
   Kokkos::View<double*> sample_liquid_gas;
-  Kokkos::View<double**> sample_wall_normal;
+  Kokkos::View<double**, Kokkos::LayoutRight> sample_wall_normal;
   grid::NodeBox<Dim> gbox;
   double lower[Dim];
   double dx = 0;
@@ -59,8 +59,8 @@ class IncrementalPotential {
  private:
   PotentialInputs<Dim> in_;
   Kokkos::View<double*> fluid_curvature_;  // V0 psi''(J) (J^n dt)^2 per particle
-  Kokkos::View<double**> solid_K_;         // particles x N*N (solids only)
-  Kokkos::View<double**> surface_K_;       // samples x N*N
+  Kokkos::View<double**, Kokkos::LayoutRight> solid_K_;         // particles x N*N (solids only)
+  Kokkos::View<double**, Kokkos::LayoutRight> surface_K_;       // samples x N*N
 };
 
 }  // namespace meniscus::mpm

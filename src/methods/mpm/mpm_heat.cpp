@@ -55,7 +55,7 @@ HeatSolver<Dim>::HeatSolver(const grid::Decomposition<Dim>& decomp, const HeatOp
   for (PetscInt i = 0; i < n; ++i) gh(i) = idx[i];
   Kokkos::deep_copy(global_index_, gh);
   petsc_check(ISLocalToGlobalMappingRestoreIndices(ltog, &idx), "ISLocalToGlobalMappingRestoreIndices");
-  owned_ = Kokkos::View<double**>("heat_owned", obox_.size(), 3);
+  owned_ = Kokkos::View<double**, Kokkos::LayoutRight>("heat_owned", obox_.size(), 3);
 
   petsc_check(KSPCreate(decomp.comm(), &ksp_), "KSPCreate(heat)");
   petsc_check(KSPSetOptionsPrefix(ksp_, "mpm_heat_"), "KSPSetOptionsPrefix(heat)");

@@ -49,7 +49,7 @@ class HeatSolver {
   };
   // The surface samples of this step; empty views when surface tension is off.
   struct Samples {
-    Kokkos::View<double**> position, area;
+    Kokkos::View<double**, Kokkos::LayoutRight> position, area;
     particles::IndexList parent;
     Kokkos::View<int*> group;  // samples per parent
     bool active = false;
@@ -80,7 +80,7 @@ class HeatSolver {
   Kokkos::View<double*> values_;  // the COO values, rebuilt each step
   KSP ksp_ = nullptr;
   Kokkos::View<PetscInt*> global_index_;  // ghosted node -> PETSc global row
-  Kokkos::View<double**> owned_;          // owned nodes: capacity, C T^n, forcing (after the rank sum)
+  Kokkos::View<double**, Kokkos::LayoutRight> owned_;          // owned nodes: capacity, C T^n, forcing (after the rank sum)
 };
 
 }  // namespace meniscus::mpm

@@ -359,7 +359,7 @@ void MpmMethod<Dim>::g2p(double dt) {
   // Merge (Chen et al. 2021, Sec. 5, G2P): a split parent's velocity and affine field are the mass-weighted means
   // over its whole group; the samples' shares are gathered first.
   const bool merge = st_.active && !st_.massless;
-  Kokkos::View<double**> vsum, bsum;
+  Kokkos::View<double**, Kokkos::LayoutRight> vsum, bsum;
   if (merge) {
     t.pause();  // the merge has its own timer
     g2p_surface(local, vsum, bsum);

@@ -61,8 +61,8 @@ void MpmMethod<Dim>::resample_surface_particles() {
         });
     SurfaceSamples<Dim> kept;
     kept.contour_length = samples.contour_length;
-    kept.position = Kokkos::View<double**>("surface_position", nkeep, Dim);
-    kept.area = Kokkos::View<double**>("surface_area", nkeep, Dim);
+    kept.position = Kokkos::View<double**, Kokkos::LayoutRight>("surface_position", nkeep, Dim);
+    kept.area = Kokkos::View<double**, Kokkos::LayoutRight>("surface_area", nkeep, Dim);
     kept.parent = particles::IndexList("surface_parent", nkeep);
     auto kp = kept.position, ka = kept.area;
     auto kpar = kept.parent;
@@ -149,12 +149,12 @@ void MpmMethod<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
 }
 
 template <int Dim>
-void MpmMethod<Dim>::g2p_surface(grid::NodeArray& local, Kokkos::View<double**>& vsum, Kokkos::View<double**>& bsum) {
+void MpmMethod<Dim>::g2p_surface(grid::NodeArray& local, Kokkos::View<double**, Kokkos::LayoutRight>& vsum, Kokkos::View<double**, Kokkos::LayoutRight>& bsum) {
   auto t = timers_.scope("merge");  // apart from the interior particles' "g2p"
   const auto gbox = grid_->ghost_box();
   const size_t n = set_.size();
-  vsum = Kokkos::View<double**>("merge_v", n, Dim);
-  bsum = Kokkos::View<double**>("merge_b", n, Dim * Dim);
+  vsum = Kokkos::View<double**, Kokkos::LayoutRight>("merge_v", n, Dim);
+  bsum = Kokkos::View<double**, Kokkos::LayoutRight>("merge_b", n, Dim * Dim);
   auto vs = vsum, bs = bsum;
   auto x = set_.field(f_.x);
   auto s = st_.samples.position;
@@ -192,10 +192,10 @@ void MpmMethod<Dim>::g2p_surface(grid::NodeArray& local, Kokkos::View<double**>&
 template double MpmMethod<2>::capillary_dt() const;
 template void MpmMethod<2>::resample_surface_particles();
 template void MpmMethod<2>::p2g_surface(double, grid::NodeArray&);
-template void MpmMethod<2>::g2p_surface(grid::NodeArray&, Kokkos::View<double**>&, Kokkos::View<double**>&);
+template void MpmMethod<2>::g2p_surface(grid::NodeArray&, Kokkos::View<double**, Kokkos::LayoutRight>&, Kokkos::View<double**, Kokkos::LayoutRight>&);
 template double MpmMethod<3>::capillary_dt() const;
 template void MpmMethod<3>::resample_surface_particles();
 template void MpmMethod<3>::p2g_surface(double, grid::NodeArray&);
-template void MpmMethod<3>::g2p_surface(grid::NodeArray&, Kokkos::View<double**>&, Kokkos::View<double**>&);
+template void MpmMethod<3>::g2p_surface(grid::NodeArray&, Kokkos::View<double**, Kokkos::LayoutRight>&, Kokkos::View<double**, Kokkos::LayoutRight>&);
 
 }  // namespace meniscus::mpm

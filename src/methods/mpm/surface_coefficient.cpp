@@ -81,7 +81,7 @@ void assign_surface_coefficients(SurfaceSamples<Dim>& samples, const SurfaceCoef
   samples.coefficient = Kokkos::View<double*>("surface_coefficient", n);
   samples.interface = Kokkos::View<uint8_t*>("surface_interface", n);
   samples.liquid_gas = Kokkos::View<double*>("surface_liquid_gas", n);
-  samples.wall_normal = Kokkos::View<double**>("surface_wall_normal", n, Dim);
+  samples.wall_normal = Kokkos::View<double**, Kokkos::LayoutRight>("surface_wall_normal", n, Dim);
   auto k = samples.coefficient;
   auto iface = samples.interface;
   auto klg = samples.liquid_gas;

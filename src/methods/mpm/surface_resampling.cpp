@@ -15,7 +15,7 @@ namespace {
 // Union-of-spheres level set on the ghosted node box: phi_i = min_p |x_i - x_p| - r, clamped at
 // r + dx far from every particle (exact wherever it matters for the contour).
 template <int Dim>
-Kokkos::View<double*> level_set(const Kokkos::View<double**>& x, const grid::NodeBox<Dim>& box, const double* lower_in,
+Kokkos::View<double*> level_set(const Kokkos::View<double**, Kokkos::LayoutRight>& x, const grid::NodeBox<Dim>& box, const double* lower_in,
                                 double dx, double radius) {
   Kokkos::View<double*> phi("phi", box.size());
   const double far = radius + dx;
@@ -55,7 +55,7 @@ Kokkos::View<double*> level_set(const Kokkos::View<double**>& x, const grid::Nod
 
 // Contour of the owned cells and its samples, as (position, area) views with Dim columns.
 struct RawSamples {
-  Kokkos::View<double**> position, area;
+  Kokkos::View<double**, Kokkos::LayoutRight> position, area;
   double measure = 0;  // contour length (2D) or area (3D)
 };
 
@@ -83,8 +83,8 @@ RawSamples contour_and_sample(const Kokkos::View<double*>& phi, const grid::Node
         out.measure);
     const auto smp = geometry::sample_segments(segments, opt.samples_per_dx / dx, opt.weight, opt.seed, step,
                                                 opt.stratified);
-    out.position = Kokkos::View<double**>("raw_position", smp.size(), 2);
-    out.area = Kokkos::View<double**>("raw_area", smp.size(), 2);
+    out.position = Kokkos::View<double**, Kokkos::LayoutRight>("raw_position", smp.size(), 2);
+    out.area = Kokkos::View<double**, Kokkos::LayoutRight>("raw_area", smp.size(), 2);
     Kokkos::deep_copy(out.position, smp.position);
     Kokkos::deep_copy(out.area, smp.area);
   } else {
@@ -110,8 +110,8 @@ RawSamples contour_and_sample(const Kokkos::View<double*>& phi, const grid::Node
         out.measure);
     const auto smp = geometry::sample_triangles(tris, opt.samples_per_dx * opt.samples_per_dx / (dx * dx), opt.weight,
                                                 opt.seed, step);
-    out.position = Kokkos::View<double**>("raw_position", smp.size(), 3);
-    out.area = Kokkos::View<double**>("raw_area", smp.size(), 3);
+    out.position = Kokkos::View<double**, Kokkos::LayoutRight>("raw_position", smp.size(), 3);
+    out.area = Kokkos::View<double**, Kokkos::LayoutRight>("raw_area", smp.size(), 3);
     Kokkos::deep_copy(out.position, smp.position);
     Kokkos::deep_copy(out.area, smp.area);
   }
@@ -137,7 +137,7 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
   const auto xg = halo.refresh(xo);
   const int ng = static_cast<int>(xg.extent(0));
   // Owned particles first, then ghosts: one position array for the level set and the search.
-  Kokkos::View<double**> x("surface_x", nown + ng, Dim);
+  Kokkos::View<double**, Kokkos::LayoutRight> x("surface_x", nown + ng, Dim);
   auto ids_o = set.id();
   auto ids_g = halo.ghost_ids();
   Kokkos::View<int64_t*> ids("surface_ids", nown + ng);
@@ -305,8 +305,8 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
       });
   auto back = halo.send_to_owners(ghost_of_row, {remote});
   const int nin = static_cast<int>(back.owner_index.extent(0));
-  out.position = Kokkos::View<double**>("surface_position", nlocal + nin, Dim);
-  out.area = Kokkos::View<double**>("surface_area", nlocal + nin, Dim);
+  out.position = Kokkos::View<double**, Kokkos::LayoutRight>("surface_position", nlocal + nin, Dim);
+  out.area = Kokkos::View<double**, Kokkos::LayoutRight>("surface_area", nlocal + nin, Dim);
   out.parent = particles::IndexList("surface_parent", nlocal + nin);
   auto pos = out.position;
   auto area = out.area;

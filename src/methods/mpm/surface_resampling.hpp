@@ -26,8 +26,8 @@ struct ResamplingOptions {
 
 template <int Dim>
 struct SurfaceSamples {
-  Kokkos::View<double**> position;  // s_r (samples x Dim)
-  Kokkos::View<double**> area;      // dA_r
+  Kokkos::View<double**, Kokkos::LayoutRight> position;  // s_r (samples x Dim)
+  Kokkos::View<double**, Kokkos::LayoutRight> area;      // dA_r
   particles::IndexList parent;      // local index of the owned parent particle
   Kokkos::View<double*> coefficient;  // k^sigma per sample (surface_coefficient.hpp), after sampling
   Kokkos::View<uint8_t*> interface;   // mpm::Interface per sample (liquid-gas, solid-liquid), with coefficient
@@ -35,7 +35,7 @@ struct SurfaceSamples {
   // k_SL h + k_LG (|dA| - h), h its footprint on the wall (physics::wall_footprint_gradient). For a
   // liquid-gas sample liquid_gas = coefficient and the normal is zero.
   Kokkos::View<double*> liquid_gas;
-  Kokkos::View<double**> wall_normal;
+  Kokkos::View<double**, Kokkos::LayoutRight> wall_normal;
   double contour_length = 0;        // this rank's contour length (area in 3D), before sampling
   size_t size() const { return position.extent(0); }
 };

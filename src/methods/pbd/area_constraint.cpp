@@ -26,7 +26,7 @@ void area_lambda(const AreaSweep& s, Kokkos::View<double*> area, Kokkos::View<do
       });
 }
 
-void gather_area_corrections(const AreaSweep& s, Kokkos::View<double*> lambda, Kokkos::View<double**> dp) {
+void gather_area_corrections(const AreaSweep& s, Kokkos::View<double*> lambda, Kokkos::View<double**, Kokkos::LayoutRight> dp) {
   auto x = s.x;
   auto off = s.offset, idx = s.index;
   auto ring = s.fans.ring;

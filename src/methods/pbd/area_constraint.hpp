@@ -68,7 +68,7 @@ KOKKOS_INLINE_FUNCTION double fan_area_gradient(const double* p, const double (*
 }
 
 struct AreaSweep {
-  Kokkos::View<double**> x;         // owned + ghost rows
+  Kokkos::View<double**, Kokkos::LayoutRight> x;         // owned + ghost rows
   Kokkos::View<int*> offset, index;  // neighbours of the owned rows (gid order)
   LocalMeshes fans;                  // fans of owned and ghost rows (rows of x)
   int owned = 0, total = 0;
@@ -79,6 +79,6 @@ struct AreaSweep {
 // C^A and lambda^A of every row with a valid fan (others 0).
 void area_lambda(const AreaSweep& s, Kokkos::View<double*> area, Kokkos::View<double*> lambda);
 // Adds the area corrections of every fan that contains an owned row (as centre or ring vertex) to dp.
-void gather_area_corrections(const AreaSweep& s, Kokkos::View<double*> lambda, Kokkos::View<double**> dp);
+void gather_area_corrections(const AreaSweep& s, Kokkos::View<double*> lambda, Kokkos::View<double**, Kokkos::LayoutRight> dp);
 
 }  // namespace meniscus::pbd

@@ -131,7 +131,7 @@ KOKKOS_FUNCTION int delaunay_one_ring(int n, const double* qx, const double* qy,
 }
 
 void build_local_meshes(const MeshInputs& in, LocalMeshes& out) {
-  out.ring = Kokkos::View<int**>("pbd_ring", in.owned, kMaxRing);
+  out.ring = Kokkos::View<int**, Kokkos::LayoutRight>("pbd_ring", in.owned, kMaxRing);
   out.count = Kokkos::View<int*>("pbd_ring_count", in.owned);
   out.flags = Kokkos::View<int*>("pbd_ring_flags", in.owned);
   auto x = in.x, nrm = in.normal;

@@ -33,7 +33,7 @@ KOKKOS_FUNCTION int delaunay_one_ring(int n, const double* qx, const double* qy,
                                       int* ring, int* ring_count);
 
 struct MeshInputs {
-  Kokkos::View<double**> x, normal;  // owned + ghost rows
+  Kokkos::View<double**, Kokkos::LayoutRight> x, normal;  // owned + ghost rows
   Kokkos::View<int*> offset, index;  // neighbours (support h) of the owned rows
   Kokkos::View<int*> label, isolated, has_normal;
   Kokkos::View<int64_t*> ids;
@@ -43,7 +43,7 @@ struct MeshInputs {
 };
 
 struct LocalMeshes {
-  Kokkos::View<int**> ring;  // owned rows x kMaxRing: row indices (owned or ghost)
+  Kokkos::View<int**, Kokkos::LayoutRight> ring;  // owned rows x kMaxRing: row indices (owned or ghost)
   Kokkos::View<int*> count, flags;
 };
 

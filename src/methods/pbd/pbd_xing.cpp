@@ -111,7 +111,7 @@ void PbdXing::seed_particles(const config::Section& root) {
   particles::sort_by_cell<3>(set_, *decomp_, f_.x);
 }
 
-void PbdXing::refresh(Kokkos::View<double**> total) {
+void PbdXing::refresh(Kokkos::View<double**, Kokkos::LayoutRight> total) {
   halo_.refresh_rows(particles::RealField(total), static_cast<size_t>(owned_));
 }
 
@@ -228,13 +228,13 @@ void PbdXing::rebuild() {
                                    steps_ + 1, excursion, width, min_block_));
   halo_.build(set_, *decomp_, f_.ps, width);
   total_ = owned_ + static_cast<int>(halo_.ghost_count());
-  xt_ = Kokkos::View<double**>("pbd_ps", total_, 3);
+  xt_ = Kokkos::View<double**, Kokkos::LayoutRight>("pbd_ps", total_, 3);
   rho_ = Kokkos::View<double*>("pbd_rho", total_);
   lambda_ = Kokkos::View<double*>("pbd_lambda", total_);
   label_ = Kokkos::View<int*>("pbd_label", total_);
   density_off_ = Kokkos::View<int*>("pbd_density_off", total_);
   illuminated_ = Kokkos::View<double*>("pbd_illuminated", total_);
-  normal_ = Kokkos::View<double**>("pbd_normal", total_, 3);
+  normal_ = Kokkos::View<double**, Kokkos::LayoutRight>("pbd_normal", total_, 3);
   has_normal_ = Kokkos::View<int*>("pbd_has_normal", total_);
   auto xt = xt_;
   Kokkos::parallel_for(
@@ -326,7 +326,7 @@ void PbdXing::sweep() {
     auto t = timers_.scope("constraint_projection");
     density_and_lambda(s, rho_, lambda_);
     refresh(lambda_);
-    Kokkos::View<double**> dp(Kokkos::view_alloc(Kokkos::WithoutInitializing, "pbd_dp"), owned_, 3);
+    Kokkos::View<double**, Kokkos::LayoutRight> dp(Kokkos::view_alloc(Kokkos::WithoutInitializing, "pbd_dp"), owned_, 3);
     gather_corrections(s, lambda_, dp);
     if (p_.area_constraints) {
       const auto a = area_inputs();
@@ -372,7 +372,7 @@ void PbdXing::project_colliders() {
   projected_ += n;
 }
 
-void PbdXing::xsph(Kokkos::View<double**> vt) {
+void PbdXing::xsph(Kokkos::View<double**, Kokkos::LayoutRight> vt) {
   // XSPH (Schechter & Bridson 2012 form used by PBF): v_i += c sum_j (m/rho_j)(v_j - v_i) W_ij, with
   // rho on the final p*; a gather over the frozen lists, ghosts' v and rho refreshed first.
   auto t = timers_.scope("viscosity");
@@ -383,7 +383,7 @@ void PbdXing::xsph(Kokkos::View<double**> vt) {
   auto off = lists_.offset, idx = lists_.index;
   auto rho = rho_;
   const double c = p_.xsph, m = mass_;
-  Kokkos::View<double**> dv(Kokkos::view_alloc(Kokkos::WithoutInitializing, "pbd_xsph"), owned_, 3);
+  Kokkos::View<double**, Kokkos::LayoutRight> dv(Kokkos::view_alloc(Kokkos::WithoutInitializing, "pbd_xsph"), owned_, 3);
   Kokkos::parallel_for(
       "pbd::xsph", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
         double a[3] = {0, 0, 0};
@@ -444,7 +444,7 @@ void PbdXing::step(double dt) {
     auto t = timers_.scope("constraint_projection");
     density_and_lambda(sweep_inputs(), rho_, lambda_);
   }
-  Kokkos::View<double**> vt("pbd_v", total_, 3);
+  Kokkos::View<double**, Kokkos::LayoutRight> vt("pbd_v", total_, 3);
   {
     auto xt = xt_;
     const double inv = 1.0 / dt;

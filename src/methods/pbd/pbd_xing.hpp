@@ -61,14 +61,14 @@ class PbdXing : public Method {
   void sweep();
   int owned() const { return owned_; }
   const particles::NeighborLists& neighbor_lists() const { return lists_; }
-  Kokkos::View<double**> total_positions() const { return xt_; }
+  Kokkos::View<double**, Kokkos::LayoutRight> total_positions() const { return xt_; }
   // Rows of the last sweep (owned rows before the end-of-step migration and sort).
   Kokkos::View<double*> density() const { return rho_; }
   Kokkos::View<double*> fan_area() const { return area_; }
   // After rebuild(): 1 for surface particles (owned and ghost rows), isolated particles, unit normals.
   Kokkos::View<int*> surface_label() const { return label_; }
   Kokkos::View<int*> isolated() const { return density_off_; }
-  Kokkos::View<double**> normals() const { return normal_; }
+  Kokkos::View<double**, Kokkos::LayoutRight> normals() const { return normal_; }
   void classify_surface();
   // Local meshes of the owned surface rows on the current p* (after classify_surface).
   void build_meshes();
@@ -80,12 +80,12 @@ class PbdXing : public Method {
   PbfSweep sweep_inputs() const;
   AreaSweep area_inputs() const;
   void project_colliders();
-  void xsph(Kokkos::View<double**> vt);
+  void xsph(Kokkos::View<double**, Kokkos::LayoutRight> vt);
   // Kinematic particles (materials with `kinematic: true`) get back their prescribed predicted position.
   void restore_kinematic();
 
   // Ghost rows of a total-row view from their owners (this rebuild's halo plan).
-  void refresh(Kokkos::View<double**> total);
+  void refresh(Kokkos::View<double**, Kokkos::LayoutRight> total);
   void refresh(Kokkos::View<double*> total);
   void refresh(Kokkos::View<int*> total);
 
@@ -106,12 +106,12 @@ class PbdXing : public Method {
   particles::NeighborLists all_lists_;  // every row (ghost fans), with area constraints
   Kokkos::View<double*> area_, area_lambda_;
   int owned_ = 0, total_ = 0;
-  Kokkos::View<double**> xt_;  // p*, owned then ghost rows
+  Kokkos::View<double**, Kokkos::LayoutRight> xt_;  // p*, owned then ghost rows
   Kokkos::View<double*> rho_, lambda_;
   Kokkos::View<int*> label_, density_off_;
   Kokkos::View<int64_t*> ids_;
   Kokkos::View<double*> illuminated_;
-  Kokkos::View<double**> normal_;
+  Kokkos::View<double**, Kokkos::LayoutRight> normal_;
   Kokkos::View<int*> has_normal_;
   Kokkos::View<double* [3]> shading_dirs_;
   Kokkos::View<int*> kinematic_;  // per material index: 1 = prescribed motion, constraints do not move it

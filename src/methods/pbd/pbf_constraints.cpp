@@ -44,7 +44,7 @@ void density_and_lambda(const PbfSweep& s, Kokkos::View<double*> rho, Kokkos::Vi
       });
 }
 
-void gather_corrections(const PbfSweep& s, Kokkos::View<double*> lambda, Kokkos::View<double**> dp) {
+void gather_corrections(const PbfSweep& s, Kokkos::View<double*> lambda, Kokkos::View<double**, Kokkos::LayoutRight> dp) {
   const kernels::CubicSpline<3> w(s.support);
   auto x = s.x;
   auto off = s.offset, idx = s.index;

@@ -40,7 +40,7 @@ KOKKOS_INLINE_FUNCTION void distance_correction(const double* xij, double d0, do
 // What the sweep reads: positions of owned + ghost rows (ghosts current), neighbour CSR of the owned
 // rows, per-row labels (0 interior, 1 surface) and a per-row switch for the density constraint.
 struct PbfSweep {
-  Kokkos::View<double**> x;
+  Kokkos::View<double**, Kokkos::LayoutRight> x;
   Kokkos::View<int*> offset, index;
   Kokkos::View<int*> label;        // total rows
   Kokkos::View<int*> density_off;  // total rows; 1: no density constraint (isolated, filament)
@@ -59,6 +59,6 @@ void sort_rows_by_id(Kokkos::View<int*> offset, Kokkos::View<int*> index, Kokkos
 // rho_i and lambda_i of the owned rows.
 void density_and_lambda(const PbfSweep& s, Kokkos::View<double*> rho, Kokkos::View<double*> lambda);
 // dp_i of the owned rows (lambda current on ghost rows too).
-void gather_corrections(const PbfSweep& s, Kokkos::View<double*> lambda, Kokkos::View<double**> dp);
+void gather_corrections(const PbfSweep& s, Kokkos::View<double*> lambda, Kokkos::View<double**, Kokkos::LayoutRight> dp);
 
 }  // namespace meniscus::pbd

@@ -30,7 +30,7 @@ KOKKOS_INLINE_FUNCTION double k_acos(double v) { return ::acos(v); }
 KOKKOS_INLINE_FUNCTION double k_ceil(double v) { return ::ceil(v); }
 
 // Fraction of the bins left lit (weighted by sin theta) for the shadows of row i's neighbours.
-KOKKOS_INLINE_FUNCTION double lit_bins(const Kokkos::View<double**>& x, const Kokkos::View<int*>& off,
+KOKKOS_INLINE_FUNCTION double lit_bins(const Kokkos::View<double**, Kokkos::LayoutRight>& x, const Kokkos::View<int*>& off,
                                        const Kokkos::View<int*>& idx, int i, double radius) {
   const double pi = 3.14159265358979323846;
   const double dth = pi / kThetaBins, dph = 2 * pi / kPhiBins;
@@ -81,7 +81,7 @@ KOKKOS_INLINE_FUNCTION double lit_bins(const Kokkos::View<double**>& x, const Ko
   return lit / all;
 }
 
-KOKKOS_INLINE_FUNCTION double lit_cones(const Kokkos::View<double**>& x, const Kokkos::View<int*>& off,
+KOKKOS_INLINE_FUNCTION double lit_cones(const Kokkos::View<double**, Kokkos::LayoutRight>& x, const Kokkos::View<int*>& off,
                                         const Kokkos::View<int*>& idx, int i, double radius,
                                         const Kokkos::View<double* [3]>& dirs) {
   const int m = static_cast<int>(dirs.extent(0));
@@ -131,8 +131,8 @@ void shade(const ShadingInputs& in, Kokkos::View<double*> illuminated, Kokkos::V
       });
 }
 
-void colour_normals(Kokkos::View<double**> x, Kokkos::View<int*> offset, Kokkos::View<int*> index, int owned,
-                    double mass, Kokkos::View<double*> rho, double support, Kokkos::View<double**> normal,
+void colour_normals(Kokkos::View<double**, Kokkos::LayoutRight> x, Kokkos::View<int*> offset, Kokkos::View<int*> index, int owned,
+                    double mass, Kokkos::View<double*> rho, double support, Kokkos::View<double**, Kokkos::LayoutRight> normal,
                     Kokkos::View<int*> has_normal) {
   const kernels::CubicSpline<3> w(support);
   Kokkos::parallel_for(

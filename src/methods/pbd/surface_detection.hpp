@@ -25,7 +25,7 @@ enum class ShadingMode : int { Bins = 0, Cones = 1 };
 constexpr int kThetaBins = 18, kPhiBins = 36;
 
 struct ShadingInputs {
-  Kokkos::View<double**> x;  // owned + ghost rows
+  Kokkos::View<double**, Kokkos::LayoutRight> x;  // owned + ghost rows
   Kokkos::View<int*> offset, index;
   int owned = 0;
   double radius = 0.1;   // r: shadow radius min(r, l/2)
@@ -44,8 +44,8 @@ void shade(const ShadingInputs& in, Kokkos::View<double*> illuminated, Kokkos::V
 
 // Unit outward normals of the owned rows from the colour field (rho on owned and ghost rows);
 // has_normal 0 where the gradient vanishes.
-void colour_normals(Kokkos::View<double**> x, Kokkos::View<int*> offset, Kokkos::View<int*> index, int owned,
-                    double mass, Kokkos::View<double*> rho, double support, Kokkos::View<double**> normal,
+void colour_normals(Kokkos::View<double**, Kokkos::LayoutRight> x, Kokkos::View<int*> offset, Kokkos::View<int*> index, int owned,
+                    double mass, Kokkos::View<double*> rho, double support, Kokkos::View<double**, Kokkos::LayoutRight> normal,
                     Kokkos::View<int*> has_normal);
 
 }  // namespace meniscus::pbd

@@ -1,6 +1,7 @@
 #include "methods/sph/implicit_cohesion_viscosity.hpp"
 
 #include "core/error.hpp"
+#include "core/view_shape.hpp"
 #include "methods/method.hpp"
 #include "methods/sph/implicit_pair_terms.hpp"
 #include "methods/sph/implicit_step_terms.hpp"
@@ -62,15 +63,18 @@ void ImplicitCohesionViscosity<Dim>::prepare(const Neighborhood& nb, const Impli
   const long nnz = owned > 0 ? long(Kokkos::create_mirror_view_and_copy(
                                    Kokkos::HostSpace(), Kokkos::subview(nb.offset, Kokkos::make_pair(owned, owned + 1)))(0))
                              : 0;
-  if (s.work.extent(0) != size_t(total)) s.work = Kokkos::View<double**, Kokkos::LayoutRight>("sph_st::work", total, Dim);
-  if (s.rho_dot.extent(0) != size_t(total)) s.rho_dot = Kokkos::View<double**, Kokkos::LayoutRight>("sph_st::rho_dot", total, 1);
+  // Shapes are compared whole, not by rows alone: with no particles a default-constructed (0 x 0)
+  // view would otherwise be kept and then fail every copy to or from a 0 x Dim view (a restart from
+  // a checkpoint whose particles had all left failed so in its first solve).
+  if (!same_shape(s.work, total, Dim)) s.work = Kokkos::View<double**, Kokkos::LayoutRight>("sph_st::work", total, Dim);
+  if (!same_shape(s.rho_dot, total, 1)) s.rho_dot = Kokkos::View<double**, Kokkos::LayoutRight>("sph_st::rho_dot", total, 1);
   if (s.g_tilde.extent(0) != size_t(nnz)) {
     s.g_tilde = Kokkos::View<double*>("sph_st::g_tilde", nnz);
     s.c_st = Kokkos::View<double*>("sph_st::c_st", nnz);
     s.c_visc = Kokkos::View<double*>("sph_st::c_visc", nnz);
   }
-  if (s.diag.extent(0) != size_t(owned)) s.diag = Kokkos::View<double***, Kokkos::LayoutRight>("sph_st::diag", owned, Dim, Dim);
-  if (s.rhs.extent(0) != size_t(owned)) s.rhs = Owned("sph_st::rhs", owned, Dim);
+  if (!same_shape(s.diag, owned, Dim, Dim)) s.diag = Kokkos::View<double***, Kokkos::LayoutRight>("sph_st::diag", owned, Dim, Dim);
+  if (!same_shape(s.rhs, owned, Dim)) s.rhs = Owned("sph_st::rhs", owned, Dim);
 
   const Terms<Dim> t = make_terms<Dim>(nb, p, boundary);
   auto offset = nb.offset;

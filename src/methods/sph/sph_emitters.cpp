@@ -74,7 +74,7 @@ void SphJeske<Dim>::emit(double t) {
   const size_t add = hid.size(), n0 = set_.size();
   if (add == 0) return;
   set_.resize(n0 + add);
-  Kokkos::View<double**, Kokkos::HostSpace> xh("emit_x", add, Dim), vh("emit_v", add, Dim);
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> xh("emit_x", add, Dim), vh("emit_v", add, Dim);
   Kokkos::View<int64_t*, Kokkos::HostSpace> idh("emit_id", add);
   Kokkos::View<int*, Kokkos::HostSpace> mh("emit_mat", add);
   for (size_t i = 0; i < add; ++i) {
