@@ -1,5 +1,6 @@
 #include "methods/mpm/mpm_heat_deck.hpp"
 
+#include <cmath>
 #include <memory>
 
 #include "core/error.hpp"
@@ -19,6 +20,22 @@ void declare_heat_section(config::Schema& mpm) {
       .nonnegative();
   heat->real("boundary_flux", "W/m^2", "heat flux b into the material through its whole surface (surface samples)")
       .def(0.0);
+  heat->real("heating_start_time", "s", "boundary_flux acts from this time on (Chen et al. 2021, Sec. 6.10: 1 s)")
+      .def(0.0)
+      .nonnegative();
+  auto region = std::make_shared<config::Schema>();
+  region->choice("shape", {"everywhere", "box", "arc"},
+                 "where boundary_flux acts: the whole surface; samples inside the box lower..upper; a rotating arc "
+                 "(samples whose direction from center lies within width/2 of start_angle + angular_velocity t, in the "
+                 "x-y plane; Sec. 6.2)")
+      .def("everywhere");
+  region->vector("lower", "m", "box: lower corner").def_dim("[-1e30, -1e30]", "[-1e30, -1e30, -1e30]");
+  region->vector("upper", "m", "box: upper corner").def_dim("[1e30, 1e30]", "[1e30, 1e30, 1e30]");
+  region->vector("center", "m", "arc: centre of rotation").def_dim("[0, 0]", "[0, 0, 0]");
+  region->real("width", "deg", "arc: angular width").def(45.0).positive().max(360.0);
+  region->real("start_angle", "deg", "arc: direction of the arc's middle at t = 0, from +x towards +y").def(0.0);
+  region->real("angular_velocity", "rad/s", "arc: rotation rate (2 pi: one turn per second)").def(0.0);
+  heat->section("flux_region", region, "Where boundary_flux acts (default: the whole surface).");
   heat->choice("thermal_transfer", {"paper", "conservative"},
                "grid-to-particle temperature: paper (T_p = sum N_i(x_p) T_i) or conservative (each split parent takes "
                "the mass-weighted mean over its surface and balance particles, which conserves sum m c_p T exactly "
@@ -62,6 +79,24 @@ HeatOptions read_heat_options(const config::Section& root) {
   o.conservative = h.text("thermal_transfer") == "conservative";
   o.rtol = h.real("tolerance");
   o.hysteresis = h.real("melting_hysteresis");
+  o.flux.start = h.real("heating_start_time");
+  {
+    const auto r = h.section("flux_region");
+    const std::string shape = r.text("shape");
+    o.flux.shape = shape == "box" ? FluxRegion::Box
+                   : shape == "arc" ? FluxRegion::Arc
+                                         : FluxRegion::Everywhere;
+    const auto lo = r.vector("lower"), hi = r.vector("upper"), c = r.vector("center");
+    for (size_t d = 0; d < lo.size() && d < 3; ++d) {
+      o.flux.lower[d] = lo[d];
+      o.flux.upper[d] = hi[d];
+      o.flux.center[d] = c[d];
+    }
+    constexpr double kDegree = M_PI / 180.0;
+    o.flux.half_width = 0.5 * r.real("width") * kDegree;
+    o.flux.start_angle = r.real("start_angle") * kDegree;
+    o.flux.angular_velocity = r.real("angular_velocity");
+  }
   if (!o.enabled) return o;
   const auto st = m.section("surface_tension");
   if ((o.needs_surface() || o.conservative) && !st.flag("enabled"))

@@ -95,6 +95,7 @@ class MpmMethod : public Method {
   void setup_heat(const config::Section& root);
   void seed_temperature(const config::Section& root, const particles::SeededParticles& seeded);
   void heat_update(double dt);
+  void refresh_temperature_bound();
   void apply_phase_change();
   void heat_diagnostics(DiagnosticRow& row);
 
@@ -138,7 +139,7 @@ class MpmMethod : public Method {
     SurfaceSamples<Dim> samples;
     Kokkos::View<int*> group;
     long dropped = 0;
-    int scalar_field = -1;  // the Marangoni scalar (`surfactant`), when the model has a law
+    int scalar_field = -1;  // the Marangoni scalar (`surfactant`, or `temperature`), when the model has a law
     bool active = false;  // samples and groups match the current particle order (inside a step)
   } st_;
 
@@ -148,6 +149,7 @@ class MpmMethod : public Method {
     int T = -1, gradT = -1, phi = -1;  // phi: liquid fraction (phase change)
     Kokkos::View<int*> partner;        // material id -> the id it melts into / freezes into, or -1
     double hysteresis = 0;
+    std::vector<double> collider_T;    // per collider (ColliderSet order): prescribed T, or -1 (insulated)
     long flips = 0;                    // phase changes this run (summed over ranks in diagnostics)
     HeatStats last{};
     long iterations = 0;  // KSP iterations summed over the run's steps
