@@ -62,6 +62,10 @@ class HeatSolver {
   // collider with a temperature are Dirichlet unknowns, eliminated symmetrically (their columns move to the
   // right-hand side), so the matrix stays SPD.
   void set_boundary(double time, const physics::ColliderSet<Dim>& colliders, const std::vector<double>& temperature);
+  // The centre of a wick-tip flux region (the wick's tip at t^n).
+  void set_flux_center(const double* c) {
+    for (int d = 0; d < Dim; ++d) options_.flux.center[d] = c[d];
+  }
 
   // One backward-Euler step of the heat equation at the particles' current positions (x^n); writes
   // T and grad T of every particle. Collective. Throws RuntimeError if CG does not converge.

@@ -102,6 +102,10 @@ void MpmMethod<Dim>::heat_update(double dt) {
     s.size = st_.samples.size();
   }
   heat_.solver->set_boundary(time_, colliders_.at_time(time_), heat_.collider_T);
+  if (wick_.enabled) {
+    locate_wick_tip();
+    heat_.solver->set_flux_center(wick_.tip);
+  }
   heat_.last = heat_.solver->solve(dt, p, s);
   heat_.iterations += heat_.last.iterations;
   if (heat_.phi >= 0) apply_phase_change();
@@ -115,10 +119,10 @@ void MpmMethod<Dim>::apply_phase_change() {
   auto th = heat_.solver->thermal_materials();
   auto partner = heat_.partner;
   const double hys = heat_.hysteresis;
-  long flips = 0;
+  long melted = 0, frozen = 0;
   Kokkos::parallel_reduce(
       "mpm::phase_change", Kokkos::RangePolicy<>(0, set_.size()),
-      KOKKOS_LAMBDA(const int p, long& n) {
+      KOKKOS_LAMBDA(const int p, long& nm, long& nf) {
         const int m = mat(p), other = partner(m);
         if (other < 0) return;
         const physics::ThermalProperties& tp = th(m);
@@ -150,10 +154,15 @@ void MpmMethod<Dim>::apply_phase_change() {
         J(p, 0) = 1;  // a new liquid starts at rest volume, a new solid undeformed
         if (!solid)
           for (int i = 0; i < Dim * Dim; ++i) F(p, i) = (i % (Dim + 1) == 0) ? 1.0 : 0.0;
-        n += 1;
+        if (solid)
+          nm += 1;
+        else
+          nf += 1;
       },
-      flips);
-  heat_.flips += flips;
+      melted, frozen);
+  heat_.flips += melted + frozen;
+  heat_.melted += melted;
+  heat_.frozen += frozen;
 }
 
 template <int Dim>

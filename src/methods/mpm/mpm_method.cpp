@@ -96,6 +96,7 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   const bool marangoni = st_.enabled && st_.coefficient.marangoni;
   if (marangoni && !st_.coefficient.temperature) st_.scalar_field = set_.add_field("surfactant", 1);
   setup_heat(root);
+  setup_wick(root);
   if (marangoni && st_.coefficient.temperature) st_.scalar_field = heat_.T;
 
   {
@@ -490,6 +491,7 @@ void MpmMethod<Dim>::step(double dt) {
     auto t = timers_.scope("migrate");
     particles::migrate<Dim>(set_, *decomp_, f_.x);
   }
+  if (wick_.enabled) trim_wick();
   ++steps_;
   time_ += dt;
   if (sort_every_ > 0 && steps_ % sort_every_ == 0) {
