@@ -32,6 +32,8 @@ void declare_colliders(config::Schema& root) {
         .min(0.0)
         .max(180.0);
     s.real("solid_liquid_coefficient", "N/m", "MPM surface tension: k_SL itself, instead of contact_angle");
+    s.real("temperature", "K", "MPM heat: grid nodes inside the collider are held at this temperature (absent: insulated)")
+        .positive();
   };
   auto half = std::make_shared<config::Schema>("Everything on one side of a plane (a line in 2D).");
   half->vector("point", "m", "a point on the plane").req();

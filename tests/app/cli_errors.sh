@@ -130,6 +130,7 @@ serial_checks() {
   expect_error melting_range 1 "$BASE_DECK" "materials[0].melting_temperature" "out of range" check "$BASE_DECK" --set "materials[0].melting_temperature=-5"
   expect_error heat_transfer 1 "$BASE_DECK" mpm.heat.thermal_transfer "unknown value 'exact'" check "$BASE_DECK" --set mpm.heat.thermal_transfer=exact
   expect_error phase_partner_heat 1 "$BASE_DECK" "materials[0].phase_partner" "needs mpm.heat.enabled" run "$BASE_DECK" --set "materials[0].phase_partner=water" "${run_args[@]}"
+  expect_error marangoni_temperature_heat 1 "$BASE_DECK" mpm.surface_tension.marangoni.scalar "needs mpm.heat.enabled" run "$BASE_DECK" --set mpm.surface_tension.enabled=true --set mpm.surface_tension.marangoni.enabled=true --set mpm.surface_tension.marangoni.scalar=temperature "${run_args[@]}"
   expect_error heat_robin_samples 1 "$BASE_DECK" mpm.heat.transfer_coefficient "surface samples" run "$BASE_DECK" --set mpm.heat.enabled=true --set mpm.heat.transfer_coefficient=1 "${run_args[@]}"
   expect_error unknown_option 1 "" "" "unknown option --frobnicate" run "$BASE_DECK" --frobnicate
   expect_error unknown_command 1 "" "" "unknown command 'frobnicate'" frobnicate "$BASE_DECK"

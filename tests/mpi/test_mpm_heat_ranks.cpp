@@ -36,8 +36,9 @@ struct IdT {
 };
 }  // namespace
 
-TEST(MpmHeatDistributed, RobinDiscsMatchOneRank) {
-  auto d = test::deck_from_string(kDeck);
+namespace {
+void expect_rank_equivalent(const std::vector<std::string>& sets, const char* label) {
+  auto d = test::deck_from_string(kDeck, sets);
   auto run = [&](MPI_Comm comm) {
     mpm::MpmMethod<2> m(MethodContext{comm, d.deck.root(), 2});
     for (int s = 0; s < 10; ++s) m.step(0.05);
@@ -64,8 +65,19 @@ TEST(MpmHeatDistributed, RobinDiscsMatchOneRank) {
     spread_hi = std::max(spread_hi, ref[i].T);
   }
   // The field has tens of kelvin of structure, so agreement to 1e-7 K is the solver, not luck.
-  std::printf("heat rank equivalence: largest |T - T(1 rank)| = %.3e K over %zu particles (T in [%.2f, %.2f] K)\n",
-              worst, ref.size(), spread_lo, spread_hi);
+  std::printf("heat rank equivalence (%s): largest |T - T(1 rank)| = %.3e K over %zu particles (T in [%.2f, %.2f] K)\n",
+              label, worst, ref.size(), spread_lo, spread_hi);
   EXPECT_GT(spread_hi - spread_lo, 10.0);
   EXPECT_LT(worst, 1e-7) << "largest per-particle difference from the one-rank run";
+}
+}  // namespace
+
+TEST(MpmHeatDistributed, RobinDiscsMatchOneRank) { expect_rank_equivalent({}, "Robin, flux, source"); }
+
+// A collider held at 350 K cuts both discs (its fixed nodes and the moved matrix columns cross rank
+// boundaries), and the flux acts on a rotating arc only.
+TEST(MpmHeatDistributed, ColliderTemperatureAndFluxArcMatchOneRank) {
+  expect_rank_equivalent({"colliders=[{type: half-space, point: [0, 0.14], normal: [0, 1], temperature: 350}]",
+                          "mpm.heat.flux_region={shape: arc, center: [0.5, 0.25], width: 90, angular_velocity: 3}"},
+                         "hot collider, flux arc");
 }

@@ -102,6 +102,11 @@ void declare_mpm_sections(config::Schema& root) {
   ma->flag("enabled", "k_LG depends on the parent particle's scalar c (sources[i].surfactant): "
                       "k = clamp(k0 + slope (c - reference), min_coefficient, max_coefficient)")
       .def("false");
+  ma->choice("scalar", {"surfactant", "temperature"},
+             "the scalar c: the advected `surfactant` of the sources, or the particle temperature of mpm.heat "
+             "(k^sigma(T), Chen et al. 2021, Sec. 3.5; the cavity of Sec. 6.5 uses clamp(1 - T, 0, 1), the droplet of "
+             "Sec. 6.10 min(0.09 (T - 50) + 0.5, 2))")
+      .def("surfactant");
   ma->real("slope", "N/m", "dk/dc: change of k per unit of the scalar").def(0.0);
   ma->real("reference", "1", "scalar value at which k equals the material's k0").def(0.0);
   ma->real("min_coefficient", "N/m", "lower clamp of k").def(0.0);

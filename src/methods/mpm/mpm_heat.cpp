@@ -73,10 +73,105 @@ template <int Dim>
 HeatSolver<Dim>::~HeatSolver() {
   if (ksp_) KSPDestroy(&ksp_);
   if (A_) MatDestroy(&A_);
-  for (Vec* v : {&rhs3_, &local3_, &T_, &b_, &localT_})
+  for (Vec* v : {&rhs3_, &local3_, &T_, &b_, &localT_, &lift_local_, &lift_global_})
     if (*v) VecDestroy(v);
   if (dm1_) DMDestroy(&dm1_);
   if (dm3_) DMDestroy(&dm3_);
+}
+
+template <int Dim>
+void HeatSolver<Dim>::set_boundary(double time, const physics::ColliderSet<Dim>& colliders,
+                                   const std::vector<double>& temperature) {
+  time_ = time;
+  colliders_ = colliders;
+  any_fixed_ = false;
+  for (int c = 0; c < colliders.count; ++c) {
+    collider_T_[c] = c < static_cast<int>(temperature.size()) ? temperature[c] : -1.0;
+    any_fixed_ = any_fixed_ || collider_T_[c] >= 0;
+  }
+  if (any_fixed_ && !lift_local_) {
+    petsc_check(DMCreateLocalVector(dm1_, &lift_local_), "DMCreateLocalVector(heat lift)");
+    petsc_check(DMCreateGlobalVector(dm1_, &lift_global_), "DMCreateGlobalVector(heat lift)");
+    fixed_ = Kokkos::View<double*>("heat_fixed_T", gbox_.size());
+    lift_ = Kokkos::View<double*>("heat_lift", gbox_.size());
+  }
+}
+
+// Ghosted nodes inside a collider with a temperature, or within half a cell of its surface (the same
+// geometric test on every rank, so the copies of a node agree without communication); the last such
+// collider in the list wins. The half cell: material resting on a plane between two node rows reaches
+// the row below the plane only with the B-spline tail (weight 1/32 for a particle a quarter cell above a
+// plane at a node row's height + 0.9 dx), which leaves it almost insulated; with the half cell the fixed
+// row lies at most half a cell from the surface either way.
+template <int Dim>
+void HeatSolver<Dim>::mark_fixed_nodes() {
+  const auto gbox = gbox_;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_.lower()[d];
+  const double dx = decomp_.dx();
+  const auto cs = colliders_;
+  struct Temps {  // the array travels into the kernel by value
+    double v[physics::ColliderSet<Dim>::kMax];
+  } temps;
+  for (int c = 0; c < cs.count; ++c) temps.v[c] = collider_T_[c];
+  auto fixed = fixed_;
+  Kokkos::parallel_for(
+      "heat::mark_fixed", Kokkos::RangePolicy<>(0, gbox.size()), KOKKOS_LAMBDA(const long i) {
+        int ijk[Dim];
+        gbox.node(i, ijk);
+        double xi[Dim];
+        for (int d = 0; d < Dim; ++d) xi[d] = lower[d] + ijk[d] * dx;
+        double T = -1;
+        for (int c = 0; c < cs.count; ++c)
+          if (temps.v[c] >= 0 && cs.items[c].distance(xi) <= 0.5 * dx) T = temps.v[c];
+        fixed(i) = T;
+      });
+}
+
+// Symmetric elimination of the fixed nodes from the COO values: a fixed row keeps nothing (its owner puts
+// 1 on the diagonal), a free row moves A_ij T_j of each fixed neighbour j into lift_i (subtracted from its
+// right-hand side after the rank sum).
+template <int Dim>
+void HeatSolver<Dim>::eliminate_fixed_nodes() {
+  constexpr int W = Dim == 2 ? 25 : 125;
+  const auto gbox = gbox_;
+  auto vals = values_;
+  auto fixed = fixed_;
+  auto lift = lift_;
+  Kokkos::parallel_for(
+      "heat::eliminate_fixed", Kokkos::RangePolicy<>(0, gbox.size()), KOKKOS_LAMBDA(const long a) {
+        int ijk[Dim];
+        gbox.node(a, ijk);
+        double l = 0;
+        for (int slot = 0; slot < W; ++slot) {
+          int nb[Dim], rest = slot;
+          bool inside = true;
+          for (int d = 0; d < Dim; ++d) {
+            nb[d] = ijk[d] + rest % 5 - 2;
+            rest /= 5;
+            inside = inside && nb[d] >= gbox.lo[d] && nb[d] < gbox.lo[d] + gbox.n[d];
+          }
+          double& v = vals(a * W + slot);
+          if (fixed(a) >= 0) {
+            v = 0;
+          } else if (inside) {
+            const double Tb = fixed(gbox.index(nb));
+            if (Tb >= 0) {
+              l += v * Tb;
+              v = 0;
+            }
+          }
+        }
+        lift(a) = l;
+      });
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lift_);
+  PetscScalar* a = nullptr;
+  petsc_check(VecGetArray(lift_local_, &a), "VecGetArray(heat lift)");
+  std::memcpy(a, host.data(), sizeof(double) * host.size());
+  petsc_check(VecRestoreArray(lift_local_, &a), "VecRestoreArray(heat lift)");
+  petsc_check(VecSet(lift_global_, 0.0), "VecSet(heat lift)");
+  petsc_check(DMLocalToGlobalBegin(dm1_, lift_local_, ADD_VALUES, lift_global_), "DMLocalToGlobalBegin(heat lift)");
+  petsc_check(DMLocalToGlobalEnd(dm1_, lift_local_, ADD_VALUES, lift_global_), "DMLocalToGlobalEnd(heat lift)");
 }
 
 template <int Dim>
@@ -120,7 +215,9 @@ void HeatSolver<Dim>::scatter(double dt, const Particles& p, const Samples& s) {
   if (s.active && s.size > 0) {
     auto pos = s.position, area = s.area;
     auto par = s.parent;
-    const double hT = options_.transfer_coefficient * options_.ambient_temperature + options_.boundary_flux;
+    const double hTbar = options_.transfer_coefficient * options_.ambient_temperature, b = options_.boundary_flux;
+    const FluxRegion region = options_.flux;
+    const double time = time_;
     Kokkos::parallel_for(
         "heat::p2g_surface", Kokkos::RangePolicy<>(0, s.size), KOKKOS_LAMBDA(const int r) {
           const int q = par(r);
@@ -137,7 +234,12 @@ void HeatSolver<Dim>::scatter(double dt, const Particles& p, const Samples& s) {
               pt[d] = which == 0 ? pos(r, d) : 2 * x(q, d) - pos(r, d);
               Tpt += gT(q, d) * (pt[d] - x(q, d));
             }
-            const double robin = which == 0 ? hT * dA : 0.0;
+            double robin = 0;
+            if (which == 0) {
+              double sp[Dim];
+              for (int d = 0; d < Dim; ++d) sp[d] = pos(r, d);
+              robin = (hTbar + (region.template contains<Dim>(sp, time) ? b : 0.0)) * dA;
+            }
             grid::Stencil<Dim> st;
             st.compute(pt, lower, inv_dx);
             grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, pt, [&](long idx, double w, const double*, const double* rr) {
@@ -249,6 +351,7 @@ template <int Dim>
 void HeatSolver<Dim>::assemble(double dt, const Particles& p, const Samples& s) {
   constexpr int W = Dim == 2 ? 25 : 125;
   if (!A_) create_matrix();
+  if (any_fixed_) mark_fixed_nodes();
   const double h = options_.transfer_coefficient;
   Kokkos::deep_copy(values_, 0.0);
   auto vals = values_;
@@ -289,7 +392,11 @@ void HeatSolver<Dim>::assemble(double dt, const Particles& p, const Samples& s) 
           add_point<Dim>(vals, gbox, lower, dx, inv_dx, pt, kv, hdA);
         });
   }
-  // Capacity C_i / dt on the diagonal; a node without capacity has no other entry and gets 1.
+  if (any_fixed_) eliminate_fixed_nodes();
+  // Capacity C_i / dt on the diagonal; a node without capacity has no other entry and gets 1, as does a
+  // fixed node.
+  const bool any_fixed = any_fixed_;
+  auto fixed = fixed_;
   auto own = owned_;
   const double inv_dt = 1.0 / dt;
   constexpr int centre = Dim == 2 ? 12 : 62;
@@ -297,7 +404,11 @@ void HeatSolver<Dim>::assemble(double dt, const Particles& p, const Samples& s) 
       "heat::assemble_capacity", Kokkos::RangePolicy<>(0, obox.size()), KOKKOS_LAMBDA(const long i) {
         int ijk[Dim];
         obox.node(i, ijk);
-        vals(gbox.index(ijk) * W + centre) += own(i, 0) > 0 ? own(i, 0) * inv_dt : 1.0;
+        const long g = gbox.index(ijk);
+        if (any_fixed && fixed(g) >= 0)
+          vals(g * W + centre) = 1.0;
+        else
+          vals(g * W + centre) += own(i, 0) > 0 ? own(i, 0) * inv_dt : 1.0;
       });
   auto vh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values_);
   petsc_check(MatSetValuesCOO(A_, vh.data(), INSERT_VALUES), "MatSetValuesCOO(heat)");
@@ -367,14 +478,30 @@ HeatStats HeatSolver<Dim>::solve(double dt, const Particles& p, const Samples& s
   Kokkos::View<double**, Kokkos::LayoutRight> bx("heat_rhs_guess", no, 2);
   auto own = owned_;
   const double inv_dt = 1.0 / dt, ambient = options_.ambient_temperature;
+  const bool any_fixed = any_fixed_;
+  auto fixed = fixed_;
+  const auto obox = obox_, gbox = gbox_;
   Kokkos::parallel_for(
       "heat::rhs", Kokkos::RangePolicy<>(0, no), KOKKOS_LAMBDA(const long i) {
         const double c = own(i, 0);
         // A node without capacity is decoupled (identity row): hold it at the ambient temperature.
         bx(i, 0) = c > 0 ? own(i, 1) * inv_dt + own(i, 2) : ambient;
         bx(i, 1) = c > 0 ? own(i, 1) / c : ambient;
+        if (any_fixed) {
+          int ijk[Dim];
+          obox.node(i, ijk);
+          const double Tf = fixed(gbox.index(ijk));
+          if (Tf >= 0) bx(i, 0) = bx(i, 1) = Tf;
+        }
       });
   auto bh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bx);
+  if (any_fixed_) {
+    // The fixed neighbours' columns, moved to the right-hand side (a fixed row's own lift is 0).
+    const PetscScalar* l = nullptr;
+    petsc_check(VecGetArrayRead(lift_global_, &l), "VecGetArrayRead(heat lift)");
+    for (long i = 0; i < no; ++i) bh(i, 0) -= l[i];
+    petsc_check(VecRestoreArrayRead(lift_global_, &l), "VecRestoreArrayRead(heat lift)");
+  }
   {
     PetscScalar *b = nullptr, *t = nullptr;
     petsc_check(VecGetArray(b_, &b), "VecGetArray(heat b)");

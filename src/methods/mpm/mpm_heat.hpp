@@ -23,6 +23,7 @@
 #include "grid/grid_field.hpp"
 #include "methods/mpm/mpm_heat_deck.hpp"
 #include "particles/particle_set.hpp"
+#include "physics/collider.hpp"
 #include "physics/thermal/thermal_properties.hpp"
 
 namespace meniscus::mpm {
@@ -56,6 +57,16 @@ class HeatSolver {
     size_t size = 0;
   };
 
+  // Thermal boundary state of the coming solve: the time t^n (flux region, heating start) and the colliders
+  // where they are at t^n with their temperatures (temperature[c] < 0: insulated). Grid nodes inside a
+  // collider with a temperature are Dirichlet unknowns, eliminated symmetrically (their columns move to the
+  // right-hand side), so the matrix stays SPD.
+  void set_boundary(double time, const physics::ColliderSet<Dim>& colliders, const std::vector<double>& temperature);
+  // The centre of a wick-tip flux region (the wick's tip at t^n).
+  void set_flux_center(const double* c) {
+    for (int d = 0; d < Dim; ++d) options_.flux.center[d] = c[d];
+  }
+
   // One backward-Euler step of the heat equation at the particles' current positions (x^n); writes
   // T and grad T of every particle. Collective. Throws RuntimeError if CG does not converge.
   HeatStats solve(double dt, const Particles& p, const Samples& s);
@@ -66,6 +77,8 @@ class HeatSolver {
   void scatter(double dt, const Particles& p, const Samples& s);
   void assemble(double dt, const Particles& p, const Samples& s);
   void gather(const Particles& p, const Samples& s);
+  void mark_fixed_nodes();
+  void eliminate_fixed_nodes();
 
  private:
   void create_matrix();
@@ -81,6 +94,14 @@ class HeatSolver {
   KSP ksp_ = nullptr;
   Kokkos::View<PetscInt*> global_index_;  // ghosted node -> PETSc global row
   Kokkos::View<double**, Kokkos::LayoutRight> owned_;          // owned nodes: capacity, C T^n, forcing (after the rank sum)
+  // Collider temperatures.
+  double time_ = 0;
+  physics::ColliderSet<Dim> colliders_{};
+  double collider_T_[physics::ColliderSet<Dim>::kMax] = {};
+  bool any_fixed_ = false;
+  Kokkos::View<double*> fixed_;  // ghosted node -> prescribed T, or -1
+  Kokkos::View<double*> lift_;   // ghosted node -> sum_j A_ij T_j over its fixed neighbours j (this rank's part)
+  Vec lift_local_ = nullptr, lift_global_ = nullptr;
 };
 
 }  // namespace meniscus::mpm

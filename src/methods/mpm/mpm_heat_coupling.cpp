@@ -9,6 +9,8 @@
 // the latent heat is absorbed or released (the temperature-recovery enthalpy method).
 #include <mpi.h>
 
+#include "core/error.hpp"
+
 #include "methods/mpm/mpm_method.hpp"
 
 namespace meniscus::mpm {
@@ -16,6 +18,14 @@ namespace meniscus::mpm {
 template <int Dim>
 void MpmMethod<Dim>::setup_heat(const config::Section& root) {
   const HeatOptions options = read_heat_options(root);
+  // Collider temperatures in ColliderSet order: the box faces (insulated) first, then the `colliders` list.
+  const bool walls = root.section("domain").text("walls") != "none";
+  heat_.collider_T.assign(walls ? 2 * Dim : 0, -1.0);
+  for (const auto& c : root.list("colliders")) {
+    if (c.has("temperature") && !options.enabled)
+      throw InputError(c.file(), c.key_path("temperature"), "a collider temperature needs mpm.heat.enabled");
+    heat_.collider_T.push_back(c.has("temperature") ? c.real("temperature") : -1.0);
+  }
   if (!options.enabled) {
     read_phase_partners(root, false);  // a phase_partner without mpm.heat is an input error
     return;
@@ -91,6 +101,11 @@ void MpmMethod<Dim>::heat_update(double dt) {
     s.group = st_.group;
     s.size = st_.samples.size();
   }
+  heat_.solver->set_boundary(time_, colliders_.at_time(time_), heat_.collider_T);
+  if (wick_.enabled) {
+    locate_wick_tip();
+    heat_.solver->set_flux_center(wick_.tip);
+  }
   heat_.last = heat_.solver->solve(dt, p, s);
   heat_.iterations += heat_.last.iterations;
   if (heat_.phi >= 0) apply_phase_change();
@@ -104,10 +119,10 @@ void MpmMethod<Dim>::apply_phase_change() {
   auto th = heat_.solver->thermal_materials();
   auto partner = heat_.partner;
   const double hys = heat_.hysteresis;
-  long flips = 0;
+  long melted = 0, frozen = 0;
   Kokkos::parallel_reduce(
       "mpm::phase_change", Kokkos::RangePolicy<>(0, set_.size()),
-      KOKKOS_LAMBDA(const int p, long& n) {
+      KOKKOS_LAMBDA(const int p, long& nm, long& nf) {
         const int m = mat(p), other = partner(m);
         if (other < 0) return;
         const physics::ThermalProperties& tp = th(m);
@@ -139,10 +154,15 @@ void MpmMethod<Dim>::apply_phase_change() {
         J(p, 0) = 1;  // a new liquid starts at rest volume, a new solid undeformed
         if (!solid)
           for (int i = 0; i < Dim * Dim; ++i) F(p, i) = (i % (Dim + 1) == 0) ? 1.0 : 0.0;
-        n += 1;
+        if (solid)
+          nm += 1;
+        else
+          nf += 1;
       },
-      flips);
-  heat_.flips += flips;
+      melted, frozen);
+  heat_.flips += melted + frozen;
+  heat_.melted += melted;
+  heat_.frozen += frozen;
 }
 
 template <int Dim>

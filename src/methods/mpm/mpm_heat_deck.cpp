@@ -1,5 +1,6 @@
 #include "methods/mpm/mpm_heat_deck.hpp"
 
+#include <cmath>
 #include <memory>
 
 #include "core/error.hpp"
@@ -19,6 +20,23 @@ void declare_heat_section(config::Schema& mpm) {
       .nonnegative();
   heat->real("boundary_flux", "W/m^2", "heat flux b into the material through its whole surface (surface samples)")
       .def(0.0);
+  heat->real("heating_start_time", "s", "boundary_flux acts from this time on (Chen et al. 2021, Sec. 6.10: 1 s)")
+      .def(0.0)
+      .nonnegative();
+  auto region = std::make_shared<config::Schema>();
+  region->choice("shape", {"everywhere", "box", "arc", "wick-tip"},
+                 "where boundary_flux acts: the whole surface; samples inside the box lower..upper; a rotating arc "
+                 "(samples whose direction from center lies within width/2 of start_angle + angular_velocity t, in the "
+                 "x-y plane; Sec. 6.2); or within radius of the tip of mpm.wick, moving with it (the flame, Sec. 6.9)")
+      .def("everywhere");
+  region->vector("lower", "m", "box: lower corner").def_dim("[-1e30, -1e30]", "[-1e30, -1e30, -1e30]");
+  region->vector("upper", "m", "box: upper corner").def_dim("[1e30, 1e30]", "[1e30, 1e30, 1e30]");
+  region->vector("center", "m", "arc: centre of rotation").def_dim("[0, 0]", "[0, 0, 0]");
+  region->real("width", "deg", "arc: angular width").def(45.0).positive().max(360.0);
+  region->real("start_angle", "deg", "arc: direction of the arc's middle at t = 0, from +x towards +y").def(0.0);
+  region->real("angular_velocity", "rad/s", "arc: rotation rate (2 pi: one turn per second)").def(0.0);
+  region->real("radius", "m", "wick-tip: radius of the heated ball around the wick's tip").def(0.05).positive();
+  heat->section("flux_region", region, "Where boundary_flux acts (default: the whole surface).");
   heat->choice("thermal_transfer", {"paper", "conservative"},
                "grid-to-particle temperature: paper (T_p = sum N_i(x_p) T_i) or conservative (each split parent takes "
                "the mass-weighted mean over its surface and balance particles, which conserves sum m c_p T exactly "
@@ -33,6 +51,17 @@ void declare_heat_section(config::Schema& mpm) {
       .positive()
       .max(1e-2);
   mpm.section("heat", heat, "Temperature: implicit heat solve on the grid (Chen et al. 2021, Sec. 3.5, 4.3.2).");
+
+  auto wick = std::make_shared<config::Schema>();
+  wick->flag("enabled", "the particles of `material` form a candle wick (Chen et al. 2021, Sec. 6.9): after each step "
+                        "the wick particles more than trim_height above the highest other particle within trim_radius "
+                        "(horizontally) of the wick are deleted, and flux_region shape wick-tip follows the wick's "
+                        "highest point (+y is up)")
+      .def("false");
+  wick->text("material", "the wick's material: give it a stiff fixed-corotated solid without melting_temperature");
+  wick->real("trim_height", "m", "how far the wick may stand above the wax next to it").def(0.05).positive();
+  wick->real("trim_radius", "m", "horizontal radius around the wick in which the wax top is taken").def(0.05).positive();
+  mpm.section("wick", wick, "Candle wick operator (Chen et al. 2021, Sec. 6.9).");
 }
 
 void declare_thermal_material_keys(config::Schema& m) {
@@ -62,6 +91,28 @@ HeatOptions read_heat_options(const config::Section& root) {
   o.conservative = h.text("thermal_transfer") == "conservative";
   o.rtol = h.real("tolerance");
   o.hysteresis = h.real("melting_hysteresis");
+  o.flux.start = h.real("heating_start_time");
+  {
+    const auto r = h.section("flux_region");
+    const std::string shape = r.text("shape");
+    o.flux.shape = shape == "box" ? FluxRegion::Box
+                   : shape == "arc" ? FluxRegion::Arc
+                   : shape == "wick-tip" ? FluxRegion::Sphere
+                                         : FluxRegion::Everywhere;
+    const auto lo = r.vector("lower"), hi = r.vector("upper"), c = r.vector("center");
+    for (size_t d = 0; d < lo.size() && d < 3; ++d) {
+      o.flux.lower[d] = lo[d];
+      o.flux.upper[d] = hi[d];
+      o.flux.center[d] = c[d];
+    }
+    constexpr double kDegree = M_PI / 180.0;
+    o.flux.half_width = 0.5 * r.real("width") * kDegree;
+    o.flux.start_angle = r.real("start_angle") * kDegree;
+    o.flux.angular_velocity = r.real("angular_velocity");
+    o.flux.radius = r.real("radius");
+    if (o.flux.shape == FluxRegion::Sphere && !m.section("wick").flag("enabled"))
+      throw InputError(r.file(), r.key_path("shape"), "wick-tip needs mpm.wick.enabled");
+  }
   if (!o.enabled) return o;
   const auto st = m.section("surface_tension");
   if ((o.needs_surface() || o.conservative) && !st.flag("enabled"))

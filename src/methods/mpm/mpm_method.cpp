@@ -96,8 +96,11 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   f_.mass = set_.add_field("mass", 1);
   f_.volume = set_.add_field("initial_volume", 1);
   // The Marangoni scalar is a persistent particle field (advected with the particles, written to output).
-  if (st_.enabled && st_.coefficient.marangoni) st_.scalar_field = set_.add_field("surfactant", 1);
+  const bool marangoni = st_.enabled && st_.coefficient.marangoni;
+  if (marangoni && !st_.coefficient.temperature) st_.scalar_field = set_.add_field("surfactant", 1);
   setup_heat(root);
+  setup_wick(root);
+  if (marangoni && st_.coefficient.temperature) st_.scalar_field = heat_.T;
 
   {
     // Seeding scratch is released before the first sort, which lowers the peak memory.
@@ -105,7 +108,7 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
     fill_seeded_particles(seeded);
     initialize_hydrostatic(seeded);
     seed_temperature(root, seeded);
-    if (st_.scalar_field >= 0) {
+    if (st_.scalar_field >= 0 && !st_.coefficient.temperature) {
       double c_min = 0, c_max = 0;
       seed_surface_scalar<Dim>(root, seeded, set_.field(st_.scalar_field), comm_, c_min, c_max);
       finish_bounds(st_.coefficient, static_cast<int>(table_.materials.size()), colliders_.count, c_min, c_max);
@@ -113,6 +116,26 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   }
   remove_particles_inside_colliders();
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+  refresh_temperature_bound();
+}
+
+// k^sigma(T): the capillary time-step bound follows the temperature range, which the heat solve changes.
+template <int Dim>
+void MpmMethod<Dim>::refresh_temperature_bound() {
+  if (!(st_.enabled && st_.coefficient.marangoni && st_.coefficient.temperature)) return;
+  auto T = set_.field(heat_.T);
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  Kokkos::parallel_reduce(
+      "mpm::temperature_range", Kokkos::RangePolicy<>(0, set_.size()),
+      KOKKOS_LAMBDA(const int p, double& mn, double& mx) {
+        mn = T(p, 0) < mn ? T(p, 0) : mn;
+        mx = T(p, 0) > mx ? T(p, 0) : mx;
+      },
+      Kokkos::Min<double>(lo), Kokkos::Max<double>(hi));
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_DOUBLE, MPI_MIN, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  if (lo > hi) lo = hi = st_.coefficient.reference;  // no particles anywhere
+  finish_bounds(st_.coefficient, static_cast<int>(table_.materials.size()), colliders_.count, lo, hi);
 }
 
 // A member function rather than code in the constructor: CUDA does not allow device lambdas in
@@ -466,12 +489,14 @@ void MpmMethod<Dim>::step(double dt) {
   }
   if (heat_.solver) heat_update(dt);  // at x^n, before G2P advects the particles
   g2p(dt);
+  if (heat_.solver) refresh_temperature_bound();  // k^sigma(T) of the next step
   last_dt_ = dt;
   st_.active = false;
   {
     auto t = timers_.scope("migrate");
     particles::migrate<Dim>(set_, *decomp_, f_.x);
   }
+  if (wick_.enabled) trim_wick();
   ++steps_;
   time_ += dt;
   if (sort_every_ > 0 && steps_ % sort_every_ == 0) {

@@ -73,6 +73,10 @@ class MpmMethod : public Method {
   int temperature_gradient_field() const { return heat_.gradT; }
   int liquid_fraction_field() const { return heat_.phi; }  // -1 unless a material melts
   const HeatStats& last_heat_solve() const { return heat_.last; }
+  long wick_particles_trimmed() const { return wick_.trimmed; }
+  const double* wick_tip() const { return wick_.tip; }
+  long melted_count() const { return heat_.melted; }  // this rank's solid -> liquid changes
+  long frozen_count() const { return heat_.frozen; }  // this rank's liquid -> solid changes
   // Test hook (implicit integrator only): resamples, runs P2G and sets up the backward-Euler solve at
   // dt without solving, so that tests can evaluate the incremental potential and its derivatives.
   ImplicitGridSolver<Dim>& prepare_implicit_solve(double dt, bool project_hessian,
@@ -95,6 +99,10 @@ class MpmMethod : public Method {
   void setup_heat(const config::Section& root);
   void seed_temperature(const config::Section& root, const particles::SeededParticles& seeded);
   void heat_update(double dt);
+  void refresh_temperature_bound();
+  void setup_wick(const config::Section& root);
+  void locate_wick_tip();
+  void trim_wick();
   void apply_phase_change();
   void heat_diagnostics(DiagnosticRow& row);
 
@@ -138,7 +146,7 @@ class MpmMethod : public Method {
     SurfaceSamples<Dim> samples;
     Kokkos::View<int*> group;
     long dropped = 0;
-    int scalar_field = -1;  // the Marangoni scalar (`surfactant`), when the model has a law
+    int scalar_field = -1;  // the Marangoni scalar (`surfactant`, or `temperature`), when the model has a law
     bool active = false;  // samples and groups match the current particle order (inside a step)
   } st_;
 
@@ -148,10 +156,21 @@ class MpmMethod : public Method {
     int T = -1, gradT = -1, phi = -1;  // phi: liquid fraction (phase change)
     Kokkos::View<int*> partner;        // material id -> the id it melts into / freezes into, or -1
     double hysteresis = 0;
+    std::vector<double> collider_T;    // per collider (ColliderSet order): prescribed T, or -1 (insulated)
     long flips = 0;                    // phase changes this run (summed over ranks in diagnostics)
+    long melted = 0, frozen = 0;       // of which solid -> liquid, liquid -> solid (this rank)
     HeatStats last{};
     long iterations = 0;  // KSP iterations summed over the run's steps
   } heat_;
+
+  // Candle wick (mpm.wick, mpm_wick.cpp).
+  struct Wick {
+    bool enabled = false;
+    int material = -1;
+    double trim_height = 0, trim_radius = 0;
+    double tip[3] = {};  // highest wick point (axis position, max y), set before each heat solve
+    long trimmed = 0;    // wick particles deleted so far (all ranks)
+  } wick_;
 };
 
 }  // namespace meniscus::mpm

@@ -46,6 +46,9 @@ SurfaceCoefficientModel read_surface_coefficients(const config::Section& root, d
   const auto ma = st.section("marangoni");
   m.marangoni = ma.flag("enabled");
   if (m.marangoni) {
+    m.temperature = ma.text("scalar") == "temperature";
+    if (m.temperature && !root.section("mpm").section("heat").flag("enabled"))
+      throw InputError(ma.file(), ma.key_path("scalar"), "a temperature-dependent k needs mpm.heat.enabled");
     m.slope = ma.real("slope");
     m.reference = ma.real("reference");
     m.k_min = ma.real("min_coefficient");

@@ -3,7 +3,8 @@
 // from sampling and from the force kernels because the coefficient is where the physics varies:
 //   - liquid-gas k_LG: mpm.surface_tension.coefficient, or the parent's materials[i].surface_tension;
 //   - Marangoni: k_LG(c) = clamp(k_LG + slope (c - reference), min, max) of a per-particle scalar c
-//     (the `surfactant` field; a temperature field plugs in the same way), read from the parent;
+//     (the `surfactant` field, or the temperature: k^sigma(T) of Sec. 3.5), read from the parent; a
+//     constant k is slope 0, the paper's scenes use linear and clamped-linear laws;
 //   - solid-liquid k_SL for samples within delta_SL of a collider (phi_collider(s) <= delta_SL, default
 //     0.5 dx; our choice: the paper gives no rule): k_SL = -k_LG cos(theta) from the collider's contact_angle (so that
 //     Young's law with k_SG = 0 gives theta), or the collider's solid_liquid_coefficient. A collider
@@ -35,6 +36,7 @@ struct SurfaceCoefficientModel {
   double solid_liquid_distance = 0;  // delta_SL in m
   // Marangoni law of the parent's scalar.
   bool marangoni = false;
+  bool temperature = false;  // the scalar is the particle temperature (mpm.heat), not `surfactant`
   double slope = 0, reference = 0, k_min = 0, k_max = 1e300;
   // Bound on |k| over all samples (capillary time step); set by finish_bounds().
   double bound = 0;
@@ -62,7 +64,8 @@ SurfaceCoefficientModel read_surface_coefficients(const config::Section& root, d
                                                   const physics::ColliderSet<Dim>& colliders);
 
 // Sets model.bound = max |k| any sample can get, given the range [c_min, c_max] of the scalar over
-// all particles (the scalar is only advected, so its range is fixed after seeding).
+// all particles (the surfactant is only advected, so its range is fixed after seeding; a temperature
+// changes, and the bound is refreshed before each step).
 void finish_bounds(SurfaceCoefficientModel& model, int materials, int colliders, double c_min, double c_max);
 
 // What the coefficient depends on besides the sample: colliders, and the parent's material and
