@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # The README's first command: install what is missing, build, and run the default scene with a
-# progress line: the 2D dam break of Martin & Moyce (explicit APIC MPM, the foundation issue's
-# default), 20-60 s on 2 ranks. Output goes to runs/dam-break-2d/ (particle files with
-# particles.xdmf for ParaView, diagnostics.csv, run.json).
-# MENISCUS_DECK picks another scene (e.g. inputs/mpm-contact-angle-2d.yaml, a drop settling to its
-# contact angle under surface tension), MENISCUS_RANKS the rank count; extra arguments go to
-# `meniscus run`.
+# progress line: a 2D drop settling to its 60 degree contact angle under momentum-conserving MPM
+# surface tension (Chen et al. 2021, Sec. 6.7), 15-30 s on 2 ranks. Output goes to
+# runs/mpm-contact-angle-2d/ (particle files with particles.xdmf for ParaView,
+# diagnostics.csv, run.json).
+# MENISCUS_DECK picks another scene (e.g. inputs/dam-break-2d.yaml, Martin & Moyce's dam break, or
+# inputs/mpm-candle-2d-ci.yaml, a small melting candle), MENISCUS_RANKS the rank count; extra
+# arguments go to `meniscus run`.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$root/scripts/build.sh"
 source "$root/scripts/mpi-env.sh"
 ranks=${MENISCUS_RANKS:-2}
-deck=${MENISCUS_DECK:-inputs/dam-break-2d.yaml}
+deck=${MENISCUS_DECK:-inputs/mpm-contact-angle-2d.yaml}
 cd "$root"
 # The scene's own folder under runs/ is the quickstart's: running the command again replaces the
 # previous quickstart results (--overwrite), unless the caller continues a run or names another folder.
