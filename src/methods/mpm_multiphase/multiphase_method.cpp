@@ -58,6 +58,24 @@ double lattice_calibration(double spacing, double support) {
   return 1.0 / (std::pow(spacing, Dim) * sum);
 }
 
+// Sums the scattered nodal values over the ranks, divides each species slot G + k by the volume of its
+// group (slot g = that species' group), and refreshes the ghost nodes. Used for the volume-weighted
+// nodal fractions and for their weak-form rates (miscible diffusion, Yan et al. 2018, Sec. 4.2, Eq. 27).
+template <int Dim, class MaterialView>
+void sum_and_divide_by_group_volume(grid::GridField<Dim>& grid, const MaterialView& mats, int G, int K, const char* label) {
+  grid.local_to_global_add();
+  grid::NodeArray a = grid.acquire_owned();
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(const long i) {
+        for (int k = 0; k < K; ++k) {
+          const double V = a(i, mats(k).group);
+          a(i, G + k) = V > 0 ? a(i, G + k) / V : 0.0;
+        }
+      });
+  grid.release_owned(a);
+  grid.global_to_local();
+}
+
 }  // namespace
 
 template <int Dim>
@@ -589,17 +607,7 @@ void MultiphaseMpm<Dim>::diffuse_species(double dt) {
         });
     Kokkos::Experimental::contribute(local, scatter);
     grid_->release_local(local);
-    grid_->local_to_global_add();
-    grid::NodeArray a = grid_->acquire_owned();
-    Kokkos::parallel_for(
-        "mp::species_nodal", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(const long i) {
-          for (int k = 0; k < K; ++k) {
-            const double V = a(i, mats(k).group);
-            a(i, G + k) = V > 0 ? a(i, G + k) / V : 0.0;
-          }
-        });
-    grid_->release_owned(a);
-    grid_->global_to_local();
+    sum_and_divide_by_group_volume(*grid_, mats, G, K, "mp::species_nodal");
   }
   // Particle gradients and the weak-form rate V_I dalpha_I/dt (the volumes are gathered again).
   Kokkos::View<double**, Kokkos::LayoutRight> nodal("mp_species_nodes", gbox.size(), G + K);
@@ -638,17 +646,7 @@ void MultiphaseMpm<Dim>::diffuse_species(double dt) {
         });
     Kokkos::Experimental::contribute(local, scatter);
     grid_->release_local(local);
-    grid_->local_to_global_add();
-    grid::NodeArray a = grid_->acquire_owned();
-    Kokkos::parallel_for(
-        "mp::species_nodal_rate", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(const long i) {
-          for (int k = 0; k < K; ++k) {
-            const double V = a(i, mats(k).group);
-            a(i, G + k) = V > 0 ? a(i, G + k) / V : 0.0;
-          }
-        });
-    grid_->release_owned(a);
-    grid_->global_to_local();
+    sum_and_divide_by_group_volume(*grid_, mats, G, K, "mp::species_nodal_rate");
   }
   // G2P of the rates; mass and density follow the fractions.
   grid::NodeArray local = grid_->acquire_local(false);
