@@ -349,6 +349,7 @@ hostile_checks() {
   # `check` refuses what `run` would refuse while seeding or loading meshes.
   expect check_ppc_not_square 1 2 "sources[0].particles_per_cell|perfect square" check "$DECK" --set "sources[0].particles_per_cell=8"
   expect check_box_inverted 1 2 "sources[0].upper|exceed lower" check "$DECK" --set "sources[0].upper=[0.001, 0.1]"
+  expect check_sph_spacing 1 2 "sources[0].particles_per_cell|2 * sph.particle_radius" check "$SPH" --set sph.particle_radius=0.013
   printf 'v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n' >"$tmp/nan.obj"
   expect check_mesh_nan 1 2 "sources[1].file|non-finite" check "$SRC/inputs/mesh-torus-drop-3d.yaml" --set "sources[1].file=$tmp/nan.obj"
   [ ! -e "$out" ] && pass "no output folder was created by the refused runs" || fail "refused runs created $out"
