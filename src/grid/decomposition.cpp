@@ -169,8 +169,8 @@ Decomposition<Dim>::Decomposition(MPI_Comm comm, const Spec& spec) : comm_(comm)
   solvers::petsc_check(DMSetUp(da_), "DMSetUp");
 
   PetscInt xs[3] = {0, 0, 0}, xm[3] = {1, 1, 1}, gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1};
-  DMDAGetCorners(da_, &xs[0], &xs[1], &xs[2], &xm[0], &xm[1], &xm[2]);
-  DMDAGetGhostCorners(da_, &gs[0], &gs[1], &gs[2], &gm[0], &gm[1], &gm[2]);
+  solvers::petsc_check(DMDAGetCorners(da_, &xs[0], &xs[1], &xs[2], &xm[0], &xm[1], &xm[2]), "DMDAGetCorners");
+  solvers::petsc_check(DMDAGetGhostCorners(da_, &gs[0], &gs[1], &gs[2], &gm[0], &gm[1], &gm[2]), "DMDAGetGhostCorners");
   for (int d = 0; d < Dim; ++d) {
     owned_lo_[d] = xs[d];
     owned_hi_[d] = xs[d] + xm[d];
@@ -230,7 +230,7 @@ Decomposition<Dim>::Decomposition(MPI_Comm comm, const Spec& spec) : comm_(comm)
 
 template <int Dim>
 Decomposition<Dim>::~Decomposition() {
-  if (da_) DMDestroy(&da_);
+  if (da_) solvers::petsc_check_noexcept(DMDestroy(&da_), "DMDestroy");
 }
 
 template <int Dim>

@@ -17,9 +17,9 @@ namespace meniscus::membrane {
 
 void KktBlocks::destroy() {
   for (Mat* m : {&A, &Bt, &B, &C, &negC, &S, &K, &P})
-    if (*m) MatDestroy(m);
-  if (b) VecDestroy(&b);
-  if (z) VecDestroy(&z);
+    if (*m) solvers::petsc_check_noexcept(MatDestroy(m), "MatDestroy");
+  if (b) solvers::petsc_check_noexcept(VecDestroy(&b), "VecDestroy");
+  if (z) solvers::petsc_check_noexcept(VecDestroy(&z), "VecDestroy");
   is[0] = is[1] = nullptr;  // owned by K
 }
 

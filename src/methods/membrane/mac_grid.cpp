@@ -24,7 +24,7 @@ MacGrid::MacGrid(MPI_Comm comm, const double lower[2], const int cells[2], doubl
 
 MacGrid::~MacGrid() {
   field_.reset();
-  if (dm_p_) DMDestroy(&dm_p_);
+  if (dm_p_) solvers::petsc_check_noexcept(DMDestroy(&dm_p_), "DMDestroy");
 }
 
 MacGeometry MacGrid::geometry() const {

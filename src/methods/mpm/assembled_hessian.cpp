@@ -79,8 +79,8 @@ AssembledHessian<Dim>::AssembledHessian(DM dm, const grid::NodeBox<Dim>& gbox, c
 
 template <int Dim>
 AssembledHessian<Dim>::~AssembledHessian() {
-  if (mat_) MatDestroy(&mat_);
-  if (rigid_) MatNullSpaceDestroy(&rigid_);
+  if (mat_) solvers::petsc_check_noexcept(MatDestroy(&mat_), "MatDestroy");
+  if (rigid_) solvers::petsc_check_noexcept(MatNullSpaceDestroy(&rigid_), "MatNullSpaceDestroy");
 }
 
 template <int Dim>

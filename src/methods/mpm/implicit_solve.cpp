@@ -24,11 +24,11 @@ template <int Dim>
 ImplicitGridSolver<Dim>::ImplicitGridSolver(const grid::Decomposition<Dim>& decomp, const solvers::NewtonOptions& options)
     : decomp_(decomp), options_(options) {
   // Same ownership and ghost width as the MPM grid, Dim unknowns per node.
-  DMDACreateCompatibleDMDA(decomp.dm(), Dim, &dm_);
-  DMCreateGlobalVector(dm_, &v_);
-  VecDuplicate(v_, &work_);
-  DMCreateLocalVector(dm_, &in_local_);
-  VecDuplicate(in_local_, &out_local_);
+  solvers::petsc_check(DMDACreateCompatibleDMDA(decomp.dm(), Dim, &dm_), "DMDACreateCompatibleDMDA");
+  solvers::petsc_check(DMCreateGlobalVector(dm_, &v_), "DMCreateGlobalVector");
+  solvers::petsc_check(VecDuplicate(v_, &work_), "VecDuplicate");
+  solvers::petsc_check(DMCreateLocalVector(dm_, &in_local_), "DMCreateLocalVector");
+  solvers::petsc_check(VecDuplicate(in_local_, &out_local_), "VecDuplicate");
   newton_ = std::make_unique<solvers::NewtonMinimizer>(v_, options_);
 }
 
@@ -36,14 +36,14 @@ template <int Dim>
 ImplicitGridSolver<Dim>::~ImplicitGridSolver() {
   newton_.reset();
   for (Vec* v : {&v_, &work_, &in_local_, &out_local_})
-    if (*v) VecDestroy(v);
-  if (dm_) DMDestroy(&dm_);
+    if (*v) solvers::petsc_check_noexcept(VecDestroy(v), "VecDestroy");
+  if (dm_) solvers::petsc_check_noexcept(DMDestroy(&dm_), "DMDestroy");
 }
 
 template <int Dim>
 void ImplicitGridSolver<Dim>::to_local(Vec global, Vec local) {
-  DMGlobalToLocalBegin(dm_, global, INSERT_VALUES, local);
-  DMGlobalToLocalEnd(dm_, global, INSERT_VALUES, local);
+  solvers::petsc_check(DMGlobalToLocalBegin(dm_, global, INSERT_VALUES, local), "DMGlobalToLocalBegin");
+  solvers::petsc_check(DMGlobalToLocalEnd(dm_, global, INSERT_VALUES, local), "DMGlobalToLocalEnd");
 }
 
 template <int Dim>
@@ -74,8 +74,8 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
   const auto cs = colliders;
   {
     PetscInt nv = 0, nl = 0;
-    VecGetLocalSize(v_, &nv);
-    VecGetLocalSize(in_local_, &nl);
+    solvers::petsc_check(VecGetLocalSize(v_, &nv), "VecGetLocalSize");
+    solvers::petsc_check(VecGetLocalSize(in_local_, &nl), "VecGetLocalSize");
     if (nv != n * Dim || nl != grid.ghost_box().size() * Dim)
       throw RuntimeError(log::format("implicit MPM: velocity layout %ld/%ld does not match the grid %ld/%ld", (long)nv,
                                      (long)nl, n * Dim, grid.ghost_box().size() * Dim));
@@ -257,14 +257,14 @@ double ImplicitGridSolver<Dim>::energy(IncrementalPotential<Dim>& potential, Vec
 template <int Dim>
 void ImplicitGridSolver<Dim>::gradient(IncrementalPotential<Dim>& potential, Vec vec, Vec out, bool projected) {
   to_local(vec, in_local_);
-  VecZeroEntries(out_local_);
+  solvers::petsc_check(VecZeroEntries(out_local_), "VecZeroEntries");
   {
     solvers::VecAccess in(in_local_, Dim, false), acc(out_local_, Dim);
     potential.add_gradient(in.view, acc.view);
   }
-  VecZeroEntries(out);
-  DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, out);
-  DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, out);
+  solvers::petsc_check(VecZeroEntries(out), "VecZeroEntries");
+  solvers::petsc_check(DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, out), "DMLocalToGlobalBegin");
+  solvers::petsc_check(DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, out), "DMLocalToGlobalEnd");
   {
     solvers::VecAccess va(vec, Dim, false), ga(out, Dim);
     auto v = va.view, g = ga.view;
@@ -293,17 +293,17 @@ void ImplicitGridSolver<Dim>::linearize(IncrementalPotential<Dim>& potential, Ve
 template <int Dim>
 void ImplicitGridSolver<Dim>::hessian(IncrementalPotential<Dim>& potential, Vec d, Vec out) {
   // P H P d + (I - P) d, with P the projection onto the free components.
-  VecCopy(d, work_);
+  solvers::petsc_check(VecCopy(d, work_), "VecCopy");
   project(work_);
   to_local(work_, in_local_);
-  VecZeroEntries(out_local_);
+  solvers::petsc_check(VecZeroEntries(out_local_), "VecZeroEntries");
   {
     solvers::VecAccess in(in_local_, Dim, false), acc(out_local_, Dim);
     potential.add_hessian(in.view, acc.view);
   }
-  VecZeroEntries(out);
-  DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, out);
-  DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, out);
+  solvers::petsc_check(VecZeroEntries(out), "VecZeroEntries");
+  solvers::petsc_check(DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, out), "DMLocalToGlobalBegin");
+  solvers::petsc_check(DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, out), "DMLocalToGlobalEnd");
   {
     solvers::VecAccess pa(work_, Dim, false), oa(out, Dim);
     auto pd = pa.view, o = oa.view;
@@ -315,8 +315,8 @@ void ImplicitGridSolver<Dim>::hessian(IncrementalPotential<Dim>& potential, Vec 
   }
   project(out);
   // (I - P) d = d - P d.
-  VecAXPY(out, 1.0, d);
-  VecAXPY(out, -1.0, work_);
+  solvers::petsc_check(VecAXPY(out, 1.0, d), "VecAXPY");
+  solvers::petsc_check(VecAXPY(out, -1.0, work_), "VecAXPY");
 }
 
 template <int Dim>
@@ -382,7 +382,7 @@ void ImplicitGridSolver<Dim>::restore_momentum(IncrementalPotential<Dim>& potent
   // at v^n), summed over light nodes and spread as v += lost / (free + light mass): the momentum
   // change is then dt g M plus the colliders' reactions, as without held nodes (sum_i dE/dv_i = 0).
   Vec g;
-  VecDuplicate(v_, &g);
+  solvers::petsc_check(VecDuplicate(v_, &g), "VecDuplicate");
   gradient(potential, v_, g, false);
   double sums[Dim + 1] = {};
   auto kind = kind_;
@@ -413,7 +413,7 @@ void ImplicitGridSolver<Dim>::restore_momentum(IncrementalPotential<Dim>& potent
       sums[d] = s;
     }
   }
-  VecDestroy(&g);
+  solvers::petsc_check_noexcept(VecDestroy(&g), "VecDestroy");
   MPI_Allreduce(MPI_IN_PLACE, sums, Dim + 1, MPI_DOUBLE, MPI_SUM, decomp_.comm());
   if (!(sums[Dim] > 0)) return;
   double shift[Dim];
@@ -435,7 +435,7 @@ void ImplicitGridSolver<Dim>::choose_initial_guess(IncrementalPotential<Dim>& po
   // The free nodes at rest (dt g) are the other candidate; the one of lower Phi is kept (a global
   // sum, so every rank chooses the same).
   const double e_moving = energy(potential, v_);
-  VecCopy(v_, work_);
+  solvers::petsc_check(VecCopy(v_, work_), "VecCopy");
   {
     solvers::VecAccess acc(work_, Dim);
     auto w = acc.view;
@@ -450,7 +450,7 @@ void ImplicitGridSolver<Dim>::choose_initial_guess(IncrementalPotential<Dim>& po
         });
   }
   const double e_rest = energy(potential, work_);
-  if (e_rest < e_moving) VecCopy(work_, v_);
+  if (e_rest < e_moving) solvers::petsc_check(VecCopy(work_, v_), "VecCopy");
 }
 
 template <int Dim>
@@ -495,14 +495,14 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
     };
   }
   problem.diagonal = [&](Vec diag) {
-    VecZeroEntries(out_local_);
+    solvers::petsc_check(VecZeroEntries(out_local_), "VecZeroEntries");
     {
       solvers::VecAccess acc(out_local_, Dim);
       potential.add_diagonal(acc.view);
     }
-    VecZeroEntries(diag);
-    DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, diag);
-    DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, diag);
+    solvers::petsc_check(VecZeroEntries(diag), "VecZeroEntries");
+    solvers::petsc_check(DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, diag), "DMLocalToGlobalBegin");
+    solvers::petsc_check(DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, diag), "DMLocalToGlobalEnd");
     solvers::VecAccess da(diag, Dim);
     auto dg = da.view;
     Kokkos::parallel_for(
@@ -562,9 +562,9 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
   double impulse = 0;
   {
     Vec zero, f0;
-    VecDuplicate(v_, &zero);
-    VecDuplicate(v_, &f0);
-    VecZeroEntries(zero);
+    solvers::petsc_check(VecDuplicate(v_, &zero), "VecDuplicate");
+    solvers::petsc_check(VecDuplicate(v_, &f0), "VecDuplicate");
+    solvers::petsc_check(VecZeroEntries(zero), "VecZeroEntries");
     gradient(potential, zero, f0, true);
     {
       // Remove the node terms m (0 - v^n - dt g) of the gradient: dE/dv(0) remains.
@@ -581,8 +581,8 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
     }
     project(f0);
     impulse = problem.residual_norm(f0);
-    VecDestroy(&zero);
-    VecDestroy(&f0);
+    solvers::petsc_check_noexcept(VecDestroy(&zero), "VecDestroy");
+    solvers::petsc_check_noexcept(VecDestroy(&f0), "VecDestroy");
   }
   problem.reference = std::max({std::sqrt(sums[0]), dt_ * std::sqrt(gnorm * sums[1]), impulse, 1e-300});
 
@@ -591,7 +591,7 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
   if (!result.converged) throw StepRejected("implicit MPM: " + result.reason);
   if (light_count_ > 0 || floor_fraction_ > 0) restore_momentum(potential);
   PetscBool monitor = PETSC_FALSE;
-  PetscOptionsHasName(nullptr, options_.prefix.c_str(), "-monitor", &monitor);
+  solvers::petsc_check(PetscOptionsHasName(nullptr, options_.prefix.c_str(), "-monitor", &monitor), "PetscOptionsHasName");
   if (monitor) {
     // Largest |v| and |v - v^n| per node-mass class (fractions of the heaviest node; the kinetic
     // mass, so floored nodes count in the floor's class).

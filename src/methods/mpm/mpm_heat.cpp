@@ -71,12 +71,12 @@ HeatSolver<Dim>::HeatSolver(const grid::Decomposition<Dim>& decomp, const HeatOp
 
 template <int Dim>
 HeatSolver<Dim>::~HeatSolver() {
-  if (ksp_) KSPDestroy(&ksp_);
-  if (A_) MatDestroy(&A_);
+  if (ksp_) solvers::petsc_check_noexcept(KSPDestroy(&ksp_), "KSPDestroy");
+  if (A_) solvers::petsc_check_noexcept(MatDestroy(&A_), "MatDestroy");
   for (Vec* v : {&rhs3_, &local3_, &T_, &b_, &localT_, &lift_local_, &lift_global_})
-    if (*v) VecDestroy(v);
-  if (dm1_) DMDestroy(&dm1_);
-  if (dm3_) DMDestroy(&dm3_);
+    if (*v) solvers::petsc_check_noexcept(VecDestroy(v), "VecDestroy");
+  if (dm1_) solvers::petsc_check_noexcept(DMDestroy(&dm1_), "DMDestroy");
+  if (dm3_) solvers::petsc_check_noexcept(DMDestroy(&dm3_), "DMDestroy");
 }
 
 template <int Dim>
