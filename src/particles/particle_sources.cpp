@@ -208,6 +208,24 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
   return out;
 }
 
+void require_lattice_spacing(const SeededParticles& seeded, int dim, double diameter, const std::string& radius_key,
+                             const std::string& file, MPI_Comm comm) {
+  const double cell = std::pow(diameter, dim);
+  double vmin = 1e300, vmax = 0;
+  auto vol = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), seeded.volume);
+  for (size_t i = 0; i < vol.extent(0); ++i) {
+    vmin = std::min(vmin, vol(i));
+    vmax = std::max(vmax, vol(i));
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &vmin, 1, MPI_DOUBLE, MPI_MIN, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+  if (vmax > 0 && (std::fabs(vmin - cell) > 1e-6 * cell || std::fabs(vmax - cell) > 1e-6 * cell))
+    throw InputError(file, "sources",
+                     log::format("the sources' lattice spacing (cell_size / particles_per_cell^(1/%d)) must equal "
+                                 "the particle diameter 2 * %s = %g m",
+                                 dim, radius_key.c_str(), diameter));
+}
+
 template SeededParticles seed_sources<2>(const config::Section&, const grid::Decomposition<2>&,
                                          const std::vector<std::string>&);
 template SeededParticles seed_sources<3>(const config::Section&, const grid::Decomposition<3>&,

@@ -36,4 +36,10 @@ template <int Dim>
 SeededParticles seed_sources(const config::Section& root, const grid::Decomposition<Dim>& decomp,
                              const std::vector<std::string>& material_names);
 
+// For methods whose particle mass and kernel follow a radius r (SPH, PBD): throws an InputError on
+// `sources` of `file` unless every seeded particle's lattice cell is diameter^dim, i.e. the sources'
+// lattice spacing is the diameter 2r (`radius_key` names the deck key in the message). Collective.
+void require_lattice_spacing(const SeededParticles& seeded, int dim, double diameter, const std::string& radius_key,
+                             const std::string& file, MPI_Comm comm);
+
 }  // namespace meniscus::particles

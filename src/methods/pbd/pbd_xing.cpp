@@ -78,22 +78,7 @@ void PbdXing::restore_kinematic() {
 void PbdXing::seed_particles(const config::Section& root) {
   auto seeded = particles::seed_sources<3>(root, *decomp_, p_.material_names);
   const size_t n = seeded.x.extent(0);
-  const double cell = std::pow(p_.diameter(), 3);
-  double vmin = 1e300, vmax = 0;
-  {
-    auto vol = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), seeded.volume);
-    for (size_t i = 0; i < n; ++i) {
-      vmin = std::min(vmin, vol(i));
-      vmax = std::max(vmax, vol(i));
-    }
-  }
-  MPI_Allreduce(MPI_IN_PLACE, &vmin, 1, MPI_DOUBLE, MPI_MIN, comm_);
-  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
-  if (vmax > 0 && (std::fabs(vmin - cell) > 1e-6 * cell || std::fabs(vmax - cell) > 1e-6 * cell))
-    throw InputError(root.file(), "sources",
-                     log::format("the sources' lattice spacing (cell_size / particles_per_cell^(1/3)) must equal "
-                                 "the particle diameter 2 * pbd.particle_radius = %g",
-                                 p_.diameter()));
+  particles::require_lattice_spacing(seeded, 3, p_.diameter(), "pbd.particle_radius", root.file(), comm_);
   set_.resize(n);
   auto x = set_.field(f_.x), v = set_.field(f_.v), ps = set_.field(f_.ps);
   auto id = set_.id();

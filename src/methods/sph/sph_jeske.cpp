@@ -129,21 +129,7 @@ void SphJeske<Dim>::seed_particles(const config::Section& root) {
   const double d = p_.diameter();
   const double cell = std::pow(d, Dim);
   // The kernel scale and the mass follow the radius; the sources' lattice must match it.
-  double vmin = 1e300, vmax = 0;
-  {
-    auto vol_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), seeded.volume);
-    for (size_t i = 0; i < n; ++i) {
-      vmin = std::min(vmin, vol_h(i));
-      vmax = std::max(vmax, vol_h(i));
-    }
-  }
-  MPI_Allreduce(MPI_IN_PLACE, &vmin, 1, MPI_DOUBLE, MPI_MIN, comm_);
-  MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
-  if (vmax > 0 && (std::fabs(vmin - cell) > 1e-6 * cell || std::fabs(vmax - cell) > 1e-6 * cell))
-    throw InputError(root.file(), "sources",
-                     log::format("the sources' lattice spacing (cell_size / particles_per_cell^(1/%d)) must equal "
-                                 "the particle diameter 2 * sph.particle_radius = %g m",
-                                 Dim, d));
+  particles::require_lattice_spacing(seeded, Dim, d, "sph.particle_radius", root.file(), comm_);
   set_.resize(n);
   auto x = set_.field(f_.x), v = set_.field(f_.v), mass = set_.field(f_.mass);
   auto dv = set_.field(f_.dv_prev), kap = set_.field(f_.kappa), kapv = set_.field(f_.kappa_v);
