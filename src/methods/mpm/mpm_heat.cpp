@@ -110,10 +110,10 @@ void HeatSolver<Dim>::mark_fixed_nodes() {
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_.lower()[d];
   const double dx = decomp_.dx();
   const auto cs = colliders_;
-  struct Temps {  // the array travels into the kernel by value
-    double v[physics::ColliderSet<Dim>::kMax];
-  } temps;
-  for (int c = 0; c < cs.count; ++c) temps.v[c] = collider_T_[c];
+  // The array travels into the kernel by value. Kokkos::Array, not a struct local to this function:
+  // nvcc rejects a function-local type in the capture of an extended device lambda.
+  Kokkos::Array<double, physics::ColliderSet<Dim>::kMax> temps;
+  for (int c = 0; c < cs.count; ++c) temps[c] = collider_T_[c];
   auto fixed = fixed_;
   Kokkos::parallel_for(
       "heat::mark_fixed", Kokkos::RangePolicy<>(0, gbox.size()), KOKKOS_LAMBDA(const long i) {
@@ -123,7 +123,7 @@ void HeatSolver<Dim>::mark_fixed_nodes() {
         for (int d = 0; d < Dim; ++d) xi[d] = lower[d] + ijk[d] * dx;
         double T = -1;
         for (int c = 0; c < cs.count; ++c)
-          if (temps.v[c] >= 0 && cs.items[c].distance(xi) <= 0.5 * dx) T = temps.v[c];
+          if (temps[c] >= 0 && cs.items[c].distance(xi) <= 0.5 * dx) T = temps[c];
         fixed(i) = T;
       });
 }
