@@ -362,9 +362,15 @@ void write_cap_obj(const std::string& path, double cx, double cy, double base_z,
   }
 }
 
+bool rank_zero() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank == 0;
+}
+
 Sessile3D sessile_drop_3d(const Drop3D& c) {
   const double k = 0.1, R = 0.15, dx = c.dx;
-  std::string domain, source;
+  std::string domain, source, obj;
   double floor_z = 0;
   if (!c.seeded_at_young) {
     floor_z = 0.15 + 0.5 * dx;
@@ -387,12 +393,10 @@ Sessile3D sessile_drop_3d(const Drop3D& c) {
     const double top = std::ceil((floor_z + 1.33 * height + 4 * dx) / dx) * dx;
     domain = log::format("{lower: [0, 0, 0], upper: [%.17g, %.17g, %.17g], cell_size: %.17g, walls: none}", 2 * half,
                          2 * half, top, dx);
-    const std::string obj = (std::filesystem::temp_directory_path() /
-                             log::format("meniscus-cap-%d-%.0f-%.4f.obj", static_cast<int>(::getpid()), c.young_deg, dx))
-                                .string();
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) write_cap_obj(obj, half, half, floor_z, Rt, th);
+    obj = (std::filesystem::temp_directory_path() /
+           log::format("meniscus-cap-%d-%.0f-%.4f.obj", static_cast<int>(::getpid()), c.young_deg, dx))
+              .string();
+    if (rank_zero()) write_cap_obj(obj, half, half, floor_z, Rt, th);
     MPI_Barrier(MPI_COMM_WORLD);
     source = log::format("{type: mesh, material: liquid, file: '%s', particles_per_cell: 8}", obj.c_str());
   }
@@ -413,6 +417,8 @@ sources: [%s]
                                        c.young_deg, source.c_str());
   auto d = test::deck_from_string(deck);
   mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!obj.empty() && rank_zero()) std::filesystem::remove(obj);  // the particles are seeded
   Sessile3D out;
   double t = 0;
   while (t < c.t_end * (1 - 1e-12)) {
