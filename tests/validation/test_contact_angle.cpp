@@ -513,12 +513,12 @@ void young_range_3d(const std::vector<Band3D>& bands, Drop3D c, double kinetic_l
 }
 }  // namespace
 // 3D, R = 3 dx (dx = 0.05), 10 s, seeded at 107.5 deg; the angle within [Young - 10, Young + 25] deg (the
-// spreading hysteresis of a coarse grid), at rest, no blow-up. About 10 min per drop on one loaded core
-// (10 000 steps at dt_max = 1 ms; 1164 particles). The ends of the range are not resolved at this size
+// spreading hysteresis of a coarse grid), at rest, no blow-up. 10 000 steps at dt_max = 1 ms, 865
+// particles, about 1 min per drop (2026-11-26). The ends of the range are not resolved at this size
 // (`meniscus check` warns: the 20 deg cap is 1.3 cells high, the 160 deg one has 1.0 cell of contact
 // radius); measured with the particle collision against the floor plane, 10 s: 20 -> 36.5 deg, 160 ->
-// 143.4 deg, 40 -> 40.4 deg, 140 -> 123.5 deg. The angle is now taken against the underside (as in 2D);
-// that version has not been run for 10 s (docs). Resolving the ends needs dx <= 0.022 and 0.026.
+// 143.4 deg, 40 -> 40.4 deg, 140 -> 123.5 deg. The angle is now taken against the underside (as in 2D):
+// 40 -> 43.3 deg, 140 -> 133.0 deg (2026-11-26). The range ends are in LongYoungAngleRange3DSeeded.
 TEST(ContactAngleValidation, LongYoungAngleRange3D) {
   young_range_3d({{40, 10, 25}, {140, 10, 25}}, Drop3D{90, 0.05, 10.0, "explicit"});
 }
