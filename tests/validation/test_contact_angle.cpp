@@ -522,8 +522,11 @@ void young_range_3d(const std::vector<Band3D>& bands, Drop3D c, double kinetic_l
 TEST(ContactAngleValidation, LongYoungAngleRange3D) {
   young_range_3d({{40, 10, 25}, {140, 10, 25}}, Drop3D{90, 0.05, 10.0, "explicit"});
 }
+// Implicit at dt_max 5 ms (backward Euler has no acoustic, viscous or capillary step limit; at the default
+// 1 ms the 10 s would take about 50 min here). Measured 2026-11-26: 90 -> 86.2 deg against the underside
+// (shrunk sphere 78.8), kinetic energy 5e-6 J, 2000 steps, 250 s.
 TEST(ContactAngleValidation, LongYoungAngleRange3DImplicit) {
-  young_range_3d({{90, 10, 25}}, Drop3D{90, 0.05, 10.0, "implicit"});
+  young_range_3d({{90, 10, 25}}, Drop3D{90, 0.05, 10.0, "implicit", false, 5e-3});
 }
 
 // 3D seeded at Young's angle (a spherical cap of the ball's volume, written as a mesh) in a box fitted to the
