@@ -16,6 +16,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include "core/log.hpp"
 #include "methods/mpm/mpm_method.hpp"
@@ -80,7 +83,8 @@ double cap_angle_deg(double half_width, double area) {
 // `start_deg`: the angle of the seeded cap (by default 107.5 deg, a disc cut 0.3 R below its centre);
 // `width`: the domain's width (the drop in its middle).
 Sessile sessile_drop(double ratio, double dx, double R, double t_end, const std::string& series,
-                     const std::string& integrator = "explicit", double start_deg = 0, double width = 1.0) {
+                     const std::string& integrator = "explicit", double start_deg = 0, double width = 1.0,
+                     double dt_max = 1e-3) {
   const double k = 0.1, rho = 10, K = 100, viscosity = 0.2;
   const double floor_y = std::round(0.15 / dx) * dx + 0.5 * dx;  // half a cell above a node row
   const double theta0 = start_deg > 0 ? start_deg * M_PI / 180 : std::acos(-0.3);
@@ -95,13 +99,14 @@ simulation: {dimension: 2, method: mpm, end_time: 100}
 domain: {lower: [0, %.17g], upper: [%.17g, 0.6], cell_size: %.17g, walls: none}
 mpm:
   integrator: %s
+  dt_max: %.17g
   gravity: [0, 0]
   surface_tension: {enabled: true, coefficient: %g, samples_per_dx: 16}
 materials: [{name: liquid, model: fluid, density: %g, bulk_modulus: %g, viscosity: %g}]
 colliders: [{type: half-space, point: [0, %.17g], normal: [0, 1], boundary: slip-attached, solid_liquid_coefficient: %.17g}]
 sources: [{type: sphere, material: liquid, center: [%.17g, %.17g], radius: %.17g, particles_per_cell: 4}]
 )",
-                                       lower_y, width, dx, integrator.c_str(), k, rho, K, viscosity, floor_y, ratio * k,
+                                       lower_y, width, dx, integrator.c_str(), dt_max, k, rho, K, viscosity, floor_y, ratio * k,
                                        0.5 * width, centre_y, Rt);
   auto d = test::deck_from_string(deck);
   mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
@@ -226,7 +231,7 @@ struct RangeCase {
 
 std::vector<RangeCase> young_range(const std::vector<double>& angles, double dx, double t_end, const std::string& tag,
                                    const std::string& integrator, bool seeded_at_young, double band,
-                                   double spread_band, double kinetic_limit = 2e-3, double pinning = 0) {
+                                   double spread_band, double kinetic_limit = 2e-3, double pinning = 0, double dt_max = 1e-3) {
   std::vector<RangeCase> out;
   std::string measured;
   bool ok = true;
@@ -234,7 +239,7 @@ std::vector<RangeCase> young_range(const std::vector<double>& angles, double dx,
   for (double young : angles) {
     const double ratio = -std::cos(young * M_PI / 180);
     const auto r = sessile_drop(ratio, dx, R, t_end, log::format("contact_angle_%s_%.0f", tag.c_str(), young), integrator,
-                                seeded_at_young ? young : 0.0, width);
+                                seeded_at_young ? young : 0.0, width, dt_max);
     test::print_rank0("%s, Young %.0f deg: theta = %.2f deg against the underside (floor plane %.2f, cap %.2f), contact "
                       "width %.4f m, KE %.1e J, lowest particle %.2f dx below the floor",
                       integrator.c_str(), young, r.theta_under_deg, r.theta_deg, r.theta_cap_deg, r.width, r.kinetic,
@@ -292,38 +297,135 @@ TEST(ContactAngleValidation, LongYoungAngleRange2DSeededTenSeconds) {
 TEST(ContactAngleValidation, LongYoungAngleRange2DTenSeconds) {
   young_range({20, 40, 60, 80, 100, 120, 140, 160}, 0.02, 10.0, "range_2d_10s", "explicit", false, 6.0, 25.0, 5e-3, 0.04);
 }
+// Implicit (backward Euler, dt_max 1 ms), the same start. Measured 2026-11-26 (underside reading, 10 s):
+// 20 -> 20.5, 40 -> 38.1, 90 -> 86.5, 160 -> 157.2 deg, kinetic energy 4.5e-3, 3.9e-4, 5.4e-6, 2.0e-6 J;
+// 370, 560, 290, 210 s per drop on the loaded 2-core machine. Every drop ends within 3.5 deg of Young, so
+// the band is 6 deg both ways (the overshoot clause as above).
 TEST(ContactAngleValidation, LongYoungAngleRange2DImplicitTenSeconds) {
-  young_range({20, 90, 160}, 0.02, 10.0, "range_2d_implicit_10s", "implicit", false, 6.0, 25.0, 5e-3, 0.04);
+  young_range({20, 40, 90, 160}, 0.02, 10.0, "range_2d_implicit_10s", "implicit", false, 6.0, 6.0, 5e-3, 0.04);
 }
 
-// 3D: a drop of the volume of a sphere R = 0.15 starts as a 107.5 deg cap on a slip-attached floor
-// (k_LG = 0.1, rho = 10, viscosity 0.2, zero gravity) and relaxes; the angle is measured from a sphere
-// fitted (Kasa) to the liquid-gas samples more than dx above the floor and intersected with it.
+// 3D: a drop of the volume of a sphere R = 0.15 on a slip-attached floor (k_LG = 0.1, rho = 10,
+// viscosity 0.2, zero gravity) relaxes; the angle is measured from a sphere fitted (Kasa) to the
+// liquid-gas samples more than dx above the floor, intersected with the sampled surface's underside or,
+// shrunk by that underside's depth below the floor, with the floor (young_range_3d says which is asserted).
+// Two starts: a 107.5 deg cap (a sphere cut 0.3 Rs below its centre) in a 1 x 1 x 0.6 box, or a
+// spherical cap at Young's angle, written as a closed OBJ mesh (a source must lie inside the domain,
+// and the sphere of a flat cap is far larger than the cap), in a box fitted to the cap.
 namespace {
-double sessile_drop_3d(double young_deg, double dx, double t_end, const std::string& integrator, double& kinetic) {
-  const double k = 0.1, R = 0.15, floor_z = 0.15 + 0.5 * dx;
-  // The seeded sphere Rs is cut 0.3 Rs below its centre: the part above, (pi Rs^3 / 3)(2 + 3 c - c^3) with
-  // c = 0.3, holds the volume 4/3 pi R^3.
-  const double Rs = R * std::cbrt(4.0 / (2 + 3 * 0.3 - 0.027));
+struct Drop3D {
+  double young_deg = 90, dx = 0.05, t_end = 10;
+  std::string integrator = "explicit";
+  bool seeded_at_young = false;
+  double dt_max = 1e-3;
+  int samples_per_dx = 4;
+  double solid_liquid_distance = 0.5;  // delta_SL, in cells
+  std::string boundary = "slip-attached";
+};
+struct Sessile3D {
+  double theta_deg = 0;        // sphere against the sampled underside (asserted)
+  double theta_floor_deg = 0;  // sphere against the floor plane
+  double theta_shrunk_deg = 0;  // sphere shrunk by the underside's depth below the floor, against the floor
+  double kinetic = 0;
+  double radius = 0;  // fitted sphere radius
+  size_t particles = 0;
+  long steps = 0;
+};
+
+// A spherical cap of radius Rt and angle theta whose flat base (radius Rt sin theta) lies on z = base_z,
+// centred on (cx, cy): latitude rings from the pole down to the base circle, a fan to the pole, one to
+// the base centre; counter-clockwise seen from outside, watertight.
+void write_cap_obj(const std::string& path, double cx, double cy, double base_z, double Rt, double theta) {
+  const int rings = 24, sectors = 96;
+  const double zc = base_z - Rt * std::cos(theta);
+  std::ofstream f(path);
+  f.precision(17);
+  f << "v " << cx << ' ' << cy << ' ' << zc + Rt << '\n';  // 1: pole
+  for (int i = 1; i <= rings; ++i) {
+    const double phi = theta * i / rings;
+    for (int k = 0; k < sectors; ++k) {
+      const double a = 2 * M_PI * k / sectors;
+      f << "v " << cx + Rt * std::sin(phi) * std::cos(a) << ' ' << cy + Rt * std::sin(phi) * std::sin(a) << ' '
+        << (i == rings ? base_z : zc + Rt * std::cos(phi)) << '\n';
+    }
+  }
+  const int base = 2 + rings * sectors;  // base centre
+  f << "v " << cx << ' ' << cy << ' ' << base_z << '\n';
+  auto ring = [&](int i, int k) { return 2 + (i - 1) * sectors + (k % sectors); };
+  for (int k = 0; k < sectors; ++k) {
+    f << "f 1 " << ring(1, k) << ' ' << ring(1, k + 1) << '\n';
+    for (int i = 1; i < rings; ++i) {
+      f << "f " << ring(i, k) << ' ' << ring(i + 1, k) << ' ' << ring(i + 1, k + 1) << '\n';
+      f << "f " << ring(i, k) << ' ' << ring(i + 1, k + 1) << ' ' << ring(i, k + 1) << '\n';
+    }
+    f << "f " << base << ' ' << ring(rings, k + 1) << ' ' << ring(rings, k) << '\n';
+  }
+}
+
+bool rank_zero() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank == 0;
+}
+
+Sessile3D sessile_drop_3d(const Drop3D& c) {
+  const double k = 0.1, R = 0.15, dx = c.dx;
+  std::string domain, source, obj;
+  double floor_z = 0;
+  if (!c.seeded_at_young) {
+    floor_z = 0.15 + 0.5 * dx;
+    // The seeded sphere Rs is cut 0.3 Rs below its centre: the part above, (pi Rs^3 / 3)(2 + 3 c - c^3)
+    // with c = 0.3, holds the volume 4/3 pi R^3.
+    const double Rs = R * std::cbrt(4.0 / (2 + 3 * 0.3 - 0.027));
+    domain = log::format("{lower: [0, 0, 0], upper: [1, 1, 0.6], cell_size: %.17g, walls: none}", dx);
+    source = log::format("{type: sphere, material: liquid, center: [0.5, 0.5, %.17g], radius: %.17g, particles_per_cell: 8}",
+                         floor_z + 0.3 * Rs, Rs);
+  } else {
+    // Cap at Young's angle with the ball's volume: (pi Rt^3 / 3)(2 - 3 cos + cos^3) = 4/3 pi R^3.
+    const double th = c.young_deg * M_PI / 180, ct = std::cos(th);
+    const double Rt = R * std::cbrt(4.0 / (2 - 3 * ct + ct * ct * ct));
+    const double reach = (th < M_PI / 2 ? Rt * std::sin(th) : Rt);  // half-width of the cap
+    const double height = Rt * (1 - ct);
+    // Room around the cap: a quarter of its half-width and 3 cells sideways, a third of its height and
+    // 4 cells above; 2 cells below the floor (half a cell above a node row).
+    const double half = std::ceil((1.25 * reach + 3 * dx) / dx) * dx;
+    floor_z = 2.5 * dx;
+    const double top = std::ceil((floor_z + 1.33 * height + 4 * dx) / dx) * dx;
+    domain = log::format("{lower: [0, 0, 0], upper: [%.17g, %.17g, %.17g], cell_size: %.17g, walls: none}", 2 * half,
+                         2 * half, top, dx);
+    obj = (std::filesystem::temp_directory_path() /
+           log::format("meniscus-cap-%d-%.0f-%.4f.obj", static_cast<int>(::getpid()), c.young_deg, dx))
+              .string();
+    if (rank_zero()) write_cap_obj(obj, half, half, floor_z, Rt, th);
+    MPI_Barrier(MPI_COMM_WORLD);
+    source = log::format("{type: mesh, material: liquid, file: '%s', particles_per_cell: 8}", obj.c_str());
+  }
   const std::string deck = log::format(R"(
 simulation: {dimension: 3, method: mpm, end_time: 100}
-domain: {lower: [0, 0, 0], upper: [1, 1, 0.6], cell_size: %.17g, walls: none}
+domain: %s
 mpm:
   integrator: %s
+  dt_max: %.17g
   gravity: [0, 0, 0]
-  surface_tension: {enabled: true, coefficient: %g, samples_per_dx: 4}
+  surface_tension: {enabled: true, coefficient: %g, samples_per_dx: %d, solid_liquid_distance: %g}
 materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: 100, viscosity: 0.2}]
-colliders: [{type: half-space, point: [0, 0, %.17g], normal: [0, 0, 1], boundary: slip-attached, contact_angle: %g}]
-sources: [{type: sphere, material: liquid, center: [0.5, 0.5, %.17g], radius: %.17g, particles_per_cell: 8}]
+colliders: [{type: half-space, point: [0, 0, %.17g], normal: [0, 0, 1], boundary: %s, contact_angle: %g}]
+sources: [%s]
 )",
-                                       dx, integrator.c_str(), k, floor_z, young_deg, floor_z + 0.3 * Rs, Rs);
+                                       domain.c_str(), c.integrator.c_str(), c.dt_max, k, c.samples_per_dx,
+                                       c.solid_liquid_distance, floor_z, c.boundary.c_str(),
+                                       c.young_deg, source.c_str());
   auto d = test::deck_from_string(deck);
   mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!obj.empty() && rank_zero()) std::filesystem::remove(obj);  // the particles are seeded
+  Sessile3D out;
   double t = 0;
-  while (t < t_end * (1 - 1e-12)) {
-    const double dt = std::min(m.stable_dt(), t_end - t);
+  while (t < c.t_end * (1 - 1e-12)) {
+    const double dt = std::min(m.stable_dt(), c.t_end - t);
     m.step(dt);
     t += dt;
+    ++out.steps;
   }
   const auto& s = m.surface_samples();
   auto pos = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.position);
@@ -348,55 +450,107 @@ sources: [{type: sphere, material: liquid, center: [0.5, 0.5, %.17g], radius: %.
   }
   MPI_Allreduce(MPI_IN_PLACE, &A[0][0], 20, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, under, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  for (int c = 0; c < 4; ++c)
+  for (int col = 0; col < 4; ++col)
     for (int r = 0; r < 4; ++r) {
-      if (r == c) continue;
-      const double f = A[r][c] / A[c][c];
-      for (int q = 0; q < 5; ++q) A[r][q] -= f * A[c][q];
+      if (r == col) continue;
+      const double f = A[r][col] / A[col][col];
+      for (int q = 0; q < 5; ++q) A[r][q] -= f * A[col][q];
     }
   double centre[3], c2 = 0;
   for (int a = 0; a < 3; ++a) {
     centre[a] = -A[a][4] / A[a][a] / 2;
     c2 += centre[a] * centre[a];
   }
-  const double Rc = std::sqrt(c2 - A[3][4] / A[3][3]);
+  out.radius = std::sqrt(c2 - A[3][4] / A[3][3]);
   DiagnosticRow row;
   m.diagnostics(row);
-  kinetic = test::column(row, "kinetic_energy");
+  out.kinetic = test::column(row, "kinetic_energy");
+  unsigned long n = m.particles().size();
+  MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+  out.particles = n;
   // Against the sampled surface's own underside, as in 2D (young_range): the surface lies about 0.6 dx
   // outside the particles, and on the floor plane a 140 deg drop read 123.5 deg.
-  return angle_deg(centre[2] - (under[1] > 0 ? under[0] / under[1] : floor_z), Rc);
+  out.theta_deg = angle_deg(centre[2] - (under[1] > 0 ? under[0] / under[1] : floor_z), out.radius);
+  out.theta_floor_deg = angle_deg(centre[2] - floor_z, out.radius);
+  const double inflation = under[1] > 0 ? floor_z - under[0] / under[1] : 0;
+  out.theta_shrunk_deg = angle_deg(centre[2] - floor_z, out.radius - inflation);
+  return out;
 }
 
-void young_range_3d(const std::vector<double>& angles, double dx, double t_end, const std::string& integrator,
-                    double tolerance_deg, double spread_deg) {
-  std::string measured;
+// One drop of a 3D range test: Young's angle and the band [young - below, young + above] its angle must end in.
+struct Band3D {
+  double young, below, above;
+};
+
+// Drops seeded at Young's angle are judged by the shrunk sphere (calibrated at t = 0.05-0.1 s on the seeded
+// caps at dx = 0.025: 20, 50, 90, 130, 160 deg read 20.5, 49.9, 90.2, 130.5, 158.8; the underside reads 2.5
+// to 4.6 deg high, the floor plane up to 9 deg low at 160); the drops from the 107.5 deg cap keep the
+// underside reading they were written with.
+void young_range_3d(const std::vector<Band3D>& bands, Drop3D c, double kinetic_limit = 2e-3) {
+  std::string measured, young_list, band_list;
   bool ok = true;
-  for (double young : angles) {
-    double kinetic = 0;
-    const double theta = sessile_drop_3d(young, dx, t_end, integrator, kinetic);
-    test::print_rank0("3D %s, Young %.0f deg: theta = %.2f deg, KE %.1e J", integrator.c_str(), young, theta, kinetic);
-    EXPECT_GE(theta, young - tolerance_deg) << "Young " << young;
-    EXPECT_LE(theta, young + spread_deg) << "Young " << young;
-    EXPECT_LT(kinetic, 2e-3) << "Young " << young;
-    ok = ok && theta >= young - tolerance_deg && theta <= young + spread_deg && kinetic < 2e-3;
+  for (const auto& band : bands) {
+    c.young_deg = band.young;
+    const auto r = sessile_drop_3d(c);
+    const double theta = c.seeded_at_young ? r.theta_shrunk_deg : r.theta_deg;
+    test::print_rank0("3D %s, Young %.0f deg: theta = %.2f deg (shrunk sphere %.2f, underside %.2f, floor plane %.2f), "
+                      "fitted radius %.4f m, KE %.1e J, %zu particles, %ld steps",
+                      c.integrator.c_str(), band.young, theta, r.theta_shrunk_deg, r.theta_deg, r.theta_floor_deg,
+                      r.radius, r.kinetic, r.particles, r.steps);
+    EXPECT_GE(theta, band.young - band.below) << "Young " << band.young;
+    EXPECT_LE(theta, band.young + band.above) << "Young " << band.young;
+    EXPECT_LT(r.kinetic, kinetic_limit) << "Young " << band.young;
+    ok = ok && theta >= band.young - band.below && theta <= band.young + band.above && r.kinetic < kinetic_limit;
     measured += log::format("%s%.1f", measured.empty() ? "" : ", ", theta);
+    young_list += log::format("%s%.0f", young_list.empty() ? "" : ", ", band.young);
+    band_list += log::format("%s-%.0f/+%.0f", band_list.empty() ? "" : ", ", band.below, band.above);
   }
-  std::string young_list;
-  for (double a : angles) young_list += log::format("%s%.0f", young_list.empty() ? "" : ", ", a);
-  test::record_check("contact_angle_range_3d_" + integrator,
-                     log::format("Young: theta = %s deg (3D sessile drops, %s, R/dx = %.1f, %.0f s)", young_list.c_str(),
-                                 integrator.c_str(), 0.15 / dx, t_end),
-                     log::format("-%.0f/+%.0f deg", tolerance_deg, spread_deg), measured + " deg", ok);
+  test::record_check(log::format("contact_angle_range_3d_%s%s", c.integrator.c_str(), c.seeded_at_young ? "_seeded" : ""),
+                     log::format("Young: theta = %s deg (3D sessile drops, %s, R/dx = %.1f, %.0f s, seeded at %s)",
+                                 young_list.c_str(), c.integrator.c_str(), 0.15 / c.dx, c.t_end,
+                                 c.seeded_at_young ? "Young's angle" : "107.5 deg"),
+                     band_list + " deg", measured + " deg", ok);
 }
 }  // namespace
-
 // 3D, R = 3 dx (dx = 0.05), 10 s, seeded at 107.5 deg; the angle within [Young - 10, Young + 25] deg (the
-// spreading hysteresis of a coarse grid), at rest, no blow-up. About 10 min per drop on one loaded core
-// (10 000 steps at dt_max = 1 ms; 1164 particles). The ends of the range are not resolved at this size
+// spreading hysteresis of a coarse grid), at rest, no blow-up. 10 000 steps at dt_max = 1 ms, 865
+// particles, about 1 min per drop (2026-11-26). The ends of the range are not resolved at this size
 // (`meniscus check` warns: the 20 deg cap is 1.3 cells high, the 160 deg one has 1.0 cell of contact
 // radius); measured with the particle collision against the floor plane, 10 s: 20 -> 36.5 deg, 160 ->
-// 143.4 deg, 40 -> 40.4 deg, 140 -> 123.5 deg. The angle is now taken against the underside (as in 2D);
-// that version has not been run for 10 s (docs). Resolving the ends needs dx <= 0.022 and 0.026.
-TEST(ContactAngleValidation, LongYoungAngleRange3D) { young_range_3d({40, 140}, 0.05, 10.0, "explicit", 10.0, 25.0); }
-TEST(ContactAngleValidation, LongYoungAngleRange3DImplicit) { young_range_3d({90}, 0.05, 10.0, "implicit", 10.0, 25.0); }
+// 143.4 deg, 40 -> 40.4 deg, 140 -> 123.5 deg. The angle is now taken against the underside (as in 2D):
+// 40 -> 43.3 deg, 140 -> 133.0 deg (2026-11-26). The range ends are in LongYoungAngleRange3DSeeded.
+TEST(ContactAngleValidation, LongYoungAngleRange3D) {
+  young_range_3d({{40, 10, 25}, {140, 10, 25}}, Drop3D{90, 0.05, 10.0, "explicit"});
+}
+// Implicit at dt_max 5 ms (backward Euler has no acoustic, viscous or capillary step limit; at the default
+// 1 ms the 10 s would take about 50 min here). Measured 2026-11-26: 90 -> 86.2 deg against the underside
+// (shrunk sphere 78.8), kinetic energy 5e-6 J, 2000 steps, 250 s.
+TEST(ContactAngleValidation, LongYoungAngleRange3DImplicit) {
+  young_range_3d({{90, 10, 25}}, Drop3D{90, 0.05, 10.0, "implicit", false, 5e-3});
+}
+
+// 3D seeded at Young's angle (a spherical cap of the ball's volume, written as a mesh) in a box fitted to the
+// cap, R = 6 dx (dx = 0.025; the 160 deg cap has 2.05 cells of contact radius, `meniscus check`'s rule),
+// samples_per_dx 2 (the 160 deg drop read 149.6 deg with 2 and 148.6 with 4 after 2 s) and dt_max 2 ms
+// (the explicit viscous limit at this dx is 2.1 ms). The drops spread and do not come back: the contact
+// line of a slip-attached floor only advances (particles within half a cell of the floor keep only their
+// tangential velocity, so the rim cannot lift off to recede; on a plain slip floor the 160 deg drop reads
+// 163.8 deg after 1 s and lifts off, docs/theory-mpm-surface-tension.md). Measured 2026-11-26, 10 s,
+// shrunk-sphere reading: 90 -> 84.3 deg (2 s: 85.6), 160 -> 150.9 deg (2 s: 148.3; dx = 0.02: 149.0),
+// kinetic energy 1e-5 J; 310 and 260 s per drop on the loaded machine. The band is what was measured
+// with 2 deg to spare below and the reading's calibration error (1.3 deg) plus 2.7 deg above (the
+// contact line does not recede), so a drop that spreads further, lifts off or does not settle fails.
+TEST(ContactAngleValidation, LongYoungAngleRange3DSeeded) {
+  Drop3D c{90, 0.025, 10.0, "explicit", true, 2e-3, 2};
+  young_range_3d({{90, 8, 4}, {160, 11, 4}}, c);
+}
+
+// The same drops with the implicit integrator (dt_max 5 ms), 1 s: about 2.5 s of CPU per step at 7200
+// particles, so 10 s (45 min per drop on the loaded machine) is not run here. Measured 2026-11-26, 1 s:
+// 160 -> 154.8 deg (explicit at 1 s: 153.0), 90 -> 79.8 deg (explicit at 2 s: 85.6: the implicit drop
+// spreads further, docs); 505 and 548 s. Bands: the measured angle with 2 deg to spare below (90 deg) or
+// the explicit drop's 10-s angle (160 deg), 4 deg above as in the explicit test.
+TEST(ContactAngleValidation, LongYoungAngleRange3DSeededImplicit) {
+  Drop3D c{90, 0.025, 1.0, "implicit", true, 5e-3, 2};
+  young_range_3d({{90, 12, 4}, {160, 10, 4}}, c);
+}
