@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/error.hpp"
 #include "io/checkpoint.hpp"
 #include "methods/mpm/mpm_method.hpp"
 #include "methods/sph/sph_jeske.hpp"
@@ -294,5 +295,17 @@ TEST(ParticleRebalance, CheckpointAfterRebalanceRestartsAtAnotherRankCount) {
     EXPECT_GE(dx, 0) << what << ": same particle ids";
     EXPECT_LE(dx, 1e-10) << what;
     EXPECT_LE(dv, 2e-10) << what;
+  }
+}
+
+TEST(ParticleRebalance, ThresholdBelowOneIsAnInputError) {
+  // max/mean is never below 1: a threshold in (0, 1) would rebalance at every check.
+  auto d = test::deck_from_string(kMpmSlidingBlock, {"domain.rebalance_threshold=0.9"});
+  try {
+    mpm::MpmMethod<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+    ADD_FAILURE() << "no error for rebalance_threshold 0.9";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key(), "domain.rebalance_threshold");
+    EXPECT_NE(std::string(e.what()).find(">= 1"), std::string::npos) << e.what();
   }
 }
