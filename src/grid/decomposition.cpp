@@ -12,27 +12,11 @@
 
 namespace meniscus::grid {
 
-namespace {
-// The ownership ranges (a std::array<std::vector<int>, Dim>) for the Decomposition that
-// make_decomposition is constructing on this thread; the constructor takes them and clears this.
-// Spec has no field for them, so that the explicit ranges reach the DMDA without a change to the
-// header every layer includes.
-thread_local const void* g_next_ranges = nullptr;
-}  // namespace
-
 template <int Dim>
 std::unique_ptr<Decomposition<Dim>> make_decomposition(MPI_Comm comm, typename Decomposition<Dim>::Spec spec,
                                                        const std::array<std::vector<int>, Dim>& ranges) {
-  for (int d = 0; d < Dim; ++d) spec.procs[d] = static_cast<int>(ranges[d].size());
-  g_next_ranges = &ranges;
-  try {
-    auto out = std::make_unique<Decomposition<Dim>>(comm, spec);
-    g_next_ranges = nullptr;
-    return out;
-  } catch (...) {
-    g_next_ranges = nullptr;
-    throw;
-  }
+  spec.ranges = ranges;
+  return std::make_unique<Decomposition<Dim>>(comm, spec);
 }
 
 template <int Dim>
@@ -116,7 +100,11 @@ Decomposition<Dim>::Decomposition(MPI_Comm comm, const Spec& spec) : comm_(comm)
     upper_[d] = spec.lower[d] + cells * dx_;
     nodes_[d] = cells + 1;
   }
+  // Explicit ownership ranges fix the process grid.
+  const bool given = !spec.ranges[0].empty();
   procs_ = spec.procs;
+  if (given)
+    for (int d = 0; d < Dim; ++d) procs_[d] = static_cast<int>(spec.ranges[d].size());
   long prod = 1;
   bool all_fixed = true;
   for (int d = 0; d < Dim; ++d) {
@@ -130,17 +118,15 @@ Decomposition<Dim>::Decomposition(MPI_Comm comm, const Spec& spec) : comm_(comm)
   const std::string why = choose_procs(nodes_, size_, spec.stencil_width + 1, procs_);
   if (!why.empty()) throw InputError(spec.deck_file, "domain.cell_size", why);
 
-  // Ranges handed over by make_decomposition (a particle-balanced layout), or the even split.
-  const auto* given = static_cast<const std::array<std::vector<int>, Dim>*>(g_next_ranges);
-  g_next_ranges = nullptr;
+  // The spec's ranges (a particle-balanced layout), or the even split.
   std::array<std::vector<PetscInt>, Dim> ranges;
   for (int d = 0; d < Dim; ++d) {
     if (given) {
       // They must tile the axis with blocks DMDA accepts; they are computed by the code, so a
       // violation is a bug, not bad input.
       long sum = 0;
-      bool ok = static_cast<int>((*given)[d].size()) == procs_[d];
-      for (int r : (*given)[d]) {
+      bool ok = static_cast<int>(spec.ranges[d].size()) == procs_[d];
+      for (int r : spec.ranges[d]) {
         ok = ok && r >= spec.stencil_width + 1;
         sum += r;
       }
@@ -152,7 +138,7 @@ Decomposition<Dim>::Decomposition(MPI_Comm comm, const Spec& spec) : comm_(comm)
     starts_[d].assign(procs_[d] + 1, 0);
     ranges[d].resize(procs_[d]);
     for (int q = 0; q < procs_[d]; ++q) {
-      ranges[d][q] = given ? (*given)[d][q] : nodes_[d] / procs_[d] + (q < nodes_[d] % procs_[d] ? 1 : 0);
+      ranges[d][q] = given ? spec.ranges[d][q] : nodes_[d] / procs_[d] + (q < nodes_[d] % procs_[d] ? 1 : 0);
       starts_[d][q + 1] = starts_[d][q] + ranges[d][q];
     }
   }

@@ -69,6 +69,9 @@ class Decomposition {
     int stencil_width = 2;
     int dof = Dim + 1;
     std::array<bool, Dim> periodic{};  // particles leaving through one face re-enter at the other
+    // Ownership ranges: nodes per block along each axis (a particle-balanced layout, grid/balance.hpp);
+    // their counts are the process grid and override `procs`. Empty: the even split.
+    std::array<std::vector<int>, Dim> ranges{};
     std::string deck_file;  // for error messages
   };
 
@@ -87,6 +90,8 @@ class Decomposition {
   Decomposition& operator=(const Decomposition&) = delete;
 
   DM dm() const { return da_; }
+  // What this decomposition was built from (ranges empty for the even split).
+  const Spec& spec() const { return spec_; }
   MPI_Comm comm() const { return comm_; }
   int rank() const { return rank_; }
   int size() const { return size_; }

@@ -17,7 +17,15 @@ void declare_domain(config::Schema& root) {
             "how the grid nodes are divided among ranks: `particles` places the cuts between the blocks where "
             "the seeded particles (`sources`) split evenly, so that every rank starts with about as many "
             "particles as the others (MPM and SPH; ranks given in `ranks` are kept); `even` gives every rank "
-            "the same number of nodes. The cuts are chosen once, at the start").def("particles");
+            "the same number of nodes. The cuts are chosen at the start, and again during the run when "
+            "`rebalance_threshold` is set").def("particles");
+  s->real("rebalance_threshold", "1",
+          "rebalance during the run (MPM and SPH): every `rebalance_interval` steps, when the largest number "
+          "of particles on a rank exceeds this multiple of the mean, the cuts move to where the particles now "
+          "split evenly and the particles migrate to their new ranks (one log line per rebalance). 0: never; "
+          "otherwise at least 1 (1.2 is a reasonable choice)").def(0.0).nonnegative();
+  s->integer("rebalance_interval", "steps between checks of rebalance_threshold (each costs two reductions)")
+      .def("10").min(1);
   s->choice("walls", {"slip", "sticky", "friction", "none"}, "boundary condition on the box faces").def("slip");
   s->real("wall_friction", "1", "Coulomb friction coefficient of the box faces (walls: friction)").def(0.0).nonnegative();
   s->integer("wall_cells", "thickness of the box faces in cells").def("2").min(1);

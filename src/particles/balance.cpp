@@ -82,6 +82,56 @@ double particle_imbalance(long local_count, MPI_Comm comm) {
   return sum > 0 ? static_cast<double>(largest) * size / static_cast<double>(sum) : 1.0;
 }
 
+template <int Dim>
+Rebalancer<Dim>::Rebalancer(const config::Section& root, int min_nodes) {
+  const auto d = root.section("domain");
+  threshold_ = d.real("rebalance_threshold");
+  interval_ = d.integer("rebalance_interval");
+  min_nodes_ = min_nodes;
+  if (threshold_ > 0 && threshold_ < 1)
+    throw InputError(d.file(), d.key_path("rebalance_threshold"),
+                     "max/mean particles per rank is never below 1: use a threshold >= 1, or 0 for no rebalancing");
+}
+
+template <int Dim>
+std::unique_ptr<grid::Decomposition<Dim>> Rebalancer<Dim>::propose(const RealField& x, size_t n,
+                                                                   const grid::Decomposition<Dim>& current,
+                                                                   long step, bool force) {
+  if (!enabled() || current.size() == 1) return nullptr;
+  if (!force && (interval_ <= 0 || step % interval_ != 0)) return nullptr;
+  const double t0 = MPI_Wtime();
+  const double before = particle_imbalance(static_cast<long>(n), current.comm());
+  if (!force && !(before > threshold_)) return nullptr;
+  const RealField mine = Kokkos::subview(x, std::make_pair(size_t(0), n), Kokkos::ALL);
+  const auto hist = node_histograms<Dim>(mine, current);
+  auto spec = current.spec();
+  std::array<int, Dim> procs{};
+  std::array<std::vector<int>, Dim> ranges;
+  const std::string why = grid::balanced_layout<Dim>(hist, current.size(), std::max(min_nodes_, spec.stencil_width + 1),
+                                                     spec.procs, procs, ranges);
+  if (!why.empty() || ranges == grid::ownership_ranges<Dim>(current)) return nullptr;
+  const double predicted = grid::predicted_imbalance<Dim>(hist, ranges);
+  // Cuts that would not lower the load are not worth the move (the next check would ask again).
+  if (!force && !(predicted < before)) return nullptr;
+  spec.ranges = ranges;
+  pending_ = Stats{step, before, predicted, 1, 0};
+  started_ = t0;
+  return std::make_unique<grid::Decomposition<Dim>>(current.comm(), spec);
+}
+
+template <int Dim>
+void Rebalancer<Dim>::finish(long local_count, MPI_Comm comm) {
+  last_ = pending_;
+  last_.after = particle_imbalance(local_count, comm);
+  last_.seconds = MPI_Wtime() - started_;
+  ++count_;
+  log::info("rebalanced after step %ld: max/mean particles per rank %.3f -> %.3f (predicted %.3f), %.3f s",
+            last_.step, last_.before, last_.after, last_.predicted, last_.seconds);
+}
+
+template class Rebalancer<2>;
+template class Rebalancer<3>;
+
 template std::array<std::vector<long>, 2> node_histograms<2>(const Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>&,
                                                              const grid::Decomposition<2>&);
 template std::array<std::vector<long>, 3> node_histograms<3>(const Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>&,

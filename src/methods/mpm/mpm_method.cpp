@@ -45,6 +45,7 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   // Materials first: the particle-balanced decomposition seeds the sources to count them.
   table_ = read_materials(root);
   decomp_ = particles::balanced_decomposition<Dim>(comm_, spec, root, table_.names, spec.stencil_width + 1);
+  rebalancer_ = particles::Rebalancer<Dim>(root, spec.stencil_width + 1);
   grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
 
   const auto m = root.section("mpm");
@@ -55,7 +56,7 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   implicit_ = m.text("integrator") == "implicit";
   if (implicit_) {
     const auto nw = m.section("newton");
-    solvers::NewtonOptions opt;
+    solvers::NewtonOptions& opt = newton_options_;
     opt.tolerance = nw.real("tolerance");
     opt.max_iterations = static_cast<int>(nw.integer("max_iterations"));
     opt.max_line_search = static_cast<int>(nw.integer("max_line_search"));
@@ -63,9 +64,9 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
     opt.max_linear_iterations = static_cast<int>(nw.integer("max_linear_iterations"));
     project_hessian_ = nw.flag("project_hessian");
     surface_smoothing_ = nw.real("surface_smoothing");
-    implicit_solver_ = std::make_unique<ImplicitGridSolver<Dim>>(*decomp_, opt);
-    implicit_solver_->set_light_node_fraction(nw.real("light_node_fraction"));
-    implicit_solver_->set_assembled_hessian(nw.text("hessian") == "assembled");
+    light_node_fraction_ = nw.real("light_node_fraction");
+    assembled_hessian_ = nw.text("hessian") == "assembled";
+    make_implicit_solver();
     kinetic_mass_floor_ = nw.real("kinetic_mass_floor");
   }
   const auto g = m.vector("gravity");
@@ -117,6 +118,45 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   remove_particles_inside_colliders();
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
   refresh_temperature_bound();
+}
+
+template <int Dim>
+void MpmMethod<Dim>::make_implicit_solver() {
+  implicit_solver_.reset();  // its DMDA before the new one
+  implicit_solver_ = std::make_unique<ImplicitGridSolver<Dim>>(*decomp_, newton_options_);
+  implicit_solver_->set_light_node_fraction(light_node_fraction_);
+  implicit_solver_->set_assembled_hessian(assembled_hessian_);
+}
+
+template <int Dim>
+void MpmMethod<Dim>::rebalance(bool force) {
+  auto next = rebalancer_.propose(set_.field(f_.x), set_.size(), *decomp_, steps_, force);
+  if (!next) {
+    // A restart: the particles may still sit where the writer had them (one rank has nowhere else).
+    if (force && decomp_->size() > 1) redistribute_particles();
+    return;
+  }
+  auto t = timers_.scope("rebalance");
+  // Nothing on the grid outlives a step (P2G rebuilds it; the implicit and heat solves start from
+  // the particles), so the grid and its solvers are built anew on the new decomposition, the old
+  // ones released first. Only their settings carry over.
+  const bool heat = heat_.solver != nullptr;
+  HeatOptions heat_options{};
+  std::vector<physics::ThermalProperties> heat_materials;
+  if (heat) {
+    heat_options = heat_.solver->options();
+    auto th = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), heat_.solver->thermal_materials());
+    heat_materials.assign(th.data(), th.data() + th.extent(0));
+  }
+  heat_.solver.reset();
+  implicit_solver_.reset();
+  grid_.reset();
+  decomp_ = std::move(next);
+  grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
+  if (implicit_) make_implicit_solver();
+  if (heat) heat_.solver = std::make_unique<HeatSolver<Dim>>(*decomp_, heat_options, heat_materials);
+  redistribute_particles();
+  rebalancer_.finish(static_cast<long>(set_.size()), comm_);
 }
 
 // k^sigma(T): the capillary time-step bound follows the temperature range, which the heat solve changes.
@@ -503,6 +543,7 @@ void MpmMethod<Dim>::step(double dt) {
     auto t = timers_.scope("sort");
     particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
   }
+  rebalance(false);
 }
 
 template <int Dim>
@@ -586,6 +627,9 @@ void MpmMethod<Dim>::particles_replaced() {
   // Only the speed of the last step is derived from the particles between steps (the grid is rebuilt
   // by every P2G).
   step_speed_known_ = false;
+  // With rebalancing the writer's cuts followed its particles, not the sources this run started from:
+  // the cuts follow the restored particles, which then move to their owners.
+  if (rebalancer_.enabled()) rebalance(true);
 }
 
 template <int Dim>

@@ -20,6 +20,7 @@
 #include "methods/mpm/mpm_deck.hpp"
 #include "particles/particle_set.hpp"
 #include "particles/particle_sources.hpp"
+#include "particles/balance.hpp"
 #include "particles/halo.hpp"
 #include "methods/mpm/surface_coefficient.hpp"
 #include "methods/mpm/surface_resampling.hpp"
@@ -58,6 +59,8 @@ class MpmMethod : public Method {
 
   // Access for tests.
   const grid::Decomposition<Dim>& decomposition() const { return *decomp_; }
+  // Rebalancing during the run (domain.rebalance_threshold): how often and how well.
+  const particles::Rebalancer<Dim>& rebalancer() const { return rebalancer_; }
   struct Fields {
     int x, v, C, F, J, mass, volume;
   };
@@ -108,8 +111,14 @@ class MpmMethod : public Method {
 
  private:
 
+  // Moves to the decomposition the rebalancer proposes, if any: rebuilds the grid and the grid
+  // solvers on it and sends the particles to their new owners (collective).
+  void rebalance(bool force);
+  void make_implicit_solver();
+
   MPI_Comm comm_;
   std::unique_ptr<grid::Decomposition<Dim>> decomp_;
+  particles::Rebalancer<Dim> rebalancer_;
   std::unique_ptr<grid::GridField<Dim>> grid_;
   particles::ParticleSet set_;
   Fields f_{};
@@ -134,6 +143,9 @@ class MpmMethod : public Method {
   double kinetic_mass_floor_ = 0;  // mpm.newton.kinetic_mass_floor (before the small-step scaling)
   void set_kinetic_mass_floor(double dt);
   std::unique_ptr<ImplicitGridSolver<Dim>> implicit_solver_;
+  solvers::NewtonOptions newton_options_{};  // what make_implicit_solver() builds it with
+  double light_node_fraction_ = 0;
+  bool assembled_hessian_ = true;
   ImplicitStats last_implicit_{};
   double last_dt_ = 0;
 

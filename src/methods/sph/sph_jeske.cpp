@@ -51,6 +51,7 @@ SphJeske<Dim>::SphJeske(const MethodContext& ctx) : comm_(ctx.comm) {
   // Blocks at least one support radius thick (checked below) also when balanced by particles.
   const int min_nodes = std::max(2, static_cast<int>(std::ceil(h / spec.dx - 1e-9)));
   decomp_ = particles::balanced_decomposition<Dim>(comm_, spec, root, p_.material_names, min_nodes);
+  rebalancer_ = particles::Rebalancer<Dim>(root, min_nodes);
   for (int d = 0; d < Dim; ++d) {
     domain_lo_[d] = decomp_->lower()[d];
     domain_hi_[d] = decomp_->upper()[d];
@@ -534,6 +535,22 @@ void SphJeske<Dim>::step(double dt) {
     auto t = timers_.scope("sort");
     particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
   }
+  rebalance(false);
+}
+
+template <int Dim>
+void SphJeske<Dim>::rebalance(bool force) {
+  // Blocks stay at least one support radius thick: the rebalancer keeps the constructor's min_nodes.
+  auto next = rebalancer_.propose(set_.field(f_.x), set_.size(), *decomp_, steps_, force);
+  if (!next) {
+    // A restart: the particles may still sit where the writer had them (one rank has nowhere else).
+    if (force && decomp_->size() > 1) redistribute_particles();
+    return;
+  }
+  auto t = timers_.scope("rebalance");
+  decomp_ = std::move(next);
+  redistribute_particles();
+  rebalancer_.finish(static_cast<long>(set_.size()), comm_);
 }
 
 template <int Dim>
@@ -662,7 +679,9 @@ void SphJeske<Dim>::redistribute_particles() {
 template <int Dim>
 void SphJeske<Dim>::particles_replaced() {
   // Everything between steps lives in persistent particle fields (warm starts included); the
-  // neighbourhood is rebuilt at the start of every step.
+  // neighbourhood is rebuilt at the start of every step. With rebalancing the writer's cuts followed its
+  // particles, not the sources this run started from: the cuts follow the restored particles.
+  if (rebalancer_.enabled()) rebalance(true);
 }
 
 template <int Dim>

@@ -17,6 +17,7 @@
 #include "methods/sph/boundary_contacts.hpp"
 #include "methods/sph/sph_deck.hpp"
 #include "methods/sph/sph_neighborhood.hpp"
+#include "particles/balance.hpp"
 #include "particles/halo.hpp"
 #include "particles/neighbor_search.hpp"
 #include "particles/particle_set.hpp"
@@ -54,6 +55,8 @@ class SphJeske : public Method {
   // Tests change parameters between steps (e.g. switch XSPH off after relaxing a drop).
   SphParams& params_for_tests() { return p_; }
   const grid::Decomposition<Dim>& decomposition() const { return *decomp_; }
+  // Rebalancing during the run (domain.rebalance_threshold): how often and how well.
+  const particles::Rebalancer<Dim>& rebalancer() const { return rebalancer_; }
   double time() const { return time_; }
 
   // Stages, public for tests. update_neighborhood() builds the halo, the total (owned + ghost) rows
@@ -109,6 +112,10 @@ class SphJeske : public Method {
   int rank_ = 0;
   SphParams p_;
   std::unique_ptr<grid::Decomposition<Dim>> decomp_;
+  particles::Rebalancer<Dim> rebalancer_;
+  // Moves to the decomposition the rebalancer proposes, if any, and sends the particles to their new
+  // owners: everything else between steps lives in particle fields (collective).
+  void rebalance(bool force);
   particles::ParticleSet set_;
   Fields f_{};
   physics::ColliderSet<Dim> colliders_;
