@@ -1,0 +1,96 @@
+// Rigid bodies in the three-way liquid-membrane-rigid coupling of Ruan et al. 2021 (2D, CGS units
+// of the paper: areal densities in g/cm^2, liquid 1.0, g = 9.8 cm/s^2, sigma in dyn):
+//   * Archimedes with sigma = 0: a cylinder of density ratio 0.5 floats with half of its area
+//     below the far-field level; one of ratio 1.5 sinks to the bottom of the tank;
+//   * float/sink in density and in sigma with sigma > 0 (paper §6 and Fig. 13's surfactant
+//     weakening; the maximum load of a non-wetting cylinder, 9.28 g/cm^2 at sigma = 0.9 and
+//     sigma_crit = 0.383 dyn at density 5, comes from the force balance
+//     F(alpha) = 2 sigma sin(alpha) + rho g [2 R sin(alpha) 2 l_c sin(alpha/2) + R^2 (alpha - sin(alpha) cos(alpha))]).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "membrane_scenes.hpp"
+#include "validation_support.hpp"
+
+namespace mm = meniscus::membrane;
+using meniscus::test::print_rank0;
+
+namespace {
+mm::Disc cylinder(double cx, double cy, double rho) {
+  mm::Disc d;
+  d.c[0] = cx;
+  d.c[1] = cy;
+  d.radius = 0.1;
+  d.density = rho;
+  d.rotates = false;  // symmetric scenes: the staircase of faces gives a small spurious torque
+  return d;
+}
+
+// Mean height of the membrane vertices farther than `reach` from the body's axis and a cell from
+// the walls: the far-field level z_inf.
+double far_level(mm::MembraneFlow& f, double reach) {
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().x);
+  const double cx = f.bodies()[0].c[0], dx = f.grid().dx(), width = f.grid().cells(0) * dx;
+  double sum = 0;
+  long n = 0;
+  for (long i = 0; i < f.membrane().vertices(); ++i)
+    if (std::abs(x(i, 0) - cx) > reach && x(i, 0) > dx && x(i, 0) < width - dx) {
+      sum += x(i, 1);
+      ++n;
+    }
+  return n ? sum / n : 0.0;
+}
+
+// Fraction of the disc's area below the line y = level (circular segment).
+double submerged_fraction(const mm::Disc& b, double level) {
+  const double r = b.radius, h = std::clamp(level - (b.c[1] - r), 0.0, 2 * r);
+  const double area = r * r * std::acos((r - h) / r) - (r - h) * std::sqrt(std::max(0.0, 2 * r * h - h * h));
+  return area / (M_PI * r * r);
+}
+
+mm::FlowParameters archimedes_parameters() {
+  mm::FlowParameters p;
+  p.sigma = 0.0;  // no capillarity: the membrane is a passive free surface
+  p.gravity[1] = -9.8;
+  p.remesh_edge = 0.0125;
+  return p;
+}
+}  // namespace
+
+// Ruan 2021 T-ARC analogue (2D): density ratio 0.5, released 0.05 cm above its equilibrium depth,
+// settles (settle damping 6 /s, which does not move the equilibrium) with its submerged area
+// fraction equal to the density ratio within 5 %.
+TEST(MembraneBodiesValidation, ArchimedesCylinderFloatsWithSubmergedFractionEqualToDensityRatio) {
+  auto p = archimedes_parameters();
+  p.settle_damping = 6.0;
+  p.settle_until = 1e9;
+  auto s = meniscus::test::make_pool_with_bodies(1.2, 0.8, 0.025, 0.4, {cylinder(0.6, 0.45, 0.5)}, p);
+  const double dt = 4e-3, v0 = s.flow->volume();
+  for (int n = 0; n < 250; ++n) s.flow->step(dt);
+  const auto& b = s.flow->bodies()[0];
+  const double level = far_level(*s.flow, 0.3), frac = submerged_fraction(b, level);
+  print_rank0("archimedes: rho_s 0.5, centre y %.4f, far level %.4f, submerged fraction %.4f (target 0.5, error %.2f %%), "
+              "|v| %.2e cm/s, volume change %.2e",
+              b.c[1], level, frac, 100 * std::abs(frac / 0.5 - 1), std::hypot(b.v[0], b.v[1]),
+              s.flow->volume() / v0 - 1);
+  EXPECT_NEAR(frac, 0.5, 0.05 * 0.5);
+  EXPECT_LT(std::hypot(b.v[0], b.v[1]), 0.02);  // settled
+  EXPECT_NEAR(b.c[0], 0.6, 0.025);
+  EXPECT_LT(std::abs(s.flow->volume() / v0 - 1), 5e-3);
+}
+
+// The same with density ratio 1.5: the cylinder goes under and reaches the bottom within 0.8 s
+// (free fall with added mass would take about 0.6 s from this depth).
+TEST(MembraneBodiesValidation, ArchimedesDenserCylinderSinksToTheBottom) {
+  auto s = meniscus::test::make_pool_with_bodies(1.2, 0.8, 0.025, 0.4, {cylinder(0.6, 0.42, 1.5)},
+                                                 archimedes_parameters());
+  const double dt = 4e-3;
+  for (int n = 0; n < 200; ++n) s.flow->step(dt);
+  const auto& b = s.flow->bodies()[0];
+  const double level = far_level(*s.flow, 0.3);
+  print_rank0("archimedes: rho_s 1.5, centre y %.4f (bottom contact at %.4f), far level %.4f", b.c[1], b.radius, level);
+  EXPECT_LT(b.c[1] - b.radius, 0.025);   // on the bottom
+  EXPECT_LT(b.c[1] + b.radius, level);   // fully below the far-field level
+}
