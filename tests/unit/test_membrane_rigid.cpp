@@ -1,4 +1,4 @@
-// Rigid bodies of the three-way coupling of Ruan et al. 2021 (§4.2, Eqs. 26-28): the point
+// Rigid bodies of the three-way coupling of Ruan et al. 2021 (§4.3 and §5.3, Eqs. 12-14, 26-28): the point
 // Jacobian against finite differences of the exact rigid motion and its transpose as a power-
 // conjugate map, and the three-way KKT system with a body (symmetric, C positive definite, the
 // rigid block holding the body's mass, MINRES agreeing with MUMPS).

@@ -59,7 +59,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
 namespace {
 // One velocity component of a vertex or face as a linear function of the unknowns of the velocity
 // block: sum_q c_q z_{k_q} + known. A free membrane component is one unknown; a contact vertex or a
-// fluid-rigid face of a free body is a row of J on the body's three unknowns (paper §4.4: contact
+// fluid-rigid face of a free body is a row of J on the body's three unknowns (paper §5.2: contact
 // particles are not in the solve, they follow the body); prescribed motion is the known part.
 struct Term {
   PetscInt k;

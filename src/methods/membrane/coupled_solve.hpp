@@ -33,7 +33,7 @@ struct MembraneHost {
   std::vector<double> mass;    // lumped vertex masses rho h L/2
   std::vector<double> force;   // capillary force f_c(x), 2 per vertex (zero without tension)
   std::vector<double> weight;  // sigma / L_e per segment (K_c), zero without tension
-  // Contact particles (Ruan 2021 §4.4): body[i] >= 0 slaves vertex i to that rigid body. If the
+  // Contact particles (Ruan 2021 §5.2): body[i] >= 0 slaves vertex i to that rigid body. If the
   // body's velocity is an unknown of the solve the vertex moves with J_i v_r (its W columns, mass and
   // capillary force go to the body: K_{a,s}, K_{a,r}, f_a of Eqs. 20-22); otherwise it carries the
   // prescribed velocity v_contact (first solve: the projection velocity v_c-dagger of Eq. 30).
@@ -44,7 +44,7 @@ struct MembraneHost {
   long segments() const { return static_cast<long>(seg.size() / 2); }
 };
 
-// The rigid bodies as a solve sees them (Ruan 2021 §4.2, Eqs. 26-28).
+// The rigid bodies as a solve sees them (Ruan 2021 §4.3, Eqs. 26-28).
 struct RigidHost {
   std::vector<Disc> bodies;     // geometry (J is evaluated at these centres) and velocities v^n
   std::vector<double> v_start;  // 3 per body: velocity of the momentum right-hand side (v_r* = v^n + g dt)

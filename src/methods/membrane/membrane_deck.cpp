@@ -48,7 +48,7 @@ void declare_membrane_sections(config::Schema& root) {
   s->flag("remesh", "split edges longer than 1.5 and collapse edges shorter than 0.5 times the initial edge length "
           "after every advection (Ruan 2021 Stage 6). Off by default: on the 2D Laplace drop it keeps the edges even "
           "but raises the area loss from 1.5 % to 4.4 % over 0.12 s (docs/theory-membrane.md)").def("false");
-  auto body = std::make_shared<config::Schema>("A rigid body coupled to the liquid and the membrane (Ruan 2021 §4.2).");
+  auto body = std::make_shared<config::Schema>("A rigid body coupled to the liquid and the membrane (Ruan 2021 §4.3).");
   body->choice("shape", {"disc"}, "body shape: a disc in 2D (a cylinder seen end-on)").def("disc");
   body->vector("center", "cm", "initial centre of mass").req();
   body->real("radius", "cm", "disc radius").req().positive();
@@ -64,7 +64,7 @@ void declare_membrane_sections(config::Schema& root) {
           "liquid through the faces between fluid cells and the cells it covers and to the membrane through the "
           "contact vertices it carries");
   s->real("contact_epsilon", "1", "a membrane vertex closer than this (in cells) to a body is a contact vertex "
-          "carried by it (Ruan 2021 §5 Stage 6: 0.1)").def(0.1).positive();
+          "carried by it (Ruan 2021 §6: 0.1)").def(0.1).positive();
   s->real("settle_damping", "1/s", "settle window: every velocity (liquid, membrane, bodies) is multiplied by "
           "(1 - settle_damping dt) each step until settle_until; not in Ruan 2021, for scenes placed at rest and "
           "for tests that measure an equilibrium").def(0.0).nonnegative();

@@ -47,7 +47,7 @@ void MembraneFlow::project_out_of_bodies() {
   if (moved) Kokkos::deep_copy(m_.x, x);
 }
 
-// Stage 6 contact set (Ruan 2021 §5): rule 2, a vertex within epsilon of a body (inside included)
+// Stage 6 contact set (Ruan 2021 §6, after Eq. 32): rule 2, a vertex within epsilon of a body (inside included)
 // is a contact particle; rule 3, one with no contact neighbour is not. Rule 1 (every vertex whose
 // one ring meets no fluid-air dual cell) is not applied: on a disc the vertices it would add lie on
 // the body already and are caught by rule 2. Wall ends stay wall vertices.
@@ -269,8 +269,8 @@ StepReport MembraneFlow::step(double dt) {
     bodies_[b].v[1] = vr_new[3 * b + 1];
     bodies_[b].omega = vr_new[3 * b + 2];
   }
-  // Body-wall contact (the paper leaves rigid-wall contact open; Ruan 2021 §7 of our notes: a
-  // post-solve projection with restitution 0): a body whose next position step would cross a tank
+  // Body-wall contact (the paper leaves rigid-wall contact open; here a post-solve projection with
+  // restitution 0): a body whose next position step would cross a tank
   // wall keeps only the velocity that brings it to the wall. Slightly breaks the monolithic
   // consistency of this step's face velocities, as any post-solve projection does.
   {

@@ -27,7 +27,7 @@ struct FlowParameters {
   // liquid area (volume_correction.hpp; not in the paper, which conserves only the grid flux).
   bool preserve_volume = true;
   // A membrane vertex within this distance (in cells) of a rigid body is a contact particle
-  // (Ruan 2021 §5 Stage 6 rule 2: epsilon = 0.1 dx).
+  // (Ruan 2021 §6 rule 2: epsilon = 0.1 dx).
   double contact_eps_over_dx = 0.1;
   // Settle window: velocities of liquid, membrane and bodies decay as (1 - zeta dt) per step while
   // t < settle_until (zeta = settle_damping, 1/s). Not in the paper; 0 switches it off.
@@ -46,7 +46,7 @@ struct StepReport {
 class MembraneFlow {
  public:
   // closed: a drop; otherwise an open surface whose ends lie on the x walls (they slide along them).
-  // bodies: rigid discs (Ruan 2021 §4.2); with bodies the second solve is the three-way solve.
+  // bodies: rigid discs (Ruan 2021 §4.3); with bodies the second solve is the three-way solve.
   MembraneFlow(MacGrid& grid, Polyline membrane, bool closed, FlowParameters params, CoupledSolveOptions solve,
                std::vector<Disc> bodies = {});
 

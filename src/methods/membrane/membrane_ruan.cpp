@@ -130,7 +130,7 @@ void MembraneRuan::diagnostics(DiagnosticRow& row) {
     row.emplace_back("contact_vertices", static_cast<double>(last_.contact_vertices));
     row.emplace_back("fluid_rigid_faces", static_cast<double>(last_.second.fluid_rigid_faces));
   }
-  // Each body's state (Ruan 2021 §4.2 generalized coordinates and velocities).
+  // Each body's state (Ruan 2021 §4.3 generalized coordinates and velocities).
   for (size_t b = 0; b < flow_->bodies().size(); ++b) {
     const Disc& body = flow_->bodies()[b];
     const std::string p = "body" + std::to_string(b) + "_";

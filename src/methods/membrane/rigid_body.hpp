@@ -1,5 +1,5 @@
 #pragma once
-// 2D rigid bodies of Ruan et al. 2021 (§4.2): a disc (a cylinder seen end-on) with generalized
+// 2D rigid bodies of Ruan et al. 2021 (§4.3, Eqs. 12-14): a disc (a cylinder seen end-on) with generalized
 // velocity v_r = (v_x, v_y, omega), mass matrix M_r = diag(m, m, I) with m = rho_s pi R^2 (areal
 // density in 2D) and I = m R^2 / 2. A body point x moves with x' = J(x) v_r, the point Jacobian
 //
@@ -8,7 +8,7 @@
 //
 // whose transpose maps a force at x to the body's (force, torque). Its rows on a face of axis d
 // (e_d^T J(x_f)) couple the body to the fluid-rigid faces of the MAC grid, and its rows at a
-// contact vertex slave that vertex to the body (paper §4.4 contact particles).
+// contact vertex slave that vertex to the body (paper §5.2 contact particles).
 #include <Kokkos_Core.hpp>
 #include <vector>
 
