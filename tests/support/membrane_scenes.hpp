@@ -49,6 +49,22 @@ inline MembraneScene make_drop(int cells, double r, double eps, membrane::FlowPa
   return s;
 }
 
+// Pool in the box [0, width] x [0, height] with cells of side dx, its surface at `level` wrapping
+// the wetted arc of every rigid disc that the level cuts (edges dx/2).
+inline MembraneScene make_pool_with_bodies(double width, double height, double dx, double level,
+                                           std::vector<membrane::Disc> bodies, membrane::FlowParameters p,
+                                           membrane::CoupledSolveOptions o = {}, MPI_Comm comm = MPI_COMM_WORLD) {
+  const double lower[2] = {0, 0};
+  const int n[2] = {static_cast<int>(std::lround(width / dx)), static_cast<int>(std::lround(height / dx))};
+  MembraneScene s;
+  s.grid = std::make_unique<membrane::MacGrid>(comm, lower, n, dx, "test");
+  if (p.h == 0) p.h = 0.5 * dx;
+  auto xy = membrane::pool_surface(0.0, n[0] * dx, level, dx / 2, bodies);
+  s.flow = std::make_unique<membrane::MembraneFlow>(*s.grid, membrane::make_polyline(xy, false), false, p, o,
+                                                    std::move(bodies));
+  return s;
+}
+
 // Mean pressure p-hat / dt over owned fluid cells whose centre lies deeper than `depth` inside the
 // liquid (phi < -depth), and their count (collective).
 inline double mean_interior_pressure(membrane::MacGrid& grid, double dt, double depth, long* count = nullptr) {

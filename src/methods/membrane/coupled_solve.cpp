@@ -52,6 +52,27 @@ Mat create_aij(MPI_Comm comm, PetscInt mloc, PetscInt nloc, PetscInt m, PetscInt
 
 CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, double dt, int src_u, int dst_u,
                                         std::vector<double>& v_new) {
+  std::vector<double> vr;
+  return solve(m, RigidHost{}, rho, dt, src_u, dst_u, v_new, vr);
+}
+
+namespace {
+// One velocity component of a vertex or face as a linear function of the unknowns of the velocity
+// block: sum_q c_q z_{k_q} + known. A free membrane component is one unknown; a contact vertex or a
+// fluid-rigid face of a free body is a row of J on the body's three unknowns (paper §5.2: contact
+// particles are not in the solve, they follow the body); prescribed motion is the known part.
+struct Term {
+  PetscInt k;
+  double c;
+};
+struct LinearVelocity {
+  std::vector<Term> terms;
+  double known = 0;
+};
+}  // namespace
+
+CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& r, double rho, double dt, int src_u,
+                                        int dst_u, std::vector<double>& v_new, std::vector<double>& vr_new) {
   blocks_.destroy();
   MPI_Comm comm = grid_.comm();
   int rank = 0;
@@ -65,17 +86,58 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
   auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dev);
   grid_.field().release_local(dev);
 
-  // Free membrane velocity components: a wall vertex keeps its wall-normal component at zero.
+  // Unknowns of the velocity block: free membrane components (a wall vertex keeps its wall-normal
+  // component at zero; a contact vertex has none), then three per free body when bodies are unknown.
   const long nvert = m.vertices();
+  const bool has_contact = !m.body.empty();
+  auto contact_body = [&](long i) { return has_contact ? m.body[i] : -1; };
   std::vector<PetscInt> unknown(2 * nvert, -1);
   PetscInt nv = 0;
   for (long i = 0; i < nvert; ++i)
     for (int d = 0; d < 2; ++d) {
       const bool fixed = (m.kind[i] == kWallX && d == 0) || (m.kind[i] == kWallY && d == 1);
-      if (!fixed) unknown[2 * i + d] = nv++;
+      if (!fixed && contact_body(i) < 0) unknown[2 * i + d] = nv++;
     }
+  const PetscInt nv_membrane = nv;
+  const long nbody = static_cast<long>(r.bodies.size());
+  std::vector<PetscInt> rigid(nbody, -1);  // first of the body's three unknowns
+  for (long b = 0; b < nbody; ++b)
+    if (r.unknowns && !r.bodies[b].fixed) {
+      rigid[b] = nv;
+      nv += 3;
+    }
+  blocks_.membrane_unknowns = nv_membrane;
+  blocks_.rigid_unknowns = nv - nv_membrane;
   const PetscInt nv_local = rank == 0 ? nv : 0;
   std::vector<int> coupled(nv, 0);  // free components that appear in some W row on this rank
+
+  // Velocity component d of body b's point x.
+  auto body_velocity = [&](long b, int d, const double* x) {
+    LinearVelocity out;
+    const Disc& body = r.bodies[b];
+    if (rigid[b] >= 0) {
+      double row[3];
+      body.jacobian_row(d, x, row);
+      for (int q = 0; q < 3; ++q)
+        if (row[q] != 0) out.terms.push_back({rigid[b] + q, row[q]});
+    } else {
+      out.known = body.point_velocity(d, x);
+    }
+    return out;
+  };
+  std::vector<LinearVelocity> vmap(2 * nvert);
+  for (long i = 0; i < nvert; ++i)
+    for (int d = 0; d < 2; ++d) {
+      LinearVelocity& l = vmap[2 * i + d];
+      const int b = contact_body(i);
+      if (unknown[2 * i + d] >= 0) {
+        l.terms.push_back({unknown[2 * i + d], 1.0});
+      } else if (b >= 0 && b < nbody && rigid[b] >= 0) {
+        l = body_velocity(b, d, &m.xy[2 * i]);
+      } else if (b >= 0) {
+        l.known = m.v_contact.empty() ? 0.0 : m.v_contact[2 * i + d];
+      }
+    }
 
   ISLocalToGlobalMapping ltog;
   MEMBRANE_PETSC(DMGetLocalToGlobalMapping(dmp, &ltog));
@@ -94,7 +156,6 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
   MEMBRANE_PETSC(DMCreateMatrix(dmp, &k.A));
   MEMBRANE_PETSC(MatSetOption(k.A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   k.Bt = create_aij(comm, np_local, nv_local, np, nv, 24);
-  k.C = create_aij(comm, nv_local, nv_local, nv, nv, 32);
   Vec bv;
   MEMBRANE_PETSC(VecCreateMPI(comm, nv_local, nv, &bv));
   MEMBRANE_PETSC(VecSet(bv, 0.0));
@@ -102,11 +163,11 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
 
   SegmentIndex index(m.xy, m.seg, g.lower[0], g.lower[1], dx, g.cells[0], g.cells[1]);
 
-  // Owned fluid-air faces and their W rows, for the write-back kernel after the solve.
+  // Owned mixed faces (fluid-air and fluid-rigid) and their velocity rows, for the write-back.
   std::vector<long> mixed_node;
   std::vector<int> mixed_axis;
-  std::vector<int> row_ptr{0}, row_vertex;
-  std::vector<double> row_weight;
+  std::vector<LinearVelocity> mixed_row;
+  long rigid_faces = 0;
 
   const int i0 = g.owned.lo[0], j0 = g.owned.lo[1];
   // A: one row per owned node; identity where there is no fluid cell (p-hat = 0 there).
@@ -130,7 +191,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
     }
 
   // Faces. Every rank adds to its own pressure rows only, visiting also the faces on the high side
-  // of its box (stored at the neighbours' nodes, read from the ghosts), and sends its membrane-row
+  // of its box (stored at the neighbours' nodes, read from the ghosts), and sends its velocity-row
   // contributions to rank 0 in rank order below: PETSc would add values sent to another rank's
   // rows in message arrival order, so that runs with 3 or more ranks would differ in the last bits.
   auto owned_cell = [&](int i, int j) {
@@ -144,7 +205,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
       const bool face_owned = i < i0 + g.owned.n[0] && j < j0 + g.owned.n[1];
       for (int d = 0; d < 2; ++d) {
         const int type = g.face_type(a, d, i, j);
-        if (type != kAllFluid && type != kFluidAir) continue;
+        if (type != kAllFluid && type != kFluidAir && type != kFluidRigid) continue;
         const int ia = d == 0 ? i - 1 : i, ja = d == 0 ? j : j - 1;  // low-side cell a; high side b = (i, j)
         if (!face_owned && !owned_cell(ia, ja)) continue;
         const double uf = a(g.local(i, j), src_u + d);
@@ -163,50 +224,70 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
         }
         const bool a_fluid = g.cell_type(a, ia, ja) == kFluid;
         const int ic = a_fluid ? ia : i, jc = a_fluid ? ja : j;
+        const int io = a_fluid ? i : ia, jo = a_fluid ? j : ja;  // the other (air or solid) cell
         const bool row_mine = owned_cell(ic, jc);
         if (!face_owned && !row_mine) continue;
         const double s = a_fluid ? -1.0 : 1.0;  // dx G_{f,c}
-        // Ghost-fluid fraction of the dual cell (Ruan 2021 §4.3 mass M; fraction along the segment
-        // between the two cell centres), clamped as small fractions make M vanish.
-        const double phi_f = a(g.local(ic, jc), kPhi);
-        const double phi_a = a_fluid ? a(g.local(i, j), kPhi) : a(g.local(ia, ja), kPhi);
-        double alpha = phi_f < 0 && phi_a > 0 ? -phi_f / (phi_a - phi_f) : 0.5;
-        alpha = std::clamp(alpha, 0.05, 1.0);
-        const double mass = rho * alpha * vol;
         double centre[2];
         g.face_centre(d, i, j, centre);
-        double support[2] = {0.5 * dx, 0.5 * dx};
-        support[d] *= options_.w_normal_extent;
-        const auto w = interpolation_row(index, centre, support);
-        const PetscInt rc = row_mine ? global_cell(ic, jc) : -1;
-        if (face_owned) {
-          mixed_node.push_back(static_cast<long>((i - i0) + (j - j0) * g.owned.n[0]));
-          mixed_axis.push_back(d);
+        // The face velocity as a function of the unknowns (Phi_F v_F + Phi_r v_r + known).
+        LinearVelocity row;
+        double alpha = 0.5;
+        if (type == kFluidAir) {
+          // Ghost-fluid fraction of the dual cell (Ruan 2021 §4.3 mass M; fraction along the
+          // segment between the two cell centres), clamped as small fractions make M vanish.
+          const double phi_f = a(g.local(ic, jc), kPhi), phi_a = a(g.local(io, jo), kPhi);
+          if (phi_f < 0 && phi_a > 0) alpha = -phi_f / (phi_a - phi_f);
+          double support[2] = {0.5 * dx, 0.5 * dx};
+          support[d] *= options_.w_normal_extent;
+          std::map<PetscInt, double> acc;
+          for (auto& [vi, wi] : interpolation_row(index, centre, support)) {
+            const LinearVelocity& l = vmap[2 * vi + d];
+            for (const Term& t : l.terms) acc[t.k] += wi * t.c;
+            row.known += wi * l.known;
+          }
+          for (auto& [kk, c] : acc) row.terms.push_back({kk, c});
+        } else {
+          // Fluid-rigid face (Ruan 2021 Eq. 26): the velocity of the covering body at the face.
+          double co[2], cf[2];
+          g.cell_centre(io, jo, co);
+          g.cell_centre(ic, jc, cf);
+          int b = body_containing(r.bodies, co);
+          if (b < 0) b = body_within(r.bodies, co, 1e300);
+          if (b < 0) continue;  // a SOLID cell without a body: not produced by classify_cells
+          const double phi_f = r.bodies[b].phi(cf), phi_s = r.bodies[b].phi(co);
+          if (phi_f > 0 && phi_s < 0) alpha = phi_f / (phi_f - phi_s);
+          row = body_velocity(b, d, centre);
+          if (face_owned) ++rigid_faces;
         }
-        for (auto& [vi, wi] : w) {
-          if (face_owned) {
-            row_vertex.push_back(vi);
-            row_weight.push_back(wi);
+        alpha = std::clamp(alpha, 0.05, 1.0);
+        const double mass = rho * alpha * vol;
+        if (row_mine) {
+          const PetscInt rc = global_cell(ic, jc);
+          for (const Term& t : row.terms) {
+            const PetscScalar bt = -vol * (s / dx) * t.c;  // B^T = -V G^T Phi
+            MEMBRANE_PETSC(MatSetValues(k.Bt, 1, &rc, 1, &t.k, &bt, ADD_VALUES));
           }
-          const PetscInt ki = unknown[2 * vi + d];
-          if (ki < 0) continue;
-          if (row_mine) {
-            const PetscScalar bt = -vol * (s / dx) * wi;  // B^T = -V G^T W
-            MEMBRANE_PETSC(MatSetValues(k.Bt, 1, &rc, 1, &ki, &bt, ADD_VALUES));
-          }
-          if (!face_owned) continue;
-          coupled[ki] = 1;
-          bv_mine[ki] += -wi * mass * uf;  // -W^T M u**
-          for (auto& [vj, wj] : w) {
-            const PetscInt kj = unknown[2 * vj + d];
-            if (kj < 0) continue;
-            c_mine[{ki, kj}] += wi * mass * wj;  // W^T M W
+          // The known part of the face velocity enters the divergence like u** does: V G^T u_known.
+          if (row.known != 0) {
+            const PetscScalar kb = vol * (s / dx) * row.known;
+            MEMBRANE_PETSC(VecSetValues(bp, 1, &rc, &kb, ADD_VALUES));
           }
         }
-        if (face_owned) row_ptr.push_back(static_cast<int>(row_vertex.size()));
+        if (!face_owned) continue;
+        mixed_node.push_back(static_cast<long>((i - i0) + (j - j0) * g.owned.n[0]));
+        mixed_axis.push_back(d);
+        for (const Term& t : row.terms) {
+          if (type == kFluidAir && t.k < nv_membrane) coupled[t.k] = 1;
+          bv_mine[t.k] += -t.c * mass * (uf - row.known);  // -Phi^T M (u** - u_known)
+          for (const Term& q : row.terms) c_mine[{t.k, q.k}] += t.c * mass * q.c;  // Phi^T M Phi
+        }
+        mixed_row.push_back(std::move(row));
       }
     }
-  // The membrane rows live on rank 0: every rank's contributions, added in rank order.
+  // The velocity rows live on rank 0: every rank's contributions, added in rank order.
+  std::map<std::pair<PetscInt, PetscInt>, double> c_all;
+  std::vector<double> bv_all(rank == 0 ? nv : 0, 0.0);
   {
     int size = 1;
     MPI_Comm_size(comm, &size);
@@ -222,57 +303,86 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
     MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
     std::vector<double> all_c, all_bv(rank == 0 ? static_cast<size_t>(nv) * size : 0);
     if (rank == 0) {
-      for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+      for (int q = 1; q < size; ++q) offsets[q] = offsets[q - 1] + counts[q - 1];
       all_c.resize(static_cast<size_t>(offsets[size - 1] + counts[size - 1]));
     }
     MPI_Gatherv(triplets.data(), count, MPI_DOUBLE, all_c.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0, comm);
     MPI_Gather(bv_mine.data(), static_cast<int>(nv), MPI_DOUBLE, all_bv.data(), static_cast<int>(nv), MPI_DOUBLE, 0,
                comm);
     if (rank == 0) {
-      for (size_t q = 0; q + 2 < all_c.size(); q += 3) {
-        const PetscInt ki = static_cast<PetscInt>(all_c[q]), kj = static_cast<PetscInt>(all_c[q + 1]);
-        const PetscScalar c = all_c[q + 2];
-        MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &kj, &c, ADD_VALUES));
-      }
-      std::vector<double> sum(nv, 0.0);
-      for (int r = 0; r < size; ++r)
-        for (PetscInt q = 0; q < nv; ++q) sum[q] += all_bv[static_cast<size_t>(r) * nv + q];
-      for (PetscInt q = 0; q < nv; ++q)
-        if (sum[q] != 0) MEMBRANE_PETSC(VecSetValues(bv, 1, &q, &sum[q], ADD_VALUES));
+      for (size_t q = 0; q + 2 < all_c.size(); q += 3)
+        c_all[{static_cast<PetscInt>(all_c[q]), static_cast<PetscInt>(all_c[q + 1])}] += all_c[q + 2];
+      for (int q = 0; q < size; ++q)
+        for (PetscInt c = 0; c < nv; ++c) bv_all[c] += all_bv[static_cast<size_t>(q) * nv + c];
     }
   }
 
-  // Membrane inertia and capillary terms: added once, by rank 0 (the membrane is replicated).
+  // Membrane and body inertia and the capillary terms: added once, by rank 0 (the membrane is
+  // replicated, the rigid unknowns live there). Each vertex term is mapped through its linear
+  // velocity, so that a contact vertex's mass, capillary force f_c and stiffness K_c reach its body
+  // as J_i^T (...) J_i: the adhesion force f_a and its stiffnesses K_{a,s}, K_{a,r}, K_{c,r} of
+  // Ruan 2021 Eqs. 20-22 (and C stays symmetric because K_{c,r} = K_{a,s}^T comes out of the same
+  // product).
   if (rank == 0) {
-    std::vector<double> kv(2 * nvert, 0.0);  // K_c v^n
+    std::vector<double> kv(2 * nvert, 0.0);  // K_c (v^n - v_known) over the segments kept
     for (long e = 0; e < m.segments(); ++e) {
       const int vi = m.seg[2 * e], vj = m.seg[2 * e + 1];
       const double w = m.weight[e];
       if (w == 0) continue;
+      // Segments with both ends on the same body are inside the contact region: their forces cancel
+      // on the body and the paper assembles K_{a,r} from mixed elements only (Eq. 22).
+      if (contact_body(vi) >= 0 && contact_body(vi) == contact_body(vj)) continue;
       for (int d = 0; d < 2; ++d) {
-        const double dv = m.v[2 * vi + d] - m.v[2 * vj + d];
+        const LinearVelocity &li = vmap[2 * vi + d], &lj = vmap[2 * vj + d];
+        const double dv = (m.v[2 * vi + d] - li.known) - (m.v[2 * vj + d] - lj.known);
         kv[2 * vi + d] += w * dv;
         kv[2 * vj + d] -= w * dv;
-        const PetscInt ki = unknown[2 * vi + d], kj = unknown[2 * vj + d];
-        const PetscScalar on = w * dt * dt, off = -w * dt * dt;
-        if (ki >= 0) MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &ki, &on, ADD_VALUES));
-        if (kj >= 0) MEMBRANE_PETSC(MatSetValues(k.C, 1, &kj, 1, &kj, &on, ADD_VALUES));
-        if (ki >= 0 && kj >= 0) {
-          MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &kj, &off, ADD_VALUES));
-          MEMBRANE_PETSC(MatSetValues(k.C, 1, &kj, 1, &ki, &off, ADD_VALUES));
-        }
+        std::map<PetscInt, double> diff;  // the row of (v_i - v_j) . e_d
+        for (const Term& t : li.terms) diff[t.k] += t.c;
+        for (const Term& t : lj.terms) diff[t.k] -= t.c;
+        for (auto& [p, cp] : diff)
+          for (auto& [q, cq] : diff) c_all[{p, q}] += w * dt * dt * cp * cq;
       }
     }
     for (long vi = 0; vi < nvert; ++vi)
       for (int d = 0; d < 2; ++d) {
-        const PetscInt ki = unknown[2 * vi + d];
-        if (ki < 0) continue;
-        const PetscScalar mass = m.mass[vi];
-        MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &ki, &mass, ADD_VALUES));
-        // -(M_s v^n + dt (f_c + dt K_c v^n)): Eq. 17 linearised about x^{n+1}.
-        const PetscScalar rhs = -(m.mass[vi] * m.v[2 * vi + d] + dt * (m.force[2 * vi + d] + dt * kv[2 * vi + d]));
-        MEMBRANE_PETSC(VecSetValues(bv, 1, &ki, &rhs, ADD_VALUES));
+        const LinearVelocity& l = vmap[2 * vi + d];
+        if (l.terms.empty()) continue;
+        const double mass = m.mass[vi];
+        // -(M_s (v^n - v_known) + dt (f_c + dt K_c v^n)): Eq. 17 linearised about x^{n+1}.
+        const double rhs = mass * (m.v[2 * vi + d] - l.known) + dt * (m.force[2 * vi + d] + dt * kv[2 * vi + d]);
+        for (const Term& t : l.terms) {
+          for (const Term& q : l.terms) c_all[{t.k, q.k}] += mass * t.c * q.c;
+          bv_all[t.k] += -t.c * rhs;
+        }
       }
+    // Body inertia M_r = diag(m, m, I) and its momentum M_r v_r* (Eq. 27; gravity is in v_r*).
+    for (long b = 0; b < nbody; ++b) {
+      if (rigid[b] < 0) continue;
+      const double mr[3] = {r.bodies[b].mass(), r.bodies[b].mass(), r.bodies[b].inertia()};
+      for (int q = 0; q < 3; ++q) {
+        c_all[{rigid[b] + q, rigid[b] + q}] += mr[q];
+        bv_all[rigid[b] + q] += -mr[q] * r.v_start[3 * b + q];
+      }
+    }
+  }
+  // C with counted preallocation: rank 0 owns every row of the velocity block; a body's rows are
+  // long (one entry per membrane component or body it touches), so they are counted, not guessed.
+  {
+    std::vector<PetscInt> nnz(nv_local, 0);
+    for (const auto& [ij, val] : c_all) ++nnz[ij.first];
+    MEMBRANE_PETSC(MatCreate(comm, &k.C));
+    MEMBRANE_PETSC(MatSetSizes(k.C, nv_local, nv_local, nv, nv));
+    MEMBRANE_PETSC(MatSetType(k.C, MATAIJ));
+    MEMBRANE_PETSC(MatSeqAIJSetPreallocation(k.C, 0, nnz.data()));
+    MEMBRANE_PETSC(MatMPIAIJSetPreallocation(k.C, 0, nnz.data(), 0, nullptr));
+    for (const auto& [ij, val] : c_all) {
+      const PetscInt ki = ij.first, kj = ij.second;
+      const PetscScalar c = val;
+      MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &kj, &c, ADD_VALUES));
+    }
+    for (PetscInt q = 0; q < nv_local; ++q)
+      if (bv_all[q] != 0) MEMBRANE_PETSC(VecSetValues(bv, 1, &q, &bv_all[q], ADD_VALUES));
   }
   for (Mat mat : {k.A, k.Bt, k.C}) {
     MEMBRANE_PETSC(MatAssemblyBegin(mat, MAT_FINAL_ASSEMBLY));
@@ -366,16 +476,17 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
   result.reason = static_cast<int>(reason);
   result.unknowns = static_cast<long>(np + nv);
   {
-    long mixed = static_cast<long>(mixed_node.size()), total = 0;
-    MPI_Allreduce(&mixed, &total, 1, MPI_LONG, MPI_SUM, comm);
-    result.fluid_air_faces = total;
+    long counts[2] = {static_cast<long>(mixed_node.size()) - rigid_faces, rigid_faces}, total[2] = {0, 0};
+    MPI_Allreduce(counts, total, 2, MPI_LONG, MPI_SUM, comm);
+    result.fluid_air_faces = total[0];
+    result.fluid_rigid_faces = total[1];
     std::vector<int> any(nv, 0);
     MPI_Allreduce(coupled.data(), any.data(), static_cast<int>(nv), MPI_INT, MPI_MAX, comm);
-    for (int c : any) result.uncoupled_components += c == 0;
+    for (PetscInt q = 0; q < nv_membrane; ++q) result.uncoupled_components += any[q] == 0;
   }
 
-  // Membrane velocities to every rank.
-  v_new.assign(2 * nvert, 0.0);
+  // The velocity block to every rank; membrane and body velocities from their linear maps.
+  std::vector<double> z(nv, 0.0);
   {
     Vec sub, all;
     VecScatter sc;
@@ -385,12 +496,24 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
     MEMBRANE_PETSC(VecScatterEnd(sc, sub, all, INSERT_VALUES, SCATTER_FORWARD));
     const PetscScalar* vals;
     MEMBRANE_PETSC(VecGetArrayRead(all, &vals));
-    for (long i = 0; i < 2 * nvert; ++i)
-      if (unknown[i] >= 0) v_new[i] = vals[unknown[i]];
+    for (PetscInt q = 0; q < nv; ++q) z[q] = vals[q];
     MEMBRANE_PETSC(VecRestoreArrayRead(all, &vals));
     MEMBRANE_PETSC(VecScatterDestroy(&sc));
     MEMBRANE_PETSC(VecDestroy(&all));
     MEMBRANE_PETSC(VecRestoreSubVector(k.z, rows[1], &sub));
+  }
+  auto evaluate = [&](const LinearVelocity& l) {
+    double u = l.known;
+    for (const Term& t : l.terms) u += t.c * z[t.k];
+    return u;
+  };
+  v_new.assign(2 * nvert, 0.0);
+  for (long q = 0; q < 2 * nvert; ++q) v_new[q] = evaluate(vmap[q]);
+  vr_new.assign(3 * nbody, 0.0);
+  for (long b = 0; b < nbody; ++b) {
+    const Disc& body = r.bodies[b];
+    const double known[3] = {body.v[0], body.v[1], body.omega};
+    for (int q = 0; q < 3; ++q) vr_new[3 * b + q] = rigid[b] >= 0 ? z[rigid[b] + q] : known[q];
   }
   // p-hat into dof kP of the owned nodes, then ghosts.
   {
@@ -445,23 +568,16 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
     };
     auto node = to_device_l(mixed_node, "mixed_node");
     auto axis = to_device_i(mixed_axis, "mixed_axis");
-    auto ptr = to_device_i(row_ptr, "w_ptr");
-    auto col = to_device_i(row_vertex, "w_col");
-    Kokkos::View<double*, grid::MemSpace> wgt("w_val", row_weight.size()), vel("v_new", v_new.size());
+    // Mixed faces take the structure velocity (Stage 8): W v on fluid-air faces, J_r v_r on
+    // fluid-rigid ones, both already in the faces' linear maps.
+    Kokkos::View<double*, grid::MemSpace> value("mixed_velocity", nmixed);
     {
-      auto h = Kokkos::create_mirror_view(wgt);
-      for (size_t q = 0; q < row_weight.size(); ++q) h(q) = row_weight[q];
-      Kokkos::deep_copy(wgt, h);
-      auto hv = Kokkos::create_mirror_view(vel);
-      for (size_t q = 0; q < v_new.size(); ++q) hv(q) = v_new[q];
-      Kokkos::deep_copy(vel, hv);
+      auto h = Kokkos::create_mirror_view(value);
+      for (long q = 0; q < nmixed; ++q) h(q) = evaluate(mixed_row[q]);
+      Kokkos::deep_copy(value, h);
     }
     Kokkos::parallel_for(
-        "membrane_mixed_faces", nmixed, KOKKOS_LAMBDA(const long q) {
-          double u = 0;
-          for (int r = ptr(q); r < ptr(q + 1); ++r) u += wgt(r) * vel(2 * col(r) + axis(q));
-          owned(node(q), dst_u + axis(q)) = u;
-        });
+        "membrane_mixed_faces", nmixed, KOKKOS_LAMBDA(const long q) { owned(node(q), dst_u + axis(q)) = value(q); });
     grid_.field().release_owned(owned);
     grid_.field().release_local(local);
     grid_.field().global_to_local();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "methods/membrane/mac_grid.hpp"
+#include "methods/membrane/rigid_body.hpp"
 
 namespace meniscus::membrane {
 
@@ -32,8 +33,24 @@ struct MembraneHost {
   std::vector<double> mass;    // lumped vertex masses rho h L/2
   std::vector<double> force;   // capillary force f_c(x), 2 per vertex (zero without tension)
   std::vector<double> weight;  // sigma / L_e per segment (K_c), zero without tension
+  // Contact particles (Ruan 2021 §5.2): body[i] >= 0 slaves vertex i to that rigid body. If the
+  // body's velocity is an unknown of the solve the vertex moves with J_i v_r (its W columns, mass and
+  // capillary force go to the body: K_{a,s}, K_{a,r}, f_a of Eqs. 20-22); otherwise it carries the
+  // prescribed velocity v_contact (first solve: the projection velocity v_c-dagger of Eq. 30).
+  // Empty vectors: no contact vertices.
+  std::vector<int> body;
+  std::vector<double> v_contact;  // 2 per vertex
   long vertices() const { return static_cast<long>(xy.size() / 2); }
   long segments() const { return static_cast<long>(seg.size() / 2); }
+};
+
+// The rigid bodies as a solve sees them (Ruan 2021 §4.3, Eqs. 26-28).
+struct RigidHost {
+  std::vector<Disc> bodies;     // geometry (J is evaluated at these centres) and velocities v^n
+  std::vector<double> v_start;  // 3 per body: velocity of the momentum right-hand side (v_r* = v^n + g dt)
+  // true: every free body's (v_x, v_y, omega) is an unknown (the three-way solve); false: all bodies
+  // move with their v^n (the first solve, Stage 4, where fluid-rigid faces are Neumann faces).
+  bool unknowns = false;
 };
 
 struct CoupledSolveOptions {
@@ -55,14 +72,17 @@ struct CoupledSolveResult {
   // Free membrane velocity components that no fluid-air face sees: only their own inertia and the
   // membrane stiffness hold them, so many of them mean the W support is too narrow.
   long uncoupled_components = 0;
+  long fluid_rigid_faces = 0;
 };
 
-// Assembled blocks of one solve, kept for inspection by tests (symmetry, definiteness).
+// Assembled blocks of one solve (with bodies the velocity block v = (v_F, v_r) orders the free
+// membrane components first, then (v_x, v_y, omega) of every free body; all of v lives on rank 0), kept for inspection by tests (symmetry, definiteness).
 struct KktBlocks {
   Mat A = nullptr, Bt = nullptr, B = nullptr, C = nullptr, negC = nullptr, S = nullptr;
   Mat K = nullptr, P = nullptr;
   Vec b = nullptr, z = nullptr;
   IS is[2] = {nullptr, nullptr};
+  long membrane_unknowns = 0, rigid_unknowns = 0;  // sizes of v_F and v_r in the velocity block
   void destroy();
 };
 
@@ -79,6 +99,11 @@ class CoupledSolver {
   // faces, zero elsewhere) and refreshes ghosts. v_new receives the new membrane velocities (all
   // vertices, constrained components zero). Collective.
   CoupledSolveResult solve(const MembraneHost& m, double rho, double dt, int src_u, int dst_u, std::vector<double>& v_new);
+  // The same with rigid bodies: fluid-rigid faces take J_r v_r, contact vertices J_i v_r; vr_new
+  // receives (v_x, v_y, omega) per body (the known velocity of a fixed body, or of every body when
+  // r.unknowns is false).
+  CoupledSolveResult solve(const MembraneHost& m, const RigidHost& r, double rho, double dt, int src_u, int dst_u,
+                           std::vector<double>& v_new, std::vector<double>& vr_new);
 
   // Keeps the assembled blocks of the next solve (tests); blocks() is valid until the next solve.
   void keep_blocks(bool keep) { keep_ = keep; }

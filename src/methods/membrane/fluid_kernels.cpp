@@ -8,8 +8,15 @@ namespace {
 void refresh(MacGrid& grid) { grid.field().global_to_local(); }
 }  // namespace
 
-void classify_cells(MacGrid& grid, const Polyline& m) {
+void classify_cells(MacGrid& grid, const Polyline& m, const std::vector<Disc>& bodies) {
   const MacGeometry g = grid.geometry();
+  Kokkos::View<Disc*, MemSpace> discs("membrane_bodies", bodies.size());
+  {
+    auto h = Kokkos::create_mirror_view(discs);
+    for (size_t b = 0; b < bodies.size(); ++b) h(b) = bodies[b];
+    Kokkos::deep_copy(discs, h);
+  }
+  const long nb = static_cast<long>(bodies.size());
   auto x = m.x;
   auto seg = m.seg;
   const long ns = m.segments();
@@ -44,7 +51,9 @@ void classify_cells(MacGrid& grid, const Polyline& m) {
           if (dist < best) best = dist;
         }
         const bool fluid = crossings % 2 == 1;
-        owned(n, kCell) = fluid ? kFluid : kAir;
+        bool solid = false;
+        for (long b = 0; b < nb; ++b) solid = solid || discs(b).phi(c) < 0;
+        owned(n, kCell) = solid ? kSolid : (fluid ? kFluid : kAir);
         owned(n, kPhi) = fluid ? -best : best;
       });
   grid.field().release_owned(owned);
@@ -82,7 +91,7 @@ void extrapolate_velocities(MacGrid& grid, int layers) {
           g.owned.node(n, ij);
           for (int d = 0; d < 2; ++d) {
             const int t = g.face_type(local, d, ij[0], ij[1]);
-            const bool valid = t == kAllFluid || t == kFluidAir || t == kWall;
+            const bool valid = t == kAllFluid || t == kFluidAir || t == kFluidRigid || t == kWall;
             owned(n, kValidU + d) = valid ? 1.0 : 0.0;
             if (!valid) {
               owned(n, kU + d) = 0;
@@ -162,6 +171,18 @@ void advect_velocities(MacGrid& grid, double dt) {
   refresh(grid);
 }
 
+void scale_face_velocities(MacGrid& grid, double factor) {
+  const MacGeometry g = grid.geometry();
+  auto owned = grid.field().acquire_owned();
+  Kokkos::parallel_for(
+      "membrane_scale_faces", g.owned.size(), KOKKOS_LAMBDA(const long n) {
+        owned(n, kU) *= factor;
+        owned(n, kV) *= factor;
+      });
+  grid.field().release_owned(owned);
+  refresh(grid);
+}
+
 double max_face_speed(MacGrid& grid) {
   const MacGeometry g = grid.geometry();
   auto local = grid.field().acquire_local(false);
@@ -174,7 +195,7 @@ double max_face_speed(MacGrid& grid) {
         const long l = g.local(ij[0], ij[1]);
         for (int d = 0; d < 2; ++d) {
           const int t = g.face_type(local, d, ij[0], ij[1]);
-          if (t != kAllFluid && t != kFluidAir) continue;
+          if (t != kAllFluid && t != kFluidAir && t != kFluidRigid) continue;
           const double u = kmath::fabs(local(l, kU + d));
           if (u > acc) acc = u;
         }

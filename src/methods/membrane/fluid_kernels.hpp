@@ -4,12 +4,15 @@
 // advection. Each runs as Kokkos kernels over the owned nodes of the MAC grid and refreshes ghosts.
 #include "methods/membrane/mac_grid.hpp"
 #include "methods/membrane/polyline.hpp"
+#include "methods/membrane/rigid_body.hpp"
 
 namespace meniscus::membrane {
 
 // Cell types (FLUID where the upward ray from the centre crosses the membrane an odd number of
 // times) and the signed distance phi to the membrane (negative in the liquid) of every owned cell.
-void classify_cells(MacGrid& grid, const Polyline& m);
+// A cell whose centre lies inside a rigid body is SOLID whatever the parity (Ruan 2021 §4.3: the
+// body takes precedence).
+void classify_cells(MacGrid& grid, const Polyline& m, const std::vector<Disc>& bodies = {});
 // u += g dt on every face that is not a wall (dofs kU, kV).
 void apply_gravity(MacGrid& grid, const double g[2], double dt);
 // Extends dofs (kU, kV) and (kUdag, kVdag) from the faces that carry a velocity (all-fluid,
@@ -17,6 +20,8 @@ void apply_gravity(MacGrid& grid, const double g[2], double dt);
 void extrapolate_velocities(MacGrid& grid, int layers);
 // u* = u^n(x - dt u-dagger) with an RK2 back-trace and bilinear sampling (paper Eq. 32); walls 0.
 void advect_velocities(MacGrid& grid, double dt);
+// u *= factor on every face (dofs kU, kV).
+void scale_face_velocities(MacGrid& grid, double factor);
 // Largest |u| over faces that carry a velocity (collective).
 double max_face_speed(MacGrid& grid);
 

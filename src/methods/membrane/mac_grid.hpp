@@ -19,8 +19,10 @@ namespace meniscus::membrane {
 
 enum CellType : int { kAir = 0, kFluid = 1, kSolid = 2 };
 // Dual-cell (face) classification of the paper (§4.3): all-fluid faces take the pressure-projected
-// grid velocity, fluid-air faces the membrane velocity W v, walls zero.
-enum FaceType : int { kNoFace = -1, kInactive = 0, kAllFluid = 1, kFluidAir = 2, kWall = 3 };
+// grid velocity, fluid-air faces the membrane velocity W v, fluid-rigid faces (between a FLUID cell
+// and a SOLID cell inside the box, i.e. one covered by a rigid body) the body velocity J_r v_r,
+// walls zero.
+enum FaceType : int { kNoFace = -1, kInactive = 0, kAllFluid = 1, kFluidAir = 2, kWall = 3, kFluidRigid = 4 };
 // dofs of a node: p-hat (pressure x dt), face velocities u, v, cell type, signed distance phi
 // (negative in the liquid), the advection velocity of the first solve, and extrapolation flags.
 enum Dof : int { kP = 0, kU = 1, kV = 2, kCell = 3, kPhi = 4, kUdag = 5, kVdag = 6, kValidU = 7, kValidV = 8, kDofs = 9 };
@@ -57,6 +59,7 @@ struct MacGeometry {
     const int tb = cell_type(a, i, j);
     if (ta == kFluid && tb == kFluid) return kAllFluid;
     if ((ta == kFluid && tb == kAir) || (ta == kAir && tb == kFluid)) return kFluidAir;
+    if ((ta == kFluid && tb == kSolid) || (ta == kSolid && tb == kFluid)) return kFluidRigid;
     return kInactive;
   }
   KOKKOS_INLINE_FUNCTION void face_centre(int d, int i, int j, double* x) const {

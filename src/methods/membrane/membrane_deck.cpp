@@ -48,6 +48,27 @@ void declare_membrane_sections(config::Schema& root) {
   s->flag("remesh", "split edges longer than 1.5 and collapse edges shorter than 0.5 times the initial edge length "
           "after every advection (Ruan 2021 Stage 6). Off by default: on the 2D Laplace drop it keeps the edges even "
           "but raises the area loss from 1.5 % to 4.4 % over 0.12 s (docs/theory-membrane.md)").def("false");
+  auto body = std::make_shared<config::Schema>("A rigid body coupled to the liquid and the membrane (Ruan 2021 §4.3).");
+  body->choice("shape", {"disc"}, "body shape: a disc in 2D (a cylinder seen end-on)").def("disc");
+  body->vector("center", "cm", "initial centre of mass").req();
+  body->real("radius", "cm", "disc radius").req().positive();
+  body->real("density", "g/cm^2", "areal density of the body (2D; the liquid's is membrane.density)").def(1.0).positive();
+  body->vector("velocity", "cm/s", "initial velocity of the centre (a fixed body keeps it: a kinematic body)")
+      .def_dim("[0, 0]", "[0, 0, 0]");
+  body->real("angular_velocity", "rad/s", "initial angular velocity (counter-clockwise)").def(0.0);
+  body->flag("rotates", "false locks the angular velocity at its initial value (for symmetric tests: on a staircase "
+             "of grid faces a disc feels a small spurious pressure torque)").def("true");
+  body->flag("fixed", "the body moves with its initial velocity whatever the forces (held, or driven kinematically); "
+             "its velocity is then not an unknown of the three-way solve").def("false");
+  s->list("bodies", body, "rigid bodies: each is an unknown (v_x, v_y, omega) of the three-way solve, couples to the "
+          "liquid through the faces between fluid cells and the cells it covers and to the membrane through the "
+          "contact vertices it carries");
+  s->real("contact_epsilon", "1", "a membrane vertex closer than this (in cells) to a body is a contact vertex "
+          "carried by it (Ruan 2021 §6: 0.1)").def(0.1).positive();
+  s->real("settle_damping", "1/s", "settle window: every velocity (liquid, membrane, bodies) is multiplied by "
+          "(1 - settle_damping dt) each step until settle_until; not in Ruan 2021, for scenes placed at rest and "
+          "for tests that measure an equilibrium").def(0.0).nonnegative();
+  s->real("settle_until", "s", "end of the settle window").def(0.0).nonnegative();
   root.section("membrane", s, "Liquid with a surface-tension membrane on a MAC grid (Ruan et al. 2021).");
 }
 
@@ -79,6 +100,24 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   d.solve.rtol = s.real("rtol");
   d.solve.max_iterations = static_cast<int>(s.integer("max_iterations"));
   d.solve.w_normal_extent = s.real("w_support");
+  d.flow.contact_eps_over_dx = s.real("contact_epsilon");
+  d.flow.settle_damping = s.real("settle_damping");
+  d.flow.settle_until = s.real("settle_until");
+  for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{}) {
+    Disc disc;
+    const auto c = b.vector("center");
+    const auto v = b.vector("velocity");
+    for (int q = 0; q < 2; ++q) {
+      disc.c[q] = c[q];
+      disc.v[q] = v[q];
+    }
+    disc.radius = b.real("radius");
+    disc.density = b.real("density");
+    disc.omega = b.real("angular_velocity");
+    disc.fixed = b.flag("fixed");
+    disc.rotates = b.flag("rotates");
+    d.bodies.push_back(disc);
+  }
   return d;
 }
 

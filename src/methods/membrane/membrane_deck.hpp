@@ -3,6 +3,7 @@
 // initial surface, time step and solver. Units are those of the paper (CGS; in 2D areal density
 // g/cm^2 and surface tension in dyn).
 #include <string>
+#include <vector>
 
 #include "core/deck.hpp"
 #include "core/schema.hpp"
@@ -23,6 +24,7 @@ struct MembraneDeck {
   bool remesh = false;
   double thickness_over_dx = 0.5;
   double cfl = 0.5, capillary_factor = 1.0, dt_max = 2e-3;
+  std::vector<Disc> bodies;  // membrane.bodies, in deck order
 };
 
 void declare_membrane_sections(config::Schema& root);

@@ -10,13 +10,72 @@
 namespace meniscus::membrane {
 
 MembraneFlow::MembraneFlow(MacGrid& grid, Polyline membrane, bool closed, FlowParameters params,
-                           CoupledSolveOptions solve)
-    : grid_(grid), m_(std::move(membrane)), closed_(closed), params_(params), solver_(grid, std::move(solve)) {
+                           CoupledSolveOptions solve, std::vector<Disc> bodies)
+    : grid_(grid),
+      m_(std::move(membrane)),
+      closed_(closed),
+      params_(params),
+      solver_(grid, std::move(solve)),
+      bodies_(std::move(bodies)) {
   const MacGeometry g = grid_.geometry();
   ybase_ = g.lower[1];
   mark_wall_ends();
-  classify_cells(grid_, m_);
+  classify_cells(grid_, m_, bodies_);
+  classify_contacts();
   target_volume_ = volume();
+}
+
+// A free vertex can end inside a body although its prediction x + v^n dt did not (it moved with
+// v-dagger, a remeshing midpoint lies on a chord, the area correction moved it): it goes back to
+// the closest surface point, where the contact rules of Stage 6 then find it.
+void MembraneFlow::project_out_of_bodies() {
+  if (bodies_.empty()) return;
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.x);
+  auto kind = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.kind);
+  bool moved = false;
+  for (long i = 0; i < m_.vertices(); ++i) {
+    if (kind(i) != kFree) continue;
+    const double p[2] = {x(i, 0), x(i, 1)};
+    const int b = body_containing(bodies_, p);
+    if (b < 0) continue;
+    double q[2];
+    bodies_[b].project(p, q);
+    x(i, 0) = q[0];
+    x(i, 1) = q[1];
+    moved = true;
+  }
+  if (moved) Kokkos::deep_copy(m_.x, x);
+}
+
+// Stage 6 contact set (Ruan 2021 §6, after Eq. 32): rule 2, a vertex within epsilon of a body (inside included)
+// is a contact particle; rule 3, one with no contact neighbour is not. Rule 1 (every vertex whose
+// one ring meets no fluid-air dual cell) is not applied: on a disc the vertices it would add lie on
+// the body already and are caught by rule 2. Wall ends stay wall vertices.
+void MembraneFlow::classify_contacts() {
+  contact_.clear();
+  if (bodies_.empty()) return;
+  const long n = m_.vertices();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.x);
+  auto kind = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.kind);
+  auto seg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.seg);
+  std::vector<int> near(n, -1);
+  const double eps = params_.contact_eps_over_dx * grid_.dx();
+  for (long i = 0; i < n; ++i) {
+    if (kind(i) != kFree) continue;
+    const double p[2] = {x(i, 0), x(i, 1)};
+    near[i] = body_within(bodies_, p, eps);
+  }
+  std::vector<int> neighbours(n, 0);
+  for (long e = 0; e < m_.segments(); ++e) {
+    const int a = seg(e, 0), b = seg(e, 1);
+    if (near[a] >= 0 && near[a] == near[b]) {
+      ++neighbours[a];
+      ++neighbours[b];
+    }
+  }
+  contact_.assign(n, -1);
+  for (long i = 0; i < n; ++i)
+    if (near[i] >= 0 && neighbours[i] > 0) contact_[i] = near[i];
 }
 
 void MembraneFlow::mark_wall_ends() {
@@ -32,6 +91,7 @@ void MembraneFlow::mark_wall_ends() {
 void MembraneFlow::replace_membrane(Polyline membrane) {
   m_ = std::move(membrane);
   mark_wall_ends();
+  classify_contacts();
 }
 
 MembraneHost MembraneFlow::host_state(bool tension) const {
@@ -78,12 +138,39 @@ MembraneHost MembraneFlow::host_state(bool tension) const {
 StepReport MembraneFlow::step(double dt) {
   StepReport report;
   const long n = m_.vertices();
+  // Stage 1 (Eq. 29): predicted body positions q^{n+1} = q^n + v^n dt; the first solve still sees
+  // the bodies at q^n, where the cell types of the previous step put them.
+  const std::vector<Disc> start = bodies_;
+  std::vector<Disc> predicted = bodies_;
+  predict_positions(predicted, dt);
+  // Stages 2-3: a vertex whose predicted position x* = x + v dt penetrates a body is a contact
+  // particle of the first solve, projected to the surface, with the velocity v-dagger = (x** - x)/dt
+  // (Eq. 30). Penetration, not the epsilon rule, so that the membrane can peel off (paper Fig. 8c).
+  MembraneHost first = host_state(false);
+  std::vector<int> slaved(n, 0);
+  if (!bodies_.empty()) {
+    first.body.assign(n, -1);
+    first.v_contact.assign(2 * n, 0.0);
+    for (long i = 0; i < n; ++i) {
+      if (first.kind[i] != kFree) continue;
+      const double xs[2] = {first.xy[2 * i] + dt * first.v[2 * i], first.xy[2 * i + 1] + dt * first.v[2 * i + 1]};
+      const int b = body_containing(predicted, xs);
+      if (b < 0) continue;
+      double proj[2];
+      predicted[b].project(xs, proj);
+      first.body[i] = b;
+      slaved[i] = 1;
+      for (int d = 0; d < 2; ++d) first.v_contact[2 * i + d] = (proj[d] - first.xy[2 * i + d]) / dt;
+      ++report.predicted_contacts;
+    }
+  }
   // Stage 4: fluid-membrane solve without surface tension or gravity, geometry of x^n: volume-
-  // preserving advection velocities u-dagger (dofs kUdag, kVdag) and v-dagger.
-  std::vector<double> vdag;
+  // preserving advection velocities u-dagger (dofs kUdag, kVdag) and v-dagger. Fluid-rigid faces
+  // carry the known J_r v_r^n.
+  std::vector<double> vdag, vr_unused;
   auto t_first = timers_.scope("solve1");
   if (params_.two_solve) {
-    report.first = solver_.solve(host_state(false), params_.rho, dt, kU, kUdag, vdag);
+    report.first = solver_.solve(first, RigidHost{start, {}, false}, params_.rho, dt, kU, kUdag, vdag, vr_unused);
   } else {
     // One-solve control: advect with the previous step's velocities.
     auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.v);
@@ -112,8 +199,20 @@ StepReport MembraneFlow::step(double dt) {
     // The membrane after the step encloses the initial liquid area (volume_correction.hpp: the W
     // flux of the first solve is not the membrane's area flux). The target is the initial area, not
     // the area at the start of the step, so that the change of a remeshing collapse is restored too.
-    if (params_.preserve_volume)
-      report.volume_correction_speed = preserve_enclosed_area(m_, closed_, ybase_, dt, target_volume_, dv);
+    // Contact particles keep their projection velocity: they must land on the body.
+    if (params_.preserve_volume) {
+      Polyline pm = m_;
+      if (report.predicted_contacts > 0) {
+        pm.kind = Kokkos::View<int*, MemSpace>("membrane_kind_contact", n);
+        // A separate host copy: a mirror view of m_.kind would alias it on host backends.
+        auto hk = Kokkos::create_mirror(Kokkos::HostSpace(), pm.kind);
+        Kokkos::deep_copy(hk, m_.kind);
+        for (long i = 0; i < n; ++i)
+          if (slaved[i]) hk(i) = kContact;
+        Kokkos::deep_copy(pm.kind, hk);
+      }
+      report.volume_correction_speed = preserve_enclosed_area(pm, closed_, ybase_, dt, target_volume_, dv);
+    }
     auto x = m_.x;
     Kokkos::parallel_for(
         "membrane_advect_vertices", n, KOKKOS_LAMBDA(const long i) {
@@ -123,8 +222,10 @@ StepReport MembraneFlow::step(double dt) {
   }
   extrapolate_velocities(grid_, params_.extrapolation_layers);
   advect_velocities(grid_, dt);
+  bodies_ = predicted;
   t_adv.pause();
-  // Stage 6: remesh (split / collapse; new vertices interpolate v^n), then retype cells with x^{n+1}.
+  // Stage 6: remesh (split / collapse; new vertices interpolate v^n), then retype cells with x^{n+1}
+  // and q^{n+1}, and find the contact particles of the three-way solve.
   if (params_.remesh_edge > 0) {
     auto t = timers_.scope("remesh");
     const auto st = remesh_chain(m_, closed_, params_.remesh_edge);
@@ -133,29 +234,85 @@ StepReport MembraneFlow::step(double dt) {
   }
   {
     auto t = timers_.scope("classify");
-    classify_cells(grid_, m_);
+    project_out_of_bodies();
+    classify_cells(grid_, m_, bodies_);
+    classify_contacts();
   }
   auto t_second = timers_.scope("solve2");
-  // Stage 7: gravity on the liquid (not on the membrane, as in the paper), then the coupled solve
-  // with the implicit capillary force.
+  // Stage 7: gravity on the liquid and the bodies (not on the membrane, as in the paper), then the
+  // coupled solve with the implicit capillary force: with bodies, the three-way solve of Eq. 28.
   apply_gravity(grid_, params_.gravity, dt);
-  std::vector<double> vnew;
+  std::vector<double> vnew, vr_new;
   const long n1 = m_.vertices();
-  report.second = solver_.solve(host_state(true), params_.rho, dt, kU, kU, vnew);
-  // Stage 8: write back the membrane velocities.
+  MembraneHost second = host_state(true);
+  RigidHost rigid{bodies_, std::vector<double>(3 * bodies_.size(), 0.0), true};
+  for (size_t b = 0; b < bodies_.size(); ++b) {
+    const Disc& body = bodies_[b];
+    rigid.v_start[3 * b] = body.v[0] + (body.fixed ? 0.0 : dt * params_.gravity[0]);
+    rigid.v_start[3 * b + 1] = body.v[1] + (body.fixed ? 0.0 : dt * params_.gravity[1]);
+    rigid.v_start[3 * b + 2] = body.omega;
+  }
+  if (!bodies_.empty()) {
+    second.body = contact_;
+    for (int c : contact_) report.contact_vertices += c >= 0;
+  }
+  report.second = solver_.solve(second, rigid, params_.rho, dt, kU, kU, vnew, vr_new);
+  // Stage 8: write back the membrane velocities (contact particles: J_i v_r^{n+1}) and the bodies'.
   {
     auto hv = Kokkos::create_mirror_view(m_.v);
     for (long i = 0; i < n1; ++i)
       for (int d = 0; d < 2; ++d) hv(i, d) = vnew[2 * i + d];
     Kokkos::deep_copy(m_.v, hv);
   }
+  for (size_t b = 0; b < bodies_.size(); ++b) {
+    bodies_[b].v[0] = vr_new[3 * b];
+    bodies_[b].v[1] = vr_new[3 * b + 1];
+    bodies_[b].omega = vr_new[3 * b + 2];
+  }
+  // Body-wall contact (the paper leaves rigid-wall contact open; here a post-solve projection with
+  // restitution 0): a body whose next position step would cross a tank
+  // wall keeps only the velocity that brings it to the wall. Slightly breaks the monolithic
+  // consistency of this step's face velocities, as any post-solve projection does.
+  {
+    const MacGeometry g = grid_.geometry();
+    for (auto& b : bodies_) {
+      if (b.fixed) continue;
+      for (int d = 0; d < 2; ++d) {
+        const double lo = g.lower[d], hi = g.lower[d] + g.cells[d] * g.dx;
+        const double gap_lo = b.c[d] - b.radius - lo, gap_hi = hi - b.c[d] - b.radius;
+        b.v[d] = std::max(b.v[d], -std::max(gap_lo, 0.0) / dt);
+        b.v[d] = std::min(b.v[d], std::max(gap_hi, 0.0) / dt);
+      }
+    }
+  }
+  // Settle window (tests and "placed at rest" scenes; not in the paper, whose liquid is inviscid):
+  // every velocity is multiplied by (1 - zeta dt) until settle_until.
+  if (params_.settle_damping > 0 && time_ < params_.settle_until) damp_velocities(1.0 - params_.settle_damping * dt);
+  time_ += dt;
   return report;
+}
+
+void MembraneFlow::damp_velocities(double factor) {
+  scale_face_velocities(grid_, factor);
+  auto v = m_.v;
+  Kokkos::parallel_for(
+      "membrane_damp_vertices", m_.vertices(), KOKKOS_LAMBDA(const long i) {
+        v(i, 0) *= factor;
+        v(i, 1) *= factor;
+      });
+  for (auto& b : bodies_)
+    if (!b.fixed) {
+      b.v[0] *= factor;
+      b.v[1] *= factor;
+      b.omega *= factor;
+    }
 }
 
 double MembraneFlow::stable_dt(double cfl, double c_cap, double dt_max) {
   const double dx = grid_.dx();
   double dt = dt_max;
-  const double umax = max_face_speed(grid_);
+  double umax = max_face_speed(grid_);
+  for (const auto& b : bodies_) umax = std::max(umax, std::hypot(b.v[0], b.v[1]) + std::abs(b.omega) * b.radius);
   if (umax > 0) dt = std::min(dt, cfl * dx / umax);
   if (params_.sigma > 0) dt = std::min(dt, c_cap * std::sqrt(params_.rho * dx * dx * dx / (2 * M_PI * params_.sigma)));
   return dt;

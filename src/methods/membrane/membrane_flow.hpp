@@ -11,6 +11,7 @@
 #include "methods/membrane/coupled_solve.hpp"
 #include "methods/membrane/mac_grid.hpp"
 #include "methods/membrane/polyline.hpp"
+#include "methods/membrane/rigid_body.hpp"
 
 namespace meniscus::membrane {
 
@@ -25,18 +26,29 @@ struct FlowParameters {
   // Add a uniform normal speed to the advection velocities so that every step keeps the enclosed
   // liquid area (volume_correction.hpp; not in the paper, which conserves only the grid flux).
   bool preserve_volume = true;
+  // A membrane vertex within this distance (in cells) of a rigid body is a contact particle
+  // (Ruan 2021 §6 rule 2: epsilon = 0.1 dx).
+  double contact_eps_over_dx = 0.1;
+  // Settle window: velocities of liquid, membrane and bodies decay as (1 - zeta dt) per step while
+  // t < settle_until (zeta = settle_damping, 1/s). Not in the paper; 0 switches it off.
+  double settle_damping = 0;
+  double settle_until = 0;
 };
 
 struct StepReport {
   CoupledSolveResult first, second;
   long splits = 0, collapses = 0;
+  long contact_vertices = 0;       // contact particles of the three-way solve (Stage 6 set)
+  long predicted_contacts = 0;     // penetrating vertices projected in Stage 2
   double volume_correction_speed = 0;  // uniform normal speed added to v-dagger (cm/s)
 };
 
 class MembraneFlow {
  public:
   // closed: a drop; otherwise an open surface whose ends lie on the x walls (they slide along them).
-  MembraneFlow(MacGrid& grid, Polyline membrane, bool closed, FlowParameters params, CoupledSolveOptions solve);
+  // bodies: rigid discs (Ruan 2021 §4.3); with bodies the second solve is the three-way solve.
+  MembraneFlow(MacGrid& grid, Polyline membrane, bool closed, FlowParameters params, CoupledSolveOptions solve,
+               std::vector<Disc> bodies = {});
 
   StepReport step(double dt);
   // Largest step allowed by CFL (cfl dx / max|u|), the capillary wave bound c_cap sqrt(rho dx^3 /
@@ -56,12 +68,21 @@ class MembraneFlow {
   double target_volume() const { return target_volume_; }
   void set_target_volume(double v) { target_volume_ = v; }
   CoupledSolver& solver() { return solver_; }
+  // Simulated time of the flow (steps taken so far), for the settle window; restarts set it back.
+  double time() const { return time_; }
+  void set_time(double t) { time_ = t; }
+  std::vector<Disc>& bodies() { return bodies_; }
+  // Body of each vertex in the last three-way solve (-1: free), empty without bodies.
+  const std::vector<int>& contact() const { return contact_; }
   // Per-stage wall time: solve1, advection, classify, solve2.
   Timers& timers() { return timers_; }
 
  private:
   MembraneHost host_state(bool tension) const;
   void mark_wall_ends();
+  void classify_contacts();
+  void project_out_of_bodies();
+  void damp_velocities(double factor);
   MacGrid& grid_;
   Polyline m_;
   bool closed_;
@@ -70,6 +91,9 @@ class MembraneFlow {
   double ybase_;
   double target_volume_ = 0;
   Timers timers_;
+  std::vector<Disc> bodies_;
+  std::vector<int> contact_;
+  double time_ = 0;
 };
 
 }  // namespace meniscus::membrane

@@ -1,5 +1,6 @@
 #include "methods/membrane/membrane_ruan.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -39,13 +40,7 @@ MembraneRuan::MembraneRuan(const MethodContext& ctx) : comm_(ctx.comm) {
   if (deck_.shape == "pool") {
     if (!(deck_.level > lower[1] + dx && deck_.level < upper[1] - dx))
       throw InputError(ms.file(), ms.key_path("level"), "the pool surface must lie inside the box, a cell away from its top and bottom");
-    const int n = static_cast<int>(std::ceil((upper[0] - lower[0]) / edge));
-    std::vector<double> xy;
-    for (int i = 0; i <= n; ++i) {
-      xy.push_back(lower[0] + (upper[0] - lower[0]) * i / n);
-      xy.push_back(deck_.level);
-    }
-    m = make_polyline(xy, false);
+    m = make_polyline(pool_surface(lower[0], upper[0], deck_.level, edge, deck_.bodies), false);
   } else {
     const double reach = deck_.radius * (1 + std::abs(deck_.perturbation));
     for (int d = 0; d < 2; ++d)
@@ -56,7 +51,14 @@ MembraneRuan::MembraneRuan(const MethodContext& ctx) : comm_(ctx.comm) {
     closed = true;
   }
   closed_ = closed;
-  flow_ = std::make_unique<MembraneFlow>(*grid_, std::move(m), closed, deck_.flow, deck_.solve);
+  for (size_t b = 0; b < deck_.bodies.size(); ++b) {
+    const Disc& body = deck_.bodies[b];
+    const auto bs = ms.list("bodies")[b];
+    for (int d = 0; d < 2; ++d)
+      if (body.c[d] - body.radius < lower[d] + dx || body.c[d] + body.radius > upper[d] - dx)
+        throw InputError(bs.file(), bs.key_path("center"), "the body must lie inside the box, a cell away from its walls");
+  }
+  flow_ = std::make_unique<MembraneFlow>(*grid_, std::move(m), closed, deck_.flow, deck_.solve, deck_.bodies);
   volume0_ = flow_->volume();
   set_.add_field("position", 2);
   set_.add_field("velocity", 2);
@@ -124,15 +126,40 @@ void MembraneRuan::diagnostics(DiagnosticRow& row) {
   row.emplace_back("fluid_air_faces", static_cast<double>(last_.second.fluid_air_faces));
   row.emplace_back("uncoupled_components", static_cast<double>(last_.second.uncoupled_components));
   row.emplace_back("membrane_vertices", static_cast<double>(flow_->membrane().vertices()));
+  if (!flow_->bodies().empty()) {
+    row.emplace_back("contact_vertices", static_cast<double>(last_.contact_vertices));
+    row.emplace_back("fluid_rigid_faces", static_cast<double>(last_.second.fluid_rigid_faces));
+  }
+  // Each body's state (Ruan 2021 §4.3 generalized coordinates and velocities).
+  for (size_t b = 0; b < flow_->bodies().size(); ++b) {
+    const Disc& body = flow_->bodies()[b];
+    const std::string p = "body" + std::to_string(b) + "_";
+    row.emplace_back(p + "x", body.c[0]);
+    row.emplace_back(p + "y", body.c[1]);
+    row.emplace_back(p + "angle", body.angle);
+    row.emplace_back(p + "vx", body.v[0]);
+    row.emplace_back(p + "vy", body.v[1]);
+    row.emplace_back(p + "omega", body.omega);
+  }
 }
 
 long MembraneRuan::global_particle_count() { return flow_->membrane().vertices(); }
 
 std::vector<std::pair<std::string, double>> MembraneRuan::state() {
-  return {{"steps", static_cast<double>(steps_)},
-          {"initial_volume", volume0_},
-          {"target_volume", flow_->target_volume()},
-          {"last_dt", last_dt_}};
+  std::vector<std::pair<std::string, double>> out = {{"steps", static_cast<double>(steps_)},
+                                                     {"initial_volume", volume0_},
+                                                     {"target_volume", flow_->target_volume()},
+                                                     {"last_dt", last_dt_},
+                                                     {"flow_time", flow_->time()}};
+  // The bodies' positions and velocities (their shape and density come from the deck).
+  for (size_t b = 0; b < flow_->bodies().size(); ++b) {
+    const Disc& body = flow_->bodies()[b];
+    const std::string p = "body" + std::to_string(b) + "_";
+    const double values[6] = {body.c[0], body.c[1], body.angle, body.v[0], body.v[1], body.omega};
+    const char* names[6] = {"x", "y", "angle", "vx", "vy", "omega"};
+    for (int q = 0; q < 6; ++q) out.emplace_back(p + names[q], values[q]);
+  }
+  return out;
 }
 
 // The grid's every dof on every node (face velocities, pressure, cell types, distances): the next
@@ -162,6 +189,24 @@ void MembraneRuan::restore_state(const std::vector<std::pair<std::string, double
     else if (k == "initial_volume") volume0_ = v;
     else if (k == "target_volume") flow_->set_target_volume(v);
     else if (k == "last_dt") last_dt_ = v;
+    else if (k == "flow_time") flow_->set_time(v);
+  }
+  for (size_t b = 0; b < flow_->bodies().size(); ++b) {
+    Disc& body = flow_->bodies()[b];
+    const std::string p = "body" + std::to_string(b) + "_";
+    double* fields[6] = {&body.c[0], &body.c[1], &body.angle, &body.v[0], &body.v[1], &body.omega};
+    const char* names[6] = {"x", "y", "angle", "vx", "vy", "omega"};
+    for (int q = 0; q < 6; ++q) {
+      bool found = false;
+      for (const auto& [k, v] : state)
+        if (k == p + names[q]) {
+          *fields[q] = v;
+          found = true;
+        }
+      if (!found)
+        throw InputError("--restart", "membrane.bodies", "the checkpoint holds no state for body " + std::to_string(b) +
+                                                              " of the deck");
+    }
   }
   // The membrane is the checkpoint's vertices (rank 0's particles, in chain order), on every rank.
   flow_->replace_membrane(broadcast_membrane(comm_, set_, closed_));

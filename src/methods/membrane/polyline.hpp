@@ -20,7 +20,9 @@ using SegmentArray = Kokkos::View<int**, Kokkos::LayoutRight, MemSpace>;    // s
 // Which velocity components of a vertex are free: a vertex whose end lies on a vertical (x) wall
 // slides along it (x fixed), one on a horizontal wall keeps y (Ruan 2021 leaves walls open; the
 // sliding rule gives a 90 degree contact with the wall, see docs/theory-membrane.md).
-enum VertexKind : int { kFree = 0, kWallX = 1, kWallY = 2 };
+// kContact marks, in temporary copies only, a vertex slaved to a rigid body (both components follow
+// the body, Ruan 2021 §5.2).
+enum VertexKind : int { kFree = 0, kWallX = 1, kWallY = 2, kContact = 3 };
 
 struct Polyline {
   VertexArray x, v;       // positions and velocities (n x 2)

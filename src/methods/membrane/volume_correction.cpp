@@ -53,7 +53,7 @@ double preserve_enclosed_area(const Polyline& m, bool closed, double ybase, doub
   Kokkos::parallel_for(
       "membrane_predict", n, KOKKOS_LAMBDA(const long i) {
         for (int d = 0; d < 2; ++d) {
-          const bool fixed = (kind(i) == kWallX && d == 0) || (kind(i) == kWallY && d == 1);
+          const bool fixed = (kind(i) == kWallX && d == 0) || (kind(i) == kWallY && d == 1) || kind(i) == kContact;
           const double di = fixed || dual(i) <= 0 ? 0.0 : dir(i, d) / dual(i);
           dir(i, d) = di;
           y(i, d) = x(i, d) + dt * vdag(i, d);

@@ -1,0 +1,65 @@
+#pragma once
+// 2D rigid bodies of Ruan et al. 2021 (§4.3, Eqs. 12-14): a disc (a cylinder seen end-on) with generalized
+// velocity v_r = (v_x, v_y, omega), mass matrix M_r = diag(m, m, I) with m = rho_s pi R^2 (areal
+// density in 2D) and I = m R^2 / 2. A body point x moves with x' = J(x) v_r, the point Jacobian
+//
+//   J(x) = [ 1  0  -(y - c_y) ]
+//          [ 0  1   (x - c_x) ]
+//
+// whose transpose maps a force at x to the body's (force, torque). Its rows on a face of axis d
+// (e_d^T J(x_f)) couple the body to the fluid-rigid faces of the MAC grid, and its rows at a
+// contact vertex slave that vertex to the body (paper §5.2 contact particles).
+#include <Kokkos_Core.hpp>
+#include <vector>
+
+#include "core/kmath.hpp"
+
+namespace meniscus::membrane {
+
+struct Disc {
+  double c[2] = {0, 0};   // centre of mass
+  double angle = 0;       // orientation (only carried: a disc's geometry does not depend on it)
+  double v[2] = {0, 0};   // velocity of the centre
+  double omega = 0;       // angular velocity (counter-clockwise)
+  double radius = 0;
+  double density = 1;     // areal density (g/cm^2)
+  bool fixed = false;     // kinematic: moves with its (constant) deck velocity, no unknowns
+  bool rotates = true;    // false: omega stays at its initial value (J drops its omega column)
+
+  double mass() const { return density * M_PI * radius * radius; }
+  double inertia() const { return 0.5 * mass() * radius * radius; }
+  KOKKOS_INLINE_FUNCTION double phi(const double* x) const {
+    const double dx = x[0] - c[0], dy = x[1] - c[1];
+    return kmath::sqrt(dx * dx + dy * dy) - radius;
+  }
+  // Row d of J(x): coefficients of (v_x, v_y, omega) in the velocity component d of point x.
+  KOKKOS_INLINE_FUNCTION void jacobian_row(int d, const double* x, double* row) const {
+    row[0] = d == 0 ? 1.0 : 0.0;
+    row[1] = d == 1 ? 1.0 : 0.0;
+    row[2] = !rotates ? 0.0 : (d == 0 ? -(x[1] - c[1]) : (x[0] - c[0]));
+  }
+  // Velocity component d of the body point x.
+  KOKKOS_INLINE_FUNCTION double point_velocity(int d, const double* x) const {
+    double r[3];
+    jacobian_row(d, x, r);
+    const double w = d == 0 ? -(x[1] - c[1]) : (x[0] - c[0]);
+    return r[0] * v[0] + r[1] * v[1] + w * omega;
+  }
+  // Closest point of the body surface to x.
+  void project(const double* x, double* out) const;
+};
+
+// Index of the first body whose interior holds x (phi < 0), or -1.
+int body_containing(const std::vector<Disc>& bodies, const double* x);
+// Index of the nearest body with phi(x) < eps, or -1.
+int body_within(const std::vector<Disc>& bodies, const double* x, double eps);
+
+// Vertices (x0, y0, x1, y1, ...) of a flat pool surface at `level` from x0 to x1 with edges about
+// `edge`, wrapping the wetted lower arc of every disc that the level cuts: the liquid starts in
+// contact with each body's submerged part, its contact line at the level.
+std::vector<double> pool_surface(double x0, double x1, double level, double edge, std::vector<Disc> bodies);
+
+// Stage 1 of the paper's step (Eq. 29 with the Rodrigues form of the rotation): q += v dt.
+void predict_positions(std::vector<Disc>& bodies, double dt);
+
+}  // namespace meniscus::membrane

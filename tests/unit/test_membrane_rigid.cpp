@@ -1,0 +1,156 @@
+// Rigid bodies of the three-way coupling of Ruan et al. 2021 (§4.3 and §5.3, Eqs. 12-14, 26-28): the point
+// Jacobian against finite differences of the exact rigid motion and its transpose as a power-
+// conjugate map, and the three-way KKT system with a body (symmetric, C positive definite, the
+// rigid block holding the body's mass, MINRES agreeing with MUMPS).
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <random>
+
+#include "membrane_scenes.hpp"
+
+namespace mm = meniscus::membrane;
+
+namespace {
+Eigen::MatrixXd dense(Mat a) {
+  Mat d;
+  MatConvert(a, MATDENSE, MAT_INITIAL_MATRIX, &d);
+  PetscInt m, n;
+  MatGetSize(d, &m, &n);
+  Eigen::MatrixXd out(m, n);
+  const PetscScalar* v;
+  MatDenseGetArrayRead(d, &v);
+  for (PetscInt j = 0; j < n; ++j)
+    for (PetscInt i = 0; i < m; ++i) out(i, j) = v[i + j * m];
+  MatDenseRestoreArrayRead(d, &v);
+  MatDestroy(&d);
+  return out;
+}
+
+mm::Disc disc(double cx, double cy, double r, double rho) {
+  mm::Disc d;
+  d.c[0] = cx;
+  d.c[1] = cy;
+  d.radius = r;
+  d.density = rho;
+  return d;
+}
+
+// A cylinder R = 0.1 of areal density 3 sitting 0.04 cm deep in a 0.8 x 0.6 pool, sigma = 0.9.
+mm::FlowParameters float_parameters() {
+  mm::FlowParameters p;
+  p.sigma = 0.9;
+  p.gravity[1] = -9.8;
+  p.remesh_edge = 0;
+  return p;
+}
+}  // namespace
+
+TEST(MembraneRigid, PointJacobianIsTheDerivativeOfRigidMotion) {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int trial = 0; trial < 20; ++trial) {
+    mm::Disc b = disc(u(gen), u(gen), 0.3, 2.0);
+    b.v[0] = u(gen);
+    b.v[1] = u(gen);
+    b.omega = 3 * u(gen);
+    const double x[2] = {b.c[0] + u(gen), b.c[1] + u(gen)};
+    // Exact motion of the body point over +-h: translation plus rotation by omega h about c.
+    auto moved = [&](double h, double* out) {
+      const double a = b.omega * h, rx = x[0] - b.c[0], ry = x[1] - b.c[1];
+      out[0] = b.c[0] + b.v[0] * h + std::cos(a) * rx - std::sin(a) * ry;
+      out[1] = b.c[1] + b.v[1] * h + std::sin(a) * rx + std::cos(a) * ry;
+    };
+    const double h = 1e-5;
+    double xp[2], xm[2];
+    moved(h, xp);
+    moved(-h, xm);
+    for (int d = 0; d < 2; ++d) {
+      const double fd = (xp[d] - xm[d]) / (2 * h);
+      double row[3];
+      b.jacobian_row(d, x, row);
+      const double jv = row[0] * b.v[0] + row[1] * b.v[1] + row[2] * b.omega;
+      EXPECT_NEAR(jv, fd, 1e-8 * (1 + std::abs(fd)));
+      EXPECT_NEAR(b.point_velocity(d, x), jv, 1e-14);
+    }
+    // J^T maps a force f at x to (f, (x - c) x f): (J^T f) . v = f . (J v) for any f and v.
+    const double f[2] = {u(gen), u(gen)};
+    double r0[3], r1[3];
+    b.jacobian_row(0, x, r0);
+    b.jacobian_row(1, x, r1);
+    double jtf[3], lhs = 0, rhs = 0;
+    for (int q = 0; q < 3; ++q) jtf[q] = r0[q] * f[0] + r1[q] * f[1];
+    EXPECT_NEAR(jtf[2], (x[0] - b.c[0]) * f[1] - (x[1] - b.c[1]) * f[0], 1e-14);
+    const double vr[3] = {b.v[0], b.v[1], b.omega};
+    for (int q = 0; q < 3; ++q) lhs += jtf[q] * vr[q];
+    rhs = f[0] * b.point_velocity(0, x) + f[1] * b.point_velocity(1, x);
+    EXPECT_NEAR(lhs, rhs, 1e-13);
+  }
+  // A body that does not rotate has no omega column.
+  mm::Disc b = disc(0, 0, 0.1, 1);
+  b.rotates = false;
+  const double x[2] = {0.3, 0.2};
+  double row[3];
+  b.jacobian_row(0, x, row);
+  EXPECT_EQ(row[2], 0.0);
+}
+
+TEST(MembraneRigid, ThreeWaySystemIsSymmetricWithDefiniteVelocityBlock) {
+  auto s = meniscus::test::make_pool_with_bodies(0.8, 0.6, 0.025, 0.35, {disc(0.4, 0.41, 0.1, 3.0)},
+                                                 float_parameters());
+  s.flow->solver().keep_blocks(true);
+  s.flow->step(5e-4);
+  const auto& k = s.flow->solver().blocks();
+  ASSERT_EQ(k.rigid_unknowns, 3);
+  EXPECT_GT(static_cast<long>(s.flow->bodies().size()), 0L);
+  long contacts = 0;
+  for (int c : s.flow->contact()) contacts += c >= 0;
+  EXPECT_GT(contacts, 4);  // the wetted arc is carried by the body
+  Mat kaij, kt;
+  ASSERT_EQ(MatConvert(k.K, MATAIJ, MAT_INITIAL_MATRIX, &kaij), 0);
+  ASSERT_EQ(MatTranspose(kaij, MAT_INITIAL_MATRIX, &kt), 0);
+  PetscReal norm = 0, diff = 0;
+  MatNorm(kaij, NORM_FROBENIUS, &norm);
+  MatAXPY(kt, -1.0, kaij, DIFFERENT_NONZERO_PATTERN);
+  MatNorm(kt, NORM_FROBENIUS, &diff);
+  std::printf("three-way KKT: |K - K^T| / |K| = %.3e\n", diff / norm);
+  EXPECT_LT(diff / norm, 1e-13);
+  MatDestroy(&kt);
+  MatDestroy(&kaij);
+  const Eigen::MatrixXd c = dense(k.C), a = dense(k.A);
+  Eigen::LLT<Eigen::MatrixXd> llt(c);
+  EXPECT_EQ(llt.info(), Eigen::Success);
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> ea(a);
+  EXPECT_GE(ea.eigenvalues().minCoeff(), -1e-12 * a.norm());
+  // The rigid rows hold the body's mass matrix plus the lumped liquid and contact-vertex masses
+  // (Phi_r^T M Phi_r + J_C^T M_s J_C): the diagonal is at least m, m, I.
+  const mm::Disc& b = s.flow->bodies()[0];
+  const long r0 = k.membrane_unknowns;
+  EXPECT_GE(c(r0, r0), b.mass());
+  EXPECT_GE(c(r0 + 1, r0 + 1), b.mass());
+  EXPECT_GE(c(r0 + 2, r0 + 2), b.inertia());
+  // The body couples to the free membrane components at both contact lines (K_{a,s} = K_{c,r}^T of
+  // Eq. 22, and W^T M W through the contact vertices' W columns).
+  long coupled = 0;
+  for (long j = 0; j < r0; ++j) coupled += c(r0 + 1, j) != 0;
+  EXPECT_GE(coupled, 2);
+}
+
+TEST(MembraneRigid, ThreeWayMinresAgreesWithMumps) {
+  mm::CoupledSolveOptions direct;
+  direct.mode = "direct";
+  const std::vector<mm::Disc> bodies = {disc(0.4, 0.41, 0.1, 3.0)};
+  auto a = meniscus::test::make_pool_with_bodies(0.8, 0.6, 0.025, 0.35, bodies, float_parameters());
+  auto b = meniscus::test::make_pool_with_bodies(0.8, 0.6, 0.025, 0.35, bodies, float_parameters(), direct);
+  for (int n = 0; n < 4; ++n) {
+    a.flow->step(5e-4);
+    b.flow->step(5e-4);
+  }
+  const auto &ba = a.flow->bodies()[0], &bb = b.flow->bodies()[0];
+  std::printf("three-way: MINRES v_y %.10e, MUMPS v_y %.10e\n", ba.v[1], bb.v[1]);
+  EXPECT_GT(std::abs(bb.v[1]), 1e-4);  // the body moves
+  EXPECT_NEAR(ba.v[0], bb.v[0], 1e-7 * std::abs(bb.v[1]) + 1e-12);
+  EXPECT_NEAR(ba.v[1], bb.v[1], 1e-7 * std::abs(bb.v[1]));
+  EXPECT_NEAR(ba.omega, bb.omega, 1e-6 * std::abs(bb.v[1]) / 0.1 + 1e-12);
+}
