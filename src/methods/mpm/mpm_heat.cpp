@@ -23,6 +23,7 @@ grid::NodeBox<Dim> box_of(const std::array<int, Dim>& lo, const std::array<int, 
   }
   return b;
 }
+
 }  // namespace
 
 template <int Dim>
@@ -73,10 +74,11 @@ template <int Dim>
 HeatSolver<Dim>::~HeatSolver() {
   if (ksp_) solvers::petsc_check_noexcept(KSPDestroy(&ksp_), "KSPDestroy");
   if (A_) solvers::petsc_check_noexcept(MatDestroy(&A_), "MatDestroy");
-  for (Vec* v : {&rhs3_, &local3_, &T_, &b_, &localT_, &lift_local_, &lift_global_})
+  for (Vec* v : {&rhs3_, &local3_, &T_, &b_, &localT_, &lift_local_, &lift_global_, &shape_global_, &shape_local_})
     if (*v) solvers::petsc_check_noexcept(VecDestroy(v), "VecDestroy");
   if (dm1_) solvers::petsc_check_noexcept(DMDestroy(&dm1_), "DMDestroy");
   if (dm3_) solvers::petsc_check_noexcept(DMDestroy(&dm3_), "DMDestroy");
+  if (dm_shape_) solvers::petsc_check_noexcept(DMDestroy(&dm_shape_), "DMDestroy");
 }
 
 template <int Dim>
@@ -213,19 +215,18 @@ void HeatSolver<Dim>::scatter(double dt, const Particles& p, const Samples& s) {
         });
       });
   if (s.active && s.size > 0) {
-    auto pos = s.position, area = s.area;
+    auto pos = s.position;
     auto par = s.parent;
     const double hTbar = options_.transfer_coefficient * options_.ambient_temperature, b = options_.boundary_flux;
     const FluxRegion region = options_.flux;
     const double time = time_;
+    auto by = boundary_y_;
+    auto bdA = boundary_dA_;
     Kokkos::parallel_for(
         "heat::p2g_surface", Kokkos::RangePolicy<>(0, s.size), KOKKOS_LAMBDA(const int r) {
           const int q = par(r);
           const physics::ThermalProperties& tp = th(mat(q));
           const double mc = mass(q, 0) * tp.heat_capacity / (2 * group(q) + 1);
-          double dA = 0;
-          for (int d = 0; d < Dim; ++d) dA += area(r, d) * area(r, d);
-          dA = kmath::sqrt(dA);
           auto acc = sc.access();
           // The sample s_r and its balance particle b_r = 2 x_p - s_r carry the parent's affine field.
           for (int which = 0; which < 2; ++which) {
@@ -234,12 +235,6 @@ void HeatSolver<Dim>::scatter(double dt, const Particles& p, const Samples& s) {
               pt[d] = which == 0 ? pos(r, d) : 2 * x(q, d) - pos(r, d);
               Tpt += gT(q, d) * (pt[d] - x(q, d));
             }
-            double robin = 0;
-            if (which == 0) {
-              double sp[Dim];
-              for (int d = 0; d < Dim; ++d) sp[d] = pos(r, d);
-              robin = (hTbar + (region.template contains<Dim>(sp, time) ? b : 0.0)) * dA;
-            }
             grid::Stencil<Dim> st;
             st.compute(pt, lower, inv_dx);
             grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, pt, [&](long idx, double w, const double*, const double* rr) {
@@ -247,8 +242,17 @@ void HeatSolver<Dim>::scatter(double dt, const Particles& p, const Samples& s) {
               for (int d = 0; d < Dim; ++d) Ti += gT(q, d) * rr[d];
               acc(idx, 0) += w * mc;
               acc(idx, 1) += w * mc * Ti;
-              acc(idx, 2) += w * robin;
             });
+          }
+          // The boundary heat (h T-bar + b) dA_r at the sample's boundary point y_r (boundary_quadrature).
+          double y[Dim];
+          for (int d = 0; d < Dim; ++d) y[d] = by(r, d);
+          const double robin = (hTbar + (region.template contains<Dim>(y, time) ? b : 0.0)) * bdA(r);
+          if (robin != 0) {
+            grid::Stencil<Dim> st;
+            st.compute(y, lower, inv_dx);
+            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, y,
+                                             [&](long idx, double w, const double*, const double*) { acc(idx, 2) += w * robin; });
           }
         });
   }
@@ -376,20 +380,27 @@ void HeatSolver<Dim>::assemble(double dt, const Particles& p, const Samples& s) 
         add_point<Dim>(vals, gbox, lower, dx, inv_dx, xp, share * th(mat(q)).conductivity * vol(q, 0) * J(q, 0), 0.0);
       });
   if (split && s.size > 0) {
-    auto pos = s.position, area = s.area;
+    auto pos = s.position;
     auto par = s.parent;
+    auto by = boundary_y_;
+    auto bdA = boundary_dA_;
+    // Per sample: conduction at s_r and at its balance particle, and the Robin term h dA_r N_a N_b at the
+    // sample's boundary point y_r (boundary_quadrature), where the right-hand side puts h T-bar dA_r.
     Kokkos::parallel_for(
-        "heat::assemble_surface", Kokkos::RangePolicy<>(0, 2 * s.size), KOKKOS_LAMBDA(const long e) {
-          const long r = e / 2;
+        "heat::assemble_surface", Kokkos::RangePolicy<>(0, 3 * s.size), KOKKOS_LAMBDA(const long e) {
+          const long r = e / 3;
           const int q = par(r);
+          const int part = static_cast<int>(e % 3);
           double pt[Dim];
-          for (int d = 0; d < Dim; ++d) pt[d] = e % 2 == 0 ? pos(r, d) : 2 * x(q, d) - pos(r, d);
-          double dA = 0;
-          for (int d = 0; d < Dim; ++d) dA += area(r, d) * area(r, d);
-          // The Robin term h |dA| N_a N_b lives on the sample s_r only, not on its balance particle.
-          const double hdA = e % 2 == 0 ? h * kmath::sqrt(dA) : 0.0;
+          if (part == 2) {
+            if (h == 0) return;
+            for (int d = 0; d < Dim; ++d) pt[d] = by(r, d);
+            add_point<Dim>(vals, gbox, lower, dx, inv_dx, pt, 0.0, h * bdA(r));
+            return;
+          }
+          for (int d = 0; d < Dim; ++d) pt[d] = part == 0 ? pos(r, d) : 2 * x(q, d) - pos(r, d);
           const double kv = th(mat(q)).conductivity * vol(q, 0) * J(q, 0) / (2 * group(q) + 1);
-          add_point<Dim>(vals, gbox, lower, dx, inv_dx, pt, kv, hdA);
+          add_point<Dim>(vals, gbox, lower, dx, inv_dx, pt, kv, 0.0);
         });
   }
   if (any_fixed_) eliminate_fixed_nodes();
@@ -471,6 +482,7 @@ void HeatSolver<Dim>::gather(const Particles& p, const Samples& s) {
 
 template <int Dim>
 HeatStats HeatSolver<Dim>::solve(double dt, const Particles& p, const Samples& s) {
+  if (s.active) boundary_quadrature(p, s);
   scatter(dt, p, s);
   assemble(dt, p, s);
   // Right-hand side C T^n / dt + f and the initial guess T^n = (C T^n) / C on the owned nodes.
@@ -525,6 +537,15 @@ HeatStats HeatSolver<Dim>::solve(double dt, const Particles& p, const Samples& s
   PetscInt N = 0;
   petsc_check(VecGetSize(T_, &N), "VecGetSize(heat)");
   stats.unknowns = N;
+  if (s.active) {
+    double measure = 0;
+    auto bdA = boundary_dA_;
+    Kokkos::parallel_reduce(
+        "heat::boundary_measure", Kokkos::RangePolicy<>(0, s.size),
+        KOKKOS_LAMBDA(const long r, double& acc) { acc += bdA(r); }, measure);
+    MPI_Allreduce(MPI_IN_PLACE, &measure, 1, MPI_DOUBLE, MPI_SUM, decomp_.comm());
+    stats.boundary_measure = measure;
+  }
   if (reason <= 0)
     throw RuntimeError(log::format("heat solve did not converge (KSP reason %d after %d iterations); try "
                                    "-mpm_heat_pc_type jacobi or a larger mpm.heat.tolerance",

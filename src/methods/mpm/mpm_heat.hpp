@@ -3,8 +3,10 @@
 // the source term dropped): with nodal heat capacity C_i = sum_q N_i(x_q) m_q c_p over the interior
 // particles and, while surface samples exist, their surface and balance particles with split masses,
 //   (C/dt + K^cond + R^h) T^{n+1} = C T^n / dt + f^h + f^H,
-//   K^cond_ij = sum_p K_p V_p^n grad N_i(x_p) . grad N_j(x_p),  R^h_ij = sum_r h |dA_r| N_i(s_r) N_j(s_r),
-//   f^h_i = sum_r N_i(s_r) (h T-bar + b) |dA_r|,                f^H_i = sum_p N_i(x_p) H_p V_p^n.
+//   K^cond_ij = sum_p K_p V_p^n grad N_i(x_p) . grad N_j(x_p),  R^h_ij = sum_r h |dA_r| N_i(y_r) N_j(y_r),
+//   f^h_i = sum_r N_i(y_r) (h T-bar + b) |dA_r|,                f^H_i = sum_p N_i(x_p) H_p V_p^n,
+// where y_r is sample s_r moved along its normal onto the material boundary (the paper uses s_r, half a
+// cell outside; see boundary_point in mpm_heat.cpp).
 // C T^n is the affine P2G of m c_p T: node i sees T_p + grad T_p . (x_i - x_p), the APIC idea applied to
 // the scalar; a sample or balance particle q carries its parent's affine field the same way. A split
 // parent's conduction volume is shared over its group like its mass (so the nodes only the samples reach
@@ -32,6 +34,7 @@ struct HeatStats {
   int iterations = 0;
   int reason = 0;
   long unknowns = 0;
+  double boundary_measure = 0;  // sum of the samples' boundary measures dA_r over all ranks (mpm_heat_boundary.cpp)
 };
 
 template <int Dim>
@@ -74,6 +77,7 @@ class HeatSolver {
   Kokkos::View<physics::ThermalProperties*> thermal_materials() const { return materials_; }
 
   // Stages, public only because they hold device lambdas (CUDA refuses them in private members).
+  void boundary_quadrature(const Particles& p, const Samples& s);  // mpm_heat_boundary.cpp
   void scatter(double dt, const Particles& p, const Samples& s);
   void assemble(double dt, const Particles& p, const Samples& s);
   void gather(const Particles& p, const Samples& s);
@@ -102,6 +106,12 @@ class HeatSolver {
   Kokkos::View<double*> fixed_;  // ghosted node -> prescribed T, or -1
   Kokkos::View<double*> lift_;   // ghosted node -> sum_j A_ij T_j over its fixed neighbours j (this rank's part)
   Vec lift_local_ = nullptr, lift_global_ = nullptr;
+  // Boundary quadrature of this step's samples (mpm_heat_boundary.cpp): the point y_r and the measure
+  // dA_r where the Robin and flux terms are integrated; the nodal sample moments it sums over the ranks.
+  Kokkos::View<double**, Kokkos::LayoutRight> boundary_y_;
+  Kokkos::View<double*> boundary_dA_;
+  DM dm_shape_ = nullptr;
+  Vec shape_global_ = nullptr, shape_local_ = nullptr;
 };
 
 }  // namespace meniscus::mpm
