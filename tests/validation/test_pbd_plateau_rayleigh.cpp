@@ -9,6 +9,7 @@
 // (docs/theory-pbd.md), dt = 1/30 s.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -88,17 +89,28 @@ TEST(PbdPlateauRayleigh, VaricoseModeGrowsBelowAndDecaysAboveKRcOne) {
   EXPECT_FALSE(grow.pinched || decay.pinched);
 }
 
-// The paper-size check of the same threshold (about 4 min of one core): the unstable cylinder pinches
-// (measured at step 122, amplitude 0.87), the stable one stays a cylinder for as long.
+// The same threshold to the end (29 min of one core on the loaded machine): the unstable cylinder
+// pinches (measured at step 122, amplitude 0.87), the stable one oscillates and
+// stays a cylinder.
 TEST(PbdPlateauRayleigh, LongLongerCylinderPinchesShorterStays) {
   const auto longer = run_cylinder(kLonger, 200, 30);
   const auto shorter = run_cylinder(kShorter, 150, 30);
+  // The short cylinder's mode is a damped standing capillary wave. Measured: the amplitude passes
+  // through zero at steps 35 and 97 and swings back to 0.092 (step 60, 0.47 of the initial) and 0.046
+  // (step 125). Asserted: the first swing stays under 0.6 of the initial amplitude, the second under
+  // 0.75 of the first.
+  double peak = 0, peak2 = 0;
+  for (size_t s = 30; s < shorter.eps.size(); ++s) {
+    double& p = s < 95 ? peak : peak2;
+    p = std::max(p, shorter.eps[s]);
+  }
   test::print_rank0("PBD Plateau-Rayleigh kR_c = %.3f: amplitude %.3f -> %.3f, pinched %d at step %d; kR_c = %.3f: "
-                    "amplitude %.3f -> %.3f after %zu steps, fewest particles per slab %ld",
+                    "amplitude %.3f -> %.3f after %zu steps (swings back to %.3f, then %.3f), fewest particles per slab %ld",
                     krc(kLonger), longer.eps.front(), longer.eps.back(), longer.pinched ? 1 : 0, longer.pinch_step,
-                    krc(kShorter), shorter.eps.front(), shorter.eps.back(), shorter.eps.size() - 1,
+                    krc(kShorter), shorter.eps.front(), shorter.eps.back(), shorter.eps.size() - 1, peak, peak2,
                     shorter.fewest_at_end);
   EXPECT_TRUE(longer.pinched);
   EXPECT_FALSE(shorter.pinched);
-  EXPECT_LT(shorter.eps.back(), 0.2 * shorter.eps.front());
+  EXPECT_LT(peak, 0.6 * shorter.eps.front());
+  EXPECT_LT(peak2, 0.75 * peak);
 }
