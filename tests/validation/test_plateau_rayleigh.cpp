@@ -21,6 +21,7 @@
 #include "methods/sph/sph_jeske.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
+#include "varicose_cylinder.hpp"
 
 using namespace meniscus;
 
@@ -55,46 +56,20 @@ Result run_cylinder(double length, int steps) {
   sph::SphJeske<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
   const double k = 2 * M_PI / length;
   auto& set = m.particles();
-  {
-    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
-    std::vector<int> keep;
-    for (size_t i = 0; i < set.size(); ++i) {
-      const double r = std::hypot(x(i, 0), x(i, 1));
-      if (r < kR * (1 + kEps * std::cos(k * x(i, 2)))) keep.push_back(static_cast<int>(i));
-    }
-    particles::IndexList list("keep", keep.size());
-    auto h = Kokkos::create_mirror_view(list);
-    for (size_t i = 0; i < keep.size(); ++i) h(i) = keep[i];
-    Kokkos::deep_copy(list, h);
-    set.gather(list, keep.size());
-  }
+  test::carve_varicose(set, m.fields().x, kR, kEps, k);
   const int slabs = static_cast<int>(std::lround(length / kSpacing));
   Result res;
   for (int s = 0; s <= steps; ++s) {
     if (s % 10 == 0) {
-      auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
-      double sum[3] = {0, 0, static_cast<double>(set.size())};
-      std::vector<long> count(slabs, 0);
-      for (size_t i = 0; i < set.size(); ++i) {
-        sum[0] += std::cos(k * x(i, 2));
-        sum[1] += std::sin(k * x(i, 2));
-        count[std::min(slabs - 1, std::max(0, static_cast<int>(x(i, 2) / kSpacing)))]++;
-      }
-      MPI_Allreduce(MPI_IN_PLACE, sum, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-      MPI_Allreduce(MPI_IN_PLACE, count.data(), slabs, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-      const double c = std::hypot(sum[0], sum[1]) / sum[2];
-      if (s % 100 == 0) std::printf("  t = %.2f s: amplitude %.4f, fewest particles in a slab %ld\n", m.time(), c,
-                                    *std::min_element(count.begin(), count.end()));
+      const auto v = test::sample_varicose(set, m.fields().x, k, length, slabs, MPI_COMM_WORLD);
+      if (s % 100 == 0)
+        std::printf("  t = %.2f s: amplitude %.4f, fewest particles in a slab %ld\n", m.time(), v.amplitude, v.fewest);
       std::fflush(stdout);
       res.t.push_back(m.time());
-      res.eps.push_back(c);  // eps / (1 + eps^2/2): within 0.5 % of eps for eps <= 0.1
-      // Pinched: two neighbouring slabs one spacing thick hold no particle (the neck is cut).
-      for (int b = 0; b < slabs && !res.pinched; ++b)
-        if (count[b] == 0 && count[(b + 1) % slabs] == 0) {
-          res.pinched = true;
-          res.pinch_time = m.time();
-        }
-      if (res.pinched) {
+      res.eps.push_back(v.amplitude);  // eps / (1 + eps^2/2): within 0.5 % of eps for eps <= 0.1
+      if (v.pinched) {
+        res.pinched = true;
+        res.pinch_time = m.time();
         DiagnosticRow row;
         m.diagnostics(row);
         res.largest_fraction = test::column(row, "largest_component_fraction");
