@@ -76,13 +76,14 @@ class MembraneFlow {
   const std::vector<int>& contact() const { return contact_; }
   // Per-stage wall time: solve1, advection, classify, solve2.
   Timers& timers() { return timers_; }
+  // Public because it launches a Kokkos kernel (a CUDA build rejects device lambdas in private members).
+  void damp_velocities(double factor);
 
  private:
   MembraneHost host_state(bool tension) const;
   void mark_wall_ends();
   void classify_contacts();
   void project_out_of_bodies();
-  void damp_velocities(double factor);
   MacGrid& grid_;
   Polyline m_;
   bool closed_;
