@@ -8,6 +8,7 @@
 #include "grid/bspline.hpp"
 #include "grid/stencil_loop.hpp"
 #include "solvers/petsc_check.hpp"
+#include <string>
 
 namespace meniscus::mpm {
 
@@ -166,14 +167,7 @@ void HeatSolver<Dim>::eliminate_fixed_nodes() {
         }
         lift(a) = l;
       });
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lift_);
-  PetscScalar* a = nullptr;
-  petsc_check(VecGetArray(lift_local_, &a), "VecGetArray(heat lift)");
-  std::memcpy(a, host.data(), sizeof(double) * host.size());
-  petsc_check(VecRestoreArray(lift_local_, &a), "VecRestoreArray(heat lift)");
-  petsc_check(VecSet(lift_global_, 0.0), "VecSet(heat lift)");
-  petsc_check(DMLocalToGlobalBegin(dm1_, lift_local_, ADD_VALUES, lift_global_), "DMLocalToGlobalBegin(heat lift)");
-  petsc_check(DMLocalToGlobalEnd(dm1_, lift_local_, ADD_VALUES, lift_global_), "DMLocalToGlobalEnd(heat lift)");
+  sum_ghosted_into_owners(dm1_, lift_, lift_local_, lift_global_, "heat lift");
 }
 
 template <int Dim>
@@ -258,14 +252,8 @@ void HeatSolver<Dim>::scatter(double dt, const Particles& p, const Samples& s) {
   }
   Kokkos::Experimental::contribute(local, sc);
   // Sum every rank's ghosted contributions into the owners.
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local);
-  PetscScalar* a = nullptr;
-  petsc_check(VecGetArray(local3_, &a), "VecGetArray(heat local)");
-  std::memcpy(a, host.data(), sizeof(double) * host.size());
-  petsc_check(VecRestoreArray(local3_, &a), "VecRestoreArray(heat local)");
-  petsc_check(VecSet(rhs3_, 0.0), "VecSet(heat)");
-  petsc_check(DMLocalToGlobalBegin(dm3_, local3_, ADD_VALUES, rhs3_), "DMLocalToGlobalBegin(heat)");
-  petsc_check(DMLocalToGlobalEnd(dm3_, local3_, ADD_VALUES, rhs3_), "DMLocalToGlobalEnd(heat)");
+  sum_ghosted_into_owners(dm3_, Kokkos::View<const double*, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(local.data(), local.size()),
+                          local3_, rhs3_, "heat");
   const PetscScalar* g = nullptr;
   petsc_check(VecGetArrayRead(rhs3_, &g), "VecGetArrayRead(heat)");
   Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> gh(
@@ -556,5 +544,17 @@ HeatStats HeatSolver<Dim>::solve(double dt, const Particles& p, const Samples& s
 
 template class HeatSolver<2>;
 template class HeatSolver<3>;
+
+void sum_ghosted_into_owners(DM dm, Kokkos::View<const double*> ghosted, Vec local, Vec global, const char* what) {
+  const std::string w(what);
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ghosted);
+  PetscScalar* a = nullptr;
+  petsc_check(VecGetArray(local, &a), ("VecGetArray(" + w + ")").c_str());
+  std::memcpy(a, host.data(), sizeof(double) * host.size());
+  petsc_check(VecRestoreArray(local, &a), ("VecRestoreArray(" + w + ")").c_str());
+  petsc_check(VecSet(global, 0.0), ("VecSet(" + w + ")").c_str());
+  petsc_check(DMLocalToGlobalBegin(dm, local, ADD_VALUES, global), ("DMLocalToGlobalBegin(" + w + ")").c_str());
+  petsc_check(DMLocalToGlobalEnd(dm, local, ADD_VALUES, global), ("DMLocalToGlobalEnd(" + w + ")").c_str());
+}
 
 }  // namespace meniscus::mpm

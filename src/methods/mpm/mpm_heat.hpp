@@ -114,4 +114,8 @@ class HeatSolver {
   Vec shape_global_ = nullptr, shape_local_ = nullptr;
 };
 
+// Sums every rank's ghosted node values (a contiguous host copy of `ghosted`, in the DMDA's local
+// ordering) into their owners' rows of `global`; `local` is the DMDA's local vector used as staging.
+void sum_ghosted_into_owners(DM dm, Kokkos::View<const double*> ghosted, Vec local, Vec global, const char* what);
+
 }  // namespace meniscus::mpm

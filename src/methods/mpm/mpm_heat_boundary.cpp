@@ -88,16 +88,12 @@ void HeatSolver<Dim>::boundary_quadrature(const Particles& p, const Samples& s) 
   }
   // Sum the ghosted moments into the owners and bring the totals back to every ghost copy.
   {
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), moments);
-    PetscScalar* a = nullptr;
-    petsc_check(VecGetArray(shape_local_, &a), "VecGetArray(heat shape)");
-    std::memcpy(a, host.data(), sizeof(double) * host.size());
-    petsc_check(VecRestoreArray(shape_local_, &a), "VecRestoreArray(heat shape)");
-    petsc_check(VecSet(shape_global_, 0.0), "VecSet(heat shape)");
-    petsc_check(DMLocalToGlobalBegin(dm_shape_, shape_local_, ADD_VALUES, shape_global_), "DMLocalToGlobalBegin(heat shape)");
-    petsc_check(DMLocalToGlobalEnd(dm_shape_, shape_local_, ADD_VALUES, shape_global_), "DMLocalToGlobalEnd(heat shape)");
+    sum_ghosted_into_owners(dm_shape_,
+                            Kokkos::View<const double*, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(moments.data(), moments.size()),
+                            shape_local_, shape_global_, "heat shape");
     petsc_check(DMGlobalToLocalBegin(dm_shape_, shape_global_, INSERT_VALUES, shape_local_), "DMGlobalToLocalBegin(heat shape)");
     petsc_check(DMGlobalToLocalEnd(dm_shape_, shape_global_, INSERT_VALUES, shape_local_), "DMGlobalToLocalEnd(heat shape)");
+    auto host = Kokkos::create_mirror_view(moments);
     const PetscScalar* b = nullptr;
     petsc_check(VecGetArrayRead(shape_local_, &b), "VecGetArrayRead(heat shape)");
     std::memcpy(host.data(), b, sizeof(double) * host.size());
