@@ -39,22 +39,46 @@ void ParticleSet::resize(size_t n) {
   size_ = n;
 }
 
-void ParticleSet::gather(const IndexList& order, size_t n) {
-  // Gathers into fresh views and swaps, one field at a time, so the peak extra memory is one field.
-  const size_t cap = std::max(n, size_t(1));
+void ParticleSet::adopt(size_t n, const std::vector<std::pair<int, RealField>>& fields, const IdField& ids,
+                        const IntField& materials) {
+  if (size_ != 0 || capacity_ != 0) throw std::logic_error("ParticleSet::adopt on a set that already holds particles");
+  if (ids.extent(0) < n || materials.extent(0) < n) throw std::logic_error("ParticleSet::adopt: ids or materials too short");
+  for (const auto& [index, view] : fields)
+    if (index < 0 || index >= static_cast<int>(fields_.size()) || view.extent(0) < n ||
+        view.extent(1) != static_cast<size_t>(info_[index].components))
+      throw std::logic_error("ParticleSet::adopt: a view does not match its field");
   for (size_t f = 0; f < fields_.size(); ++f) {
-    RealField src = fields_[f];
-    RealField dst(Kokkos::view_alloc(Kokkos::WithoutInitializing, info_[f].name), cap, info_[f].components);
-    const int nc = info_[f].components;
-    Kokkos::parallel_for(
-        "particles::gather", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
-          const int s = order(p);
-          for (int c = 0; c < nc; ++c) dst(p, c) = src(s, c);
-        });
-    fields_[f] = dst;
+    bool given = false;
+    for (const auto& [index, view] : fields)
+      if (index == static_cast<int>(f)) {
+        fields_[f] = view;
+        given = true;
+      }
+    if (!given) fields_[f] = RealField(info_[f].name, n, info_[f].components);
   }
-  IdField id(Kokkos::view_alloc(Kokkos::WithoutInitializing, "id"), cap);
-  IntField mat(Kokkos::view_alloc(Kokkos::WithoutInitializing, "material"), cap);
+  id_ = ids;
+  material_ = materials;
+  capacity_ = n;  // every view has at least n rows
+  size_ = n;
+}
+
+void ParticleSet::gather(const IndexList& order, size_t n) {
+  // Permutes in place through one column of scratch, so sorting costs 8 bytes per particle of extra
+  // memory instead of a whole field (72 bytes for a 3D affine matrix): the sort runs every few steps
+  // and its temporary set the peak resident memory of an explicit run.
+  if (n > capacity_) throw std::logic_error("particle gather beyond the set's capacity");
+  Kokkos::View<double*> column(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gather_column"), n);
+  for (size_t f = 0; f < fields_.size(); ++f) {
+    RealField field = fields_[f];
+    for (int c = 0; c < info_[f].components; ++c) {
+      Kokkos::parallel_for(
+          "particles::gather", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) { column(p) = field(order(p), c); });
+      Kokkos::parallel_for(
+          "particles::gather_back", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) { field(p, c) = column(p); });
+    }
+  }
+  IdField id(Kokkos::view_alloc(Kokkos::WithoutInitializing, "id"), capacity_);
+  IntField mat(Kokkos::view_alloc(Kokkos::WithoutInitializing, "material"), capacity_);
   IdField id_src = id_;
   IntField mat_src = material_;
   Kokkos::parallel_for(
@@ -64,7 +88,6 @@ void ParticleSet::gather(const IndexList& order, size_t n) {
       });
   id_ = id;
   material_ = mat;
-  capacity_ = cap;
   size_ = n;
 }
 

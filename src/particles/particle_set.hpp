@@ -5,6 +5,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace meniscus::particles {
@@ -43,6 +44,12 @@ class ParticleSet {
   // Keeps the particles listed in `order` (device indices), in that order.
   void gather(const IndexList& order, size_t n);
   void reserve(size_t n);
+  // Makes an empty set hold n particles whose listed fields, ids and materials are the given views
+  // (shared, not copied; each at least n rows); the other fields are allocated. Seeding hands its
+  // arrays over this way so that it never holds two copies of them: that moment set the peak memory
+  // of a run.
+  void adopt(size_t n, const std::vector<std::pair<int, RealField>>& fields, const IdField& ids,
+             const IntField& materials);
   size_t bytes() const;
 
  private:

@@ -1,6 +1,5 @@
 #include "methods/mpm/mpm_method.hpp"
 
-#include <Kokkos_ScatterView.hpp>
 #include <cmath>
 #include <limits>
 
@@ -10,6 +9,7 @@
 #include "methods/instability.hpp"
 #include "methods/mpm/particle_collision.hpp"
 #include "grid/domain_deck.hpp"
+#include "grid/node_scatter.hpp"
 #include "grid/stencil_loop.hpp"
 #include "particles/balance.hpp"
 #include "particles/bounding_box.hpp"
@@ -183,19 +183,14 @@ void MpmMethod<Dim>::refresh_temperature_bound() {
 template <int Dim>
 void MpmMethod<Dim>::fill_seeded_particles(const particles::SeededParticles& seeded) {
   const size_t n = seeded.x.extent(0);
-  set_.resize(n);
-  auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = deformation();
+  // Positions, velocities, ids and materials are the seeder's arrays themselves, not copies.
+  set_.adopt(n, {{f_.x, seeded.x}, {f_.v, seeded.v}}, seeded.id, seeded.material);
+  auto C = set_.field(f_.C), F = deformation();
   const bool store_F = f_.F >= 0;
   auto J = set_.field(f_.J), mass = set_.field(f_.mass), vol = set_.field(f_.volume);
-  auto id = set_.id();
-  auto mat = set_.material();
   auto mats = materials_;
   Kokkos::parallel_for(
       "mpm::init", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
-        for (int d = 0; d < Dim; ++d) {
-          x(p, d) = seeded.x(p, d);
-          v(p, d) = seeded.v(p, d);
-        }
         // The affine field of a rigid rotation is its velocity gradient, so APIC carries it exactly.
         for (int i = 0; i < Dim * Dim; ++i) {
           C(p, i) = 0;
@@ -206,8 +201,6 @@ void MpmMethod<Dim>::fill_seeded_particles(const particles::SeededParticles& see
         J(p, 0) = 1;
         vol(p, 0) = seeded.volume(p);
         mass(p, 0) = seeded.volume(p) * mats(seeded.material(p)).density;
-        id(p) = seeded.id(p);
-        mat(p) = seeded.material(p);
       });
 }
 
@@ -310,9 +303,21 @@ double MpmMethod<Dim>::stable_dt() {
 template <int Dim>
 void MpmMethod<Dim>::p2g(double dt) {
   auto t = timers_.scope("p2g");
-  const auto gbox = grid_->ghost_box();
   grid::NodeArray local = grid_->acquire_local(true);
-  auto scatter = Kokkos::Experimental::create_scatter_view(local);
+  grid::scatter_into(local, [&](auto& scatter) { p2g_particles(scatter, dt); });
+  if (st_.active) {
+    t.pause();  // the split has its own timer
+    p2g_surface(dt, local);
+    t.resume();
+  }
+  grid_->release_local(local);
+  grid_->local_to_global_add();
+}
+
+template <int Dim>
+template <class Scatter>
+void MpmMethod<Dim>::p2g_particles(Scatter& scatter, double dt) {
+  const auto gbox = grid_->ghost_box();
   auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = deformation();
   auto J = set_.field(f_.J), mass = set_.field(f_.mass), vol = set_.field(f_.volume);
   auto mat = set_.material();
@@ -354,14 +359,6 @@ void MpmMethod<Dim>::p2g(double dt) {
           }
         });
       });
-  Kokkos::Experimental::contribute(local, scatter);
-  if (st_.active) {
-    t.pause();  // the split has its own timer
-    p2g_surface(dt, local);
-    t.resume();
-  }
-  grid_->release_local(local);
-  grid_->local_to_global_add();
 }
 
 template <int Dim>

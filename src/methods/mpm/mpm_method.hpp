@@ -88,6 +88,8 @@ class MpmMethod : public Method {
   // The stages of one step. Public only because they hold Kokkos device lambdas, which CUDA does not
   // allow in private or protected member functions; nothing outside the class calls them.
   void p2g(double dt);
+  template <class Scatter>
+  void p2g_particles(Scatter& scatter, double dt);
   void grid_update(double dt);
   void g2p(double dt);
   void fill_seeded_particles(const particles::SeededParticles& seeded);
