@@ -41,6 +41,7 @@ constexpr double kBytesPerNodeImplicit[2] = {500, 1000};
 constexpr double kBytesPerParticleSph[2] = {2000, 6000};  // neighbour lists grow with the dimension
 constexpr double kBytesPerNodeSph = 20;                   // cell list heads and counts
 constexpr double kBytesPerProcess = 50.0 * (1 << 20);     // libraries, PETSc/Kokkos/MPI runtime
+constexpr double kMaxOutputFiles = 1e6;                   // particle files one run may ask for
 
 double volume_fraction(const std::string& type, int dim) {
   // Share of a shape's bounding box that the shape fills (meshes: the whole box, an upper bound).
@@ -152,9 +153,38 @@ std::vector<std::string> overlapping_sources(const YAML::Node& sources, int dim)
   return out;
 }
 
+// Particle files: end_time / output.every_time of them, or max_steps / output.every (a file at most
+// once a step, so max_steps bounds both). Each holds the positions and, unless output.fields names
+// fewer, every persistent field with ids and materials.
+void plan_output(ResourcePlan& p, const config::Section& root, int dim, bool sph, long max_steps, double end_time) {
+  const auto sim = root.section("simulation");
+  const auto out = root.section("output");
+  if (max_steps < 0) max_steps = sim.integer("max_steps");
+  if (end_time < 0) end_time = sim.real("end_time");
+  const long every = out.integer("every");
+  const double every_time = out.real("every_time");
+  const double by_time = every_time > 0 ? std::floor(end_time / every_time) + 1 : 0;
+  const double by_step = every > 0 && max_steps > 0 ? std::floor(static_cast<double>(max_steps) / every) + 1 : 0;
+  double files = by_time + by_step;  // either key triggers a file
+  if (max_steps > 0) files = std::min(files, static_cast<double>(max_steps) + 1);
+  p.output_files = files;
+  const auto fields = out.names("fields");
+  const double reals = sph ? 2.0 * dim + 2 : 2.0 * dim + dim * dim + 3;  // position, velocity, ... per method
+  const double per_particle = fields.empty() ? 8 * reals + 16 : 8 * dim * (1.0 + fields.size());
+  p.output_bytes = files * p.particles * per_particle;
+  // A file per step for a million steps is no output setting anyone means: most likely every_time
+  // was given in the wrong unit. (output.every with max_steps is bounded by the step count, which
+  // the user chose.)
+  if (by_time > kMaxOutputFiles && files > kMaxOutputFiles)
+    p.output = log::format("output.every_time = %g s asks for %.3g particle files before simulation.end_time = %g s "
+                           "(more than %.0f; every file is written at most once a step); give a larger interval, "
+                           "or output.every for a file every N steps",
+                           every_time, by_time, end_time, kMaxOutputFiles);
+}
+
 }  // namespace
 
-ResourcePlan plan_resources(const LoadedDeck& deck, int ranks) {
+ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, double end_time) {
   ResourcePlan p;
   p.ranks = std::max(1, ranks);
   const auto root = deck.deck.root();
@@ -255,6 +285,7 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks) {
       p.decomposition = grid::Decomposition<3>::choose_procs(n, p.ranks, width + 1, procs);
     }
   }
+  plan_output(p, root, dim, sph, max_steps, end_time);
   return p;
 }
 
@@ -269,10 +300,16 @@ std::string human_bytes(double b) {
 }
 
 std::string describe(const ResourcePlan& p) {
+  std::string files = "no particle files";
+  if (p.output_files > 0)
+    files = log::format("%.3g particle files of about %s (%s in all)", p.output_files,
+                        human_bytes(p.output_bytes / p.output_files).c_str(), human_bytes(p.output_bytes).c_str());
+  else if (p.output.empty())
+    files = "particle files every output.every steps (no step limit: no total)";
   return log::format("estimate for %d rank%s: %.3g particles at the start, %.3g grid nodes, about %s in all, "
-                     "%s per rank",
+                     "%s per rank; output: %s",
                      p.ranks, p.ranks == 1 ? "" : "s", p.particles, p.grid_nodes, human_bytes(p.bytes_total).c_str(),
-                     human_bytes(p.bytes_per_rank).c_str());
+                     human_bytes(p.bytes_per_rank).c_str(), files.c_str());
 }
 
 double rank_memory_limit(MPI_Comm comm, const LoadedDeck& deck, std::string& source) {
@@ -320,6 +357,7 @@ void refuse_what_cannot_fit(MPI_Comm comm, const LoadedDeck& deck, const Resourc
   const std::string& file = deck.deck.file();
   if (!p.overflow.empty()) throw InputError(file, "domain.cell_size", p.overflow + "; use a coarser grid or fewer particles");
   if (!p.decomposition.empty()) throw InputError(file, "domain.cell_size", p.decomposition);
+  if (!p.output.empty()) throw InputError(file, "output.every_time", p.output);
   std::string source;
   const double limit = rank_memory_limit(comm, deck, source);
   if (!(p.bytes_per_rank > limit)) return;

@@ -21,10 +21,14 @@ struct ResourcePlan {
   std::string overflow;        // why an index would not fit in 32 bits ("" if it fits)
   std::string decomposition;   // why the grid cannot be split among `ranks` ("" if it can)
   std::vector<std::string> warnings;  // e.g. sources that overlap (their particles add up there)
+  double output_files = 0;     // particle files the output keys ask for (0: not bounded by the deck)
+  double output_bytes = 0;     // their size at the starting particle count
+  std::string output;          // why the output keys cannot be meant ("" if they can); names the key
 };
 
-// The estimate for `ranks` ranks (pure arithmetic on the resolved deck, no allocation).
-ResourcePlan plan_resources(const LoadedDeck& deck, int ranks);
+// The estimate for `ranks` ranks (pure arithmetic on the resolved deck, no allocation). max_steps and
+// end_time, when >= 0 (the command line's --steps, --end-time), replace the deck's.
+ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps = -1, double end_time = -1);
 
 // One line for `meniscus check`.
 std::string describe(const ResourcePlan& plan);
@@ -35,7 +39,8 @@ std::string describe(const ResourcePlan& plan);
 double rank_memory_limit(MPI_Comm comm, const LoadedDeck& deck, std::string& source);
 
 // Throws InputError (exit 2, one line) when the plan overflows 32-bit indices, cannot be
-// decomposed, or needs more than rank_memory_limit. Collective.
+// decomposed, asks for an absurd number of output files, or needs more than rank_memory_limit.
+// Collective.
 void refuse_what_cannot_fit(MPI_Comm comm, const LoadedDeck& deck, const ResourcePlan& plan);
 
 // "1.5 GiB"

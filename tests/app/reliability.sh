@@ -350,6 +350,14 @@ hostile_checks() {
   expect check_ppc_not_square 1 2 "sources[0].particles_per_cell|perfect square" check "$DECK" --set "sources[0].particles_per_cell=8"
   expect check_box_inverted 1 2 "sources[0].upper|exceed lower" check "$DECK" --set "sources[0].upper=[0.001, 0.1]"
   expect check_sph_spacing 1 2 "sources[0].particles_per_cell|2 * sph.particle_radius" check "$SPH" --set sph.particle_radius=0.013
+  # An output interval in the wrong unit: a file every step for billions of steps. check and run refuse
+  # it; a sane interval gets the file count and size in the estimate line.
+  expect output_every_time_tiny_check 1 2 "output.every_time|particle files|output.every" check "$DECK" --set output.every_time=1e-9
+  expect output_every_time_tiny_run 1 2 "output.every_time|particle files" run "$DECK" --set output.every_time=1e-9 --output "$out"
+  if expect output_estimate 1 0 "" check "$DECK" --set output.every_time=0.01 --set simulation.end_time=1; then
+    grep -q 'output: 101 particle files of about' "$tmp/output_estimate.out" && pass "output_estimate: 101 files for 1 s every 0.01 s" ||
+      fail "output_estimate: no 'output: 101 particle files' in the estimate line"
+  fi
   printf 'v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n' >"$tmp/nan.obj"
   expect check_mesh_nan 1 2 "sources[1].file|non-finite" check "$SRC/inputs/mesh-torus-drop-3d.yaml" --set "sources[1].file=$tmp/nan.obj"
   [ ! -e "$out" ] && pass "no output folder was created by the refused runs" || fail "refused runs created $out"
