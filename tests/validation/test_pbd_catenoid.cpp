@@ -239,18 +239,6 @@ bool one_rank() {
 
 }  // namespace
 
-TEST(PbdCatenoid, DISABLED_Diagnose) {
-  const char* e = std::getenv("CAT_EXTRA");
-  const char* n = std::getenv("CAT_STEPS");
-  const char* it = std::getenv("CAT_ITERS");
-  const char* h = std::getenv("CAT_H");
-  const char* u = std::getenv("CAT_SPEED");
-  std::vector<std::string> sets;
-  if (e && *e) sets.push_back(e);
-  run_film(0.5, h ? std::atof(h) : 0.8, it ? std::atoi(it) : 100, n ? std::atoi(n) : 8, u ? std::atof(u) : 0.0, sets,
-           true, true);
-}
-
 TEST(PbdCatenoid, AnalyticNeckOfTheStableBranch) {
   EXPECT_NEAR(catenoid_neck(0.8), 0.9107, 5e-4);
   EXPECT_NEAR(catenoid_neck(0.5), 0.9675, 5e-4);
@@ -293,4 +281,26 @@ TEST(PbdCatenoid, ClusteringAtThePapersAreaCfm) {
   EXPECT_GT(strong.states[0].close_pairs, 10);
   EXPECT_GT(soft.states[0].nn_mean, 1.8);
   EXPECT_EQ(soft.states[0].close_pairs, 0);
+}
+
+TEST(PbdCatenoid, LongRingsMovingApartFollowTheCatenoidThenThinWithoutRupture) {
+  if (!one_rank()) GTEST_SKIP() << "builds its particles on one rank";
+  // Rupture (issue: at H/R in [1.1, 1.45], critical 1.3255) is NOT met; this records what happens.
+  // Rings move apart from H = 0.5 R at 0.01 R per step (the paper's catenoid runs 100 iterations per
+  // frame), 100 steps of 100 iterations (about 95 s of one core on a loaded machine). Measured: the
+  // neck follows the catenoid to H/R = 0.95 (0.8731 against 0.8665); beyond about H/R = 1 the film's
+  // middle thins (particles within r of the mid-plane: 126 at the start, 17 at H/R = 1.3) but its
+  // mid-surface stays near 0.9 R and it has not split by H/R = 1.5 (docs/theory-pbd.md, "Catenoid").
+  const auto run = run_film(0.5, 0.5, 100, 100, 0.15, {}, true, true);
+  const FilmState* at095 = nullptr;
+  const FilmState* at13 = nullptr;
+  for (const auto& st : run.states) {
+    if (!at095 && st.H / 0.5 >= 0.95 - 1e-9) at095 = &st;
+    if (!at13 && st.H / 0.5 >= 1.3 - 1e-9) at13 = &st;
+  }
+  ASSERT_TRUE(at095 && at13);
+  EXPECT_NEAR(at095->neck, at095->expected, 0.03 * at095->expected);
+  EXPECT_LT(at095->max_dev, 0.05);
+  EXPECT_LT(at13->empty_middle, 0.25 * run.states.front().empty_middle);  // thinned in the middle
+  EXPECT_EQ(run.states.back().ring_moved < 1e-12, true);
 }
