@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -63,6 +62,7 @@ struct FilmState {
   double film_escape = 0;  // largest (distance from the axis - R) / R of a film particle
   double nn_mean = 0;      // film particles' mean nearest-neighbour distance, over r
   int close_pairs = 0;     // film-film pairs closer than r (clustering)
+  double mid_gap = 0;      // widest azimuthal gap between film particles within 2r of the mid-plane, over r
 };
 
 struct FilmRun {
@@ -102,6 +102,21 @@ FilmState measure(pbd::PbdXing& m, const std::vector<Particle>& ps, double R, do
     bins[b][p.layer ? 2 : 0] += rad;
     bins[b][p.layer ? 3 : 1] += 1;
     bins[b][4] += x(i, 2);
+  }
+  // Widest gap around the axis among the film particles near the mid-plane (arc length at their mean
+  // radius): a film that has torn open at the neck shows a gap much wider than the spacing 2r.
+  {
+    std::vector<double> ang;
+    double rad_sum = 0;
+    for (int i : film)
+      if (std::fabs(x(i, 2)) < 2 * r) {
+        ang.push_back(std::atan2(x(i, 1), x(i, 0)));
+        rad_sum += std::hypot(x(i, 0), x(i, 1));
+      }
+    std::sort(ang.begin(), ang.end());
+    double widest = ang.empty() ? 2 * M_PI : 2 * M_PI - (ang.back() - ang.front());
+    for (size_t k = 1; k < ang.size(); ++k) widest = std::max(widest, ang[k] - ang[k - 1]);
+    res.mid_gap = widest * (ang.empty() ? R : rad_sum / ang.size()) / r;
   }
   // Nearest neighbours among the film particles.
   double nn = 0;
@@ -214,8 +229,9 @@ sources: [{type: box, material: film, lower: [0, 0, 0], upper: [0.05, 0.05, 0.05
     const auto& c = run.states.back();
     if (verbose)
       test::print_rank0("  step %d: H/R %.4f neck %.4f (catenoid %.4f) max deviation %.4f R, nearest neighbour %.3f r, "
-                        "pairs closer than r %d, particles near the mid-plane %d",
-                        st + 1, c.H / R, c.neck, c.expected, c.max_dev, c.nn_mean, c.close_pairs, c.empty_middle);
+                        "pairs closer than r %d, particles near the mid-plane %d, widest gap there %.2f r",
+                        st + 1, c.H / R, c.neck, c.expected, c.max_dev, c.nn_mean, c.close_pairs, c.empty_middle,
+                        c.mid_gap);
     if (stop_on_split && c.empty_middle == 0) break;
   }
   {
@@ -283,24 +299,29 @@ TEST(PbdCatenoid, ClusteringAtThePapersAreaCfm) {
   EXPECT_EQ(soft.states[0].close_pairs, 0);
 }
 
-TEST(PbdCatenoid, LongRingsMovingApartFollowTheCatenoidThenThinWithoutRupture) {
+TEST(PbdCatenoid, LongRingsMovingApartTearTheFilmBeforeTheCriticalSeparation) {
   if (!one_rank()) GTEST_SKIP() << "builds its particles on one rank";
-  // Rupture (issue: at H/R in [1.1, 1.45], critical 1.3255) is NOT met; this records what happens.
-  // Rings move apart from H = 0.5 R at 0.01 R per step (the paper's catenoid runs 100 iterations per
-  // frame), 100 steps of 100 iterations (about 95 s of one core on a loaded machine). Measured: the
-  // neck follows the catenoid to H/R = 0.95 (0.8731 against 0.8665); beyond about H/R = 1 the film's
-  // middle thins (particles within r of the mid-plane: 126 at the start, 17 at H/R = 1.3) but its
-  // mid-surface stays near 0.9 R and it has not split by H/R = 1.5 (docs/theory-pbd.md, "Catenoid").
-  const auto run = run_film(0.5, 0.5, 100, 100, 0.15, {}, true, true);
-  const FilmState* at095 = nullptr;
-  const FilmState* at13 = nullptr;
+  // Rupture: the issue asks for it at H/R in [1.1, 1.45] (critical 1.3255). NOT MET; this records what
+  // happens (docs/theory-pbd.md, "Catenoid"). Rings move apart from H = 0.5 R at 0.01 R per step of 100
+  // iterations, 60 steps (about 60 s of one core on a loaded machine). Measured: the neck follows the
+  // catenoid to H/R = 0.9 (0.8859 R against 0.8828 R); then the stretched film tears at the neck: the
+  // widest gap between film particles within 2r of the mid-plane, 2r or less before, is 4.7 r at
+  // H/R = 0.91, 10.8 r at 0.92 (first above the kernel support h = 6r), 24 r at 0.95, 46 r at 1.0.
+  const auto run = run_film(0.5, 0.5, 100, 60, 0.15, {}, false, true);
+  double tear = 0;
+  const FilmState* at09 = nullptr;
   for (const auto& st : run.states) {
-    if (!at095 && st.H / 0.5 >= 0.95 - 1e-9) at095 = &st;
-    if (!at13 && st.H / 0.5 >= 1.3 - 1e-9) at13 = &st;
+    if (!at09 && st.H / 0.5 >= 0.9 - 1e-9) at09 = &st;
+    if (tear == 0 && st.mid_gap > 6) tear = st.H / 0.5;
   }
-  ASSERT_TRUE(at095 && at13);
-  EXPECT_NEAR(at095->neck, at095->expected, 0.03 * at095->expected);
-  EXPECT_LT(at095->max_dev, 0.05);
-  EXPECT_LT(at13->empty_middle, 0.25 * run.states.front().empty_middle);  // thinned in the middle
-  EXPECT_EQ(run.states.back().ring_moved < 1e-12, true);
+  ASSERT_TRUE(at09);
+  test::print_rank0("PBD film on rings moving apart: neck at H/R 0.9 %.4f (catenoid %.4f); the film tears at the neck "
+                    "(gap wider than h) at H/R %.3f (issue: rupture at [1.1, 1.45], critical 1.3255)",
+                    at09->neck, at09->expected, tear);
+  EXPECT_NEAR(at09->neck, at09->expected, 0.03 * at09->expected);
+  EXPECT_LT(at09->max_dev, 0.05);
+  EXPECT_LT(at09->mid_gap, 3.0);  // intact up to there
+  EXPECT_GT(tear, 0.85);           // measured 0.92
+  EXPECT_LT(tear, 1.0);
+  EXPECT_LT(run.states.back().ring_moved, 1e-12);
 }
