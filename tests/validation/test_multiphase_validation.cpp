@@ -638,6 +638,45 @@ LayerStats layer_stats(MultiphaseMpm<2>& m, bool heavy_on_top) {
   MPI_Allreduce(MPI_IN_PLACE, sums, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return {sums[0] / sums[1], sums[2] / sums[3], sums[4]};
 }
+
+// Mean interface thickness of the two fluids, in cells: the particles are binned on the grid's cells
+// (4 particles per cell at rest); M cells hold particles of both fluids, and L is the number of cell
+// edges between a cell with only heavy and a cell with only light particles plus half the edges
+// between a pure cell and a mixed one (the interface length in cells). M / L is about 1 for an interface
+// one cell thick at any orientation (a sharp interface cuts about one cell per cell of its length) and
+// about w for fluids mixed over a band w cells wide.
+double interface_cells(MultiphaseMpm<2>& m) {
+  auto& set = m.particles();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+  auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.material());
+  const int nx = static_cast<int>(kLayerWidth / kLayerDx + 0.5), ny = static_cast<int>(kLayerDepth / kLayerDx + 0.5) + 2;
+  std::vector<double> counts(2 * nx * ny, 0.0);  // light, heavy per cell
+  for (size_t i = 0; i < set.size(); ++i) {
+    const int cx = std::min(nx - 1, std::max(0, static_cast<int>((x(i, 0) - kLayerLo) / kLayerDx)));
+    const int cy = std::min(ny - 1, std::max(0, static_cast<int>((x(i, 1) - kLayerLo) / kLayerDx)));
+    counts[2 * (cy * nx + cx) + (mat(i) == 1 ? 1 : 0)] += 1;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  // 0 empty, 1 light only, 2 heavy only, 3 mixed
+  auto kind = [&](int cx, int cy) {
+    const double l = counts[2 * (cy * nx + cx)], h = counts[2 * (cy * nx + cx) + 1];
+    return (l > 0 ? 1 : 0) + (h > 0 ? 2 : 0);
+  };
+  double mixed = 0, edges = 0;
+  for (int cy = 0; cy < ny; ++cy)
+    for (int cx = 0; cx < nx; ++cx) {
+      const int k = kind(cx, cy);
+      if (k == 3) mixed += 1;
+      const int nb[2][2] = {{cx + 1, cy}, {cx, cy + 1}};
+      for (const auto& n : nb) {
+        if (n[0] >= nx || n[1] >= ny) continue;
+        const int j = kind(n[0], n[1]);
+        if ((k == 1 && j == 2) || (k == 2 && j == 1)) edges += 1;
+        if ((k == 3 && (j == 1 || j == 2)) || (j == 3 && (k == 1 || k == 2))) edges += 0.5;
+      }
+    }
+  return edges > 0 ? mixed / edges : 0.0;
+}
 }  // namespace
 
 // Rayleigh-Taylor instability of the perturbed layers (Yan et al. 2018, section 4.2, immiscible
@@ -685,4 +724,29 @@ TEST(S001_MultiFluid, RayleighTaylorOverturns) {
   EXPECT_LT(growth, sigma);
   EXPECT_LT(stable_max, 1.5 * stable[0].crossed);
   EXPECT_LT(stable.back().heavy_cy, stable.back().light_cy - 0.15);
+}
+
+// Immiscible fluids stay sharp (Yan et al. 2018, section 4.2: separate groups with anti-penetration
+// keep immiscible fluids apart). The Rayleigh-Taylor layers above are stirred through the overturn;
+// the interface thickness (interface_cells) is sampled every 0.1 s up to 1.6 s. Measured: with
+// pairwise contact at most 0.82 cells (0 at the start: the interface lies on cell edges); with
+// contact_mode none the groups interpenetrate, up to 3.12 cells (at 1.0 s). Asserted: with contact the
+// thickness stays within 1.5 cells (the criterion of 4 cells is met with margin); without contact it
+// exceeds 2 cells (negative control). About 20 s of CPU.
+TEST(S001_MultiFluid, ImmiscibleInterfaceStaysSharp) {
+  double widest[2] = {0, 0};
+  const char* modes[2] = {"pairwise", "none"};
+  for (int c = 0; c < 2; ++c) {
+    auto m = two_layers(true, modes[c]);
+    double t = 0;
+    for (int f = 1; f <= 16; ++f) {
+      run_until(*m, t, 0.1 * f);
+      widest[c] = std::max(widest[c], interface_cells(*m));
+    }
+    test::print_rank0("[immiscible interface, contact %s] thickest interface %.2f cells over 1.6 s", modes[c],
+                      widest[c]);
+  }
+  EXPECT_LE(widest[0], 1.5);
+  EXPECT_LE(widest[0], 4.0);  // the criterion itself
+  EXPECT_GT(widest[1], 2.0);
 }
