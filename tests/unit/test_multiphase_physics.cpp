@@ -144,6 +144,26 @@ TEST(S001_Contact, FormulaOnOneNode) {
   EXPECT_NEAR(e[3], 2.0 / 3.0, 1e-15);
 }
 
+// A group surrounded by its own particles has a mass gradient that cancels; its floating-point residue
+// (here 1e-19 kg/m at a node of 4 kg, dx = 0.02) has an arbitrary direction. Without the floor it gives a
+// unit normal and an impulse against the partner; with it the residue counts as zero and no impulse
+// is applied, while a resolved surface gradient (4 kg / dx) is kept unchanged.
+TEST(S001_Contact, RoundOffMassGradientGivesNoNormal) {
+  const double inv_dx = 1.0 / 0.02, m[2] = {4, 1};
+  double grad[4] = {1e-19, -3e-20, -0.5 * m[1] * inv_dx, 0};
+  const double beta[4] = {0, 1, 1, 0};
+  double raw[4] = {grad[0], grad[1], grad[2], grad[3]}, u_raw[4] = {0, 0, -1, 0};
+  EXPECT_EQ(apply_contact<2>(2, m, raw, u_raw, beta, ContactMode::Pairwise), 1);  // the noise acts
+  EXPECT_FALSE(mpm_multiphase::floor_mass_gradient<2>(grad, m[0], inv_dx));
+  EXPECT_EQ(grad[0], 0.0);
+  EXPECT_EQ(grad[1], 0.0);
+  EXPECT_TRUE(mpm_multiphase::floor_mass_gradient<2>(grad + 2, m[1], inv_dx));
+  EXPECT_EQ(grad[2], -0.5 * m[1] * inv_dx);
+  double u[4] = {0, 0, -1, 0};
+  EXPECT_EQ(apply_contact<2>(2, m, grad, u, beta, ContactMode::Pairwise), 0);
+  EXPECT_EQ(u[2], -1.0);
+}
+
 TEST(S001_Contact, ThreeGroupsPairwiseConservesMomentum) {
   const double m[3] = {1.3, 0.7, 2.1};
   const double grad[6] = {1, 0.2, -0.5, 1, 0.1, -1};

@@ -23,6 +23,26 @@ enum class ContactMode : int { None = 0, Pairwise = 1, EachVsRest = 2 };
 
 constexpr int kMaxGroups = 8;
 
+// A group's mass gradient at a node where its particles surround the node symmetrically (the bulk of
+// a body) cancels to zero in exact arithmetic; in floating point it is a round-off residue whose
+// direction depends on the order of the sums, i.e. on where the rank cuts fall (each rank adds its
+// particles' share before the halo sum). A unit normal from that residue is noise, and the contact
+// would push the groups along it. Gradients below kGradientFloor m / dx (m / dx: the gradient of a
+// node at a free surface) are therefore taken as zero, like an exactly cancelled one. The floor is far
+// above round-off (1e-16 of the summed terms, which are O(m / dx)) and far below any resolved surface.
+constexpr double kGradientFloor = 1e-9;
+
+// Zeroes g (Dim entries) when |g| <= kGradientFloor m inv_dx (see above); returns whether g is kept.
+template <int Dim>
+KOKKOS_INLINE_FUNCTION bool floor_mass_gradient(double* g, double m, double inv_dx) {
+  double l2 = 0;
+  for (int d = 0; d < Dim; ++d) l2 += g[d] * g[d];
+  const double floor = kGradientFloor * m * inv_dx;
+  if (l2 > floor * floor) return true;
+  for (int d = 0; d < Dim; ++d) g[d] = 0;
+  return false;
+}
+
 // Unit outward normal of A against R from the two mass gradients; false where it is undefined (a
 // gradient vanishes, or the two unit gradients nearly coincide, as in thin interpenetrating layers).
 template <int Dim>

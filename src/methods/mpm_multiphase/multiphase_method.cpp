@@ -11,6 +11,7 @@
 #include "grid/gimp.hpp"
 #include "grid/stencil_loop.hpp"
 #include "methods/mpm_multiphase/particle_walls.hpp"
+#include "particles/balance.hpp"
 #include "particles/max_speed.hpp"
 #include "methods/sph/sph_kernels.hpp"
 #include "particles/migration.hpp"
@@ -91,7 +92,8 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
   for (int d = 0; d < Dim; ++d)
     if (spec.periodic[d])
       throw InputError(root.file(), "domain.periodic", "mpm-multiphase has no periodic grid (bounded box only)");
-  decomp_ = std::make_unique<grid::Decomposition<Dim>>(comm_, spec);
+  // Particle-balanced cuts at start-up (domain.balance); the method has no rebalancing during the run.
+  decomp_ = particles::balanced_decomposition<Dim>(comm_, spec, root, table_.names, spec.stencil_width + 1);
   grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
   colliders_ = physics::read_colliders<Dim>(root, *decomp_);
 
@@ -423,7 +425,7 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
     lower[d] = decomp_->lower()[d];
     grav[d] = with_forces ? s_.gravity[d] : 0.0;
   }
-  const double dx = decomp_->dx();
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   const auto colliders = colliders_.at_time(time_);
   const bool shared = s_.shared_forces;
   const ContactMode mode = s_.contact;
@@ -450,6 +452,7 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
             const double acc = m[g] > 0 ? (shared ? ft[d] / mt : f[g * Dim + d] / m[g]) : 0.0;
             un[g * Dim + d] = u[g * Dim + d] + dt * acc;
           }
+        for (int g = 0; g < G; ++g) floor_mass_gradient<Dim>(gr + g * Dim, m[g], inv_dx);
         ncontact += apply_contact<Dim>(G, m, gr, un, beta.data(), mode);
         int node[Dim];
         obox.node(i, node);
