@@ -13,6 +13,8 @@ OutputObserver::OutputObserver(MPI_Comm comm, Method& method, const LoadedDeck& 
   if (every_ == 0 && every_time_ == 0) return;
   particles_ = std::make_unique<io::ParticleOutput>(comm, method, deck.method, out.names("fields"), dir, deck.deck.file());
   if (out.flag("grid")) grid_ = std::make_unique<io::GridOutput>(comm, dir);
+  if (auto* src = dynamic_cast<io::BodySource*>(&method); src && !src->body_records().empty())
+    bodies_ = std::make_unique<io::BodyOutput>(comm, deck.method, dir);
 }
 
 long OutputObserver::next_index(double t) const {
@@ -24,6 +26,7 @@ void OutputObserver::write(Method& method, long step, double time) {
   if (!particles_ || step == last_step_) return;
   particles_->write(method, step, time);
   if (grid_) grid_->write(method, step, time);
+  if (bodies_) bodies_->write(dynamic_cast<io::BodySource&>(method).body_records(), method.dimension(), step, time);
   last_step_ = step;
 }
 
@@ -36,6 +39,7 @@ void OutputObserver::begin(Method& method, const StepInfo& info) {
     // Restarted: the run before wrote the files up to here; the collections go on from them.
     particles_->resume(info.step);
     if (grid_) grid_->resume(info.step);
+    if (bodies_) bodies_->resume(info.step);
     last_step_ = info.step;
   }
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "io/body_output.hpp"
 #include "io/grid_output.hpp"
 #include "io/particle_output.hpp"
 #include "run/deck_schema.hpp"
@@ -32,6 +33,7 @@ class OutputObserver : public StepObserver {
   long last_step_ = -1;
   std::unique_ptr<io::ParticleOutput> particles_;
   std::unique_ptr<io::GridOutput> grid_;
+  std::unique_ptr<io::BodyOutput> bodies_;  // methods that are a BodySource with bodies
 };
 
 }  // namespace meniscus::run

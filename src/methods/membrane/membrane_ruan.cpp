@@ -143,6 +143,23 @@ void MembraneRuan::diagnostics(DiagnosticRow& row) {
   }
 }
 
+std::vector<io::BodyRecord> MembraneRuan::body_records() {
+  std::vector<io::BodyRecord> out;
+  for (const Disc& body : flow_->bodies()) {  // replicated on every rank
+    io::BodyRecord r;
+    for (int d = 0; d < 2; ++d) {
+      r.position[d] = body.c[d];
+      r.velocity[d] = body.v[d];
+    }
+    r.angular_velocity = body.omega;
+    r.angle = body.angle;
+    r.radius = body.radius;
+    r.density = body.density;
+    out.push_back(r);
+  }
+  return out;
+}
+
 long MembraneRuan::global_particle_count() { return flow_->membrane().vertices(); }
 
 std::vector<std::pair<std::string, double>> MembraneRuan::state() {

@@ -2,16 +2,18 @@
 // Method `membrane-ruan2021`: liquid + surface-tension membrane (Ruan et al. 2021, "Solid-Fluid
 // Interaction with Surface-Tension-Dominant Contact", ACM TOG 40(4)), 2D. The membrane vertices
 // are the method's particles (held by rank 0, as the membrane is replicated); the MAC grid is the
-// method's grid output (cell-centred pressure, cell type and velocity).
+// method's grid output (cell-centred pressure, cell type and velocity); the rigid bodies are the
+// bodies output series.
 #include <memory>
 
+#include "io/body_output.hpp"
 #include "methods/membrane/membrane_deck.hpp"
 #include "methods/membrane/membrane_flow.hpp"
 #include "methods/method.hpp"
 
 namespace meniscus::membrane {
 
-class MembraneRuan : public Method {
+class MembraneRuan : public Method, public io::BodySource {
  public:
   explicit MembraneRuan(const MethodContext& ctx);
   double stable_dt() override;
@@ -28,6 +30,8 @@ class MembraneRuan : public Method {
   void restore_grid_state(const std::vector<GridTable>& tables) override;
   void redistribute_particles() override;
   bool grid_snapshot(GridSnapshot& out, bool shared_faces = false) override;
+  // The rigid discs as their own output dataset (the bodies series beside the membrane's particles).
+  std::vector<io::BodyRecord> body_records() override;
 
   MembraneFlow& flow() { return *flow_; }
 

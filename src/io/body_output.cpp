@@ -1,0 +1,64 @@
+#include "io/body_output.hpp"
+
+#include <cstdint>
+
+#include "io/durable_file.hpp"
+#include "io/h5_file.hpp"
+#include "io/xdmf.hpp"
+
+namespace meniscus::io {
+
+BodyOutput::BodyOutput(MPI_Comm comm, const std::string& method_name, const std::string& dir)
+    : comm_(comm), method_name_(method_name), series_(comm, dir, "bodies") {}
+
+void BodyOutput::write(const std::vector<BodyRecord>& bodies, int dimension, long step, double time) {
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  const long total = static_cast<long>(bodies.size());
+  const size_t n = rank == 0 ? bodies.size() : 0;  // one writer: every rank holds every body
+  std::vector<double> position, velocity, omega, angle, radius, density;
+  std::vector<int64_t> index;
+  for (size_t b = 0; b < n; ++b) {
+    const BodyRecord& r = bodies[b];
+    position.insert(position.end(), r.position, r.position + 3);
+    velocity.insert(velocity.end(), r.velocity, r.velocity + 3);
+    omega.push_back(r.angular_velocity);
+    angle.push_back(r.angle);
+    radius.push_back(r.radius);
+    density.push_back(r.density);
+    index.push_back(static_cast<int64_t>(b));
+  }
+  const std::string name = series_.h5_name(step);
+  H5File f = H5File::create(comm_, series_.path(name));
+  f.write_rows("position", position.data(), n, 3);
+  f.write_rows("velocity", velocity.data(), n, 3);
+  f.write_rows("angular_velocity", omega.data(), n, 0);
+  f.write_rows("angle", angle.data(), n, 0);
+  f.write_rows("radius", radius.data(), n, 0);
+  f.write_rows("density", density.data(), n, 0);
+  f.write_rows("point_index", index.data(), n, 0);
+  f.write_rows("id", index.data(), n, 0);
+  f.set_attr("/", "meniscus_format", std::string("bodies"));
+  f.set_attr("/", "format_version", int64_t{1});
+  f.set_attr("/", "method", method_name_);
+  f.set_attr("/", "dimension", int64_t{dimension});
+  f.set_attr("/", "step", int64_t{step});
+  f.set_attr("/", "time", time);
+  f.set_attr("/", "body_count", int64_t{total});
+  f.close();
+  const std::vector<xdmf::Array> arrays = {
+      {"velocity", "Vector", {total, 3}, false, "/velocity"},
+      {"angular_velocity", "Scalar", {total}, false, "/angular_velocity"},
+      {"angle", "Scalar", {total}, false, "/angle"},
+      {"radius", "Scalar", {total}, false, "/radius"},
+      {"density", "Scalar", {total}, false, "/density"},
+      {"id", "Scalar", {total}, true, "/id"}};
+  // As for the particles: the XDMF document and the collection entry only once the file is complete.
+  on_rank0(comm_, [&] {
+    write_file_atomically(series_.path(series_.xdmf_name(step)),
+                          xdmf::points_document(name, time, total, "/position", "/point_index", arrays));
+  });
+  series_.add(step);
+}
+
+}  // namespace meniscus::io

@@ -1,0 +1,75 @@
+// The rigid bodies of the membrane method (Ruan et al. 2021 §4.3) are their own ParaView dataset:
+// DIR/bodies_NNNNNN.h5 + .xdmf per output and the collection DIR/bodies.xdmf, beside the membrane's
+// particles series. The file written at a step holds the state the method has after that step.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "io/h5_file.hpp"
+#include "methods/membrane/membrane_ruan.hpp"
+#include "run/simulation.hpp"
+#include "run_folder.hpp"
+#include "scene.hpp"
+
+using namespace meniscus;
+
+namespace {
+const std::string kScene =
+    "simulation: {dimension: 2, method: membrane-ruan2021, end_time: 1.0, name: membrane-bodies-output}\n"
+    "domain: {lower: [0, 0], upper: [1.0, 0.6], cell_size: 0.025}\n"
+    "membrane: {shape: pool, level: 0.4, surface_tension: 0.9, gravity: [0, -9.8], rtol: 1.0e-8,\n"
+    "           bodies: [{center: [0.3, 0.42], radius: 0.1, density: 3.0},\n"
+    "                    {center: [0.7, 0.40], radius: 0.08, density: 2.0, velocity: [0.5, 0], fixed: true}]}\n"
+    "output: {every: 3}\n";
+}  // namespace
+
+TEST(MembraneBodiesOutput, BodiesAreTheirOwnSeriesWithTheMethodsState) {
+  test::SharedFolder dir(MPI_COMM_WORLD, "membrane-bodies-output");
+  auto d = test::deck_from_string(kScene, {});
+  run::RunOptions opt;
+  opt.output_dir = dir.path();
+  opt.max_steps = 6;
+  run::Simulation sim(MPI_COMM_WORLD, d, opt);
+  sim.run();
+  auto& m = dynamic_cast<membrane::MembraneRuan&>(sim.method());
+  const auto& bodies = m.flow().bodies();
+  ASSERT_EQ(bodies.size(), 2u);
+
+  io::H5File f = io::H5File::open(MPI_COMM_WORLD, dir.path() + "/bodies_000006.h5");
+  ASSERT_EQ(f.shape("position"), (std::vector<hsize_t>{2, 3}));
+  double pos[6], vel[6], radius[2], density[2];
+  f.read_rows("position", pos, 0, 2, 3);
+  f.read_rows("velocity", vel, 0, 2, 3);
+  f.read_rows("radius", radius, 0, 2, 0);
+  f.read_rows("density", density, 0, 2, 0);
+  f.close();
+  for (int b = 0; b < 2; ++b) {
+    for (int q = 0; q < 2; ++q) {
+      EXPECT_EQ(pos[3 * b + q], bodies[b].c[q]) << "body " << b;
+      EXPECT_EQ(vel[3 * b + q], bodies[b].v[q]) << "body " << b;
+    }
+    EXPECT_EQ(pos[3 * b + 2], 0.0);
+    EXPECT_EQ(radius[b], bodies[b].radius);
+    EXPECT_EQ(density[b], bodies[b].density);
+  }
+  // The kinematic body moved 6 steps at 0.5 cm/s; the free one fell (it starts above its rest depth).
+  EXPECT_GT(pos[3], 0.7);
+  EXPECT_LT(pos[1], 0.42);
+  EXPECT_NE(vel[1], 0.0);
+
+  // The collection lists the outputs at steps 0, 3 and 6, each a document naming its HDF5 file.
+  std::ifstream in(dir.path() + "/bodies.xdmf");
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const char* step : {"bodies_000000.xdmf", "bodies_000003.xdmf", "bodies_000006.xdmf"})
+    EXPECT_NE(text.str().find(step), std::string::npos) << step;
+  std::ifstream doc(dir.path() + "/bodies_000006.xdmf");
+  std::stringstream dtext;
+  dtext << doc.rdbuf();
+  EXPECT_NE(dtext.str().find("bodies_000006.h5"), std::string::npos);
+  EXPECT_NE(dtext.str().find("angular_velocity"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/particles.xdmf"));  // the membrane, its own series
+}
