@@ -59,6 +59,9 @@ void declare_sources(config::Schema& root) {
   curve->vector("control_2", "m", "second Bezier control point (the tangent at end comes from it)").req();
   curve->vector("end", "m", "last point of the curve (the wick's tip)").req();
   curve->real("thickness", "m", "width across the curve; round(thickness / h) rows (at least one)").def(0.0).nonnegative();
+  curve->flag("carve", "remove the particles of the other (non-curve) sources within the curve's band (half of "
+                       "rows x h from the curve), so that a wick runs through its candle instead of overlapping it")
+      .def("true");
   common(*curve);
   root.variant_list("sources", "type",
                     {{"box", box}, {"sphere", sphere}, {"ellipsoid", ellipsoid}, {"mesh", mesh}, {"curve", curve}},
@@ -88,6 +91,9 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
     int64_t offset;
     std::array<double, Dim> lo, hi;
     bool hydrostatic;
+    // Curve sources that carve: the curve through their stations, and the half-width of their band.
+    std::vector<std::array<double, 3>> carve_line;
+    double carve_radius = 0;
   };
   std::vector<Part> parts;
   int64_t offset = 0;
@@ -135,6 +141,8 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
       }
     }
     geometry::Seeds<Dim> curve_seeds;
+    std::vector<std::array<double, 3>> carve_line;
+    double carve_radius = 0;
     int64_t curve_count = 0;
     double cell_volume = std::pow(spacing, Dim);
     if (type == "curve") {
@@ -145,6 +153,12 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
         const geometry::Curve c(control, Dim, geometry::Curve::Form::Bezier);
         const auto samples = geometry::sample_curve(c, spacing, s.real("thickness"));
         curve_count = static_cast<int64_t>(samples.x.size());
+        if (s.flag("carve")) {
+          carve_radius = 0.5 * samples.rows * spacing;
+          carve_line.push_back(c.point_at(0));
+          for (int i = 0; i < samples.stations; ++i) carve_line.push_back(c.point_at((i + 0.5) * c.length() / samples.stations));
+          carve_line.push_back(c.point_at(c.length()));
+        }
         cell_volume = samples.volume;
         for (int d = 0; d < Dim; ++d) {
           lo[d] = 1e300;
@@ -205,10 +219,52 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
     p.lo = lo;
     p.hi = hi;
     p.hydrostatic = s.flag("hydrostatic");
+    p.carve_line = carve_line;
+    p.carve_radius = carve_radius;
     parts.push_back(p);
     int64_t lattice = 1;
     for (int d = 0; d < Dim; ++d) lattice *= static_cast<int64_t>(std::ceil((hi[d] - lo[d]) / spacing - 1e-9));
     offset += type == "curve" ? curve_count : lattice;
+  }
+
+  // A carving curve (a wick inside a candle) removes the other, non-curve sources' particles within its
+  // band, so that the wick's particles do not sit on top of the wax's. Ids keep their lattice index.
+  for (const auto& c : parts) {
+    if (c.carve_line.empty()) continue;
+    for (auto& q : parts) {
+      if (!q.carve_line.empty() || q.seeds.x.extent(0) == 0 || &q == &c) continue;
+      auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q.seeds.x);
+      auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q.seeds.lattice_index);
+      std::vector<size_t> kept;
+      for (size_t i = 0; i < hx.extent(0); ++i) {
+        double best = 1e300;
+        for (size_t k = 1; k < c.carve_line.size(); ++k) {
+          double ee = 0, er = 0, rr = 0;
+          for (int d = 0; d < Dim; ++d) {
+            const double e = c.carve_line[k][d] - c.carve_line[k - 1][d], r = hx(i, d) - c.carve_line[k - 1][d];
+            ee += e * e;
+            er += e * r;
+            rr += r * r;
+          }
+          const double f = ee > 0 ? std::clamp(er / ee, 0.0, 1.0) : 0.0;
+          best = std::min(best, rr - 2 * f * er + f * f * ee);
+        }
+        if (best >= c.carve_radius * c.carve_radius) kept.push_back(i);
+      }
+      if (kept.size() == hx.extent(0)) continue;
+      geometry::Seeds<Dim> left;
+      left.x = Kokkos::View<double**, Kokkos::LayoutRight>("carved_seeds", kept.size(), Dim);
+      left.lattice_index = Kokkos::View<int64_t*>("carved_seed_index", kept.size());
+      auto lx = Kokkos::create_mirror_view(left.x);
+      auto ll = Kokkos::create_mirror_view(left.lattice_index);
+      for (size_t k = 0; k < kept.size(); ++k) {
+        for (int d = 0; d < Dim; ++d) lx(k, d) = hx(kept[k], d);
+        ll(k) = hl(kept[k]);
+      }
+      Kokkos::deep_copy(left.x, lx);
+      Kokkos::deep_copy(left.lattice_index, ll);
+      q.seeds = left;
+    }
   }
 
   size_t total = 0;
