@@ -9,11 +9,14 @@
 //  - RobinSphereSeriesCoarse (CI): dx = 1/32 (R = 4.8 dx), t = 0.5 and 1 s, conservative transfer,
 //    within +-0.02 (measured -0.011, -0.005).
 //  - LongRobinSphereSeries: dx = 1/64 (R = 9.6 dx), t = 0.5, 1, 2, 4 s, conservative transfer, within
-//    +-0.015 (the 2D disc's CI tolerance is +-0.01 at R = 19 dx).
+//    +-0.01 (the 2D disc's tolerance at R = 19 dx); measured -0.0057, -0.0043, -0.0016, -0.0001 (8.7 min on
+//    the loaded 2-core machine). The error halves from dx = 1/32 to 1/64.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
+
+#include <petscsys.h>
 
 #include "core/log.hpp"
 #include "methods/mpm/mpm_method.hpp"
@@ -118,4 +121,12 @@ TEST(MpmHeatSphereValidation, SeriesIsConsistent) {
 
 TEST(MpmHeatSphereValidation, RobinSphereSeriesCoarse) { robin_sphere(1.0 / 32, {0.5, 1.0}, 0.02); }
 
-TEST(MpmHeatSphereValidation, LongRobinSphereSeries) { robin_sphere(1.0 / 64, {0.5, 1.0, 2.0, 4.0}, 0.015); }
+// At dx = 1/64 the default CG + GAMG stops in the first steps with an indefinite preconditioner (KSP reason
+// -8 after 3 iterations; the Chebyshev smoother's eigenvalue bound was not enough to fix it); CG + Jacobi
+// converges (the mass term dominates: kappa dt / dx^2 = 0.4), and the Robin quadrature is what this
+// test is about.
+TEST(MpmHeatSphereValidation, LongRobinSphereSeries) {
+  PetscOptionsSetValue(nullptr, "-mpm_heat_pc_type", "jacobi");
+  robin_sphere(1.0 / 64, {0.5, 1.0, 2.0, 4.0}, 0.01);
+  PetscOptionsClearValue(nullptr, "-mpm_heat_pc_type");
+}
