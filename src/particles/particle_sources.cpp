@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "geometry/curve.hpp"
 #include "geometry/sampled_sdf.hpp"
 #include "geometry/shapes.hpp"
 #include "geometry/sources.hpp"
@@ -49,7 +50,21 @@ void declare_sources(config::Schema& root) {
   mesh->real("scale", "1", "scale applied to the mesh coordinates").def(1.0).positive();
   mesh->vector("translate", "m", "translation applied after scaling").def_dim("[0, 0]", "[0, 0, 0]");
   common(*mesh);
-  root.variant_list("sources", "type", {{"box", box}, {"sphere", sphere}, {"ellipsoid", ellipsoid}, {"mesh", mesh}},
+  auto curve = std::make_shared<config::Schema>(
+      "Particles along a cubic Bezier curve from `start` to `end` (a candle wick; Chen et al. 2021, Sec. 6.9, "
+      "sample points on cubic splines), at the lattice spacing h = cell_size / particles_per_cell^(1/dim) along "
+      "it, in rows at spacing h across it.");
+  curve->vector("start", "m", "first point of the curve (the wick's foot)").req();
+  curve->vector("control_1", "m", "first Bezier control point (the tangent at start points at it)").req();
+  curve->vector("control_2", "m", "second Bezier control point (the tangent at end comes from it)").req();
+  curve->vector("end", "m", "last point of the curve (the wick's tip)").req();
+  curve->real("thickness", "m", "width across the curve; round(thickness / h) rows (at least one)").def(0.0).nonnegative();
+  curve->flag("carve", "remove the particles of the other (non-curve) sources within the curve's band (half of "
+                       "rows x h from the curve), so that a wick runs through its candle instead of overlapping it")
+      .def("true");
+  common(*curve);
+  root.variant_list("sources", "type",
+                    {{"box", box}, {"sphere", sphere}, {"ellipsoid", ellipsoid}, {"mesh", mesh}, {"curve", curve}},
                     "Regions filled with particles at start.");
 }
 
@@ -70,12 +85,15 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
   struct Part {
     geometry::Seeds<Dim> seeds;
     int material;
-    double spacing;
+    double spacing, cell_volume;
     std::array<double, Dim> v0, c0;
     double omega;
     int64_t offset;
     std::array<double, Dim> lo, hi;
     bool hydrostatic;
+    // Curve sources that carve: the curve through their stations, and the half-width of their band.
+    std::vector<std::array<double, 3>> carve_line;
+    double carve_radius = 0;
   };
   std::vector<Part> parts;
   int64_t offset = 0;
@@ -122,7 +140,59 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
         shape = geometry::sampled<3>(geometry::sdf_from_mesh(mesh, spacing, 2));
       }
     }
-    if (type != "box" && !geometry::bounding_box<Dim>(shape, lo, hi))
+    geometry::Seeds<Dim> curve_seeds;
+    std::vector<std::array<double, 3>> carve_line;
+    double carve_radius = 0;
+    int64_t curve_count = 0;
+    double cell_volume = std::pow(spacing, Dim);
+    if (type == "curve") {
+      std::vector<double> control;
+      for (const char* key : {"start", "control_1", "control_2", "end"})
+        for (double c : s.vector(key)) control.push_back(c);
+      try {
+        const geometry::Curve c(control, Dim, geometry::Curve::Form::Bezier);
+        const auto samples = geometry::sample_curve(c, spacing, s.real("thickness"));
+        curve_count = static_cast<int64_t>(samples.x.size());
+        if (s.flag("carve")) {
+          carve_radius = 0.5 * samples.rows * spacing;
+          carve_line.push_back(c.point_at(0));
+          for (int i = 0; i < samples.stations; ++i) carve_line.push_back(c.point_at((i + 0.5) * c.length() / samples.stations));
+          carve_line.push_back(c.point_at(c.length()));
+        }
+        cell_volume = samples.volume;
+        for (int d = 0; d < Dim; ++d) {
+          lo[d] = 1e300;
+          hi[d] = -1e300;
+        }
+        std::vector<size_t> owned;
+        for (size_t i = 0; i < samples.x.size(); ++i) {
+          bool in = true;
+          for (int d = 0; d < Dim; ++d) {
+            lo[d] = std::min(lo[d], samples.x[i][d]);
+            hi[d] = std::max(hi[d], samples.x[i][d]);
+            in = in && samples.x[i][d] >= olo[d] && samples.x[i][d] < ohi[d];
+          }
+          if (in) owned.push_back(i);
+        }
+        for (int d = 0; d < Dim; ++d) {  // the particles' cells: half a spacing around each sample
+          lo[d] -= 0.5 * spacing;
+          hi[d] += 0.5 * spacing;
+        }
+        curve_seeds.x = Kokkos::View<double**, Kokkos::LayoutRight>("curve_seeds", owned.size(), Dim);
+        curve_seeds.lattice_index = Kokkos::View<int64_t*>("curve_seed_index", owned.size());
+        auto hx = Kokkos::create_mirror_view(curve_seeds.x);
+        auto hi_index = Kokkos::create_mirror_view(curve_seeds.lattice_index);
+        for (size_t k = 0; k < owned.size(); ++k) {
+          for (int d = 0; d < Dim; ++d) hx(k, d) = samples.x[owned[k]][d];
+          hi_index(k) = static_cast<int64_t>(owned[k]);
+        }
+        Kokkos::deep_copy(curve_seeds.x, hx);
+        Kokkos::deep_copy(curve_seeds.lattice_index, hi_index);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(s.file(), s.key_path("end"), e.what());
+      }
+    }
+    if (type != "box" && type != "curve" && !geometry::bounding_box<Dim>(shape, lo, hi))
       throw InputError(s.file(), s.key_path("type"), "source has no bounded extent");
     for (int d = 0; d < Dim; ++d) {
       // Along a periodic axis a source is cut at the box (a cylinder along the axis is an ellipsoid
@@ -138,9 +208,10 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
         throw InputError(s.file(), s.path(), "source extends outside the domain");
     }
     Part p;
-    p.seeds = geometry::seed_lattice<Dim>(shape, lo, hi, spacing, olo, ohi);
+    p.seeds = type == "curve" ? curve_seeds : geometry::seed_lattice<Dim>(shape, lo, hi, spacing, olo, ohi);
     p.material = static_cast<int>(it - material_names.begin());
     p.spacing = spacing;
+    p.cell_volume = cell_volume;
     p.v0 = vec("velocity");
     p.c0 = vec("rotation_center");
     p.omega = s.real("angular_velocity");
@@ -148,10 +219,52 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
     p.lo = lo;
     p.hi = hi;
     p.hydrostatic = s.flag("hydrostatic");
+    p.carve_line = carve_line;
+    p.carve_radius = carve_radius;
     parts.push_back(p);
     int64_t lattice = 1;
     for (int d = 0; d < Dim; ++d) lattice *= static_cast<int64_t>(std::ceil((hi[d] - lo[d]) / spacing - 1e-9));
-    offset += lattice;
+    offset += type == "curve" ? curve_count : lattice;
+  }
+
+  // A carving curve (a wick inside a candle) removes the other, non-curve sources' particles within its
+  // band, so that the wick's particles do not sit on top of the wax's. Ids keep their lattice index.
+  for (const auto& c : parts) {
+    if (c.carve_line.empty()) continue;
+    for (auto& q : parts) {
+      if (!q.carve_line.empty() || q.seeds.x.extent(0) == 0 || &q == &c) continue;
+      auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q.seeds.x);
+      auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q.seeds.lattice_index);
+      std::vector<size_t> kept;
+      for (size_t i = 0; i < hx.extent(0); ++i) {
+        double best = 1e300;
+        for (size_t k = 1; k < c.carve_line.size(); ++k) {
+          double ee = 0, er = 0, rr = 0;
+          for (int d = 0; d < Dim; ++d) {
+            const double e = c.carve_line[k][d] - c.carve_line[k - 1][d], r = hx(i, d) - c.carve_line[k - 1][d];
+            ee += e * e;
+            er += e * r;
+            rr += r * r;
+          }
+          const double f = ee > 0 ? std::clamp(er / ee, 0.0, 1.0) : 0.0;
+          best = std::min(best, rr - 2 * f * er + f * f * ee);
+        }
+        if (best >= c.carve_radius * c.carve_radius) kept.push_back(i);
+      }
+      if (kept.size() == hx.extent(0)) continue;
+      geometry::Seeds<Dim> left;
+      left.x = Kokkos::View<double**, Kokkos::LayoutRight>("carved_seeds", kept.size(), Dim);
+      left.lattice_index = Kokkos::View<int64_t*>("carved_seed_index", kept.size());
+      auto lx = Kokkos::create_mirror_view(left.x);
+      auto ll = Kokkos::create_mirror_view(left.lattice_index);
+      for (size_t k = 0; k < kept.size(); ++k) {
+        for (int d = 0; d < Dim; ++d) lx(k, d) = hx(kept[k], d);
+        ll(k) = hl(kept[k]);
+      }
+      Kokkos::deep_copy(left.x, lx);
+      Kokkos::deep_copy(left.lattice_index, ll);
+      q.seeds = left;
+    }
   }
 
   size_t total = 0;
@@ -184,7 +297,7 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
       v0[d] = p.v0[d];
       c0[d] = p.c0[d];
     }
-    const double omega = p.omega, cell = std::pow(p.spacing, Dim);
+    const double omega = p.omega, cell = p.cell_volume;
     const int material = p.material;
     const int64_t off = p.offset;
     Kokkos::parallel_for(

@@ -16,8 +16,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "core/log.hpp"
+#include "geometry/curve.hpp"
 #include "methods/mpm/mpm_method.hpp"
 #include "run/deck_schema.hpp"
 #include "scene.hpp"
@@ -41,8 +43,21 @@ struct CandleState {
   double tip[2] = {0, 0};
 };
 
-CandleState run_candle(const std::vector<std::string>& sets) {
-  auto d = run::load_deck(test::source_dir() + "/inputs/mpm-candle-2d-ci.yaml", sets);
+using Inspect = std::function<void(mpm::MpmMethod<2>&)>;
+CandleState run_candle(const std::vector<std::string>& sets, const std::string& deck = "mpm-candle-2d-ci.yaml",
+                       const Inspect& inspect = {});
+
+// The bent wick (inputs/mpm-candle-bent-wick-2d-ci.yaml): where the wick stands, measured along its curve.
+struct BentWick {
+  double tip_arc = 0;      // largest arc length held by a wick particle (host projection onto the curve)
+  double exit_arc = 0;     // where the curve first rises above the wax top near the tip
+  double tip[2] = {0, 0};  // the curve's point at tip_arc
+  double wax_top = -1e300;
+  CandleState state;
+};
+
+CandleState run_candle(const std::vector<std::string>& sets, const std::string& deck, const Inspect& inspect) {
+  auto d = run::load_deck(test::source_dir() + "/inputs/" + deck, sets);
   const auto root = d.deck.root();
   const double t_end = root.section("simulation").real("end_time");
   const double radius = root.section("mpm").section("wick").real("trim_radius");
@@ -102,6 +117,7 @@ CandleState run_candle(const std::vector<std::string>& sets) {
          "the tip, %ld melted, %ld frozen, %ld wick particles trimmed",
          sets.empty() ? "deck" : sets.back().c_str(), t, s.tip[0], s.tip[1], s.wax_top, s.reach, hot.T,
          s.hottest_to_tip, s.melted, s.frozen, s.trimmed);
+  if (inspect) inspect(m);
   return s;
 }
 
@@ -130,4 +146,51 @@ TEST(CandleValidation, LongCandleSpreadVsK) {
   for (size_t i = 1; i < reach.size(); ++i) EXPECT_LE(reach[i], reach[i - 1] + 1e-12) << "k index " << i;
   // The spread must differ by more than a cell (1/64 m) between the ends of the series.
   EXPECT_LT(reach.back(), reach.front() - 0.015625);
+}
+
+// A bent wick (a cubic Bezier that leans 0.05 m sideways above the wax; inputs/mpm-candle-bent-wick-2d-ci.yaml),
+// 0.3 s: it is trimmed along the curve to at most trim_height beyond the point where it leaves the wax
+// (plus one particle spacing along it, the trim's granularity), its tip stays on the curve's leaning part,
+// the flame follows that tip (the hottest particle lies within the flame radius plus a cell of it) and the
+// wax melts. The measurement is independent of the operator: the wick particles are projected on the host
+// onto the deck's curve, and the wax top is taken within trim_radius of the tip found that way.
+TEST(CandleValidation, BentWickTrimmedAlongTheCurve) {
+  BentWick b;
+  const double trim_height = 0.04, radius = 0.06, spacing = 1.0 / 64, flame = 0.05, dx = 1.0 / 32;
+  // The deck's curve (sources[1]).
+  const geometry::Curve curve({0.3, 0.0625, 0.3, 0.3, 0.3, 0.4, 0.35, 0.43}, 2, geometry::Curve::Form::Bezier);
+  double hot[3] = {-1e300, 0, 0};
+  b.state = run_candle({"simulation.end_time=0.3"}, "mpm-candle-bent-wick-2d-ci.yaml", [&](mpm::MpmMethod<2>& m) {
+    auto& set = m.particles();
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+    auto T = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.temperature_field()));
+    auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.material());
+    for (size_t p = 0; p < set.size(); ++p) {
+      if (mat(p) == 2) b.tip_arc = std::max(b.tip_arc, curve.project(&x(p, 0)));
+      if (T(p, 0) > hot[0]) hot[0] = T(p, 0), hot[1] = x(p, 0), hot[2] = x(p, 1);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &b.tip_arc, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    const auto tip = curve.point_at(b.tip_arc);
+    b.tip[0] = tip[0];
+    b.tip[1] = tip[1];
+    for (size_t p = 0; p < set.size(); ++p)
+      if (mat(p) != 2 && std::fabs(x(p, 0) - tip[0]) <= radius) b.wax_top = std::max(b.wax_top, x(p, 1));
+    MPI_Allreduce(MPI_IN_PLACE, &b.wax_top, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    b.exit_arc = curve.first_above(b.wax_top, 1);
+    ASSERT_EQ(m.wick_tips().size(), 1u);
+    EXPECT_NEAR(m.wick_tips()[0][0], tip[0], 1e-3) << "the operator's tip is the curve point at the largest arc";
+    EXPECT_NEAR(m.wick_tips()[0][1], tip[1], 1e-3);
+  });
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size == 1) EXPECT_LT(std::hypot(hot[1] - b.tip[0], hot[2] - b.tip[1]), flame + dx) << "the flame follows the tip";
+  report("bent wick: curve length %.4f m, tip at arc %.4f m (%.4f, %.4f), wax top %.4f m, leaves the wax at arc "
+         "%.4f m: %.4f m exposed (trim_height %.2f)",
+         curve.length(), b.tip_arc, b.tip[0], b.tip[1], b.wax_top, b.exit_arc, b.tip_arc - b.exit_arc, trim_height);
+  EXPECT_GT(b.state.trimmed, 0) << "the wick starts about 0.09 m (along the curve) above the wax";
+  EXPECT_LT(b.tip_arc, curve.length() - 0.5 * spacing - 1e-9) << "the tip was cut back";
+  EXPECT_LE(b.tip_arc - b.exit_arc, trim_height + spacing) << "at most trim_height exposed, along the curve";
+  EXPECT_GE(b.tip_arc - b.exit_arc, trim_height - spacing) << "and no more than the rule asks was cut";
+  EXPECT_GT(b.tip[0], 0.3 + 0.005) << "the remaining tip is on the leaning part of the curve";
+  EXPECT_GT(b.state.melted, 0) << "the flame at the bent tip melts wax";
 }

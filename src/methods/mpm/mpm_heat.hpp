@@ -65,9 +65,11 @@ class HeatSolver {
   // collider with a temperature are Dirichlet unknowns, eliminated symmetrically (their columns move to the
   // right-hand side), so the matrix stays SPD.
   void set_boundary(double time, const physics::ColliderSet<Dim>& colliders, const std::vector<double>& temperature);
-  // The centre of a wick-tip flux region (the wick's tip at t^n).
-  void set_flux_center(const double* c) {
-    for (int d = 0; d < Dim; ++d) options_.flux.center[d] = c[d];
+  // The centres of a wick-tip flux region (the wicks' tips at t^n), at most FluxRegion::kMaxTips.
+  void set_flux_tips(int count, const double (*tips)[3]) {
+    options_.flux.tip_count = count;
+    for (int k = 0; k < count; ++k)
+      for (int d = 0; d < 3; ++d) options_.flux.tips[k][d] = tips[k][d];
   }
 
   // One backward-Euler step of the heat equation at the particles' current positions (x^n); writes

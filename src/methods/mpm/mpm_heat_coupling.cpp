@@ -104,7 +104,15 @@ void MpmMethod<Dim>::heat_update(double dt) {
   heat_.solver->set_boundary(time_, colliders_.at_time(time_), heat_.collider_T);
   if (wick_.enabled) {
     locate_wick_tip();
-    heat_.solver->set_flux_center(wick_.tip);
+    if (wick_.curves.empty()) {
+      const double tip[1][3] = {{wick_.tip[0], wick_.tip[1], wick_.tip[2]}};
+      heat_.solver->set_flux_tips(1, tip);
+    } else {
+      double tips[FluxRegion::kMaxTips][3];
+      for (size_t k = 0; k < wick_.tips.size(); ++k)
+        for (int d = 0; d < 3; ++d) tips[k][d] = wick_.tips[k][d];
+      heat_.solver->set_flux_tips(static_cast<int>(wick_.tips.size()), tips);
+    }
   }
   heat_.last = heat_.solver->solve(dt, p, s);
   heat_.iterations += heat_.last.iterations;

@@ -56,7 +56,10 @@ void declare_heat_section(config::Schema& mpm) {
   wick->flag("enabled", "the particles of `material` form a candle wick (Chen et al. 2021, Sec. 6.9): after each step "
                         "the wick particles more than trim_height above the highest other particle within trim_radius "
                         "(horizontally) of the wick are deleted, and flux_region shape wick-tip follows the wick's "
-                        "highest point (+y is up)")
+                        "highest point (+y is up). When the material is seeded by `curve` sources, each is a wick of "
+                        "its own (at most 8) with its own flame at its tip (the curve's point at the largest arc "
+                        "length a particle still holds), trimmed along the curve: at most trim_height of its length "
+                        "beyond where it first rises above the wax top within trim_radius of the tip")
       .def("false");
   wick->text("material", "the wick's material: give it a stiff fixed-corotated solid without melting_temperature");
   wick->real("trim_height", "m", "how far the wick may stand above the wax next to it").def(0.05).positive();

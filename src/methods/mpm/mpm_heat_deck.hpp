@@ -23,10 +23,13 @@ void declare_thermal_material_keys(config::Schema& material);
 // when t >= start and s lies in the region. A POD evaluated in the heat kernels.
 struct FluxRegion {
   enum Shape : int { Everywhere = 0, Box = 1, Arc = 2, Sphere = 3 };
+  static constexpr int kMaxTips = 8;  // wicks (flames) a deck may hold
   int shape = Everywhere;
   double start = 0;                 // heating start time, s
   double lower[3] = {}, upper[3] = {};  // Box
-  double center[3] = {};            // Arc: the rotation centre; Sphere: its centre (the wick tip, moved each step)
+  double center[3] = {};            // Arc: the rotation centre
+  double tips[kMaxTips][3] = {};    // Sphere: the balls' centres (the wicks' tips, moved each step)
+  int tip_count = 0;
   double radius = 0;                // Sphere
   double start_angle = 0, angular_velocity = 0, half_width = 0;  // Arc, rad, rad/s, rad (in the x-y plane)
 
@@ -46,9 +49,12 @@ struct FluxRegion {
       return cosang >= kmath::cos(half_width);
     }
     if (shape == Sphere) {
-      double r2 = 0;
-      for (int d = 0; d < Dim; ++d) r2 += (s[d] - center[d]) * (s[d] - center[d]);
-      return r2 <= radius * radius;
+      for (int k = 0; k < tip_count; ++k) {
+        double r2 = 0;
+        for (int d = 0; d < Dim; ++d) r2 += (s[d] - tips[k][d]) * (s[d] - tips[k][d]);
+        if (r2 <= radius * radius) return true;
+      }
+      return false;
     }
     return true;
   }

@@ -26,6 +26,7 @@
 #include "methods/mpm/surface_resampling.hpp"
 #include "methods/mpm/implicit_solve.hpp"
 #include "methods/mpm/mpm_heat.hpp"
+#include "geometry/curve.hpp"
 #include "physics/collider.hpp"
 #include "physics/material.hpp"
 
@@ -78,6 +79,9 @@ class MpmMethod : public Method {
   const HeatStats& last_heat_solve() const { return heat_.last; }
   long wick_particles_trimmed() const { return wick_.trimmed; }
   const double* wick_tip() const { return wick_.tip; }
+  // Curved wicks (sources of type curve of the wick material): their tips, in source order.
+  const std::vector<std::array<double, 3>>& wick_tips() const { return wick_.tips; }
+  const std::vector<geometry::Curve>& wick_curves() const { return wick_.curves; }
   long melted_count() const { return heat_.melted; }  // this rank's solid -> liquid changes
   long frozen_count() const { return heat_.frozen; }  // this rank's liquid -> solid changes
   // Test hook (implicit integrator only): resamples, runs P2G and sets up the backward-Euler solve at
@@ -108,6 +112,8 @@ class MpmMethod : public Method {
   void setup_wick(const config::Section& root);
   void locate_wick_tip();
   void trim_wick();
+  void project_onto_wicks();
+  void trim_curved_wicks();
   void apply_phase_change();
   void heat_diagnostics(DiagnosticRow& row);
 
@@ -184,6 +190,16 @@ class MpmMethod : public Method {
     double trim_height = 0, trim_radius = 0;
     double tip[3] = {};  // highest wick point (axis position, max y), set before each heat solve
     long trimmed = 0;    // wick particles deleted so far (all ranks)
+    // Curved wicks: one per `curve` source of the wick material, each with its own tip (flame). Their
+    // polylines resampled at dx / 8 for the projection kernel: (vertex, x y z arc-length), and per curve
+    // its first vertex (curves + 1 entries). Per particle: the wick it belongs to (-1: none) and its arc
+    // length along that wick.
+    std::vector<geometry::Curve> curves;
+    std::vector<std::array<double, 3>> tips;
+    Kokkos::View<double**, Kokkos::LayoutRight> polyline;
+    Kokkos::View<int*> first_vertex;
+    Kokkos::View<int*> which;
+    Kokkos::View<double*> arc;
   } wick_;
 };
 

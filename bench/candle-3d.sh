@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# 3D candle timings against Chen et al. 2021, Table 2 (not a test): inputs/candle-3d.yaml at dx = 1/N
+# (N = 63 or 127, the paper's 1/127), STEPS backward-Euler steps with the flame lit from t = 0, on RANKS
+# ranks x THREADS OpenMP threads. Prints the paper's Table 2 columns per step (sampling = surface
+# sampling + momentum split, merging, one P2G, one G2P, the linear solves = our Newton loop, and the
+# heat solve, which the paper's table does not list separately), the whole step, the paper's Candle
+# (k = 0.1) row beside them, the mean dt, and wall seconds per simulated second (whole step / mean dt:
+# an extrapolation from a few steps, since the start of the run, when the wax is still solid and
+# resting, is not the paper's average over a whole melt).
+# Usage: bash bench/candle-3d.sh [N] [STEPS] [RANKS] [THREADS]  (check the memory first:
+#   build/bin/meniscus check inputs/candle-3d.yaml --set domain.cell_size=...: 1/127 needs ~11 GiB)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/scripts/mpi-env.sh"
+n=${1:-63}
+steps=${2:-3}
+ranks=${3:-1}
+threads=${4:-2}
+out=$(mktemp -d)
+dx=$(python3 -c "print(repr(1.0 / $n))")
+OMP_NUM_THREADS=$threads OMP_PROC_BIND=false /usr/bin/time -f "%M" -o "$out/rss_kib" \
+  mpirun -n "$ranks" -x OMP_NUM_THREADS -x OMP_PROC_BIND "$root/build/bin/meniscus" run "$root/inputs/candle-3d.yaml" \
+  --steps "$steps" --quiet --output "$out/run" --set domain.cell_size="$dx" --set mpm.heat.heating_start_time=0 \
+  --set diagnostics.every=1 --set output.every_time=0 --set checkpoint.every_minutes=0 > "$out/log" 2>&1 \
+  || { cat "$out/log"; exit 1; }
+python3 - "$out" "$ranks" "$threads" "$n" <<'PY'
+import csv, json, sys
+d, ranks, threads, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+r = json.load(open(d + "/run/run.json"))
+rows = [x for x in csv.DictReader(open(d + "/run/diagnostics.csv")) if int(float(x["step"])) > 0]
+parts = int(float(rows[-1]["particles"]))
+steps = r["steps"]
+t = {k: v["max_s"] for k, v in r["timers"].items()}
+step_s = (r["wall_s"] - t.get("diagnostics", 0)) / steps
+ms = lambda *keys: 1e3 * sum(t.get(k, 0) for k in keys) / steps
+dt = r["time"] / steps
+print(f"candle 3D, dx = 1/{n}, {parts} particles, {steps} steps, {ranks} rank(s) x {threads} thread(s), mean dt {dt:.3g} s")
+print(f"{'column':22s} {'ours ms/step':>14s} {'paper ms (Candle k=0.1, 1/127)':>32s}")
+paper = {"sampling": 1420, "merging": 7, "P2G": 122, "G2P": 44, "linear solve": 2646, "heat solve": None, "time step": 29162}
+ours = {"sampling": ms("surface_sampling", "split"), "merging": ms("merge"), "P2G": ms("p2g"), "G2P": ms("g2p"),
+        "linear solve": ms("newton"), "heat solve": ms("heat_solve"), "time step": 1e3 * step_s}
+for k, v in ours.items():
+    p = paper[k]
+    print(f"{k:22s} {v:14.1f} {('%d' % p) if p is not None else '(in time step)':>32s}")
+print(f"wall s per simulated s: {step_s / dt:.0f} (whole step / mean dt); the paper's 29.162 s step at its dt")
+print(f"newton iterations per step: {sum(float(x.get('newton_iterations', 0) or 0) for x in rows) / len(rows):.1f}")
+rss = int(open(d + "/rss_kib").read().split()[-1]) * 1024
+print(f"peak RSS of one process (as /usr/bin/time sees mpirun's largest child): {rss / 2**30:.2f} GiB")
+PY
