@@ -184,7 +184,11 @@ template <int Dim>
 void MpmMethod<Dim>::fill_seeded_particles(const particles::SeededParticles& seeded) {
   const size_t n = seeded.x.extent(0);
   // Positions, velocities, ids and materials are the seeder's arrays themselves, not copies.
-  set_.adopt(n, {{f_.x, seeded.x}, {f_.v, seeded.v}}, seeded.id, seeded.material);
+  // (A named list: nvcc's front end rejects the nested braced list here.)
+  std::vector<std::pair<int, particles::RealField>> adopted;
+  adopted.emplace_back(f_.x, seeded.x);
+  adopted.emplace_back(f_.v, seeded.v);
+  set_.adopt(n, adopted, seeded.id, seeded.material);
   auto C = set_.field(f_.C), F = deformation();
   const bool store_F = f_.F >= 0;
   auto J = set_.field(f_.J), mass = set_.field(f_.mass), vol = set_.field(f_.volume);
