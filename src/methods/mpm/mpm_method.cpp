@@ -10,6 +10,7 @@
 #include "methods/mpm/particle_collision.hpp"
 #include "grid/domain_deck.hpp"
 #include "grid/node_scatter.hpp"
+#include "particles/keep_if.hpp"
 #include "grid/stencil_loop.hpp"
 #include "particles/balance.hpp"
 #include "particles/bounding_box.hpp"
@@ -211,7 +212,6 @@ void MpmMethod<Dim>::fill_seeded_particles(const particles::SeededParticles& see
 template <int Dim>
 void MpmMethod<Dim>::remove_particles_inside_colliders() {
   // A source that overlaps an obstacle (or the box faces) would start with material inside a solid.
-  const int n = static_cast<int>(set_.size());
   const auto colliders = colliders_;
   auto x = set_.field(f_.x);
   auto inside = KOKKOS_LAMBDA(const int p)->bool {
@@ -221,22 +221,9 @@ void MpmMethod<Dim>::remove_particles_inside_colliders() {
       if (colliders.items[c].shape.distance(xp) < 0) return true;
     return false;
   };
-  int nkeep = 0;
-  Kokkos::parallel_reduce(
-      "mpm::count_outside", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& k) { k += inside(p) ? 0 : 1; },
-      nkeep);
-  long removed = n - nkeep;
+  long removed = particles::keep_if(set_, KOKKOS_LAMBDA(const int p)->bool { return !inside(p); }, "mpm::keep_outside");
   MPI_Allreduce(MPI_IN_PLACE, &removed, 1, MPI_LONG, MPI_SUM, comm_);
   if (removed > 0) log::info("%ld seeded particles lie inside colliders or the box faces and were removed", removed);
-  if (nkeep == n) return;
-  particles::IndexList keep("keep_outside", nkeep);
-  Kokkos::parallel_scan(
-      "mpm::list_outside", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& k, const bool final) {
-        const bool out = !inside(p);
-        if (final && out) keep(k) = p;
-        k += out ? 1 : 0;
-      });
-  set_.gather(keep, nkeep);
 }
 
 template <int Dim>

@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "methods/mpm/mpm_method.hpp"
+#include "particles/keep_if.hpp"
 
 namespace meniscus::mpm {
 
@@ -205,24 +206,10 @@ void MpmMethod<Dim>::trim_curved_wicks() {
   Kokkos::deep_copy(cut, hc);
   auto which = wick_.which;
   auto arc = wick_.arc;
-  const int n = static_cast<int>(set_.size());
   auto keep_p = KOKKOS_LAMBDA(const int p)->bool { return !(which(p) >= 0 && arc(p) > cut(which(p))); };
-  int nkeep = 0;
-  Kokkos::parallel_reduce(
-      "mpm::wick_count", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& k) { k += keep_p(p) ? 1 : 0; },
-      nkeep);
-  long removed = n - nkeep;
+  long removed = particles::keep_if(set_, keep_p, "mpm::wick_trim");
   MPI_Allreduce(MPI_IN_PLACE, &removed, 1, MPI_LONG, MPI_SUM, comm_);
   wick_.trimmed += removed;
-  if (nkeep == n) return;
-  particles::IndexList keep("wick_keep", nkeep);
-  Kokkos::parallel_scan(
-      "mpm::wick_list", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& k, const bool final) {
-        const bool in = keep_p(p);
-        if (final && in) keep(k) = p;
-        k += in ? 1 : 0;
-      });
-  set_.gather(keep, nkeep);
 }
 
 template <int Dim>
@@ -251,24 +238,10 @@ void MpmMethod<Dim>::trim_wick() {
   if (!(wax_top > -std::numeric_limits<double>::infinity())) return;  // no wax near the wick
   const double limit = wax_top + wick_.trim_height;
   if (wick_.tip[1] <= limit) return;
-  const int n = static_cast<int>(set_.size());
   auto keep_p = KOKKOS_LAMBDA(const int p)->bool { return !(mat(p) == wm && x(p, 1) > limit); };
-  int nkeep = 0;
-  Kokkos::parallel_reduce(
-      "mpm::wick_count", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& k) { k += keep_p(p) ? 1 : 0; },
-      nkeep);
-  long removed = n - nkeep;
+  long removed = particles::keep_if(set_, keep_p, "mpm::wick_trim");
   MPI_Allreduce(MPI_IN_PLACE, &removed, 1, MPI_LONG, MPI_SUM, comm_);
   wick_.trimmed += removed;
-  if (nkeep == n) return;
-  particles::IndexList keep("wick_keep", nkeep);
-  Kokkos::parallel_scan(
-      "mpm::wick_list", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& k, const bool final) {
-        const bool in = keep_p(p);
-        if (final && in) keep(k) = p;
-        k += in ? 1 : 0;
-      });
-  set_.gather(keep, nkeep);
 }
 
 template void MpmMethod<2>::setup_wick(const config::Section&);

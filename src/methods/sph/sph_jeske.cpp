@@ -9,6 +9,7 @@
 #include "grid/domain_deck.hpp"
 #include "methods/sph/sph_kernels.hpp"
 #include "particles/balance.hpp"
+#include "particles/keep_if.hpp"
 #include "particles/migration.hpp"
 #include "particles/particle_sources.hpp"
 #include "particles/redistribute.hpp"
@@ -161,20 +162,7 @@ void SphJeske<Dim>::seed_particles(const config::Section& root) {
       if (colliders.items[c].shape.distance(xp) < 0) return true;
     return false;
   };
-  int nkeep = 0;
-  Kokkos::parallel_reduce(
-      "sph::count_outside", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& k) { k += inside(p) ? 0 : 1; },
-      nkeep);
-  if (nkeep < static_cast<int>(n)) {
-    particles::IndexList keep("keep_outside", nkeep);
-    Kokkos::parallel_scan(
-        "sph::list_outside", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p, int& k, const bool final) {
-          const bool out = !inside(p);
-          if (final && out) keep(k) = p;
-          k += out ? 1 : 0;
-        });
-    set_.gather(keep, nkeep);
-  }
+  particles::keep_if(set_, KOKKOS_LAMBDA(const int p)->bool { return !inside(p); }, "sph::keep_outside");
   int64_t idmax = -1;
   Kokkos::parallel_reduce(
       "sph::max_id", Kokkos::RangePolicy<>(0, set_.size()),
@@ -614,26 +602,12 @@ void SphJeske<Dim>::remove_outside() {
     hi[d] = decomp_->periodic()[d] ? inf : domain_hi_[d];
   }
   auto x = set_.field(f_.x);
-  const int n = static_cast<int>(set_.size());
   auto inside = KOKKOS_LAMBDA(const int i)->bool {
     for (int d = 0; d < Dim; ++d)
       if (!(x(i, d) >= lo[d] && x(i, d) <= hi[d])) return false;
     return true;
   };
-  int nkeep = 0;
-  Kokkos::parallel_reduce(
-      "sph::count_inside", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i, int& k) { k += inside(i) ? 1 : 0; },
-      nkeep);
-  if (nkeep == n) return;
-  particles::IndexList keep("keep_inside", nkeep);
-  Kokkos::parallel_scan(
-      "sph::list_inside", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i, int& k, const bool final) {
-        const bool in = inside(i);
-        if (final && in) keep(k) = i;
-        k += in ? 1 : 0;
-      });
-  set_.gather(keep, nkeep);
-  removed_ += n - nkeep;
+  removed_ += particles::keep_if(set_, inside, "sph::keep_inside");
 }
 
 template <int Dim>
