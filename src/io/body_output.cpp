@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "io/durable_file.hpp"
 #include "io/h5_file.hpp"
+#include "io/points_frame.hpp"
 #include "io/xdmf.hpp"
 
 namespace meniscus::io {
@@ -38,13 +38,8 @@ void BodyOutput::write(const std::vector<BodyRecord>& bodies, int dimension, lon
   f.write_rows("density", density.data(), n, 0);
   f.write_rows("point_index", index.data(), n, 0);
   f.write_rows("id", index.data(), n, 0);
-  f.set_attr("/", "meniscus_format", std::string("bodies"));
-  f.set_attr("/", "format_version", int64_t{1});
-  f.set_attr("/", "method", method_name_);
-  f.set_attr("/", "dimension", int64_t{dimension});
-  f.set_attr("/", "step", int64_t{step});
-  f.set_attr("/", "time", time);
-  f.set_attr("/", "body_count", int64_t{total});
+  const FrameHeader header{"bodies", method_name_, dimension, step, time, "body_count", total};
+  write_frame_header(f, header);
   f.close();
   const std::vector<xdmf::Array> arrays = {
       {"velocity", "Vector", {total, 3}, false, "/velocity"},
@@ -54,11 +49,7 @@ void BodyOutput::write(const std::vector<BodyRecord>& bodies, int dimension, lon
       {"density", "Scalar", {total}, false, "/density"},
       {"id", "Scalar", {total}, true, "/id"}};
   // As for the particles: the XDMF document and the collection entry only once the file is complete.
-  on_rank0(comm_, [&] {
-    write_file_atomically(series_.path(series_.xdmf_name(step)),
-                          xdmf::points_document(name, time, total, "/position", "/point_index", arrays));
-  });
-  series_.add(step);
+  publish_points_frame(comm_, series_, name, header, arrays);
 }
 
 }  // namespace meniscus::io

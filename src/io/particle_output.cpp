@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "io/durable_file.hpp"
 #include "io/h5_file.hpp"
 #include "io/particle_columns.hpp"
+#include "io/points_frame.hpp"
 #include "io/xdmf.hpp"
 
 namespace meniscus::io {
@@ -70,22 +70,10 @@ void ParticleOutput::write(Method& method, long step, double time) {
     arrays.push_back({field, xdmf::attribute_type(columns),
                       columns == 1 ? std::vector<long>{total} : std::vector<long>{total, columns}, false, "/" + field});
   }
-  f.set_attr("/", "meniscus_format", std::string("particles"));
-  f.set_attr("/", "format_version", int64_t{1});
-  f.set_attr("/", "method", method_name_);
-  f.set_attr("/", "dimension", int64_t{dim});
-  f.set_attr("/", "step", int64_t{step});
-  f.set_attr("/", "time", time);
-  f.set_attr("/", "particle_count", int64_t{total});
+  const FrameHeader header{"particles", method_name_, dim, step, time, "particle_count", total};
+  write_frame_header(f, header);
   f.close();
-
-  // The XDMF document and the collection entry appear only once the HDF5 file is complete, so a
-  // ParaView session reloading the collection never reads a file still being written.
-  on_rank0(comm_, [&] {
-    write_file_atomically(series_.path(series_.xdmf_name(step)),
-                          xdmf::points_document(name, time, total, "/position", "/point_index", arrays));
-  });
-  series_.add(step);
+  publish_points_frame(comm_, series_, name, header, arrays);
 }
 
 }  // namespace meniscus::io

@@ -25,6 +25,26 @@
 
 namespace meniscus::mpm {
 
+namespace {
+// The wax level a wick is trimmed against, on this rank: the highest particle that is not wick within
+// horizontal distance sqrt(r2) of the vertical line through (ax, az) (z is ignored in 2D); -inf if none.
+template <int Dim, class Positions, class Materials>
+double local_wax_top(const Positions& x, const Materials& mat, int wick_material, double ax, double az,
+                     double r2, std::size_t n) {
+  double top = -std::numeric_limits<double>::infinity();
+  Kokkos::parallel_reduce(
+      "mpm::wick_wax_top", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const int p, double& mx) {
+        if (mat(p) == wick_material) return;
+        double d2 = (x(p, 0) - ax) * (x(p, 0) - ax);
+        if (Dim == 3) d2 += (x(p, Dim - 1) - az) * (x(p, Dim - 1) - az);
+        if (d2 <= r2 && x(p, 1) > mx) mx = x(p, 1);
+      },
+      Kokkos::Max<double>(top));
+  return top;
+}
+}  // namespace
+
 template <int Dim>
 void MpmMethod<Dim>::setup_wick(const config::Section& root) {
   const auto w = root.section("mpm").section("wick");
@@ -185,16 +205,7 @@ void MpmMethod<Dim>::trim_curved_wicks() {
   std::vector<double> wax_top(nw, -std::numeric_limits<double>::infinity());
   for (int k = 0; k < nw; ++k) {
     if (wick_.tips[k][1] > std::numeric_limits<double>::max() / 8) continue;
-    const double ax = wick_.tips[k][0], az = wick_.tips[k][2];
-    Kokkos::parallel_reduce(
-        "mpm::wick_wax_top", Kokkos::RangePolicy<>(0, set_.size()),
-        KOKKOS_LAMBDA(const int p, double& mx) {
-          if (mat(p) == wm) return;
-          double d2 = (x(p, 0) - ax) * (x(p, 0) - ax);
-          if (Dim == 3) d2 += (x(p, Dim - 1) - az) * (x(p, Dim - 1) - az);
-          if (d2 <= r2 && x(p, 1) > mx) mx = x(p, 1);
-        },
-        Kokkos::Max<double>(wax_top[k]));
+    wax_top[k] = local_wax_top<Dim>(x, mat, wm, wick_.tips[k][0], wick_.tips[k][2], r2, set_.size());
   }
   MPI_Allreduce(MPI_IN_PLACE, wax_top.data(), nw, MPI_DOUBLE, MPI_MAX, comm_);
   Kokkos::View<double*> cut("wick_cut", nw);
@@ -223,17 +234,8 @@ void MpmMethod<Dim>::trim_wick() {
   auto x = set_.field(f_.x);
   auto mat = set_.material();
   const int wm = wick_.material;
-  const double ax = wick_.tip[0], az = wick_.tip[2], r2 = wick_.trim_radius * wick_.trim_radius;
-  double wax_top = -std::numeric_limits<double>::infinity();
-  Kokkos::parallel_reduce(
-      "mpm::wick_wax_top", Kokkos::RangePolicy<>(0, set_.size()),
-      KOKKOS_LAMBDA(const int p, double& mx) {
-        if (mat(p) == wm) return;
-        double d2 = (x(p, 0) - ax) * (x(p, 0) - ax);
-        if (Dim == 3) d2 += (x(p, Dim - 1) - az) * (x(p, Dim - 1) - az);
-        if (d2 <= r2 && x(p, 1) > mx) mx = x(p, 1);
-      },
-      Kokkos::Max<double>(wax_top));
+  const double r2 = wick_.trim_radius * wick_.trim_radius;
+  double wax_top = local_wax_top<Dim>(x, mat, wm, wick_.tip[0], wick_.tip[2], r2, set_.size());
   MPI_Allreduce(MPI_IN_PLACE, &wax_top, 1, MPI_DOUBLE, MPI_MAX, comm_);
   if (!(wax_top > -std::numeric_limits<double>::infinity())) return;  // no wax near the wick
   const double limit = wax_top + wick_.trim_height;
