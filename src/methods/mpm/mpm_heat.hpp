@@ -35,6 +35,7 @@ struct HeatStats {
   int reason = 0;
   long unknowns = 0;
   double boundary_measure = 0;  // sum of the samples' boundary measures dA_r over all ranks (mpm_heat_boundary.cpp)
+  int preconditioner_fallbacks = 0;  // times in this run GAMG was replaced by Jacobi (indefinite preconditioner)
 };
 
 template <int Dim>
@@ -98,6 +99,7 @@ class HeatSolver {
   Mat A_ = nullptr;               // COO pattern fixed at creation: each ghosted node and its 5^Dim neighbours
   Kokkos::View<double*> values_;  // the COO values, rebuilt each step
   KSP ksp_ = nullptr;
+  int preconditioner_fallbacks_ = 0;
   Kokkos::View<PetscInt*> global_index_;  // ghosted node -> PETSc global row
   Kokkos::View<double**, Kokkos::LayoutRight> owned_;          // owned nodes: capacity, C T^n, forcing (after the rank sum)
   // Collider temperatures.
