@@ -249,12 +249,13 @@ TEST(MembraneCheeriosValidation, DISABLED_LongHeldDiscsFeelRhoGHm2Over2) {
   }
 }
 
-// The reaction of a held body against Archimedes (digest test "Archimedes with sigma = 0"; here the
+// The reaction of a held body against Archimedes (issue 17: "Archimedes with sigma = 0"; here the
 // surface stays flat, so sigma does not act on the body): a disc R = 0.1 held fully under a pool at
 // rest feels the vertical force rho g pi R^2 (the weight of the displaced liquid) within 1 % and no
 // horizontal force (1e-8 of it; the staircase of faces is off-centre, yet hydrostatic pressure
-// gives no net horizontal push). Measured: F_y 0.30643 against 0.30788 (-0.47 %), |F_x| 1.5e-11. Both come out of the three-way solve's rows of the held axes (CoupledSolveResult::
-// held_force), so this checks the reaction the Cheerios test above measures.
+// gives no net horizontal push). Both come out of the three-way solve's rows of the held axes
+// (CoupledSolveResult::held_force), so this checks the reaction the Cheerios test above measures.
+// Measured: F_y 0.30643 against 0.30788 dyn/cm (-0.47 %), |F_x| 1.5e-11.
 TEST(MembraneCheeriosValidation, HeldSubmergedDiscFeelsArchimedesForce) {
   mm::Disc d;
   d.radius = 0.1;

@@ -202,8 +202,8 @@ TEST(MembraneKellerValidation, DenseCylinderObeysKellersBalanceWithAMeniscusOfTh
   EXPECT_GT(r.fit.points, 40);
 }
 
-// Grid convergence of Keller's balance (T-GRID of the method's test plan): the same settled
-// cylinder at dx = 0.05 and 0.025 cm (R / dx = 2 and 4; dt the capillary bound, at most 2e-3 s).
+// Grid convergence of Keller's balance (issue 17, T-GRID): the same settled cylinder at
+// dx = 0.05 and 0.025 cm (R / dx = 2 and 4; dt the capillary bound, at most 2e-3 s).
 // Checked: the Keller error |rho x displaced area / mass - 1| decreases with an observed order
 // log2(e(2 dx) / e(dx)) of at least 0.5. Measured: 3.24 % -> 1.33 %, order 1.28. The meniscus
 // length does not converge on these two grids (error 1.68 % -> 2.60 %; it is printed, not
