@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "geometry/sources.hpp"
 #include "geometry/triangle_mesh.hpp"
+#include "methods/membrane/membrane_deck.hpp"
 
 namespace meniscus::run {
 
@@ -54,6 +55,8 @@ void check_setup_inputs(const LoadedDeck& deck) {
   if (root.has("colliders"))
     for (const auto& c : root.list("colliders"))
       if (c.text("type") == "mesh") load_mesh(c, "colliders");
+  // The membrane method checks its surface and bodies against the box while it is constructed.
+  if (deck.method == "membrane-ruan2021") membrane::check_membrane_geometry(root);
 }
 
 }  // namespace meniscus::run

@@ -360,6 +360,14 @@ hostile_checks() {
   fi
   printf 'v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n' >"$tmp/nan.obj"
   expect check_mesh_nan 1 2 "sources[1].file|non-finite" check "$SRC/inputs/mesh-torus-drop-3d.yaml" --set "sources[1].file=$tmp/nan.obj"
+  # A membrane body outside the domain box (issue 17): check refuses it as run does, before any output.
+  local MEMB=$SRC/inputs/membrane-float-cylinder-2d-ci.yaml
+  expect membrane_body_outside_check 1 2 "membrane-float-cylinder-2d-ci.yaml|membrane.bodies[0].center|inside the box" \
+    check "$MEMB" --set "membrane.bodies[0].center=[5, 0.9]"
+  expect membrane_body_outside_run 1 2 "membrane-float-cylinder-2d-ci.yaml|membrane.bodies[0].center|inside the box" \
+    run "$MEMB" --set "membrane.bodies[0].center=[1.0, -0.5]" --output "$out"
+  expect membrane_body_on_wall_check 1 2 "membrane.bodies[0].center|a cell away" \
+    check "$MEMB" --set "membrane.bodies[0].center=[1.96, 0.9]"
   [ ! -e "$out" ] && pass "no output folder was created by the refused runs" || fail "refused runs created $out"
 
   # Restarts that cannot continue this checkpoint: another method or dimension, a time before it.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 #include "membrane_scenes.hpp"
@@ -128,4 +129,155 @@ TEST(MembraneCheeriosValidation, LongTwoFloatingDiscsAttractWithTheCapillaryForc
   EXPECT_LT(worst_mid, 0.5 * kDx);
   EXPECT_GT(accel, 0.8 * a_lo);
   EXPECT_LT(accel, 1.2 * a_hi);
+}
+
+namespace {
+
+struct HeldPair {
+  double force_left = 0, force_right = 0;  // mean horizontal force on each body over the last window
+  double spread = 0;                       // standard error of the left body's mean (block means)
+  double hm = 0, level = 0;                // depression at the symmetry plane, zero-pressure level (window means)
+  double settle_seconds = 0;
+  double vertical = 0;  // mean vertical force of the liquid on the left body
+};
+
+
+// Two discs R = 0.1, rho_s = 3, held horizontally with centres `separation` apart (vertical motion
+// free, rotation locked as in the free test), settled under damping 8 /s until t_end; the force is
+// the mean of the last `window` seconds.
+HeldPair held_pair(double separation, double t_end, double window, double dt_max = 2e-3, double dx = kDx) {
+  std::vector<mm::Disc> discs(2);
+  for (int k = 0; k < 2; ++k) {
+    discs[k].radius = 0.1;
+    discs[k].density = 3.0;
+    discs[k].rotates = false;
+    discs[k].held_x = true;
+    discs[k].c[0] = 0.5 * kWidth + (k == 0 ? -0.5 : 0.5) * separation;
+    discs[k].c[1] = kLevel - 0.05;
+  }
+  mm::FlowParameters p;
+  p.sigma = 0.9;
+  p.rho = kRho;
+  p.gravity[1] = -kG;
+  p.remesh_edge = 0.5 * dx;
+  p.settle_damping = 8.0;
+  p.settle_until = t_end;
+  mm::CoupledSolveOptions o;
+  o.rtol = 1e-8;
+  auto s = meniscus::test::make_pool_with_bodies(kWidth, 1.0, dx, kLevel, discs, p, o);
+  HeldPair out;
+  std::vector<double> left;
+  double t = 0, dt = 0, right = 0;
+  long n = 0;
+  while (t < t_end - 1e-12) {
+    dt = std::min(s.flow->stable_dt(0.5, 1.0, dt_max), t_end - t);
+    const auto report = s.flow->step(dt);
+    t += dt;
+    if (t >= t_end - window - 0.1 && !s.flow->bodies()[0].held_y)
+      for (auto& b : s.flow->bodies()) {  // hold the settled depth too: the staircase of faces stops changing
+        b.held_y = true;
+        b.v[1] = 0.0;
+      }
+    if (std::getenv("MENISCUS_HELD_TRACE"))
+      print_rank0("trace t %.4f F %.4e %.4e y %.5f %.5f vy %.3e contacts %ld its %d", t, report.second.held_force[0],
+                  report.second.held_force[2], s.flow->bodies()[0].c[1], s.flow->bodies()[1].c[1],
+                  s.flow->bodies()[0].v[1], report.contact_vertices, report.second.iterations);
+    if (t > t_end - window) {
+      left.push_back(report.second.held_force[0]);
+      right += report.second.held_force[2];
+      out.vertical += report.second.held_force[1];
+      const double level = zero_pressure_level(*s.grid, dt);
+      out.level += level;
+      out.hm += level - height_at(*s.flow, 0.5 * kWidth);
+      ++n;
+    }
+  }
+  for (double f : left) out.force_left += f / n;
+  // Standard error of the mean from the means of 8 consecutive blocks (the steps are correlated).
+  const size_t blocks = 8, per = left.size() / blocks;
+  double sum2 = 0;
+  for (size_t b = 0; b < blocks; ++b) {
+    double mean = 0;
+    for (size_t q = b * per; q < (b + 1) * per; ++q) mean += left[q] / per;
+    sum2 += (mean - out.force_left) * (mean - out.force_left);
+    if (std::getenv("MENISCUS_HELD_TRACE")) print_rank0("block %zu mean %.4e", b, mean);
+  }
+  out.spread = std::sqrt(sum2 / (blocks - 1) / blocks);
+  out.force_right = right / n;
+  out.vertical /= n;
+  out.level /= n;
+  out.hm /= n;
+  out.settle_seconds = t;
+  return out;
+}
+
+}  // namespace
+
+// T-CHE1, the held-body Cheerios force (Vella and Mahadevan 2005; Ruan et al. 2021 Fig. 10a scene):
+// both discs are held horizontally while they float up or down freely (for the last 0.5 s also held
+// vertically, so that the staircase of fluid-rigid faces stops changing); the mean horizontal
+// reaction of the hold over the last 0.4 s is the capillary force, which in 2D must be exactly
+// rho g h_m^2 / 2 (h_m the depression at the symmetry plane below the zero-pressure level). Meant
+// to check at centre distances 0.4, 0.6 and 0.9 cm: inward, within 20 %, left and right alike, F
+// decreasing with the distance.
+// DISABLED: it does not hold. The reaction of a single step jumps by +-0.1 to 0.9 dyn/cm (the
+// analytic force is 0.015 to 0.09) as cells at the contact lines change type, and 0.4 s of means
+// leave a standard error of 0.006 to 0.028 dyn/cm. Measured (held horizontally throughout, window
+// 0.5-0.9 s): L = 0.4: F = 0.044 (+-0.028) against 0.086 (ratio 0.51); L = 0.6: 0.059 (+-0.008)
+// against 0.037 (1.58); L = 0.9: 0.034 (+-0.006) against 0.015 (2.32). With the vertical hold in the
+// window, L = 0.6: left 0.022, right -0.012 (+-0.011) against 0.042. The free release above measures
+// the same force through the motion (the body's inertia averages the jumps) and meets 20 %. The
+// reaction itself is checked by HeldSubmergedDiscFeelsArchimedesForce (0.47 %). About 2.5 min of
+// one core per distance. MENISCUS_HELD_TRACE=1 prints every step, MENISCUS_HELD_ONLY=0.6 runs one
+// distance.
+TEST(MembraneCheeriosValidation, DISABLED_LongHeldDiscsFeelRhoGHm2Over2) {
+  double previous = 1e300;
+  for (double separation : {0.4, 0.6, 0.9}) {
+    if (std::getenv("MENISCUS_HELD_ONLY") && std::atof(std::getenv("MENISCUS_HELD_ONLY")) != separation) continue;
+    const HeldPair h = held_pair(separation, 0.9, 0.4);
+    const double expected = 0.5 * kRho * kG * h.hm * h.hm;
+    print_rank0("cheerios held L = %.2f cm: F_left %.4e, F_right %.4e dyn/cm (standard error %.1e); h_m %.4f cm (z_inf "
+                "%.4f) -> rho g h_m^2 / 2 = %.4e; ratios %.3f, %.3f",
+                separation, h.force_left, h.force_right, h.spread, h.hm, h.level, expected, h.force_left / expected,
+                -h.force_right / expected);
+    EXPECT_GT(h.force_left, 0.0);
+    EXPECT_LT(h.force_right, 0.0);
+    EXPECT_NEAR(h.force_left, expected, 0.2 * expected);
+    EXPECT_NEAR(h.force_left, -h.force_right, 0.05 * h.force_left);
+    EXPECT_LT(h.force_left, previous);
+    previous = h.force_left;
+  }
+}
+
+// The reaction of a held body against Archimedes (issue 17: "Archimedes with sigma = 0"; here the
+// surface stays flat, so sigma does not act on the body): a disc R = 0.1 held fully under a pool at
+// rest feels the vertical force rho g pi R^2 (the weight of the displaced liquid) within 1 % and no
+// horizontal force (1e-8 of it; the staircase of faces is off-centre, yet hydrostatic pressure
+// gives no net horizontal push). Both come out of the three-way solve's rows of the held axes
+// (CoupledSolveResult::held_force), so this checks the reaction the Cheerios test above measures.
+// Measured: F_y 0.30643 against 0.30788 dyn/cm (-0.47 %), |F_x| 1.5e-11.
+TEST(MembraneCheeriosValidation, HeldSubmergedDiscFeelsArchimedesForce) {
+  mm::Disc d;
+  d.radius = 0.1;
+  d.density = 3.0;
+  d.rotates = false;
+  d.held_x = d.held_y = true;
+  d.c[0] = 0.5 + 0.3 * kDx;  // off the lattice: the staircase of faces is not symmetric in x
+  d.c[1] = 0.4;
+  mm::FlowParameters p;
+  p.sigma = 0.9;
+  p.rho = kRho;
+  p.gravity[1] = -kG;
+  mm::CoupledSolveOptions o;
+  o.rtol = 1e-10;
+  auto s = meniscus::test::make_pool_with_bodies(1.0, 1.0, kDx, 0.7, {d}, p, o);
+  const double archimedes = kRho * kG * M_PI * d.radius * d.radius;
+  for (int step = 0; step < 3; ++step) {
+    const auto r = s.flow->step(1e-3);
+    print_rank0("held submerged disc, step %d: F_x %.3e, F_y %.6e dyn/cm against rho g pi R^2 = %.6e (%.3f %%)", step,
+                r.second.held_force[0], r.second.held_force[1], archimedes,
+                100 * (r.second.held_force[1] / archimedes - 1));
+    EXPECT_NEAR(r.second.held_force[1], archimedes, 0.01 * archimedes);  // measured -0.47 %
+    EXPECT_LT(std::abs(r.second.held_force[0]), 1e-8 * archimedes);       // measured 5e-11 relative
+  }
 }

@@ -106,6 +106,17 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
       rigid[b] = nv;
       nv += 3;
     }
+  // A body held horizontally keeps its v_x unknown, but every coupling of that unknown is set aside
+  // (held_bt, and the pairs of c_all left out of C below): it solves to v_x = 0, and after the solve
+  // its row of the full system, evaluated at the solution, is the impulse the liquid and the membrane
+  // gave the body, i.e. minus the hold's reaction (a Lagrange multiplier eliminated by hand).
+  std::vector<char> held(nv, 0);
+  for (long b = 0; b < nbody; ++b)
+    if (rigid[b] >= 0) {
+      held[rigid[b]] = r.bodies[b].held_x;
+      held[rigid[b] + 1] = r.bodies[b].held_y;
+    }
+  std::map<std::pair<PetscInt, PetscInt>, double> held_bt;  // (global pressure row, unknown) -> B^T entry
   blocks_.membrane_unknowns = nv_membrane;
   blocks_.rigid_unknowns = nv - nv_membrane;
   const PetscInt nv_local = rank == 0 ? nv : 0;
@@ -266,7 +277,10 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
           const PetscInt rc = global_cell(ic, jc);
           for (const Term& t : row.terms) {
             const PetscScalar bt = -vol * (s / dx) * t.c;  // B^T = -V G^T Phi
-            MEMBRANE_PETSC(MatSetValues(k.Bt, 1, &rc, 1, &t.k, &bt, ADD_VALUES));
+            if (held[t.k])
+              held_bt[{rc, t.k}] += bt;
+            else
+              MEMBRANE_PETSC(MatSetValues(k.Bt, 1, &rc, 1, &t.k, &bt, ADD_VALUES));
           }
           // The known part of the face velocity enters the divergence like u** does: V G^T u_known.
           if (row.known != 0) {
@@ -366,17 +380,33 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
       }
     }
   }
+  // A held unknown keeps only its diagonal (the body mass, any positive value would do) and a zero
+  // right-hand side; the rest of its row and column is left out of C.
+  auto in_c = [&](PetscInt i, PetscInt j) { return !(held[i] || held[j]) || i == j; };
+  std::vector<double> bv_held(nv, 0.0);  // b_v of the held rows less the body momentum (rank 0)
+  if (rank == 0)
+    for (long b = 0; b < nbody; ++b)
+      for (int d = 0; d < 2 && rigid[b] >= 0; ++d)
+        if (held[rigid[b] + d]) {
+          const PetscInt q = rigid[b] + d;
+          bv_held[q] = bv_all[q] + r.bodies[b].mass() * r.v_start[3 * b + d];
+          bv_all[q] = 0.0;
+          for (auto& [ij, val] : c_all)
+            if (ij.first == q && ij.second == q) val = r.bodies[b].mass();
+        }
   // C with counted preallocation: rank 0 owns every row of the velocity block; a body's rows are
   // long (one entry per membrane component or body it touches), so they are counted, not guessed.
   {
     std::vector<PetscInt> nnz(nv_local, 0);
-    for (const auto& [ij, val] : c_all) ++nnz[ij.first];
+    for (const auto& [ij, val] : c_all)
+      if (in_c(ij.first, ij.second)) ++nnz[ij.first];
     MEMBRANE_PETSC(MatCreate(comm, &k.C));
     MEMBRANE_PETSC(MatSetSizes(k.C, nv_local, nv_local, nv, nv));
     MEMBRANE_PETSC(MatSetType(k.C, MATAIJ));
     MEMBRANE_PETSC(MatSeqAIJSetPreallocation(k.C, 0, nnz.data()));
     MEMBRANE_PETSC(MatMPIAIJSetPreallocation(k.C, 0, nnz.data(), 0, nullptr));
     for (const auto& [ij, val] : c_all) {
+      if (!in_c(ij.first, ij.second)) continue;
       const PetscInt ki = ij.first, kj = ij.second;
       const PetscScalar c = val;
       MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &kj, &c, ADD_VALUES));
@@ -507,6 +537,36 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
     for (const Term& t : l.terms) u += t.c * z[t.k];
     return u;
   };
+  // Held axes: J_x = B_x p-hat - C'_x z - b'_x, C' and b' without the body's own inertia (its row
+  // of Eq. 28: M_r (v_r - v_r*) = J_x + reaction, with v_x = v_r*_x = 0; likewise along y, where
+  // J_y / dt is the liquid's vertical force without the weight). B_x p-hat is summed over
+  // each rank's own pressure rows, the C and b parts on rank 0 where the velocity rows live.
+  result.held_force.assign(2 * nbody, 0.0);
+  if (std::any_of(held.begin(), held.end(), [](char h) { return h != 0; })) {
+    std::vector<double> impulse(nv, 0.0);
+    Vec sub;
+    MEMBRANE_PETSC(VecGetSubVector(k.z, rows[0], &sub));
+    PetscInt lo = 0, hi = 0;
+    MEMBRANE_PETSC(VecGetOwnershipRange(sub, &lo, &hi));
+    const PetscScalar* vals;
+    MEMBRANE_PETSC(VecGetArrayRead(sub, &vals));
+    for (const auto& [rq, val] : held_bt) {
+      if (rq.first < lo || rq.first >= hi) throw RuntimeError("membrane held-body force: a pressure row off this rank");
+      impulse[rq.second] += val * vals[rq.first - lo];  // (B^T)_{c,x} p-hat_c = B_{x,c} p-hat_c
+    }
+    MEMBRANE_PETSC(VecRestoreArrayRead(sub, &vals));
+    MEMBRANE_PETSC(VecRestoreSubVector(k.z, rows[0], &sub));
+    if (rank == 0)
+      for (const auto& [ij, val] : c_all)
+        if (held[ij.first]) impulse[ij.first] -= val * z[ij.second];
+    if (rank == 0)
+      for (PetscInt q = 0; q < nv; ++q)
+        if (held[q]) impulse[q] -= bv_held[q];
+    MPI_Allreduce(MPI_IN_PLACE, impulse.data(), static_cast<int>(nv), MPI_DOUBLE, MPI_SUM, comm);
+    for (long b = 0; b < nbody; ++b)
+      for (int d = 0; d < 2 && rigid[b] >= 0; ++d)
+        if (held[rigid[b] + d]) result.held_force[2 * b + d] = impulse[rigid[b] + d] / dt;
+  }
   v_new.assign(2 * nvert, 0.0);
   for (long q = 0; q < 2 * nvert; ++q) v_new[q] = evaluate(vmap[q]);
   vr_new.assign(3 * nbody, 0.0);

@@ -73,6 +73,10 @@ struct CoupledSolveResult {
   // membrane stiffness hold them, so many of them mean the W support is too narrow.
   long uncoupled_components = 0;
   long fluid_rigid_faces = 0;
+  // Two per body (x, y): the force (per unit length in 2D) that the liquid and the membrane exert
+  // along a held axis of a body (Disc::held_x, held_y) during the solve's step, i.e. minus the
+  // reaction impulse of the hold over dt; 0 for axes not held. Same value on every rank.
+  std::vector<double> held_force;
 };
 
 // Assembled blocks of one solve (with bodies the velocity block v = (v_F, v_r) orders the free

@@ -4,7 +4,8 @@
 
 namespace meniscus::membrane {
 
-MacGrid::MacGrid(MPI_Comm comm, const double lower[2], const int cells[2], double dx, const std::string& deck_file)
+MacGrid::MacGrid(MPI_Comm comm, const double lower[2], const int cells[2], double dx, const std::string& deck_file,
+                 std::array<int, 2> procs, std::array<std::vector<int>, 2> ranges)
     : dx_(dx) {
   grid::Decomposition<2>::Spec spec;
   for (int d = 0; d < 2; ++d) {
@@ -17,6 +18,8 @@ MacGrid::MacGrid(MPI_Comm comm, const double lower[2], const int cells[2], doubl
   spec.dof = kDofs;
   spec.stencil_width = 2;  // semi-Lagrangian back-traces up to a cell plus the bilinear stencil
   spec.deck_file = deck_file;
+  spec.procs = procs;
+  spec.ranges = std::move(ranges);
   decomp_ = std::make_unique<grid::Decomposition<2>>(comm, spec);
   field_ = std::make_unique<grid::GridField<2>>(*decomp_);
   solvers::petsc_check(DMDACreateCompatibleDMDA(decomp_->dm(), 1, &dm_p_), "DMDACreateCompatibleDMDA");

@@ -8,8 +8,10 @@
 #include <petscdmda.h>
 
 #include <Kokkos_Core.hpp>
+#include <array>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/kmath.hpp"
 #include "grid/decomposition.hpp"
@@ -93,7 +95,10 @@ struct MacGeometry {
 
 class MacGrid {
  public:
-  MacGrid(MPI_Comm comm, const double lower[2], const int cells[2], double dx, const std::string& deck_file);
+  // procs: the process grid (0 entries: chosen by the DMDA); ranges: nodes per block along each axis
+  // (grid/balance.hpp; they override procs), empty for the even split.
+  MacGrid(MPI_Comm comm, const double lower[2], const int cells[2], double dx, const std::string& deck_file,
+          std::array<int, 2> procs = {0, 0}, std::array<std::vector<int>, 2> ranges = {});
   ~MacGrid();
   MacGrid(const MacGrid&) = delete;
   MacGrid& operator=(const MacGrid&) = delete;

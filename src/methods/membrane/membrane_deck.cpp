@@ -1,8 +1,11 @@
 #include "methods/membrane/membrane_deck.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace meniscus::membrane {
 
@@ -119,6 +122,45 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
     d.bodies.push_back(disc);
   }
   return d;
+}
+
+void check_membrane_geometry(const config::Section& root) {
+  const auto sim = root.section("simulation");
+  if (sim.integer("dimension") != 2)
+    throw InputError(sim.file(), sim.key_path("dimension"), "membrane-ruan2021 is implemented in 2D only so far");
+  const auto dom = root.section("domain");
+  const auto lo = dom.vector("lower"), hi = dom.vector("upper");
+  const double dx = dom.real("cell_size");
+  double lower[2], upper[2];
+  for (int d = 0; d < 2; ++d) {
+    const double n = (hi[d] - lo[d]) / dx;
+    const double cells = std::round(n);
+    if (!(cells >= 1) || std::abs(n - cells) > 1e-6 * n)
+      throw InputError(dom.file(), dom.key_path("cell_size"), "the box must hold a whole number of cells on every axis");
+    lower[d] = lo[d];
+    upper[d] = lo[d] + cells * dx;
+  }
+  const auto ms = root.section("membrane");
+  const MembraneDeck deck = read_membrane_deck(root);
+  if (deck.shape == "pool") {
+    if (!(deck.level > lower[1] + dx && deck.level < upper[1] - dx))
+      throw InputError(ms.file(), ms.key_path("level"), "the pool surface must lie inside the box, a cell away from its top and bottom");
+  } else {
+    const double reach = deck.radius * (1 + std::abs(deck.perturbation));
+    for (int d = 0; d < 2; ++d)
+      if (deck.center[d] - reach < lower[d] + dx || deck.center[d] + reach > upper[d] - dx)
+        throw InputError(ms.file(), ms.key_path("radius"), "the drop must lie inside the box, a cell away from its walls");
+  }
+  for (size_t b = 0; b < deck.bodies.size(); ++b) {
+    const Disc& body = deck.bodies[b];
+    const auto bs = ms.list("bodies")[b];
+    for (int d = 0; d < 2; ++d)
+      if (!(body.c[d] - body.radius >= lower[d] + dx && body.c[d] + body.radius <= upper[d] - dx))
+        throw InputError(bs.file(), bs.key_path("center"),
+                         log::format("the body must lie inside the box, a cell away from its walls (on axis %d "
+                                     "it spans %g .. %g, the box %g .. %g)",
+                                     d, body.c[d] - body.radius, body.c[d] + body.radius, lower[d], upper[d]));
+  }
 }
 
 }  // namespace meniscus::membrane

@@ -29,5 +29,9 @@ struct MembraneDeck {
 
 void declare_membrane_sections(config::Schema& root);
 MembraneDeck read_membrane_deck(const config::Section& root);
+// The refusals that need the domain with the membrane section: 2D only, a whole number of cells,
+// the pool level, the drop and every body inside the box a cell away from its walls. Throws
+// InputError naming the file and key. Called by the method's constructor and by `meniscus check`.
+void check_membrane_geometry(const config::Section& root);
 
 }  // namespace meniscus::membrane

@@ -19,6 +19,10 @@ MembraneFlow::MembraneFlow(MacGrid& grid, Polyline membrane, bool closed, FlowPa
       bodies_(std::move(bodies)) {
   const MacGeometry g = grid_.geometry();
   ybase_ = g.lower[1];
+  for (auto& b : bodies_) {  // held in place
+    if (b.held_x) b.v[0] = 0.0;
+    if (b.held_y) b.v[1] = 0.0;
+  }
   mark_wall_ends();
   classify_cells(grid_, m_, bodies_);
   classify_contacts();
@@ -248,8 +252,8 @@ StepReport MembraneFlow::step(double dt) {
   RigidHost rigid{bodies_, std::vector<double>(3 * bodies_.size(), 0.0), true};
   for (size_t b = 0; b < bodies_.size(); ++b) {
     const Disc& body = bodies_[b];
-    rigid.v_start[3 * b] = body.v[0] + (body.fixed ? 0.0 : dt * params_.gravity[0]);
-    rigid.v_start[3 * b + 1] = body.v[1] + (body.fixed ? 0.0 : dt * params_.gravity[1]);
+    rigid.v_start[3 * b] = body.held_x ? 0.0 : body.v[0] + (body.fixed ? 0.0 : dt * params_.gravity[0]);
+    rigid.v_start[3 * b + 1] = body.held_y ? 0.0 : body.v[1] + (body.fixed ? 0.0 : dt * params_.gravity[1]);
     rigid.v_start[3 * b + 2] = body.omega;
   }
   if (!bodies_.empty()) {

@@ -1,21 +1,45 @@
 #include "methods/membrane/membrane_ruan.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
+#include "grid/balance.hpp"
 #include "grid/domain_deck.hpp"
 #include "methods/membrane/fluid_kernels.hpp"
 #include "methods/membrane/grid_state.hpp"
 
 namespace meniscus::membrane {
 
+namespace {
+// Per axis, how many initially liquid cells (below the pool level or inside the drop, outside every
+// body) each node plane holds; node i stores cell i, so the last plane holds none. These weigh the
+// rank cuts of `domain.balance: particles` for this method: its work per cell is the pressure row of
+// a liquid cell (air and body cells are identity rows), and the membrane, replicated on every rank,
+// has no particles to count.
+std::array<std::vector<long>, 2> liquid_histograms(const MembraneDeck& deck, const double lower[2], const int cells[2],
+                                                    double dx) {
+  std::array<std::vector<long>, 2> hist{std::vector<long>(cells[0] + 1, 0), std::vector<long>(cells[1] + 1, 0)};
+  for (int j = 0; j < cells[1]; ++j)
+    for (int i = 0; i < cells[0]; ++i) {
+      const double x[2] = {lower[0] + (i + 0.5) * dx, lower[1] + (j + 0.5) * dx};
+      const bool liquid = deck.shape == "pool"
+                              ? x[1] < deck.level
+                              : std::hypot(x[0] - deck.center[0], x[1] - deck.center[1]) < deck.radius;
+      if (!liquid || body_containing(deck.bodies, x) >= 0) continue;
+      ++hist[0][i];
+      ++hist[1][j];
+    }
+  return hist;
+}
+}  // namespace
+
 MembraneRuan::MembraneRuan(const MethodContext& ctx) : comm_(ctx.comm) {
   const auto root = ctx.root;
-  const auto sim = root.section("simulation");
-  if (ctx.dimension != 2)
-    throw InputError(sim.file(), sim.key_path("dimension"), "membrane-ruan2021 is implemented in 2D only so far");
+  check_membrane_geometry(root);  // the refusals `meniscus check` shares
   deck_ = read_membrane_deck(root);
   const auto spec = grid::read_domain<2>(root, 2, kDofs);
   const auto dom = root.section("domain");
@@ -24,40 +48,38 @@ MembraneRuan::MembraneRuan(const MethodContext& ctx) : comm_(ctx.comm) {
   const double dx = spec.dx;
   for (int d = 0; d < 2; ++d) {
     lower[d] = spec.lower[d];
-    const double n = (spec.upper[d] - spec.lower[d]) / dx;
-    cells[d] = static_cast<int>(std::lround(n));
-    if (std::abs(n - cells[d]) > 1e-6 * n)
-      throw InputError(dom.file(), dom.key_path("cell_size"), "the box must hold a whole number of cells on every axis");
+    cells[d] = static_cast<int>(std::lround((spec.upper[d] - spec.lower[d]) / dx));
   }
-  grid_ = std::make_unique<MacGrid>(comm_, lower, cells, dx, dom.file());
+  // Rank cuts: `domain.ranks` as given; with `domain.balance: particles` (the default) the cuts split
+  // the initially liquid cells evenly (the method does not rebalance during a run).
+  std::array<int, 2> procs{spec.procs[0], spec.procs[1]};
+  std::array<std::vector<int>, 2> ranges;
+  int size = 1;
+  MPI_Comm_size(comm_, &size);
+  if (size > 1 && dom.text("balance") == "particles") {
+    std::array<int, 2> chosen{};
+    const std::string why = grid::balanced_layout<2>(liquid_histograms(deck_, lower, cells, dx), size,
+                                                     spec.stencil_width + 1, procs, chosen, ranges);
+    if (!why.empty()) {
+      log::warn("domain.balance: particles: %s; keeping the even split", why.c_str());
+      ranges = {};
+    }
+  }
+  grid_ = std::make_unique<MacGrid>(comm_, lower, cells, dx, dom.file(), procs, ranges);
   deck_.flow.h = deck_.thickness_over_dx * dx;
   if (deck_.remesh) deck_.flow.remesh_edge = deck_.edge_over_dx * dx;
-  const auto ms = root.section("membrane");
   const double edge = deck_.edge_over_dx * dx;
   Polyline m;
   bool closed = false;
   const double upper[2] = {lower[0] + cells[0] * dx, lower[1] + cells[1] * dx};
   if (deck_.shape == "pool") {
-    if (!(deck_.level > lower[1] + dx && deck_.level < upper[1] - dx))
-      throw InputError(ms.file(), ms.key_path("level"), "the pool surface must lie inside the box, a cell away from its top and bottom");
     m = make_polyline(pool_surface(lower[0], upper[0], deck_.level, edge, deck_.bodies), false);
   } else {
-    const double reach = deck_.radius * (1 + std::abs(deck_.perturbation));
-    for (int d = 0; d < 2; ++d)
-      if (deck_.center[d] - reach < lower[d] + dx || deck_.center[d] + reach > upper[d] - dx)
-        throw InputError(ms.file(), ms.key_path("radius"), "the drop must lie inside the box, a cell away from its walls");
     const int n = std::max(8, static_cast<int>(std::ceil(2 * M_PI * deck_.radius / edge)));
     m = make_circle(deck_.center[0], deck_.center[1], deck_.radius, n, deck_.perturbation);
     closed = true;
   }
   closed_ = closed;
-  for (size_t b = 0; b < deck_.bodies.size(); ++b) {
-    const Disc& body = deck_.bodies[b];
-    const auto bs = ms.list("bodies")[b];
-    for (int d = 0; d < 2; ++d)
-      if (body.c[d] - body.radius < lower[d] + dx || body.c[d] + body.radius > upper[d] - dx)
-        throw InputError(bs.file(), bs.key_path("center"), "the body must lie inside the box, a cell away from its walls");
-  }
   flow_ = std::make_unique<MembraneFlow>(*grid_, std::move(m), closed, deck_.flow, deck_.solve, deck_.bodies);
   volume0_ = flow_->volume();
   set_.add_field("position", 2);

@@ -10,7 +10,7 @@ void register_methods() {
   MethodInfo info;
   info.name = "membrane-ruan2021";
   info.doc = "Liquid on a MAC grid with a Lagrangian surface-tension membrane, coupled in one PETSc "
-             "saddle-point solve (Ruan et al. 2021); 2D, no rigid bodies yet.";
+             "saddle-point solve (Ruan et al. 2021); 2D, with rigid discs.";
   info.schema = [](config::Schema& s) { declare_membrane_sections(s); };
   info.create = [](const MethodContext& ctx) -> std::unique_ptr<Method> { return std::make_unique<MembraneRuan>(ctx); };
   register_method(info);

@@ -25,6 +25,10 @@ struct Disc {
   double density = 1;     // areal density (g/cm^2)
   bool fixed = false;     // kinematic: moves with its (constant) deck velocity, no unknowns
   bool rotates = true;    // false: omega stays at its initial value (J drops its omega column)
+  // Held in place along x and/or y (the held-body Cheerios measurement, Vella and Mahadevan 2005): that
+  // velocity component stays 0 while the others remain unknowns; the three-way solve returns the
+  // force the liquid and the membrane exert along each held axis (the hold's reaction, negated).
+  bool held_x = false, held_y = false;
 
   double mass() const { return density * M_PI * radius * radius; }
   double inertia() const { return 0.5 * mass() * radius * radius; }
