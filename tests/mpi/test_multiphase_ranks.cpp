@@ -133,6 +133,45 @@ TEST(MultiphaseMpm, BallInWaterIsRankIndependent) {
   expect_rank_independent(mine, ref, "ball in water");
 }
 
+// A ball seeded half inside a pool that was seeded as a full box: the water particles inside the ball
+// are removed at start-up (the ball displaces the water), with the same result whatever the cuts; the
+// SPH fluid density of the floating-body tests.
+RunResult run_ball_seeded_in_water(MPI_Comm comm) {
+  return run_deck(comm, R"(
+simulation: {dimension: 2, method: mpm-multiphase, end_time: 1.0}
+domain: {lower: [0, 0], upper: [0.6, 0.5], cell_size: 0.02, walls: slip}
+mpm_multiphase: {dt_max: 2.0e-4, fluid_density: sph}
+materials:
+  - {name: water, model: fluid, density: 1000}
+  - {name: ball, model: hypoelastic, density: 500, youngs_modulus: 2.6e5, poisson_ratio: 0.3}
+sources:
+  - {type: box, material: water, lower: [0.04, 0.04], upper: [0.56, 0.2]}
+  - {type: sphere, material: ball, center: [0.3, 0.2], radius: 0.06}
+)");
+}
+
+TEST(MultiphaseMpm, BallSeededInsideWaterDisplacesItAndIsRankIndependent) {
+  const auto [mine, ref] = test::run_here_and_alone(MPI_COMM_WORLD, run_ball_seeded_in_water);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  // Both sources seed the lattice of particle centres (i + 1/2) 0.01 m: the water keeps the box's
+  // 52 x 16 points less those the ball also seeds (inside the circle, below y = 0.2).
+  long inside = 0;
+  for (int i = 0; i < 60; ++i)
+    for (int j = 0; j < 50; ++j) {
+      const double x = 0.005 + 0.01 * i, y = 0.005 + 0.01 * j;
+      if (x > 0.04 && x < 0.56 && y > 0.04 && y < 0.2 && (x - 0.3) * (x - 0.3) + (y - 0.2) * (y - 0.2) < 0.06 * 0.06)
+        ++inside;
+    }
+  long water = 0;
+  for (const auto& p : ref.particles) water += p.alpha[0] > 0.5 ? 1 : 0;
+  test::print_rank0("[ball seeded in water] %ld water particles (box 832, %ld inside the ball)", water, inside);
+  EXPECT_GT(inside, 40);
+  EXPECT_EQ(water, 52 * 16 - inside);
+  expect_rank_independent(mine, ref, "ball seeded in water");
+}
+
 TEST(MultiphaseMpm, MiscibleAndDissolvingIsRankIndependent) {
   const auto [mine, ref] = test::run_here_and_alone(MPI_COMM_WORLD, run_mixing);
   int rank = 0;

@@ -41,9 +41,10 @@ void declare_multiphase_sections(config::Schema& root) {
       .def("standard");
   s->choice("fluid_density", {"volume", "sph"},
             "fluid density for the Tait pressure: volume = m / (V0 J) with the volume ratio J advanced by the "
-            "grid velocity divergence like the solids' (standard MPM; hydrostatic pressure within 1 % and "
-            "Archimedes buoyancy); sph = the SPH number-density sum with support sph_support (Yan et al. 2018, "
-            "eq. 17), which reads low next to walls and free surfaces and with disordered packing")
+            "grid velocity divergence like the solids' (standard MPM; hydrostatic pressure within 1 %, but blind "
+            "to the particle packing, so voids can open in a pool and a floating body sits too deep); sph = the "
+            "SPH number-density sum with support sph_support (Yan et al. 2018, eq. 17), which sees the packing "
+            "(Archimedes buoyancy within 0.01) but reads low next to walls and free surfaces")
       .def("volume");
   s->real("sph_support", "1", "support radius of the SPH density sum, in cells (paper: 1.25)").def(1.25).positive();
   s->flag("clamp_negative_pressure",
@@ -72,6 +73,11 @@ void declare_multiphase_sections(config::Schema& root) {
           "move fluid particles that sit where the solids' volume (grid mass over rest density) outweighs the fluid's out along the solids' outward "
           "normal (a quarter cell per step, positions only)")
       .def("true");
+  s->flag("keep_fluid_inside_solids",
+          "keep the fluid particles that sources seed inside a solid (by default the solid displaces them: a fluid "
+          "particle whose centre lies within half a particle spacing of a solid particle along every axis is removed "
+          "at start-up); true overlays the two, e.g. to test dissolution where both groups fill the same cells")
+      .def("false");
   s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
   root.section("mpm_multiphase", s,
                "Multiphase MPM of Yan et al. 2018: material groups with their own grid velocities on one grid, "
@@ -118,6 +124,7 @@ MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim
   o.sph_support = s.real("sph_support");
   o.clamp_negative_pressure = s.flag("clamp_negative_pressure");
   o.separate_fluid_from_solids = s.flag("separate_fluid_from_solids");
+  o.keep_fluid_inside_solids = s.flag("keep_fluid_inside_solids");
   o.sort_every = s.integer("sort_every");
   o.diffusivity = s.real("diffusivity");
   o.dissolve_solid = s.text("dissolve_solid");

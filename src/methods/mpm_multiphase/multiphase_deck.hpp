@@ -40,6 +40,7 @@ struct MultiphaseSettings {
   double sph_support = 1.25;  // SPH support radius in cells
   bool clamp_negative_pressure = true;
   bool separate_fluid_from_solids = true;
+  bool keep_fluid_inside_solids = false;  // false: solids displace the fluid particles seeded inside them
   long sort_every = 20;
   // Miscible species (eq. 27): the fluid materials of one group are species whose volume fractions
   // diffuse with this coefficient (m^2/s; 0 switches diffusion off).

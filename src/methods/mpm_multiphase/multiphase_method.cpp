@@ -14,6 +14,7 @@
 #include "particles/balance.hpp"
 #include "particles/max_speed.hpp"
 #include "methods/sph/sph_kernels.hpp"
+#include "particles/keep_if.hpp"
 #include "particles/migration.hpp"
 #include "particles/particle_sources.hpp"
 #include "particles/redistribute.hpp"
@@ -147,6 +148,13 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
                      "mpm-multiphase needs one particle volume for its SPH density: give every source the same "
                      "particles_per_cell");
   if (vmax > 0) calibration_ = lattice_calibration<Dim>(std::pow(vmax, 1.0 / Dim), s_.sph_support * decomp_->dx());
+  // A solid placed in a pool seeded as a full box (e.g. a ball half in the water) displaces the water:
+  // the fluid particles seeded inside it would otherwise stay trapped between its particles, adding
+  // their weight to the body and removing their volume from the displaced water (Archimedes fails).
+  if (vmax > 0 && !s_.keep_fluid_inside_solids) {
+    const long removed = remove_fluid_inside_solids(std::pow(vmax, 1.0 / Dim));
+    if (removed > 0) log::info("mpm-multiphase: %ld fluid particles seeded inside solids removed\n", removed);
+  }
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
 }
 
@@ -188,6 +196,49 @@ void MultiphaseMpm<Dim>::fill_seeded_particles(const particles::SeededParticles&
         hi = vol(p, 0) > hi ? vol(p, 0) : hi;
       },
       Kokkos::Min<double>(vmin), Kokkos::Max<double>(vmax));
+}
+
+template <int Dim>
+long MultiphaseMpm<Dim>::remove_fluid_inside_solids(double spacing) {
+  const int owned = static_cast<int>(set_.size());
+  halo_.build(set_, *decomp_, f_.x, spacing);
+  const int total = owned + static_cast<int>(halo_.ghost_count());
+  Kokkos::View<double**, Kokkos::LayoutRight> xt("mp_seed_x", total, Dim), solid("mp_seed_solid", total, 1);
+  auto x = set_.field(f_.x);
+  auto mat = set_.material();
+  auto mats = materials_;
+  Kokkos::parallel_for(
+      "mp::seed_rows", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) {
+        for (int d = 0; d < Dim; ++d) xt(i, d) = x(i, d);
+        solid(i, 0) = mats(mat(i)).kind == PhaseKind::Solid ? 1.0 : 0.0;
+      });
+  halo_.refresh_position_rows(particles::RealField(xt), static_cast<size_t>(owned));
+  halo_.refresh_rows(particles::RealField(solid), static_cast<size_t>(owned));
+  // Every point of the box |x - x_s|_inf < s/2 lies within s sqrt(Dim) / 2 of x_s.
+  particles::NeighborLists near;
+  particles::build_neighbor_lists<Dim>(xt, owned, 0.5 * spacing * std::sqrt(static_cast<double>(Dim)) * (1 + 1e-9), near);
+  auto off = near.offset;
+  auto idx = near.index;
+  const double half = 0.5 * spacing;
+  Kokkos::View<int*> inside("mp_seed_inside", owned);
+  Kokkos::parallel_for(
+      "mp::fluid_inside_solid", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) {
+        inside(i) = 0;
+        if (solid(i, 0) > 0) return;
+        for (int k = off(i); k < off(i + 1); ++k) {
+          const int j = idx(k);
+          if (solid(j, 0) <= 0) continue;
+          double worst = 0;
+          for (int d = 0; d < Dim; ++d) {
+            const double a = kmath::fabs(xt(i, d) - xt(j, d));
+            worst = a > worst ? a : worst;
+          }
+          if (worst < half) inside(i) = 1;
+        }
+      });
+  long removed = particles::keep_if(set_, KOKKOS_LAMBDA(const int p) { return inside(p) == 0; }, "mp::drop_inside");
+  MPI_Allreduce(MPI_IN_PLACE, &removed, 1, MPI_LONG, MPI_SUM, comm_);
+  return removed;
 }
 
 template <int Dim>

@@ -65,6 +65,9 @@ class MultiphaseMpm : public Method {
 
   // Stages (see the header comment).
   void fill_seeded_particles(const particles::SeededParticles& seeded, double& vmin, double& vmax);
+  // Removes the fluid particles seeded inside a solid (centre within half a particle spacing of a solid
+  // particle along every axis); returns how many (global).
+  long remove_fluid_inside_solids(double spacing);
   void p2g_momentum();
   void sph_density();
   void constitutive(double dt);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Multiphase MPM throughput (not a test): the dam break (one group) and the 1:2 ball in water (two
+# groups, contact, SPH density) of inputs/mpm-multiphase-*-3d-ci.yaml, in two layouts of a 2-core
+# machine: 1 rank x 2 OpenMP threads and 2 ranks x 1 thread. Prints particle-steps/s and the stage
+# timers (ms per step, slowest rank). Usage: bash bench/mpm-multiphase-throughput.sh [STEPS] [DECK-SUFFIX]
+# DECK-SUFFIX "-ci" (default) runs the CI sizes; "" the paper-scale decks.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/scripts/mpi-env.sh"
+steps=${1:-100}
+suffix=${2--ci}
+exe="$root/build/bin/meniscus"
+out=$(mktemp -d)
+
+run() {  # label deck ranks threads
+  local label=$1 deck=$2 ranks=$3 threads=$4
+  local dir="$out/${label// /_}"
+  mkdir -p "$dir"
+  local bind=(--bind-to core) omp=()
+  if [ "$threads" -gt 1 ]; then bind=(--bind-to none); omp=(-x OMP_PROC_BIND=spread -x OMP_PLACES=threads); fi
+  OMP_NUM_THREADS=$threads mpirun "${bind[@]}" "${omp[@]}" -n "$ranks" \
+    "$exe" run "$deck" --steps "$steps" --threads "$threads" --quiet --output "$dir" > "$dir/log" 2>&1 || { cat "$dir/log"; exit 1; }
+  python3 - "$dir" "$label" <<'PY'
+import json, sys, csv
+d, label = sys.argv[1], sys.argv[2]
+r = json.load(open(d + "/run.json"))
+rows = list(csv.DictReader(open(d + "/diagnostics.csv")))
+n = int(float(rows[0]["particles"]))
+t = r["timers"]
+stages = " ".join(f"{k}={v['max_s'] / r['steps'] * 1e3:.1f}ms" for k, v in t.items() if k != "diagnostics")
+print(f"{label:36s} particles={n:8d} {r['particle_steps_per_s'] / 1e6:6.3f} M particle-steps/s  per step: {stages}")
+PY
+}
+
+echo "meniscus $("$exe" --version | cut -d' ' -f2-), $steps steps, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+for scene in dam-break ball-in-water-1to2; do
+  deck="$root/inputs/mpm-multiphase-$scene-3d$suffix.yaml"
+  run "$scene 1 rank x 2 threads" "$deck" 1 2
+  run "$scene 2 ranks x 1 thread" "$deck" 2 1
+done
+rm -rf "$out"
