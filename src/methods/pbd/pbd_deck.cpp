@@ -46,9 +46,9 @@ void declare_pbd_sections(config::Schema& root) {
             "later re-implementation)").def("same_label");
   s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
   s->real("film_insertion_edge", "m", "stretched films (not in the paper, which keeps the particle count fixed): "
-          "after every step a particle is inserted at the centroid of a local-mesh triangle larger than the "
-          "equilateral triangle of this edge and with no edge of 1.5 times this or more (a film stretched beyond its "
-          "spacing, not a hole), at most one per surface particle's fan; 0: never. 3.2 particle radii (1.6 spacings) lets a two-layer film between "
+          "after every step, in each surface particle's fan whose mean triangle area exceeds the equilateral "
+          "triangle's of this edge (a film stretched beyond its spacing), a particle is inserted at the centroid of "
+          "the largest triangle with no edge of 1.5 times this or more (not across a hole); 0: never. 3.2 particle radii (1.6 spacings) lets a two-layer film between "
           "separating rings keep its spacing (docs/theory-pbd.md, \"Catenoid\")").def(0.0).nonnegative();
   root.section("pbd", s, "Position-based surface tension flow (Xing et al. 2022): PBF density constraints with "
                "constraint force mixing, unilateral distance constraints, light-shading surface detection, local "

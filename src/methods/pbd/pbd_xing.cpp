@@ -479,9 +479,10 @@ long PbdXing::insert_film_particles() {
   // ceases to exist. Fill stretched triangles of the local meshes (built at the last reset on the
   // final iterate's rows).
   auto t = timers_.scope("film_insertion");
-  // A triangle is stretched when its area exceeds that of the equilateral triangle of edge e (area per
-  // particle, not edge length: near a contracting neck triangles are long along the axis and short
-  // around it, and need no particle); edges of 1.5 e or more span a hole, which must stay open.
+  // A fan is stretched when its mean triangle area exceeds that of the equilateral triangle of edge e
+  // (area per particle, not edge length: near a contracting neck triangles are long along the axis and
+  // short around it, and need no particle; nor the largest triangle, which in an irregular film is
+  // often large); edges of 1.5 e or more span a hole, which must stay open.
   const double e = p_.film_insertion_edge, a_lo = 0.25 * std::sqrt(3.0) * e * e, e_hi = 1.5 * e;
   const int owned = std::min(owned_, static_cast<int>(meshes_.count.extent(0)));
   auto xt = xt_;
@@ -501,29 +502,33 @@ long PbdXing::insert_film_particles() {
         const int c = count(i);
         if (label(i) != 1 || c < 3 || kin(mat(i))) return;
         const int tris = (flags(i) & kMeshClosed) ? c : c - 1;
-        double best = 0;
+        // The fan's mean triangle area (the film's area per particle there) decides; the new particle
+        // goes into the largest triangle that i has the smallest id in (so two fans sharing a
+        // triangle do not both fill it), unless an edge spans a hole.
+        double best = 0, sum = 0;
+        int best_a = -1;
         for (int a = 0; a < tris; ++a) {
           const int j = ring(i, a), k = ring(i, (a + 1) % c);
-          if (!(ids(i) < ids(j) && ids(i) < ids(k))) continue;
-          double lmax = 0;
-          const int v[3] = {i, j, k};
-          for (int e = 0; e < 3; ++e) {
-            double l2 = 0;
-            for (int d = 0; d < 3; ++d) l2 += (xt(v[e], d) - xt(v[(e + 1) % 3], d)) * (xt(v[e], d) - xt(v[(e + 1) % 3], d));
-            lmax = kmath::sqrt(l2) > lmax ? kmath::sqrt(l2) : lmax;
-          }
-          double u[3], w[3];
+          double u[3], w[3], lmax = 0;
           for (int d = 0; d < 3; ++d) {
             u[d] = xt(j, d) - xt(i, d);
             w[d] = xt(k, d) - xt(i, d);
           }
           const double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
           const double area = 0.5 * kmath::sqrt(cx * cx + cy * cy + cz * cz);
-          if (area > a_lo && lmax < e_hi && area > best) {
+          sum += area;
+          const int v[3] = {i, j, k};
+          for (int e = 0; e < 3; ++e) {
+            double l2 = 0;
+            for (int d = 0; d < 3; ++d) l2 += (xt(v[e], d) - xt(v[(e + 1) % 3], d)) * (xt(v[e], d) - xt(v[(e + 1) % 3], d));
+            lmax = kmath::sqrt(l2) > lmax ? kmath::sqrt(l2) : lmax;
+          }
+          if (ids(i) < ids(j) && ids(i) < ids(k) && lmax < e_hi && area > best) {
             best = area;
-            pick(i) = a;
+            best_a = a;
           }
         }
+        if (sum > a_lo * tris) pick(i) = best_a;
         if (pick(i) >= 0) ++n;
       },
       local);
