@@ -163,3 +163,36 @@ TEST(PbdDistributed, BalancedStartUpCutsMatchOneRankBitForBit) {
   EXPECT_EQ(dx, 0.0) << "largest position difference";
   EXPECT_EQ(dv, 0.0) << "largest velocity difference";
 }
+
+TEST(PbdDistributed, ShellSourcesSeedTheSameFilmOnAnyRankCount) {
+  // The catenoid film and its rings (shell sources): every rank samples the same surface and keeps
+  // the points in its block, so the particles, by id, do not depend on the rank count.
+  const std::string deck = R"(
+simulation: {dimension: 3, method: pbd-xing2022, end_time: 1.0}
+domain: {lower: [-0.8, -0.8, -0.4], upper: [0.8, 0.8, 0.4], cell_size: 0.05, walls: none}
+pbd: {particle_radius: 0.025, gravity: [0, 0, 0]}
+materials: [{name: film}, {name: ring, kinematic: true}]
+sources:
+  - {type: shell, material: film, center: [0, 0, 0], radius_start: 0.5, z_start: -0.075, radius_end: 0.5,
+     z_end: 0.075, layers: 2, particles_per_cell: 1}
+  - {type: shell, material: ring, center: [0, 0, 0], radius_start: 0.5, z_start: 0.125, radius_end: 0.5,
+     z_end: 0.175, layers: 2, particles_per_cell: 1, velocity: [0, 0, 0.0375]}
+)";
+  auto d = test::deck_from_string(deck);
+  auto run = [&](MPI_Comm comm) {
+    pbd::PbdXing m(MethodContext{comm, d.deck.root(), 3});
+    return gather(m, comm);
+  };
+  const auto [mine, ref] = test::run_here_and_alone(MPI_COMM_WORLD, run);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  // Film: 4 rows of 60 + 66 points; rings: 2 rows of 126.
+  ASSERT_EQ(ref.by_id.size(), 4u * 126 + 2u * 126);
+  ASSERT_EQ(mine.by_id.size(), ref.by_id.size());
+  for (const auto& [id, a] : ref.by_id) {
+    auto it = mine.by_id.find(id);
+    ASSERT_NE(it, mine.by_id.end()) << "particle " << id << " missing";
+    for (int k = 0; k < 6; ++k) EXPECT_EQ(it->second[k], a[k]) << "particle " << id;
+  }
+}
