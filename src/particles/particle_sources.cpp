@@ -8,6 +8,7 @@
 #include "geometry/curve.hpp"
 #include "geometry/sampled_sdf.hpp"
 #include "geometry/shapes.hpp"
+#include "geometry/shell.hpp"
 #include "geometry/sources.hpp"
 #include "geometry/triangle_mesh.hpp"
 
@@ -63,8 +64,25 @@ void declare_sources(config::Schema& root) {
                        "rows x h from the curve), so that a wick runs through its candle instead of overlapping it")
       .def("true");
   common(*curve);
+  auto shell = std::make_shared<config::Schema>(
+      "A thin shell (3D only): `layers` copies, at spacing h = cell_size / particles_per_cell^(1/3) along the "
+      "normal, of the surface of revolution about the z axis through `center` swept by the segment from "
+      "(radius_start, z_start) to (radius_end, z_end): a cylinder, a flat disc or annulus, a cone frustum. Rows "
+      "every ~h along the segment (both ends included), points every ~h around each row, alternate rows "
+      "staggered by half a spacing. A liquid film (two layers) or the ring that holds one (Xing et al. 2022, "
+      "Figs. 8 and 14). Each particle stands for h^3, as a lattice particle.");
+  shell->vector("center", "m", "a point on the axis of revolution (parallel to z); heights are measured from it").req();
+  shell->real("radius_start", "m", "distance from the axis of the profile's first end").req().nonnegative();
+  shell->real("z_start", "m", "height of the profile's first end above `center`").req();
+  shell->real("radius_end", "m", "distance from the axis of the profile's last end").req().nonnegative();
+  shell->real("z_end", "m", "height of the profile's last end above `center`").req();
+  shell->integer("layers", "copies of the surface along its normal, centred on it, h apart (2: a film)").def("2").min(1);
+  shell->flag("stagger_first_row", "turn the first row (and every other one after it) by half a spacing, to "
+                                   "continue the staggering of an adjacent shell").def("false");
+  common(*shell);
   root.variant_list("sources", "type",
-                    {{"box", box}, {"sphere", sphere}, {"ellipsoid", ellipsoid}, {"mesh", mesh}, {"curve", curve}},
+                    {{"box", box}, {"sphere", sphere}, {"ellipsoid", ellipsoid}, {"mesh", mesh}, {"curve", curve},
+                     {"shell", shell}},
                     "Regions filled with particles at start.");
 }
 
@@ -97,6 +115,42 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
   };
   std::vector<Part> parts;
   int64_t offset = 0;
+  // Sources given as explicit points (curves, shells): every rank makes the same list and keeps the
+  // points in its box; a point's index in the list is its id within the source. lo/hi get the points'
+  // bounding box grown by half a spacing (the particles' cells).
+  auto owned_samples = [&](const std::vector<std::array<double, 3>>& pts, std::array<double, Dim>& lo,
+                           std::array<double, Dim>& hi, double spacing) {
+    for (int d = 0; d < Dim; ++d) {
+      lo[d] = 1e300;
+      hi[d] = -1e300;
+    }
+    std::vector<size_t> owned;
+    for (size_t i = 0; i < pts.size(); ++i) {
+      bool in = true;
+      for (int d = 0; d < Dim; ++d) {
+        lo[d] = std::min(lo[d], pts[i][d]);
+        hi[d] = std::max(hi[d], pts[i][d]);
+        in = in && pts[i][d] >= olo[d] && pts[i][d] < ohi[d];
+      }
+      if (in) owned.push_back(i);
+    }
+    for (int d = 0; d < Dim; ++d) {
+      lo[d] -= 0.5 * spacing;
+      hi[d] += 0.5 * spacing;
+    }
+    geometry::Seeds<Dim> seeds;
+    seeds.x = Kokkos::View<double**, Kokkos::LayoutRight>("sample_seeds", owned.size(), Dim);
+    seeds.lattice_index = Kokkos::View<int64_t*>("sample_seed_index", owned.size());
+    auto hx = Kokkos::create_mirror_view(seeds.x);
+    auto hi_index = Kokkos::create_mirror_view(seeds.lattice_index);
+    for (size_t k = 0; k < owned.size(); ++k) {
+      for (int d = 0; d < Dim; ++d) hx(k, d) = pts[owned[k]][d];
+      hi_index(k) = static_cast<int64_t>(owned[k]);
+    }
+    Kokkos::deep_copy(seeds.x, hx);
+    Kokkos::deep_copy(seeds.lattice_index, hi_index);
+    return seeds;
+  };
   for (const auto& s : sources) {
     const std::string type = s.text("type");
     const std::string mat = s.text("material");
@@ -140,7 +194,7 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
         shape = geometry::sampled<3>(geometry::sdf_from_mesh(mesh, spacing, 2));
       }
     }
-    geometry::Seeds<Dim> curve_seeds;
+    geometry::Seeds<Dim> sample_seeds;
     std::vector<std::array<double, 3>> carve_line;
     double carve_radius = 0;
     int64_t curve_count = 0;
@@ -160,39 +214,35 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
           carve_line.push_back(c.point_at(c.length()));
         }
         cell_volume = samples.volume;
-        for (int d = 0; d < Dim; ++d) {
-          lo[d] = 1e300;
-          hi[d] = -1e300;
-        }
-        std::vector<size_t> owned;
-        for (size_t i = 0; i < samples.x.size(); ++i) {
-          bool in = true;
-          for (int d = 0; d < Dim; ++d) {
-            lo[d] = std::min(lo[d], samples.x[i][d]);
-            hi[d] = std::max(hi[d], samples.x[i][d]);
-            in = in && samples.x[i][d] >= olo[d] && samples.x[i][d] < ohi[d];
-          }
-          if (in) owned.push_back(i);
-        }
-        for (int d = 0; d < Dim; ++d) {  // the particles' cells: half a spacing around each sample
-          lo[d] -= 0.5 * spacing;
-          hi[d] += 0.5 * spacing;
-        }
-        curve_seeds.x = Kokkos::View<double**, Kokkos::LayoutRight>("curve_seeds", owned.size(), Dim);
-        curve_seeds.lattice_index = Kokkos::View<int64_t*>("curve_seed_index", owned.size());
-        auto hx = Kokkos::create_mirror_view(curve_seeds.x);
-        auto hi_index = Kokkos::create_mirror_view(curve_seeds.lattice_index);
-        for (size_t k = 0; k < owned.size(); ++k) {
-          for (int d = 0; d < Dim; ++d) hx(k, d) = samples.x[owned[k]][d];
-          hi_index(k) = static_cast<int64_t>(owned[k]);
-        }
-        Kokkos::deep_copy(curve_seeds.x, hx);
-        Kokkos::deep_copy(curve_seeds.lattice_index, hi_index);
+        sample_seeds = owned_samples(samples.x, lo, hi, spacing);
       } catch (const std::invalid_argument& e) {
         throw InputError(s.file(), s.key_path("end"), e.what());
       }
     }
-    if (type != "box" && type != "curve" && !geometry::bounding_box<Dim>(shape, lo, hi))
+    if (type == "shell") {
+      if constexpr (Dim != 3) {
+        throw InputError(s.file(), s.key_path("type"), "shell sources need simulation.dimension: 3");
+      } else {
+        geometry::ShellSpec spec;
+        spec.center = vec("center");
+        spec.rho0 = s.real("radius_start");
+        spec.z0 = s.real("z_start");
+        spec.rho1 = s.real("radius_end");
+        spec.z1 = s.real("z_end");
+        spec.layers = static_cast<int>(s.integer("layers"));
+        spec.spacing = spacing;
+        spec.shift_first_row = s.flag("stagger_first_row");
+        try {
+          const auto samples = geometry::sample_shell(spec);
+          curve_count = static_cast<int64_t>(samples.x.size());
+          sample_seeds = owned_samples(samples.x, lo, hi, spacing);
+        } catch (const std::invalid_argument& e) {
+          throw InputError(s.file(), s.key_path("layers"), e.what());
+        }
+      }
+    }
+    const bool sampled = type == "curve" || type == "shell";
+    if (type != "box" && !sampled && !geometry::bounding_box<Dim>(shape, lo, hi))
       throw InputError(s.file(), s.key_path("type"), "source has no bounded extent");
     for (int d = 0; d < Dim; ++d) {
       // Along a periodic axis a source is cut at the box (a cylinder along the axis is an ellipsoid
@@ -208,7 +258,7 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
         throw InputError(s.file(), s.path(), "source extends outside the domain");
     }
     Part p;
-    p.seeds = type == "curve" ? curve_seeds : geometry::seed_lattice<Dim>(shape, lo, hi, spacing, olo, ohi);
+    p.seeds = sampled ? sample_seeds : geometry::seed_lattice<Dim>(shape, lo, hi, spacing, olo, ohi);
     p.material = static_cast<int>(it - material_names.begin());
     p.spacing = spacing;
     p.cell_volume = cell_volume;
@@ -224,7 +274,7 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
     parts.push_back(p);
     int64_t lattice = 1;
     for (int d = 0; d < Dim; ++d) lattice *= static_cast<int64_t>(std::ceil((hi[d] - lo[d]) / spacing - 1e-9));
-    offset += type == "curve" ? curve_count : lattice;
+    offset += sampled ? curve_count : lattice;
   }
 
   // A carving curve (a wick inside a candle) removes the other, non-curve sources' particles within its

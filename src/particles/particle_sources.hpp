@@ -1,6 +1,7 @@
 #pragma once
 // Deck `sources`: shapes filled with particles on a lattice (box, sphere/disc, ellipse/ellipsoid,
-// watertight OBJ mesh), each with a material, a lattice density and an initial velocity field
+// watertight OBJ mesh), or particles placed along a curve (a wick) or on a thin shell of revolution (a
+// film, a ring; geometry/shell.hpp), each with a material, a lattice density and an initial velocity field
 // v = velocity + omega x (x - rotation_center). Each rank keeps only the lattice points it owns, and a
 // particle's id is its lattice index offset by the sources before it, so ids do not depend on the
 // rank count.

@@ -242,6 +242,13 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
         b = std::min(b, hi[d]);
         count *= std::max(0.0, std::ceil((b - a) / spacing - 1e-9));
       }
+      if (type == "shell" && dim == 3) {  // rows x points per row x layers (geometry/shell.hpp)
+        const double r0 = s["radius_start"].as<double>(), r1 = s["radius_end"].as<double>();
+        const double len = std::hypot(r1 - r0, s["z_end"].as<double>() - s["z_start"].as<double>());
+        const double rows = len > 0 ? std::max(1.0, std::round(len / spacing)) + 1 : 1;
+        const double layers = s["layers"] ? s["layers"].as<double>() : 2;
+        count = layers * rows * std::max(1.0, M_PI * (r0 + r1) / spacing);
+      }
       p.particles += count;
       material_cells += sph ? 0.0 : count / std::max(1.0, s["particles_per_cell"] ? s["particles_per_cell"].as<double>() : 1.0);
     }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "methods/pbd/pbd_xing.hpp"
+#include "particles/balance.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
 
@@ -104,4 +105,94 @@ TEST(PbdDistributed, FiftyStepsMatchOneRankBitForBit) {
   EXPECT_GT(column(ref.diag, "collider_projections"), 0);  // the block reached the floor
   // Diagnostics are Kokkos/MPI reductions in rank-dependent order: equal to round-off.
   EXPECT_NEAR(column(mine.diag, "volume"), column(ref.diag, "volume"), 1e-12 * column(ref.diag, "volume"));
+}
+
+namespace {
+// A block in the first third of a long box: split evenly along x, the first rank holds most of the
+// particles; domain.balance = particles (the default) cuts where they split evenly, as far as blocks
+// of at least two kernel supports (the local meshes' halo) allow.
+const std::string kBlockAtOneEnd = R"(
+simulation: {dimension: 3, method: pbd-xing2022, end_time: 10.0}
+domain: {lower: [0, 0, 0], upper: [9.6, 2.4, 2.4], cell_size: 0.2, walls: slip, wall_cells: 1, ranks: [0, 1, 1]}
+pbd: {particle_radius: 0.1, gravity: [0, 0, -4], iterations: 20, xsph: 0.02}
+materials: [{name: liquid}]
+sources: [{type: box, material: liquid, lower: [0.4, 0.6, 0.6], upper: [3.2, 1.8, 1.8], particles_per_cell: 1,
+           velocity: [0.5, 0, 0]}]
+)";
+}  // namespace
+
+TEST(PbdDistributed, BalancedStartUpCutsMatchOneRankBitForBit) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  auto balanced = test::deck_from_string(kBlockAtOneEnd);
+  auto even = test::deck_from_string(kBlockAtOneEnd, {"domain.balance=even"});
+  auto imbalance = [](const run::LoadedDeck& d, MPI_Comm comm) {
+    pbd::PbdXing m(MethodContext{comm, d.deck.root(), 3});
+    return particles::particle_imbalance(static_cast<long>(m.particles().size()), comm);
+  };
+  const double load_even = imbalance(even, MPI_COMM_WORLD), load_balanced = imbalance(balanced, MPI_COMM_WORLD);
+  test::print_rank0("PBD block at one end of the box, %d ranks along x: max/mean particles per rank %.3f with "
+                    "domain.balance even, %.3f with particles", size, load_even, load_balanced);
+  if (size == 2) {
+    EXPECT_NEAR(load_even, 2.0, 1e-12);  // every particle on the first rank
+    EXPECT_LT(load_balanced, 1.15);  // 14 columns of particles cut at a node plane: 8 / 7 = 1.143 measured
+  }
+  if (size == 4) {
+    EXPECT_GT(load_even, 2.8);  // 10 of 14 columns on the first rank: 2.86
+    EXPECT_LT(load_balanced, load_even - 0.5);  // blocks at least 8 nodes (two supports + two) wide
+  }
+  auto run = [&](MPI_Comm comm) {
+    pbd::PbdXing m(MethodContext{comm, balanced.deck.root(), 3});
+    for (int s = 0; s < 20; ++s) m.step(m.stable_dt());
+    return gather(m, comm);
+  };
+  const auto [mine, ref] = test::run_here_and_alone(MPI_COMM_WORLD, run);
+  if (rank != 0) return;
+  ASSERT_EQ(mine.by_id.size(), 504u);
+  ASSERT_EQ(ref.by_id.size(), 504u);
+  double dx = 0, dv = 0;
+  for (const auto& [id, a] : ref.by_id) {
+    auto it = mine.by_id.find(id);
+    ASSERT_NE(it, mine.by_id.end()) << "particle " << id << " lost";
+    for (int k = 0; k < 3; ++k) {
+      dx = std::max(dx, std::fabs(it->second[k] - a[k]));
+      dv = std::max(dv, std::fabs(it->second[3 + k] - a[3 + k]));
+    }
+  }
+  EXPECT_EQ(dx, 0.0) << "largest position difference";
+  EXPECT_EQ(dv, 0.0) << "largest velocity difference";
+}
+
+TEST(PbdDistributed, ShellSourcesSeedTheSameFilmOnAnyRankCount) {
+  // The catenoid film and its rings (shell sources): every rank samples the same surface and keeps
+  // the points in its block, so the particles, by id, do not depend on the rank count.
+  const std::string deck = R"(
+simulation: {dimension: 3, method: pbd-xing2022, end_time: 1.0}
+domain: {lower: [-0.8, -0.8, -0.4], upper: [0.8, 0.8, 0.4], cell_size: 0.05, walls: none}
+pbd: {particle_radius: 0.025, gravity: [0, 0, 0]}
+materials: [{name: film}, {name: ring, kinematic: true}]
+sources:
+  - {type: shell, material: film, center: [0, 0, 0], radius_start: 0.5, z_start: -0.075, radius_end: 0.5,
+     z_end: 0.075, layers: 2, particles_per_cell: 1}
+  - {type: shell, material: ring, center: [0, 0, 0], radius_start: 0.5, z_start: 0.125, radius_end: 0.5,
+     z_end: 0.175, layers: 2, particles_per_cell: 1, velocity: [0, 0, 0.0375]}
+)";
+  auto d = test::deck_from_string(deck);
+  auto run = [&](MPI_Comm comm) {
+    pbd::PbdXing m(MethodContext{comm, d.deck.root(), 3});
+    return gather(m, comm);
+  };
+  const auto [mine, ref] = test::run_here_and_alone(MPI_COMM_WORLD, run);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  // Film: 4 rows of 60 + 66 points; rings: 2 rows of 126.
+  ASSERT_EQ(ref.by_id.size(), 4u * 126 + 2u * 126);
+  ASSERT_EQ(mine.by_id.size(), ref.by_id.size());
+  for (const auto& [id, a] : ref.by_id) {
+    auto it = mine.by_id.find(id);
+    ASSERT_NE(it, mine.by_id.end()) << "particle " << id << " missing";
+    for (int k = 0; k < 6; ++k) EXPECT_EQ(it->second[k], a[k]) << "particle " << id;
+  }
 }

@@ -45,6 +45,11 @@ void declare_pbd_sections(config::Schema& root) {
             "(surface-surface, interior-interior: the paper, sec. 3.4) or between all neighbours (the authors' "
             "later re-implementation)").def("same_label");
   s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
+  s->real("film_insertion_edge", "m", "stretched films (not in the paper, which keeps the particle count fixed): "
+          "after every step, in each surface particle's fan whose mean triangle area exceeds the equilateral "
+          "triangle's of this edge (a film stretched beyond its spacing), a particle is inserted at the centroid of "
+          "the largest triangle with no edge of 1.5 times this or more (not across a hole); 0: never. 3.2 particle radii (1.6 spacings) lets a two-layer film between "
+          "separating rings keep its spacing (docs/theory-pbd.md, \"Catenoid\")").def(0.0).nonnegative();
   root.section("pbd", s, "Position-based surface tension flow (Xing et al. 2022): PBF density constraints with "
                "constraint force mixing, unilateral distance constraints, light-shading surface detection, local "
                "meshes and area constraints (docs/theory-pbd.md).");
@@ -75,6 +80,7 @@ PbdParams read_pbd(const config::Section& root) {
   p.area_cfm = s.real("area_cfm");
   p.position_from_projection = s.flag("position_from_projection");
   p.sort_every = s.integer("sort_every");
+  p.film_insertion_edge = s.real("film_insertion_edge");
   p.shading_mode = s.text("surface_detection") == "cones" ? 1 : 0;
   p.shading_directions = static_cast<int>(s.integer("shading_directions"));
   p.illumination_threshold = s.real("illumination_threshold");

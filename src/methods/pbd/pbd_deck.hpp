@@ -34,6 +34,7 @@ struct PbdParams {
   double illumination_threshold = 1.0 / 9.0;  // beta
   bool distance_same_label = true;  // distance constraints only between particles of the same label (paper)  // p <- p* instead of the paper's p <- p + dt v (Algorithm 1, line 11)
   long sort_every = 20;
+  double film_insertion_edge = 0;  // > 0: particles inserted into stretched film triangles (ours, not the paper's)
   std::vector<std::string> material_names;
   std::vector<int> kinematic;  // per material: 1 = prescribed motion (initial velocity), not moved by constraints
   bool any_kinematic() const {

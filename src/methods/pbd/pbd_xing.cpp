@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "grid/domain_deck.hpp"
+#include "particles/balance.hpp"
 #include "particles/migration.hpp"
 #include "particles/particle_sources.hpp"
 #include "particles/redistribute.hpp"
@@ -24,10 +25,17 @@ PbdXing::PbdXing(const MethodContext& ctx) : comm_(ctx.comm) {
   const auto& root = ctx.root;
   p_ = read_pbd(root);
   auto spec = grid::read_domain<3>(root, 1, 1);
-  decomp_ = std::make_unique<grid::Decomposition<3>>(comm_, spec);
   // Ghosts come only from face, edge and corner neighbours: every block must be at least as thick as
   // the halo (one kernel support), or a neighbour two ranks away would be missed.
   const double h = p_.support();
+  // Particle-balanced cuts at start-up (domain.balance: particles), as MPM and SPH; blocks at least as
+  // thick as the halo (two supports with area constraints, one without; checked below and at every
+  // rebuild) plus two nodes for the predicted positions' excursion beyond the block (0.21 measured in
+  // 3 steps at dx = 0.2, test PbdDistributed.BalancedStartUpCutsMatchOneRankBitForBit). No rebalancing
+  // during the run.
+  const double halo = p_.area_constraints ? 2 * h : h;
+  const int min_nodes = std::max(2, static_cast<int>(std::ceil(halo / spec.dx - 1e-9)) + 2);
+  decomp_ = particles::balanced_decomposition<3>(comm_, spec, root, p_.material_names, min_nodes);
   min_block_ = 1e300;
   for (int r = 0; r < decomp_->size(); ++r) {
     double lo[3], hi[3];
@@ -453,6 +461,7 @@ void PbdXing::step(double dt) {
   }
   time_ += dt;
   ++steps_;
+  if (p_.film_insertion_edge > 0) inserted_ += insert_film_particles();
   {
     auto t = timers_.scope("migrate");
     particles::migrate<3>(set_, *decomp_, f_.x);
@@ -461,6 +470,127 @@ void PbdXing::step(double dt) {
     auto t = timers_.scope("sort");
     particles::sort_by_cell<3>(set_, *decomp_, f_.x);
   }
+}
+
+long PbdXing::insert_film_particles() {
+  // A film between separating rings must cover a growing area (1.77 times from H = 0.5 R to the
+  // critical separation of the catenoid); with a fixed particle count its spacing grows past the
+  // distance constraints' d0 = 2r, which only push apart, until it tears long before the catenoid
+  // ceases to exist. Fill stretched triangles of the local meshes (built at the last reset on the
+  // final iterate's rows).
+  auto t = timers_.scope("film_insertion");
+  // A fan is stretched when its mean triangle area exceeds that of the equilateral triangle of edge e
+  // (area per particle, not edge length: near a contracting neck triangles are long along the axis and
+  // short around it, and need no particle; nor the largest triangle, which in an irregular film is
+  // often large); edges of 1.5 e or more span a hole, which must stay open.
+  const double e = p_.film_insertion_edge, a_lo = 0.25 * std::sqrt(3.0) * e * e, e_hi = 1.5 * e;
+  const int owned = std::min(owned_, static_cast<int>(meshes_.count.extent(0)));
+  auto xt = xt_;
+  auto ids = ids_;
+  auto label = label_;
+  auto ring = meshes_.ring;
+  auto count = meshes_.count;
+  auto flags = meshes_.flags;
+  auto mat = set_.material();
+  auto kin = kinematic_;
+  Kokkos::View<int*> pick("pbd_insert_pick", std::max(owned, 1));
+  long local = 0;
+  Kokkos::parallel_reduce(
+      "pbd::pick_stretched_triangle", Kokkos::RangePolicy<>(0, owned),
+      KOKKOS_LAMBDA(const int i, long& n) {
+        pick(i) = -1;
+        const int c = count(i);
+        if (label(i) != 1 || c < 3 || kin(mat(i))) return;
+        const int tris = (flags(i) & kMeshClosed) ? c : c - 1;
+        // The fan's mean triangle area (the film's area per particle there) decides; the new particle
+        // goes into the largest triangle that i has the smallest id in (so two fans sharing a
+        // triangle do not both fill it), unless an edge spans a hole.
+        double best = 0, sum = 0;
+        int best_a = -1;
+        for (int a = 0; a < tris; ++a) {
+          const int j = ring(i, a), k = ring(i, (a + 1) % c);
+          double u[3], w[3], lmax = 0;
+          for (int d = 0; d < 3; ++d) {
+            u[d] = xt(j, d) - xt(i, d);
+            w[d] = xt(k, d) - xt(i, d);
+          }
+          const double cx = u[1] * w[2] - u[2] * w[1], cy = u[2] * w[0] - u[0] * w[2], cz = u[0] * w[1] - u[1] * w[0];
+          const double area = 0.5 * kmath::sqrt(cx * cx + cy * cy + cz * cz);
+          sum += area;
+          const int v[3] = {i, j, k};
+          for (int e = 0; e < 3; ++e) {
+            double l2 = 0;
+            for (int d = 0; d < 3; ++d) l2 += (xt(v[e], d) - xt(v[(e + 1) % 3], d)) * (xt(v[e], d) - xt(v[(e + 1) % 3], d));
+            lmax = kmath::sqrt(l2) > lmax ? kmath::sqrt(l2) : lmax;
+          }
+          if (ids(i) < ids(j) && ids(i) < ids(k) && lmax < e_hi && area > best) {
+            best = area;
+            best_a = a;
+          }
+        }
+        if (sum > a_lo * tris) pick(i) = best_a;
+        if (pick(i) >= 0) ++n;
+      },
+      local);
+  // Ids: the next free id is one past the largest in the run; the new particles take the ids after it
+  // in the order of their creators' ids (gathered from every rank).
+  int64_t max_id = -1;
+  auto set_ids = set_.id();
+  Kokkos::parallel_reduce(
+      "pbd::max_id", Kokkos::RangePolicy<>(0, set_.size()),
+      KOKKOS_LAMBDA(const int i, int64_t& m) { m = set_ids(i) > m ? set_ids(i) : m; }, Kokkos::Max<int64_t>(max_id));
+  MPI_Allreduce(MPI_IN_PLACE, &max_id, 1, MPI_INT64_T, MPI_MAX, comm_);
+  auto hpick = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pick);
+  auto hids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ids);
+  std::vector<int64_t> creators;
+  std::vector<int> rows;
+  for (int i = 0; i < owned; ++i)
+    if (hpick(i) >= 0) {
+      creators.push_back(hids(i));
+      rows.push_back(i);
+    }
+  int size = 1;
+  MPI_Comm_size(comm_, &size);
+  int mine = static_cast<int>(creators.size());
+  std::vector<int> counts(size), displs(size, 0);
+  MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
+  for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  std::vector<int64_t> all(static_cast<size_t>(displs[size - 1] + counts[size - 1]));
+  MPI_Allgatherv(creators.data(), mine, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T, comm_);
+  std::sort(all.begin(), all.end());
+  if (mine > 0) {
+    Kokkos::View<int*> new_rows("pbd_insert_rows", mine);
+    Kokkos::View<int64_t*> new_ids("pbd_insert_ids", mine);
+    {
+      auto hr = Kokkos::create_mirror_view(new_rows);
+      auto hi = Kokkos::create_mirror_view(new_ids);
+      for (int k = 0; k < mine; ++k) {
+        hr(k) = rows[k];
+        hi(k) = max_id + 1 + (std::lower_bound(all.begin(), all.end(), creators[k]) - all.begin());
+      }
+      Kokkos::deep_copy(new_rows, hr);
+      Kokkos::deep_copy(new_ids, hi);
+    }
+    const int n0 = static_cast<int>(set_.size());
+    set_.resize(static_cast<size_t>(n0 + mine));
+    auto x = set_.field(f_.x), v = set_.field(f_.v), ps = set_.field(f_.ps);
+    auto id = set_.id();
+    auto material = set_.material();
+    Kokkos::parallel_for(
+        "pbd::insert_film_particles", Kokkos::RangePolicy<>(0, mine), KOKKOS_LAMBDA(const int k) {
+          const int i = new_rows(k), q = n0 + k;
+          const int c = count(i), a = pick(i);
+          const int j = ring(i, a), l = ring(i, (a + 1) % c);
+          for (int d = 0; d < 3; ++d) {
+            x(q, d) = (xt(i, d) + xt(j, d) + xt(l, d)) / 3.0;
+            ps(q, d) = x(q, d);
+            v(q, d) = v(i, d);  // the creator's velocity (ghost rows carry no velocity)
+          }
+          id(q) = new_ids(k);
+          material(q) = material(i);
+        });
+  }
+  return static_cast<long>(all.size());
 }
 
 void PbdXing::diagnostics(DiagnosticRow& row) {

@@ -83,6 +83,11 @@ class PbdXing : public Method {
   void xsph(Kokkos::View<double**, Kokkos::LayoutRight> vt);
   // Kinematic particles (materials with `kinematic: true`) get back their prescribed predicted position.
   void restore_kinematic();
+  // End of a step, before migration (pbd.film_insertion_edge > 0): one new particle at the centroid of
+  // the largest stretched triangle of each surface particle's fan that the particle has the smallest id
+  // in; new ids follow the largest id in the run, in the order of their creators' ids, so the set does
+  // not depend on the rank count. Returns the number inserted on all ranks. Collective.
+  long insert_film_particles();
 
   // Ghost rows of a total-row view from their owners (this rebuild's halo plan).
   void refresh(Kokkos::View<double**, Kokkos::LayoutRight> total);
@@ -122,6 +127,7 @@ class PbdXing : public Method {
   double dt_now_ = 0;  // the current step's dt (kinematic particles' prescribed p* = p + dt v)
   long steps_ = 0;
   long projected_ = 0;
+  long inserted_ = 0;  // film particles inserted so far (all ranks)
   long surface_count_ = 0, isolated_count_ = 0;  // this rank, at the last classification  // collider projections (summed over iterations, this rank)
   Timers timers_;
 };
