@@ -16,7 +16,8 @@ void declare_domain(config::Schema& root) {
   s->choice("balance", {"particles", "even"},
             "how the grid nodes are divided among ranks: `particles` places the cuts between the blocks where "
             "the seeded particles (`sources`) split evenly, so that every rank starts with about as many "
-            "particles as the others (MPM, SPH, mpm-multiphase and pbd-xing2022; ranks given in `ranks` are kept); `even` gives every rank "
+            "particles as the others (MPM, SPH, mpm-multiphase and pbd-xing2022; membrane-ruan2021 splits "
+            "its initially liquid cells instead; ranks given in `ranks` are kept); `even` gives every rank "
             "the same number of nodes. The cuts are chosen at the start, and again during the run when "
             "`rebalance_threshold` is set").def("particles");
   s->real("rebalance_threshold", "1",
