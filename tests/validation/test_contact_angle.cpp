@@ -321,6 +321,7 @@ struct Drop3D {
   int samples_per_dx = 4;
   double solid_liquid_distance = 0.5;  // delta_SL, in cells
   std::string boundary = "slip-attached";
+  double wetting_width = 1.0;  // width of the wetting ramp, in cells (wetting_adhesion.hpp)
 };
 struct Sessile3D {
   double theta_deg = 0;        // sphere against the sampled underside (asserted)
@@ -328,6 +329,7 @@ struct Sessile3D {
   double theta_shrunk_deg = 0;  // sphere shrunk by the underside's depth below the floor, against the floor
   double kinetic = 0;
   double radius = 0;  // fitted sphere radius
+  double underside_dx = 0;  // height of the sampled underside above the floor plane, in cells (about -0.5: attached)
   size_t particles = 0;
   long steps = 0;
 };
@@ -407,13 +409,13 @@ mpm:
   integrator: %s
   dt_max: %.17g
   gravity: [0, 0, 0]
-  surface_tension: {enabled: true, coefficient: %g, samples_per_dx: %d, solid_liquid_distance: %g}
+  surface_tension: {enabled: true, coefficient: %g, samples_per_dx: %d, solid_liquid_distance: %g, wetting_width: %g}
 materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: 100, viscosity: 0.2}]
 colliders: [{type: half-space, point: [0, 0, %.17g], normal: [0, 0, 1], boundary: %s, contact_angle: %g}]
 sources: [%s]
 )",
                                        domain.c_str(), c.integrator.c_str(), c.dt_max, k, c.samples_per_dx,
-                                       c.solid_liquid_distance, floor_z, c.boundary.c_str(),
+                                       c.solid_liquid_distance, c.wetting_width, floor_z, c.boundary.c_str(),
                                        c.young_deg, source.c_str());
   auto d = test::deck_from_string(deck);
   mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
@@ -473,6 +475,7 @@ sources: [%s]
   out.theta_deg = angle_deg(centre[2] - (under[1] > 0 ? under[0] / under[1] : floor_z), out.radius);
   out.theta_floor_deg = angle_deg(centre[2] - floor_z, out.radius);
   const double inflation = under[1] > 0 ? floor_z - under[0] / under[1] : 0;
+  out.underside_dx = -inflation / dx;
   out.theta_shrunk_deg = angle_deg(centre[2] - floor_z, out.radius - inflation);
   return out;
 }
@@ -486,7 +489,7 @@ struct Band3D {
 // caps at dx = 0.025: 20, 50, 90, 130, 160 deg read 20.5, 49.9, 90.2, 130.5, 158.8; the underside reads 2.5
 // to 4.6 deg high, the floor plane up to 9 deg low at 160); the drops from the 107.5 deg cap keep the
 // underside reading they were written with.
-void young_range_3d(const std::vector<Band3D>& bands, Drop3D c, double kinetic_limit = 2e-3) {
+void young_range_3d(const std::vector<Band3D>& bands, Drop3D c, double kinetic_limit = 2e-3, const std::string& tag = "") {
   std::string measured, young_list, band_list;
   bool ok = true;
   for (const auto& band : bands) {
@@ -494,18 +497,22 @@ void young_range_3d(const std::vector<Band3D>& bands, Drop3D c, double kinetic_l
     const auto r = sessile_drop_3d(c);
     const double theta = c.seeded_at_young ? r.theta_shrunk_deg : r.theta_deg;
     test::print_rank0("3D %s, Young %.0f deg: theta = %.2f deg (shrunk sphere %.2f, underside %.2f, floor plane %.2f), "
-                      "fitted radius %.4f m, KE %.1e J, %zu particles, %ld steps",
+                      "fitted radius %.4f m, underside %.2f dx from the floor, KE %.1e J, %zu particles, %ld steps",
                       c.integrator.c_str(), band.young, theta, r.theta_shrunk_deg, r.theta_deg, r.theta_floor_deg,
-                      r.radius, r.kinetic, r.particles, r.steps);
+                      r.radius, r.underside_dx, r.kinetic, r.particles, r.steps);
     EXPECT_GE(theta, band.young - band.below) << "Young " << band.young;
     EXPECT_LE(theta, band.young + band.above) << "Young " << band.young;
     EXPECT_LT(r.kinetic, kinetic_limit) << "Young " << band.young;
-    ok = ok && theta >= band.young - band.below && theta <= band.young + band.above && r.kinetic < kinetic_limit;
+    // On a free-slip floor only the adhesion holds the drop: its sampled underside stays below the floor
+    // plane (-0.3 to -0.6 cells attached; a drop lifting off with the sharp cut had risen to -0.08 in 2 s).
+    const bool attached = c.boundary == "slip-attached" || r.underside_dx < -0.15;
+    EXPECT_TRUE(attached) << "Young " << band.young << ": underside " << r.underside_dx << " cells from the floor";
+    ok = ok && theta >= band.young - band.below && theta <= band.young + band.above && r.kinetic < kinetic_limit && attached;
     measured += log::format("%s%.1f", measured.empty() ? "" : ", ", theta);
     young_list += log::format("%s%.0f", young_list.empty() ? "" : ", ", band.young);
     band_list += log::format("%s-%.0f/+%.0f", band_list.empty() ? "" : ", ", band.below, band.above);
   }
-  test::record_check(log::format("contact_angle_range_3d_%s%s", c.integrator.c_str(), c.seeded_at_young ? "_seeded" : ""),
+  test::record_check(log::format("contact_angle_range_3d_%s%s%s", c.integrator.c_str(), c.seeded_at_young ? "_seeded" : "", tag.c_str()),
                      log::format("Young: theta = %s deg (3D sessile drops, %s, R/dx = %.1f, %.0f s, seeded at %s)",
                                  young_list.c_str(), c.integrator.c_str(), 0.15 / c.dx, c.t_end,
                                  c.seeded_at_young ? "Young's angle" : "107.5 deg"),
@@ -554,3 +561,31 @@ TEST(ContactAngleValidation, LongYoungAngleRange3DSeededImplicit) {
   Drop3D c{90, 0.025, 1.0, "implicit", true, 5e-3, 2};
   young_range_3d({{90, 12, 4}, {160, 10, 4}}, c);
 }
+
+// CI size (issue 14): seeded at Young's angle on a free-slip floor whose wetting energy fades smoothly with
+// the wall distance (mpm.surface_tension.wetting_width, methods/mpm/wetting_adhesion.hpp): the adhesion
+// holds the drop on the floor and its contact line can recede as well as advance. R = 6 dx (dx = 0.025),
+// 0.6 s (one capillary time sqrt(rho R^3 / k) = 0.58 s), explicit, 20-160 deg. Measured 2026-11-27 (shrunk-
+// sphere reading): 20 -> 20.7, 50 -> 46.3, 90 -> 84.9, 130 -> 127.5, 160 -> 156.3 deg (the reading of the
+// seeded 160 deg cap itself is 156.8), kinetic energy 3e-5 to 1.8e-3 J, about 60 s on the loaded machine.
+// On the slip-attached floor the 160 deg drop read 153.0 after 1 s and did not come back. Band: 6 deg
+// below (the mid-range drops spread by 4-5 deg within this time, a second cause not yet found,
+// docs/theory-mpm-surface-tension.md), 4 deg above (the reading's calibration error at 160 deg is 3.2 deg).
+TEST(ContactAngleValidation, YoungAngleRange3D) {
+  Drop3D c{90, 0.025, 0.6, "explicit", true, 2e-3, 2};
+  c.boundary = "slip";
+  young_range_3d({{20, 6, 4}, {50, 6, 4}, {90, 6, 4}, {130, 6, 4}, {160, 6, 4}}, c, 5e-3, "_adhesion_ci");
+}
+
+// The adhesive free-slip floor for 3 s (5 capillary times), explicit, R = 6 dx. Measured 2026-11-27: 70 -> 63.3,
+// 110 -> 103.2, 140 -> 133.6, 160 -> 152.5 deg, kinetic energy 1-4e-5 J; 20 and 40 deg do not settle (kinetic
+// energy 9.4e-3 and 2.7e-2 J at 3 s) and are not asserted. The drops end 6-7.5 deg below Young (a second cause
+// of spreading in 3D, not found, docs/theory-mpm-surface-tension.md): the band is that deficit with 2 deg to
+// spare below and 4 deg above, so a drop that lifts off, does not settle or spreads further fails.
+// About 70 s per drop on the loaded machine.
+TEST(ContactAngleValidation, LongYoungAngleRange3DAdhesive) {
+  Drop3D c{90, 0.025, 3.0, "explicit", true, 2e-3, 2};
+  c.boundary = "slip";
+  young_range_3d({{70, 9, 4}, {160, 9.5, 4}}, c, 2e-3, "_adhesion_3s");
+}
+

@@ -24,6 +24,16 @@ KOKKOS_INLINE_FUNCTION void point_gradient(const grid::Stencil<Dim>& st, const g
   });
 }
 
+// v at a point: sum_i N_i(q) v_i.
+template <int Dim>
+KOKKOS_INLINE_FUNCTION void point_value(const grid::Stencil<Dim>& st, const grid::NodeBox<Dim>& box, const double* lower,
+                                        double dx, const double* q, const grid::NodeArray& v, double* u) {
+  for (int a = 0; a < Dim; ++a) u[a] = 0;
+  grid::for_each_stencil_node<Dim>(st, box, lower, dx, q, [&](long idx, double w, const double*, const double*) {
+    for (int a = 0; a < Dim; ++a) u[a] += w * v(idx, a);
+  });
+}
+
 // out_i += S grad N_i(q) over the point's stencil.
 template <int Dim, class Access>
 KOKKOS_INLINE_FUNCTION void scatter_stress(const grid::Stencil<Dim>& st, const grid::NodeBox<Dim>& box,
@@ -110,6 +120,8 @@ double IncrementalPotential<Dim>::energy(const grid::NodeArray& v) const {
   const auto s = in_.sample_position, area = in_.sample_area;
   const auto kr = in_.sample_coefficient, klg = in_.sample_liquid_gas;
   const auto wall = in_.sample_wall_normal;
+  const auto wphi = in_.sample_wall_distance;
+  const WettingRamp ramp = in_.wetting;
   const double eps = in_.surface_smoothing;
   double es = 0;
   Kokkos::parallel_reduce(
@@ -127,9 +139,11 @@ double IncrementalPotential<Dim>::energy(const grid::NodeArray& v) const {
         const double k = klg(r), wet = kr(r) - k;
         acc += k * physics::smoothed_surface_energy<Dim>(M, a, eps);
         if (wet != 0) {
-          double nw[Dim], dh[Dim * Dim];
+          double nw[Dim], dh[Dim * Dim], u[Dim], un = 0;
           for (int d = 0; d < Dim; ++d) nw[d] = wall(r, d);
-          acc += wet * physics::wall_footprint_gradient<Dim>(M, a, nw, dh);
+          point_value<Dim>(st, box, lower, dx, q, v, u);
+          for (int d = 0; d < Dim; ++d) un += u[d] * nw[d];
+          acc += wet * ramp.weight(wphi(r) + dt * un) * physics::wall_footprint_gradient<Dim>(M, a, nw, dh);
         }
       },
       es);
@@ -179,6 +193,8 @@ void IncrementalPotential<Dim>::add_gradient(const grid::NodeArray& v, grid::Nod
   const auto s = in_.sample_position, area = in_.sample_area;
   const auto kr = in_.sample_coefficient, klg = in_.sample_liquid_gas;
   const auto wall = in_.sample_wall_normal;
+  const auto wphi = in_.sample_wall_distance;
+  const WettingRamp ramp = in_.wetting;
   const double eps = in_.surface_smoothing;
   Kokkos::parallel_for(
       "ip::gradient_surface", Kokkos::RangePolicy<>(0, s.extent(0)), KOKKOS_LAMBDA(const int r) {
@@ -194,14 +210,23 @@ void IncrementalPotential<Dim>::add_gradient(const grid::NodeArray& v, grid::Nod
         physics::smoothed_surface_energy_gradient<Dim>(M, a, eps, S);
         const double k = klg(r), wet = kr(r) - k;
         for (int i = 0; i < Dim * Dim; ++i) S[i] *= dt * k;
+        double pull[Dim] = {};  // d/dv(s) of wet w(phi^n + dt n . v(s)) h
         if (wet != 0) {
-          double nw[Dim], dh[Dim * Dim];
+          double nw[Dim], dh[Dim * Dim], u[Dim], un = 0, slope, curvature;
           for (int d = 0; d < Dim; ++d) nw[d] = wall(r, d);
-          physics::wall_footprint_gradient<Dim>(M, a, nw, dh);
-          for (int i = 0; i < Dim * Dim; ++i) S[i] += dt * wet * dh[i];
+          point_value<Dim>(st, box, lower, dx, q, v, u);
+          for (int d = 0; d < Dim; ++d) un += u[d] * nw[d];
+          const double w = ramp.weight(wphi(r) + dt * un, slope, curvature);
+          const double h = physics::wall_footprint_gradient<Dim>(M, a, nw, dh);
+          for (int i = 0; i < Dim * Dim; ++i) S[i] += dt * wet * w * dh[i];
+          for (int d = 0; d < Dim; ++d) pull[d] = wet * h * slope * dt * nw[d];
         }
         auto acc = scatter.access();
         scatter_stress<Dim>(st, box, lower, dx, q, S, acc);
+        if (wet != 0)
+          grid::for_each_stencil_node<Dim>(st, box, lower, dx, q, [&](long idx, double w, const double*, const double*) {
+            for (int d = 0; d < Dim; ++d) acc(idx, d) += w * pull[d];
+          });
       });
   Kokkos::Experimental::contribute(out, scatter);
 }

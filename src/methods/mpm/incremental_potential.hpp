@@ -11,6 +11,7 @@
 // solver's (implicit_solve.hpp). Sums are local to this rank's particles and samples.
 #include "grid/grid_field.hpp"
 #include "methods/mpm/hessian_layout.hpp"
+#include "methods/mpm/wetting_adhesion.hpp"
 #include "particles/particle_set.hpp"
 #include "physics/material.hpp"
 
@@ -28,6 +29,10 @@ struct PotentialInputs {
   // energy is k_LG g + (k - k_LG) h, h its footprint on the wall (physics::wall_footprint_gradient).
   Kokkos::View<double*> sample_liquid_gas;
   Kokkos::View<double**, Kokkos::LayoutRight> sample_wall_normal;
+  // The wetting part is weighted by w(phi) of the sample's wall distance at the end of the step,
+  // phi = phi^n + dt n . v(s) (wetting_adhesion.hpp): a term in the velocity at the sample, not its gradient.
+  Kokkos::View<double*> sample_wall_distance;
+  WettingRamp wetting;
   grid::NodeBox<Dim> gbox;
   double lower[Dim];
   double dx = 0;

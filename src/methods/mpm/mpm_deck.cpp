@@ -93,6 +93,12 @@ void declare_mpm_sections(config::Schema& root) {
            "k_SL (colliders[i].contact_angle, solid_liquid_coefficient)")
       .def(0.5)
       .nonnegative();
+  st->real("wetting_width", "1",
+           "width, in cells, of the ramp centred on solid_liquid_distance over which a sample's wetting energy "
+           "fades with its distance to the wall; its slope is the adhesion that holds a contact line to the wall "
+           "(0, the default: a sharp cut, no adhesion; 1 holds drops on slip floors, issue 14)")
+      .def(0.0)
+      .nonnegative();
   st->real("wall_contact_angle", "deg",
            "contact angle of the box faces (domain.walls): k_SL = -k_LG cos(angle); 180 is non-wetting (k_SL = k_LG)")
       .def(180.0)

@@ -103,8 +103,11 @@ void MpmMethod<Dim>::diagnostics(DiagnosticRow& row) {
     auto area = st_.samples.area;
     auto kr = st_.samples.coefficient, klg = st_.samples.liquid_gas;
     auto wall = st_.samples.wall_normal;
+    auto wphi = st_.samples.wall_distance;
+    const WettingRamp ramp = st_.coefficient.wetting_ramp();
     double energy = 0;
-    // k_LG |dA| + (k - k_LG) h per sample (h: footprint on the wall; zero for liquid-gas samples).
+    // k_LG |dA| + (k - k_LG) w(phi) h per sample (h: footprint on the wall, w: wetting weight of the wall
+    // distance; zero for liquid-gas samples).
     Kokkos::parallel_reduce(
         "mpm::surface_energy", Kokkos::RangePolicy<>(0, st_.samples.size()),
         KOKKOS_LAMBDA(const int r, double& acc) {
@@ -113,7 +116,8 @@ void MpmMethod<Dim>::diagnostics(DiagnosticRow& row) {
             a2 += area(r, d) * area(r, d);
             h -= area(r, d) * wall(r, d);
           }
-          acc += klg(r) * kmath::sqrt(a2) + (kr(r) - klg(r)) * (h > 0 ? h : 0.0);
+          const double wet = kr(r) - klg(r);
+          acc += klg(r) * kmath::sqrt(a2) + (wet != 0 ? wet * ramp.weight(wphi(r)) * (h > 0 ? h : 0.0) : 0.0);
         },
         energy);
     surf[2] = energy;

@@ -23,6 +23,8 @@ PotentialInputs<Dim> MpmMethod<Dim>::potential_inputs(double dt) const {
     in.sample_coefficient = st_.samples.coefficient;
     in.sample_liquid_gas = st_.samples.liquid_gas;
     in.sample_wall_normal = st_.samples.wall_normal;
+    in.sample_wall_distance = st_.samples.wall_distance;
+    in.wetting = st_.coefficient.wetting_ramp();
   }
   in.gbox = grid_->ghost_box();
   for (int d = 0; d < Dim; ++d) in.lower[d] = decomp_->lower()[d];

@@ -101,6 +101,8 @@ void MpmMethod<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
   auto par = st_.samples.parent;
   auto kr = st_.samples.coefficient, klg = st_.samples.liquid_gas;
   auto wall = st_.samples.wall_normal;
+  auto wphi = st_.samples.wall_distance;
+  const WettingRamp ramp = st_.coefficient.wetting_ramp();
   auto group = st_.group;
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
@@ -121,12 +123,19 @@ void MpmMethod<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
         for (int i = 0; i < Dim * Dim; ++i) I[i] = (i % (Dim + 1) == 0) ? 1.0 : 0.0;
         // k_LG d|dA| + (k_SL - k_LG) d(footprint): a liquid-gas sample has k = k_LG and only the first
         // term; a solid-liquid one pays k_SL only for the area that lies on the wall.
+        // The wetting part is weighted by w(phi) of the sample's distance to the wall, and its
+        // dependence on that distance pulls the sample towards the wall (adhesion, wetting_adhesion.hpp):
+        // d/ds [(k_SL - k_LG) w(phi(s)) h] = (k_SL - k_LG) h w'(phi) n.
         physics::surface_energy_gradient<Dim>(I, a, dg);
         const double k = klg(r), wet = kr(r) - klg(r);
         for (int i = 0; i < Dim * Dim; ++i) dg[i] *= k;
+        double pull[Dim] = {};
         if (wet != 0) {
-          physics::wall_footprint_gradient<Dim>(I, a, nw, dh);
-          for (int i = 0; i < Dim * Dim; ++i) dg[i] += wet * dh[i];
+          double slope, curvature;
+          const double w = ramp.weight(wphi(r), slope, curvature);
+          const double h = physics::wall_footprint_gradient<Dim>(I, a, nw, dh);
+          for (int i = 0; i < Dim * Dim; ++i) dg[i] += wet * w * dh[i];
+          for (int d = 0; d < Dim; ++d) pull[d] = wet * h * slope * nw[d];
         }
         for (int which = 0; which < 2; ++which) {
           if (massless && which == 1) break;
@@ -138,8 +147,10 @@ void MpmMethod<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
               double val = v(p, c);
               for (int b = 0; b < Dim; ++b) val += C(p, c * Dim + b) * rr[b];
               double force = 0;
-              if (which == 0)
+              if (which == 0) {
                 for (int b = 0; b < Dim; ++b) force += dg[c * Dim + b] * grad[b];
+                force += pull[c] * w;
+              }
               acc(idx, 1 + c) += w * share * val - dt * force;
             }
           });

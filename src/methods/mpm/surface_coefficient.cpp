@@ -14,6 +14,7 @@ SurfaceCoefficientModel read_surface_coefficients(const config::Section& root, d
   const auto st = root.section("mpm").section("surface_tension");
   m.liquid_gas = st.real("coefficient");
   m.solid_liquid_distance = st.real("solid_liquid_distance") * dx;
+  m.wetting_width = st.real("wetting_width") * dx;
 
   // Per-material k_LG (soap on water: the parent's material decides, Chen et al. 2021, Sec. 6.7).
   const auto mats = root.list("materials");
@@ -85,6 +86,8 @@ void assign_surface_coefficients(SurfaceSamples<Dim>& samples, const SurfaceCoef
   samples.interface = Kokkos::View<uint8_t*>("surface_interface", n);
   samples.liquid_gas = Kokkos::View<double*>("surface_liquid_gas", n);
   samples.wall_normal = Kokkos::View<double**, Kokkos::LayoutRight>("surface_wall_normal", n, Dim);
+  samples.wall_distance = Kokkos::View<double*>("surface_wall_distance", n);
+  auto wphi = samples.wall_distance;
   auto k = samples.coefficient;
   auto iface = samples.interface;
   auto klg = samples.liquid_gas;
@@ -100,11 +103,14 @@ void assign_surface_coefficients(SurfaceSamples<Dim>& samples, const SurfaceCoef
       "surface::assign_coefficient", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int r) {
         const int p = parent(r);
         const double k_lg = mdl.liquid_gas_at(material(p), has_scalar ? scalar(p, 0) : mdl.reference);
-        // The nearest collider within delta_SL makes the sample solid-liquid.
+        // The nearest collider within reach of the wetting ramp (up to delta_SL + b/2) gives the sample
+        // its k_SL, weighted by w(phi) where the energy is summed; it counts as solid-liquid (diagnostics,
+        // output) within delta_SL.
         double q[Dim];
         for (int d = 0; d < Dim; ++d) q[d] = s(r, d);
         int wet = -1;
-        double best = mdl.solid_liquid_distance;
+        const double reach = mdl.wetting_ramp().upper;
+        double best = reach;
         for (int c = 0; c < colliders.count; ++c) {
           const double phi = colliders.items[c].distance(q);
           if (phi <= best) {
@@ -112,9 +118,15 @@ void assign_surface_coefficients(SurfaceSamples<Dim>& samples, const SurfaceCoef
             wet = c;
           }
         }
+        // A slip-attached collider holds the liquid by its velocity condition (no separation) and keeps
+        // the sharp cut at delta_SL: within it, a distance far inside the ramp's flat end (w = 1, no pull).
+        const bool sharp = wet >= 0 && colliders.items[wet].type == physics::BoundaryType::SlipAttached;
+        if (sharp && best > mdl.solid_liquid_distance) wet = -1;
+        wphi(r) = wet < 0 ? 0.0 : (sharp ? -1e300 : best);
         k(r) = wet >= 0 ? mdl.solid_liquid_at(wet, k_lg) : k_lg;
         klg(r) = k_lg;
-        iface(r) = static_cast<uint8_t>(wet >= 0 ? Interface::SolidLiquid : Interface::LiquidGas);
+        iface(r) = static_cast<uint8_t>(wet >= 0 && best <= mdl.solid_liquid_distance ? Interface::SolidLiquid
+                                                                                       : Interface::LiquidGas);
         double n[Dim] = {};
         if (wet >= 0) {
           const auto& c = colliders.items[wet];

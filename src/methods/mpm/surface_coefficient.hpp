@@ -16,6 +16,7 @@
 #include "core/deck.hpp"
 #include "methods/mpm/mpm_deck.hpp"
 #include "methods/mpm/surface_resampling.hpp"
+#include "methods/mpm/wetting_adhesion.hpp"
 #include "particles/particle_sources.hpp"
 #include "physics/collider.hpp"
 
@@ -34,6 +35,12 @@ struct SurfaceCoefficientModel {
   double sl_coefficient[kMaxColliders] = {};
   bool sl_is_absolute[kMaxColliders] = {};
   double solid_liquid_distance = 0;  // delta_SL in m
+  // Width b of the ramp over which the wetting weight falls from 1 to 0, centred on delta_SL
+  // (wetting_adhesion.hpp); 0 is the sharp cut at delta_SL.
+  double wetting_width = 0;
+  KOKKOS_INLINE_FUNCTION WettingRamp wetting_ramp() const {
+    return WettingRamp{solid_liquid_distance - 0.5 * wetting_width, solid_liquid_distance + 0.5 * wetting_width};
+  }
   // Marangoni law of the parent's scalar.
   bool marangoni = false;
   bool temperature = false;  // the scalar is the particle temperature (mpm.heat), not `surfactant`

@@ -36,6 +36,9 @@ struct SurfaceSamples {
   // liquid-gas sample liquid_gas = coefficient and the normal is zero.
   Kokkos::View<double*> liquid_gas;
   Kokkos::View<double**, Kokkos::LayoutRight> wall_normal;
+  // Distance phi of a solid-liquid sample to its wall at sampling; its wetting energy is weighted by
+  // w(phi) (wetting_adhesion.hpp). Zero for liquid-gas samples.
+  Kokkos::View<double*> wall_distance;
   double contour_length = 0;        // this rank's contour length (area in 3D), before sampling
   size_t size() const { return position.extent(0); }
 };
