@@ -35,7 +35,7 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
   PC pc;
   petsc_check(KSPGetPC(ksp, &pc), "KSPGetPC");
   petsc_check(PCSetType(pc, PCJACOBI), "PCSetType");
-  if (problem.configure_pc) problem.configure_pc(pc);
+  if (problem.configure_ksp) problem.configure_ksp(ksp);
   // CG's (preconditioned) residual may grow transiently by many orders of magnitude on this badly
   // scaled system (node masses from 1e-11 to 1 of the largest): no divergence tolerance.
   petsc_check(KSPSetTolerances(ksp, options_.linear_tolerance, 1e-300, 1e300, options_.max_linear_iterations), "KSPSetTolerances");
@@ -84,11 +84,20 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
         petsc_check(MatAssemblyEnd(H.mat(), MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
       }
       petsc_check(KSPSetOperators(ksp, A, A), "KSPSetOperators");
+      // A preconditioner whose inner solve failed last time (an inner CG that met negative
+      // curvature) keeps its failed reason, and the next solve would return Inf although it
+      // succeeds: clear it.
+      {
+        PC kpc;
+        petsc_check(KSPGetPC(ksp, &kpc), "KSPGetPC");
+        petsc_check(PCSetFailedReason(kpc, PC_NOERROR), "PCSetFailedReason");
+      }
       petsc_check(VecScale(g_, -1.0), "VecScale");
       petsc_check(KSPSolve(ksp, g_, dir_), "KSPSolve");
       petsc_check(VecScale(g_, -1.0), "VecScale");
       petsc_check(KSPGetIterationNumber(ksp, &its), "KSPGetIterationNumber");
       petsc_check(KSPGetConvergedReason(ksp, &kr), "KSPGetConvergedReason");
+      if (problem.linear_outcome) problem.linear_outcome(ksp, its, kr);
       result.linear_iterations += its;
       petsc_check(VecDot(g_, dir_, &slope), "VecDot");
     };

@@ -40,10 +40,13 @@ struct NewtonProblem {
   std::function<double(Vec dv)> step_norm;      // the same units for a change of x (may be empty)
   // Optional: an assembled matrix of the same (projected) Hessian, refilled by linearize() and
   // linearize_projected(); when set, the KSP uses it as operator and preconditioner matrix instead
-  // of the matrix-free product, and configure_pc sets the preconditioner's defaults (e.g. algebraic
-  // multigrid) before the options database, which still overrides them.
+  // of the matrix-free product, and configure_ksp sets the solver's defaults (e.g. a reduced
+  // system solved by CG + algebraic multigrid) before the options database, which still overrides
+  // them. linear_outcome, when set, reports the iterations and converged reason of the solve that
+  // did the work (an inner KSP when the outer one only applies a preconditioner).
   std::function<Mat()> matrix;
-  std::function<void(PC pc)> configure_pc;
+  std::function<void(KSP ksp)> configure_ksp;
+  std::function<void(KSP ksp, PetscInt& iterations, KSPConvergedReason& reason)> linear_outcome;
   // Converged when residual_norm <= tolerance * reference, or when an accepted step has
   // step_norm <= tolerance * reference (the residual of nearly massless unknowns can stagnate at a
   // level that moves nothing).

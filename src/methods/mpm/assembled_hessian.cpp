@@ -212,6 +212,8 @@ void AssembledHessian<Dim>::create_matrix() {
       nheld);
   const long nblock = entries_ * Dim * Dim, ncoo = nblock + nheld * Dim;
   values_ = Kokkos::View<double*>("hessian_values", ncoo);
+  blocks_ = Kokkos::subview(values_, Kokkos::make_pair(0L, nblock));
+  scatter_ = Kokkos::Experimental::create_scatter_view(blocks_);
   Kokkos::View<PetscInt*> ci("hessian_coo_i", ncoo), cj("hessian_coo_j", ncoo);
   {
     const auto start = layout_.row_start;
@@ -272,10 +274,10 @@ void AssembledHessian<Dim>::create_matrix() {
 
 template <int Dim>
 void AssembledHessian<Dim>::assemble(const IncrementalPotential<Dim>& potential, Kokkos::View<const double*> owned_mass) {
-  const long nblock = entries_ * Dim * Dim;
-  auto blocks = Kokkos::subview(values_, Kokkos::make_pair(0L, nblock));
-  Kokkos::deep_copy(blocks, 0.0);
-  potential.add_hessian_blocks(layout_, blocks);
+  Kokkos::deep_copy(blocks_, 0.0);
+  scatter_.reset();
+  potential.add_hessian_blocks(layout_, scatter_);
+  Kokkos::Experimental::contribute(blocks_, scatter_);
   // Inertia on owned diagonal blocks, then P_i B P_j, then (I - P_i) on owned diagonal blocks (the
   // same P H P + (I - P) as the matrix-free product). A rank's partial sums for a ghost row are
   // projected with that node's own P, so their sum on the owner is the projected block.

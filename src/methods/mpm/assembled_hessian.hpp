@@ -57,6 +57,8 @@ class AssembledHessian {
   Kokkos::View<PetscInt*> cols_;                     // entries: ghost-local column node
   Kokkos::View<PetscInt*> row_node_;                 // rows: ghost-local node
   Kokkos::View<double*> values_;                     // COO order: the layout's blocks, then identities
+  Kokkos::View<double*> blocks_;                     // the blocks' part of values_
+  HessianScatter scatter_;                           // sums into blocks_ (allocated with the pattern)
   long rows_ = 0, entries_ = 0, builds_ = 0;
 };
 

@@ -3,7 +3,7 @@
 // quadrature point (particle or surface sample) adds the blocks of every pair of its 3^Dim stencil
 // nodes; the per-point Hessians are those linearize() stored, so the projected and the exact
 // Hessian are assembled exactly as add_hessian applies them.
-#include <Kokkos_ScatterView.hpp>
+#include <Kokkos_Sort.hpp>
 
 #include "grid/stencil_loop.hpp"
 #include "methods/mpm/incremental_potential.hpp"
@@ -67,11 +67,59 @@ KOKKOS_INLINE_FUNCTION void collect(const HessianLayout<Dim>& layout, const grid
   });
 }
 
-// Blocks of a point with a general Hessian K (N x N, index a*Dim + c): with T_i[a][(b,d)] =
-// sum_c dN_i[c] K[(a,c),(b,d)], the block is B_ij[a][b] = sum_d T_i[a][(b,d)] dN_j[d].
-template <int Dim, class KRow, class Access>
-KOKKOS_INLINE_FUNCTION void add_general(const HessianLayout<Dim>& layout, const PointStencil<Dim>& ps, const KRow& K,
-                                        Access& acc) {
+// Adds block B (row node i, column node j) and, for j != i, its transpose as block (j, i): the
+// Hessian is symmetric, B_ji = B_ij^T, so each unordered pair of stencil nodes is computed once.
+template <int Dim, class Access>
+KOKKOS_INLINE_FUNCTION void add_pair(const HessianLayout<Dim>& layout, const PointStencil<Dim>& ps, int i, int j,
+                                     const double (&B)[Dim][Dim], Access& acc) {
+  long row_stride = 0;
+  const long base = block_base<Dim>(layout, ps, i, j, row_stride);
+  if (base >= 0)
+    for (int a = 0; a < Dim; ++a)
+      for (int b = 0; b < Dim; ++b) acc(base + a * row_stride + b) += B[a][b];
+  if (j == i) return;
+  const long mirror = block_base<Dim>(layout, ps, j, i, row_stride);
+  if (mirror >= 0)
+    for (int a = 0; a < Dim; ++a)
+      for (int b = 0; b < Dim; ++b) acc(mirror + a * row_stride + b) += B[b][a];
+}
+
+// The blocks of the points that share one stencil (their base node), summed before they are
+// scattered: B holds block (i, j) at ((i * M + j) * Dim + a) * Dim + b for j >= i. Points sorted by
+// stencil (8 particles per cell) then write each block of the global array once per cell instead
+// of once per point; the scattered writes into the value array were the kernel's cost.
+template <int Dim>
+struct CellBlocks {
+  static constexpr int M = PointStencil<Dim>::M;
+  double B[M * M * Dim * Dim];
+  KOKKOS_INLINE_FUNCTION double& at(int i, int j, int a, int b) { return B[((i * M + j) * Dim + a) * Dim + b]; }
+  KOKKOS_INLINE_FUNCTION void clear(const PointStencil<Dim>& ps) {
+    for (int i = 0; i < M; ++i) {
+      if (ps.row[i] < 0) continue;
+      for (int j = i; j < M; ++j)
+        for (int ab = 0; ab < Dim * Dim; ++ab) B[(i * M + j) * Dim * Dim + ab] = 0;
+    }
+  }
+  // Scatters the summed blocks (and their transposes below the diagonal) into the value array.
+  template <class Access>
+  KOKKOS_INLINE_FUNCTION void flush(const HessianLayout<Dim>& layout, const PointStencil<Dim>& ps, Access& acc) {
+    for (int i = 0; i < M; ++i) {
+      if (ps.row[i] < 0) continue;
+      for (int j = i; j < M; ++j) {
+        if (ps.row[j] < 0) continue;
+        double b[Dim][Dim];
+        for (int a = 0; a < Dim; ++a)
+          for (int c = 0; c < Dim; ++c) b[a][c] = at(i, j, a, c);
+        add_pair<Dim>(layout, ps, i, j, b, acc);
+      }
+    }
+  }
+};
+
+// A point with a general Hessian K (N x N, index a*Dim + c, symmetric): with
+// T_i[a][(b,d)] = sum_c dN_i[c] K[(a,c),(b,d)], block B_ij[a][b] = sum_d T_i[a][(b,d)] dN_j[d].
+template <int Dim, class KRow>
+KOKKOS_INLINE_FUNCTION void add_general(const PointStencil<Dim>& ps, const KRow& K, CellBlocks<Dim>& cb) {
   constexpr int N = Dim * Dim;
   for (int i = 0; i < ps.count; ++i) {
     if (ps.row[i] < 0) continue;
@@ -82,81 +130,145 @@ KOKKOS_INLINE_FUNCTION void add_general(const HessianLayout<Dim>& layout, const 
         for (int c = 0; c < Dim; ++c) t += ps.grad[i][c] * K((a * Dim + c) * N + bd);
         T[a][bd] = t;
       }
-    for (int j = 0; j < ps.count; ++j) {
-      long row_stride = 0;
-      const long base = block_base<Dim>(layout, ps, i, j, row_stride);
-      if (base < 0) continue;
+    for (int j = i; j < ps.count; ++j) {
+      if (ps.row[j] < 0) continue;
       for (int a = 0; a < Dim; ++a)
         for (int b = 0; b < Dim; ++b) {
           double s = 0;
           for (int d = 0; d < Dim; ++d) s += T[a][b * Dim + d] * ps.grad[j][d];
-          acc(base + a * row_stride + b) += s;
+          cb.at(i, j, a, b) += s;
         }
     }
   }
 }
 
+// A fluid particle: S = eta' (dG + dG^T) + c tr(dG) I gives
+// B_ij[a][b] = eta' (delta_ab dN_i.dN_j + dN_i[b] dN_j[a]) + c dN_i[a] dN_j[b].
+template <int Dim>
+KOKKOS_INLINE_FUNCTION void add_fluid(const PointStencil<Dim>& ps, double visc, double c, CellBlocks<Dim>& cb) {
+  for (int i = 0; i < ps.count; ++i) {
+    if (ps.row[i] < 0) continue;
+    for (int j = i; j < ps.count; ++j) {
+      if (ps.row[j] < 0) continue;
+      double gg = 0;
+      for (int d = 0; d < Dim; ++d) gg += ps.grad[i][d] * ps.grad[j][d];
+      for (int a = 0; a < Dim; ++a)
+        for (int b = 0; b < Dim; ++b)
+          cb.at(i, j, a, b) += visc * ((a == b ? gg : 0.0) + ps.grad[i][b] * ps.grad[j][a]) + c * ps.grad[i][a] * ps.grad[j][b];
+    }
+  }
+}
+
+// Points in the order of their stencil's base node (ties by index, so the order and the sums are
+// reproducible): order(k) is the k-th point.
+template <int Dim, class Positions>
+Kokkos::View<long*> stencil_order(const Positions& x, long n, const grid::NodeBox<Dim>& box, const double* lower_in,
+                                  double inv_dx) {
+  Kokkos::View<long*> key("ip::stencil_key", n);
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = lower_in[d];
+  Kokkos::parallel_for(
+      "ip::stencil_keys", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const long p) {
+        double q[Dim];
+        for (int d = 0; d < Dim; ++d) q[d] = x(p, d);
+        grid::Stencil<Dim> st;
+        st.compute(q, lower, inv_dx);
+        key(p) = box.index(st.base) * n + p;
+      });
+  Kokkos::sort(key);
+  Kokkos::parallel_for(
+      "ip::stencil_order", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const long k) { key(k) = key(k) % n; });
+  return key;
+}
+
+// Sums the blocks of the points order(k), k in chunks of Chunk consecutive points (one work item
+// each, with its own cell buffer), into the scatter view. point(p, ps, cb) adds point p's blocks.
+template <int Dim, class Point>
+void scatter_point_blocks(const char* name, const HessianLayout<Dim>& layout, const grid::NodeBox<Dim>& box,
+                          const double* lower_in, double dx, const Kokkos::View<long*>& order, HessianScatter& scatter,
+                          const Point& point) {
+  constexpr long Chunk = 64;
+  const long n = static_cast<long>(order.extent(0));
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = lower_in[d];
+  const double inv_dx = 1.0 / dx;
+  Kokkos::parallel_for(
+      name, Kokkos::RangePolicy<>(0, (n + Chunk - 1) / Chunk), KOKKOS_LAMBDA(const long c) {
+        auto acc = scatter.access();
+        CellBlocks<Dim> cb;
+        PointStencil<Dim> cell, ps;
+        long current = -1;
+        const long end = (c + 1) * Chunk < n ? (c + 1) * Chunk : n;
+        for (long k = c * Chunk; k < end; ++k) {
+          const long p = order(k);
+          double q[Dim];
+          point.position(p, q);
+          collect<Dim>(layout, box, lower, dx, inv_dx, q, ps);
+          if (ps.idx[0] != current) {
+            if (current >= 0) cb.flush(layout, cell, acc);
+            cell = ps;
+            cb.clear(cell);
+            current = ps.idx[0];
+          }
+          point.add(p, ps, cb);
+        }
+        if (current >= 0) cb.flush(layout, cell, acc);
+      });
+}
+
+template <int Dim>
+struct ParticleBlocks {
+  particles::RealField x, J, vol;
+  particles::IntField mat;
+  Kokkos::View<physics::Material*> mats;
+  Kokkos::View<double*> fc;
+  Kokkos::View<double**, Kokkos::LayoutRight> KP;
+  double dt;
+  KOKKOS_INLINE_FUNCTION void position(long p, double* q) const {
+    for (int d = 0; d < Dim; ++d) q[d] = x(p, d);
+  }
+  KOKKOS_INLINE_FUNCTION void add(long p, const PointStencil<Dim>& ps, CellBlocks<Dim>& cb) const {
+    const physics::Material& m = mats(mat(p));
+    if (m.model == physics::MaterialModel::FixedCorotated) {
+      add_general<Dim>(ps, Kokkos::subview(KP, p, Kokkos::ALL), cb);
+      return;
+    }
+    add_fluid<Dim>(ps, m.viscosity * J(p, 0) * vol(p, 0) * dt, fc(p), cb);
+  }
+};
+
+template <int Dim>
+struct SampleBlocks {
+  Kokkos::View<double**, Kokkos::LayoutRight> s, KS;
+  KOKKOS_INLINE_FUNCTION void position(long r, double* q) const {
+    for (int d = 0; d < Dim; ++d) q[d] = s(r, d);
+  }
+  KOKKOS_INLINE_FUNCTION void add(long r, const PointStencil<Dim>& ps, CellBlocks<Dim>& cb) const {
+    add_general<Dim>(ps, Kokkos::subview(KS, r, Kokkos::ALL), cb);
+  }
+};
+
 }  // namespace
 
 template <int Dim>
-void IncrementalPotential<Dim>::add_hessian_blocks(const HessianLayout<Dim>& layout, Kokkos::View<double*> values) const {
-  const auto x = in_.x, J = in_.J, vol = in_.volume;
-  const auto mat = in_.material;
-  const auto mats = in_.materials;
-  const auto box = in_.gbox;
-  const double dx = in_.dx, inv_dx = 1.0 / in_.dx, dt = in_.dt;
-  double lower[Dim];
-  for (int d = 0; d < Dim; ++d) lower[d] = in_.lower[d];
-  const auto fc = fluid_curvature_;
-  const auto KP = solid_K_;
-  auto scatter = Kokkos::Experimental::create_scatter_view(values);
-  Kokkos::parallel_for(
-      "ip::hessian_blocks_particles", Kokkos::RangePolicy<>(0, in_.particles), KOKKOS_LAMBDA(const int p) {
-        double q[Dim];
-        for (int d = 0; d < Dim; ++d) q[d] = x(p, d);
-        PointStencil<Dim> ps;
-        collect<Dim>(layout, box, lower, dx, inv_dx, q, ps);
-        auto acc = scatter.access();
-        const physics::Material& m = mats(mat(p));
-        if (m.model == physics::MaterialModel::FixedCorotated) {
-          auto row = Kokkos::subview(KP, p, Kokkos::ALL);
-          add_general<Dim>(layout, ps, row, acc);
-          return;
-        }
-        // Fluid: S = eta' (dG + dG^T) + c tr(dG) I gives
-        // B_ij[a][b] = eta' (delta_ab dN_i.dN_j + dN_i[b] dN_j[a]) + c dN_i[a] dN_j[b].
-        const double visc = m.viscosity * J(p, 0) * vol(p, 0) * dt, c = fc(p);
-        for (int i = 0; i < ps.count; ++i) {
-          if (ps.row[i] < 0) continue;
-          for (int j = 0; j < ps.count; ++j) {
-            long row_stride = 0;
-            const long base = block_base<Dim>(layout, ps, i, j, row_stride);
-            if (base < 0) continue;
-            double gg = 0;
-            for (int d = 0; d < Dim; ++d) gg += ps.grad[i][d] * ps.grad[j][d];
-            for (int a = 0; a < Dim; ++a)
-              for (int b = 0; b < Dim; ++b)
-                acc(base + a * row_stride + b) += visc * ((a == b ? gg : 0.0) + ps.grad[i][b] * ps.grad[j][a]) +
-                                                  c * ps.grad[i][a] * ps.grad[j][b];
-          }
-        }
-      });
-  const auto s = in_.sample_position;
-  const auto KS = surface_K_;
-  Kokkos::parallel_for(
-      "ip::hessian_blocks_surface", Kokkos::RangePolicy<>(0, s.extent(0)), KOKKOS_LAMBDA(const int r) {
-        double q[Dim];
-        for (int d = 0; d < Dim; ++d) q[d] = s(r, d);
-        PointStencil<Dim> ps;
-        collect<Dim>(layout, box, lower, dx, inv_dx, q, ps);
-        auto acc = scatter.access();
-        auto row = Kokkos::subview(KS, r, Kokkos::ALL);
-        add_general<Dim>(layout, ps, row, acc);
-      });
-  Kokkos::Experimental::contribute(values, scatter);
+void IncrementalPotential<Dim>::add_hessian_blocks(const HessianLayout<Dim>& layout, HessianScatter& scatter) const {
+  // The points do not move within a step: their order by stencil is found once per potential.
+  const double inv_dx = 1.0 / in_.dx;
+  if (particle_order_.extent(0) != in_.particles)
+    particle_order_ = stencil_order<Dim>(in_.x, static_cast<long>(in_.particles), in_.gbox, in_.lower, inv_dx);
+  const long samples = static_cast<long>(in_.sample_position.extent(0));
+  if (static_cast<long>(sample_order_.extent(0)) != samples)
+    sample_order_ = stencil_order<Dim>(in_.sample_position, samples, in_.gbox, in_.lower, inv_dx);
+  const ParticleBlocks<Dim> particles{in_.x, in_.J, in_.volume, in_.material, in_.materials,
+                                      fluid_curvature_, solid_K_, in_.dt};
+  scatter_point_blocks<Dim>("ip::hessian_blocks_particles", layout, in_.gbox, in_.lower, in_.dx, particle_order_,
+                            scatter, particles);
+  const SampleBlocks<Dim> samples_blocks{in_.sample_position, surface_K_};
+  scatter_point_blocks<Dim>("ip::hessian_blocks_surface", layout, in_.gbox, in_.lower, in_.dx, sample_order_, scatter,
+                            samples_blocks);
 }
 
-template void IncrementalPotential<2>::add_hessian_blocks(const HessianLayout<2>&, Kokkos::View<double*>) const;
-template void IncrementalPotential<3>::add_hessian_blocks(const HessianLayout<3>&, Kokkos::View<double*>) const;
+template void IncrementalPotential<2>::add_hessian_blocks(const HessianLayout<2>&, HessianScatter&) const;
+template void IncrementalPotential<3>::add_hessian_blocks(const HessianLayout<3>&, HessianScatter&) const;
 
 }  // namespace meniscus::mpm
