@@ -25,7 +25,9 @@ void declare_mpm_sections(config::Schema& root) {
       .positive();
   newton->integer("max_iterations", "Newton iterations before the step is rejected (dt halved)").def("30").min(1);
   newton->integer("max_line_search", "step halvings of the backtracking line search on the energy").def("20").min(0);
-  newton->real("linear_tolerance", "1", "relative tolerance of each linear solve (-mpm_newton_ksp_rtol overrides)")
+  newton->real("linear_tolerance", "1",
+               "relative tolerance of each linear solve (overridden by -mpm_newton_redistribute_ksp_rtol with "
+               "the assembled Hessian, by -mpm_newton_ksp_rtol with the matrix-free one)")
       .def(1e-4)
       .positive();
   newton->integer("max_linear_iterations", "iterations of each linear solve (-mpm_newton_ksp_max_it overrides)")
