@@ -16,6 +16,7 @@
 #include "run/output_folder.hpp"
 #include "run/output_observer.hpp"
 #include "run/stability_guard.hpp"
+#include "run/step_size.hpp"
 #include "methods/instability.hpp"
 #include "run/stop_signal.hpp"
 
@@ -114,7 +115,7 @@ RunSummary Simulation::run() {
   StabilityGuard guard(comm_, deck_, *method_);
   for (auto& o : observers_) o->begin(*method_, StepInfo{step, t, 0.0, wall(), false, 0});
   while (t < end_time * (1 - 1e-12) && (max_steps <= 0 || step < max_steps)) {
-    dt = std::min(method_->stable_dt(), end_time - t);
+    dt = next_step_size(method_->stable_dt(), end_time - t);
     bool stepped = false;
     try {
       for (int attempt = 0;; ++attempt) {
