@@ -84,6 +84,22 @@ void Schema::merge(const Schema& other) {
   for (const auto& p : other.params()) add(p);
 }
 
+void Schema::redeclare_units(const std::map<std::string, std::string>& to) {
+  for (auto& p : params_) {
+    if (const auto it = to.find(p.unit); it != to.end()) p.unit = it->second;
+    if (p.section) {
+      auto copy = std::make_shared<Schema>(*p.section);
+      copy->redeclare_units(to);
+      p.section = copy;
+    }
+    for (auto& [name, variant] : p.variants) {
+      auto copy = std::make_shared<Schema>(*variant);
+      copy->redeclare_units(to);
+      variant = copy;
+    }
+  }
+}
+
 const Param* Schema::find(const std::string& name) const {
   for (const auto& p : params_)
     if (p.name == name) return &p;

@@ -69,6 +69,11 @@ class Schema {
 
   // Adds every parameter of `other` (used to compose the root schema from components).
   void merge(const Schema& other);
+  // Re-declares every parameter whose unit is a key of `to` in the unit it maps to, here and in every
+  // section (sections are copied, since other schemas may share them). A method that works in another
+  // unit system than the core sections (the membrane method, in CGS as Ruan et al. 2021) calls it on the
+  // composed schema, so that `domain.cell_size: 2 mm` reads as 0.2 of its cm and `check` prints cm.
+  void redeclare_units(const std::map<std::string, std::string>& to);
 
   const std::vector<Param>& params() const { return params_; }
   const Param* find(const std::string& name) const;

@@ -10,6 +10,8 @@ using Table = std::map<std::string, std::vector<std::pair<std::string, double>>>
 const Table& table() {
   static const Table t = {
       {"m", {{"mm", 1e-3}, {"cm", 1e-2}, {"km", 1e3}, {"um", 1e-6}}},
+      {"cm", {{"m", 1e2}, {"mm", 1e-1}, {"um", 1e-4}}},  // CGS methods (membrane)
+      {"cm/s", {{"m/s", 1e2}, {"mm/s", 1e-1}}},
       {"s", {{"ms", 1e-3}, {"us", 1e-6}, {"min", 60.0}, {"h", 3600.0}}},
       {"min", {{"s", 1.0 / 60.0}, {"h", 60.0}}},
       {"kg", {{"g", 1e-3}}},

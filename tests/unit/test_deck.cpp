@@ -178,6 +178,22 @@ TEST(Deck, ConvertsUnitStringsToSI) {
   EXPECT_DOUBLE_EQ(resolve("box: {length: 1, pressure: \"7 MPa\"}").root().section("box").real("pressure"), 7e6);
 }
 
+// A method in CGS re-declares the core keys' units (Schema::redeclare_units): lengths read as cm, the
+// shared sections of other schemas keep their SI units.
+TEST(Deck, RedeclaredUnitsConvertToTheMethodsUnits) {
+  const auto si = small_schema();
+  cfg::Schema cgs = *si;
+  cgs.redeclare_units({{"m", "cm"}});
+  const auto d = cfg::Deck::resolve("deck.yaml", YAML::Load("box: {length: \"2 mm\", origin: [\"1 m\", 3]}"), cgs, 2);
+  EXPECT_DOUBLE_EQ(d.root().section("box").real("length"), 0.2);
+  EXPECT_DOUBLE_EQ(d.root().section("box").vector("origin")[0], 100.0);
+  EXPECT_DOUBLE_EQ(d.root().section("box").vector("origin")[1], 3.0);
+  EXPECT_EQ(cgs.find("box")->section->find("length")->unit, "cm");
+  EXPECT_EQ(cgs.find("shapes")->variants.at("sphere")->find("radius")->unit, "cm");
+  EXPECT_EQ(si->find("box")->section->find("length")->unit, "m");
+  EXPECT_DOUBLE_EQ(resolve("box: {length: \"2 mm\"}").root().section("box").real("length"), 0.002);
+}
+
 // ---- error classes --------------------------------------------------------------------------------
 
 TEST(Deck, UnknownKeySuggestsTheNearestName) {
