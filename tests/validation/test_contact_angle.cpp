@@ -306,8 +306,8 @@ TEST(ContactAngleValidation, LongYoungAngleRange2DImplicitTenSeconds) {
 }
 
 // 3D: a drop of the volume of a sphere R = 0.15 on a floor (slip-attached, or slip with the wetting ramp:
-// Drop3D::boundary; k_LG = 0.1, rho = 10, viscosity 0.2, zero gravity) relaxes; the angle is measured from a sphere fitted (Kasa) to the
-// liquid-gas samples more than dx above the floor, intersected with the sampled surface's underside or,
+// Drop3D::boundary; k_LG = 0.1, rho = 10, viscosity 0.2, zero gravity) relaxes; the angle is measured
+// from a sphere fitted (Kasa) to the liquid-gas samples more than dx above the floor, intersected with the sampled surface's underside or,
 // shrunk by that underside's depth below the floor, with the floor (young_range_3d says which is asserted).
 // Two starts: a 107.5 deg cap (a sphere cut 0.3 Rs below its centre) in a 1 x 1 x 0.6 box, or a
 // spherical cap at Young's angle, written as a closed OBJ mesh (a source must lie inside the domain,
