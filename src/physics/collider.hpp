@@ -1,9 +1,11 @@
 #pragma once
 // Colliders act on grid velocities at nodes inside their shape: sticky (move with the collider),
 // slip (the normal approach is removed, separation is free), slip-attached (the normal velocity is
-// removed both ways: liquid slides along the wall but cannot peel off it, which wetting floors need,
-// since nothing else holds a contact line down against the pull of the liquid-gas surface) or Coulomb
-// friction (Stomakhin et al. 2013). The set is a fixed-size value so kernels capture it by copy on
+// removed both ways: liquid slides along the wall but cannot peel off it) or Coulomb friction
+// (Stomakhin et al. 2013). A wetting floor does not need slip-attached to hold its contact line: the
+// wetting energy faded over `mpm.surface_tension.wetting_width` (methods/mpm/wetting_adhesion.hpp) pulls
+// the liquid back with Young's adhesion on any slip, sticky or friction wall, and lets the contact line
+// recede, which slip-attached forbids (its line only advances; docs/theory-mpm-surface-tension.md). The set is a fixed-size value so kernels capture it by copy on
 // every backend.
 //
 // A collider may also translate rigidly at a prescribed velocity during a time window (a gate being

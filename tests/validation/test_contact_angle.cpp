@@ -305,9 +305,9 @@ TEST(ContactAngleValidation, LongYoungAngleRange2DImplicitTenSeconds) {
   young_range({20, 40, 90, 160}, 0.02, 10.0, "range_2d_implicit_10s", "implicit", false, 6.0, 6.0, 5e-3, 0.04);
 }
 
-// 3D: a drop of the volume of a sphere R = 0.15 on a slip-attached floor (k_LG = 0.1, rho = 10,
-// viscosity 0.2, zero gravity) relaxes; the angle is measured from a sphere fitted (Kasa) to the
-// liquid-gas samples more than dx above the floor, intersected with the sampled surface's underside or,
+// 3D: a drop of the volume of a sphere R = 0.15 on a floor (slip-attached, or slip with the wetting ramp:
+// Drop3D::boundary; k_LG = 0.1, rho = 10, viscosity 0.2, zero gravity) relaxes; the angle is measured
+// from a sphere fitted (Kasa) to the liquid-gas samples more than dx above the floor, intersected with the sampled surface's underside or,
 // shrunk by that underside's depth below the floor, with the floor (young_range_3d says which is asserted).
 // Two starts: a 107.5 deg cap (a sphere cut 0.3 Rs below its centre) in a 1 x 1 x 0.6 box, or a
 // spherical cap at Young's angle, written as a closed OBJ mesh (a source must lie inside the domain,
@@ -322,6 +322,8 @@ struct Drop3D {
   double solid_liquid_distance = 0.5;  // delta_SL, in cells
   std::string boundary = "slip-attached";
   double wetting_width = 1.0;  // width of the wetting ramp, in cells (wetting_adhesion.hpp)
+  double floor_shift = 0;  // the seeded floor's offset from mid-cell, in cells (0.5: on a node row)
+  int checkpoints = 0;  // > 0: print the readings at t_end i / checkpoints along the way
 };
 struct Sessile3D {
   double theta_deg = 0;        // sphere against the sampled underside (asserted)
@@ -330,6 +332,8 @@ struct Sessile3D {
   double kinetic = 0;
   double radius = 0;  // fitted sphere radius
   double underside_dx = 0;  // height of the sampled underside above the floor plane, in cells (about -0.5: attached)
+  double theta_volume_deg = 0;  // cap of the liquid's volume whose sphere is the fitted one less the level-set offset
+  double volume = 0;            // liquid volume sum(V_p J_p)
   size_t particles = 0;
   long steps = 0;
 };
@@ -370,65 +374,20 @@ bool rank_zero() {
   return rank == 0;
 }
 
-Sessile3D sessile_drop_3d(const Drop3D& c) {
-  const double k = 0.1, R = 0.15, dx = c.dx;
-  std::string domain, source, obj;
-  double floor_z = 0;
-  if (!c.seeded_at_young) {
-    floor_z = 0.15 + 0.5 * dx;
-    // The seeded sphere Rs is cut 0.3 Rs below its centre: the part above, (pi Rs^3 / 3)(2 + 3 c - c^3)
-    // with c = 0.3, holds the volume 4/3 pi R^3.
-    const double Rs = R * std::cbrt(4.0 / (2 + 3 * 0.3 - 0.027));
-    domain = log::format("{lower: [0, 0, 0], upper: [1, 1, 0.6], cell_size: %.17g, walls: none}", dx);
-    source = log::format("{type: sphere, material: liquid, center: [0.5, 0.5, %.17g], radius: %.17g, particles_per_cell: 8}",
-                         floor_z + 0.3 * Rs, Rs);
-  } else {
-    // Cap at Young's angle with the ball's volume: (pi Rt^3 / 3)(2 - 3 cos + cos^3) = 4/3 pi R^3.
-    const double th = c.young_deg * M_PI / 180, ct = std::cos(th);
-    const double Rt = R * std::cbrt(4.0 / (2 - 3 * ct + ct * ct * ct));
-    const double reach = (th < M_PI / 2 ? Rt * std::sin(th) : Rt);  // half-width of the cap
-    const double height = Rt * (1 - ct);
-    // Room around the cap: a quarter of its half-width and 3 cells sideways, a third of its height and
-    // 4 cells above; 2 cells below the floor (half a cell above a node row).
-    const double half = std::ceil((1.25 * reach + 3 * dx) / dx) * dx;
-    floor_z = 2.5 * dx;
-    const double top = std::ceil((floor_z + 1.33 * height + 4 * dx) / dx) * dx;
-    domain = log::format("{lower: [0, 0, 0], upper: [%.17g, %.17g, %.17g], cell_size: %.17g, walls: none}", 2 * half,
-                         2 * half, top, dx);
-    obj = (std::filesystem::temp_directory_path() /
-           log::format("meniscus-cap-%d-%.0f-%.4f.obj", static_cast<int>(::getpid()), c.young_deg, dx))
-              .string();
-    if (rank_zero()) write_cap_obj(obj, half, half, floor_z, Rt, th);
-    MPI_Barrier(MPI_COMM_WORLD);
-    source = log::format("{type: mesh, material: liquid, file: '%s', particles_per_cell: 8}", obj.c_str());
+// The angle of a spherical cap of radius Rc holding the volume V: (pi Rc^3 / 3)(2 - 3 cos + cos^3) = V.
+double cap_angle_from_volume_deg(double V, double Rc) {
+  const double target = 3 * V / (M_PI * Rc * Rc * Rc);
+  double a = 0, b = M_PI;
+  for (int it = 0; it < 60; ++it) {
+    const double th = 0.5 * (a + b), c = std::cos(th);
+    ((2 - 3 * c + c * c * c) < target ? a : b) = th;
   }
-  const std::string deck = log::format(R"(
-simulation: {dimension: 3, method: mpm, end_time: 100}
-domain: %s
-mpm:
-  integrator: %s
-  dt_max: %.17g
-  gravity: [0, 0, 0]
-  surface_tension: {enabled: true, coefficient: %g, samples_per_dx: %d, solid_liquid_distance: %g, wetting_width: %g}
-materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: 100, viscosity: 0.2}]
-colliders: [{type: half-space, point: [0, 0, %.17g], normal: [0, 0, 1], boundary: %s, contact_angle: %g}]
-sources: [%s]
-)",
-                                       domain.c_str(), c.integrator.c_str(), c.dt_max, k, c.samples_per_dx,
-                                       c.solid_liquid_distance, c.wetting_width, floor_z, c.boundary.c_str(),
-                                       c.young_deg, source.c_str());
-  auto d = test::deck_from_string(deck);
-  mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (!obj.empty() && rank_zero()) std::filesystem::remove(obj);  // the particles are seeded
+  return 0.5 * (a + b) * 180 / M_PI;
+}
+
+// The readings of a 3D sessile drop (Sessile3D) from its surface samples and particles.
+Sessile3D measure_drop_3d(mpm::MpmMethod<3>& m, double floor_z, double dx) {
   Sessile3D out;
-  double t = 0;
-  while (t < c.t_end * (1 - 1e-12)) {
-    const double dt = std::min(m.stable_dt(), c.t_end - t);
-    m.step(dt);
-    t += dt;
-    ++out.steps;
-  }
   const auto& s = m.surface_samples();
   auto pos = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.position);
   auto area = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.area);
@@ -477,6 +436,88 @@ sources: [%s]
   const double inflation = under[1] > 0 ? floor_z - under[0] / under[1] : 0;
   out.underside_dx = -inflation / dx;
   out.theta_shrunk_deg = angle_deg(centre[2] - floor_z, out.radius - inflation);
+  // The cap of the liquid's own volume on the sphere of the fitted one less the sampled surface's offset
+  // (0.867 - 0.25) dx (the union-of-spheres radius less half a particle spacing, as for a free drop): a
+  // reading that does not use the floor.
+  out.volume = test::column(row, "volume");
+  out.theta_volume_deg = cap_angle_from_volume_deg(out.volume, out.radius - (0.867 - 0.25) * dx);
+  return out;
+}
+
+Sessile3D sessile_drop_3d(const Drop3D& c) {
+  const double k = 0.1, R = 0.15, dx = c.dx;
+  std::string domain, source, obj;
+  double floor_z = 0;
+  if (!c.seeded_at_young) {
+    floor_z = 0.15 + 0.5 * dx;
+    // The seeded sphere Rs is cut 0.3 Rs below its centre: the part above, (pi Rs^3 / 3)(2 + 3 c - c^3)
+    // with c = 0.3, holds the volume 4/3 pi R^3.
+    const double Rs = R * std::cbrt(4.0 / (2 + 3 * 0.3 - 0.027));
+    domain = log::format("{lower: [0, 0, 0], upper: [1, 1, 0.6], cell_size: %.17g, walls: none}", dx);
+    source = log::format("{type: sphere, material: liquid, center: [0.5, 0.5, %.17g], radius: %.17g, particles_per_cell: 8}",
+                         floor_z + 0.3 * Rs, Rs);
+  } else {
+    // Cap at Young's angle with the ball's volume: (pi Rt^3 / 3)(2 - 3 cos + cos^3) = 4/3 pi R^3.
+    const double th = c.young_deg * M_PI / 180, ct = std::cos(th);
+    const double Rt = R * std::cbrt(4.0 / (2 - 3 * ct + ct * ct * ct));
+    const double reach = (th < M_PI / 2 ? Rt * std::sin(th) : Rt);  // half-width of the cap
+    const double height = Rt * (1 - ct);
+    // Room around the cap: a quarter of its half-width and 3 cells sideways, a third of its height and
+    // 4 cells above; 2 cells below the floor (half a cell above a node row).
+    const double half = std::ceil((1.25 * reach + 3 * dx) / dx) * dx;
+    floor_z = (2.5 + c.floor_shift) * dx;
+    const double top = std::ceil((floor_z + 1.33 * height + 4 * dx) / dx) * dx;
+    domain = log::format("{lower: [0, 0, 0], upper: [%.17g, %.17g, %.17g], cell_size: %.17g, walls: none}", 2 * half,
+                         2 * half, top, dx);
+    obj = (std::filesystem::temp_directory_path() /
+           log::format("meniscus-cap-%d-%.0f-%.4f.obj", static_cast<int>(::getpid()), c.young_deg, dx))
+              .string();
+    if (rank_zero()) write_cap_obj(obj, half, half, floor_z, Rt, th);
+    MPI_Barrier(MPI_COMM_WORLD);
+    source = log::format("{type: mesh, material: liquid, file: '%s', particles_per_cell: 8}", obj.c_str());
+  }
+  const std::string deck = log::format(R"(
+simulation: {dimension: 3, method: mpm, end_time: 100}
+domain: %s
+mpm:
+  integrator: %s
+  dt_max: %.17g
+  gravity: [0, 0, 0]
+  surface_tension: {enabled: true, coefficient: %g, samples_per_dx: %d, solid_liquid_distance: %g, wetting_width: %g}
+materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: 100, viscosity: 0.2}]
+colliders: [{type: half-space, point: [0, 0, %.17g], normal: [0, 0, 1], boundary: %s, contact_angle: %g}]
+sources: [%s]
+)",
+                                       domain.c_str(), c.integrator.c_str(), c.dt_max, k, c.samples_per_dx,
+                                       c.solid_liquid_distance, c.wetting_width, floor_z, c.boundary.c_str(),
+                                       c.young_deg, source.c_str());
+  auto d = test::deck_from_string(deck);
+  mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!obj.empty() && rank_zero()) std::filesystem::remove(obj);  // the particles are seeded
+  Sessile3D out;
+  double t = 0;
+  auto run_to = [&](double t_stop) {
+    while (t < t_stop * (1 - 1e-12)) {
+      const double dt = std::min(m.stable_dt(), t_stop - t);
+      m.step(dt);
+      t += dt;
+      ++out.steps;
+    }
+  };
+  if (c.checkpoints > 0)  // the reading along the way (the settling history, printed)
+    for (int i = 1; i < c.checkpoints; ++i) {
+      run_to(c.t_end * i / c.checkpoints);
+      const auto r = measure_drop_3d(m, floor_z, dx);
+      test::print_rank0("  t = %.2f s: shrunk sphere %.2f, volume-radius %.2f, underside %.2f deg, underside %.2f dx, "
+                        "radius %.4f, volume %.6f, KE %.1e J", t, r.theta_shrunk_deg, r.theta_volume_deg, r.theta_deg,
+                        r.underside_dx, r.radius, r.volume, r.kinetic);
+    }
+  run_to(c.t_end);
+  const auto r = measure_drop_3d(m, floor_z, dx);
+  const long steps = out.steps;
+  out = r;
+  out.steps = steps;
   return out;
 }
 
@@ -497,9 +538,9 @@ void young_range_3d(const std::vector<Band3D>& bands, Drop3D c, double kinetic_l
     const auto r = sessile_drop_3d(c);
     const double theta = c.seeded_at_young ? r.theta_shrunk_deg : r.theta_deg;
     test::print_rank0("3D %s, Young %.0f deg: theta = %.2f deg (shrunk sphere %.2f, underside %.2f, floor plane %.2f), "
-                      "fitted radius %.4f m, underside %.2f dx from the floor, KE %.1e J, %zu particles, %ld steps",
+                      "volume-radius %.2f, fitted radius %.4f m, underside %.2f dx from the floor, KE %.1e J, %zu particles, %ld steps",
                       c.integrator.c_str(), band.young, theta, r.theta_shrunk_deg, r.theta_deg, r.theta_floor_deg,
-                      r.radius, r.underside_dx, r.kinetic, r.particles, r.steps);
+                      r.theta_volume_deg, r.radius, r.underside_dx, r.kinetic, r.particles, r.steps);
     EXPECT_GE(theta, band.young - band.below) << "Young " << band.young;
     EXPECT_LE(theta, band.young + band.above) << "Young " << band.young;
     EXPECT_LT(r.kinetic, kinetic_limit) << "Young " << band.young;
@@ -568,13 +609,15 @@ TEST(ContactAngleValidation, LongYoungAngleRange3DSeededImplicit) {
 // 0.6 s (one capillary time sqrt(rho R^3 / k) = 0.58 s), explicit, 20-160 deg. Measured 2026-11-27 (shrunk-
 // sphere reading): 20 -> 20.7, 50 -> 46.3, 90 -> 84.9, 130 -> 127.5, 160 -> 156.3 deg (the reading of the
 // seeded 160 deg cap itself is 156.8), kinetic energy 3e-5 to 1.8e-3 J, about 60 s on the loaded machine.
-// On the slip-attached floor the 160 deg drop read 153.0 after 1 s and did not come back. Band: 6 deg
-// below (the mid-range drops spread by 4-5 deg within this time, a second cause not yet found,
-// docs/theory-mpm-surface-tension.md), 4 deg above (the reading's calibration error at 160 deg is 3.2 deg).
+// On the slip-attached floor the 160 deg drop read 153.0 after 1 s and did not come back. Re-measured
+// 2026-11-27 (session 11): the same angles to 0.01 deg, 78 s at load 20. Bands: per drop, the measured
+// deficit with about 2 deg to spare below (the mid-range drops spread by 3-5 deg within this time, a
+// first-order discretisation effect at the wall, docs/theory-mpm-surface-tension.md; 90 deg keeps the
+// earlier 6 deg), 3 deg above (the largest reading above Young is 20.65 deg).
 TEST(ContactAngleValidation, YoungAngleRange3D) {
   Drop3D c{90, 0.025, 0.6, "explicit", true, 2e-3, 2};
   c.boundary = "slip";
-  young_range_3d({{20, 6, 4}, {50, 6, 4}, {90, 6, 4}, {130, 6, 4}, {160, 6, 4}}, c, 5e-3, "_adhesion_ci");
+  young_range_3d({{20, 2, 3}, {50, 5.5, 3}, {90, 6, 3}, {130, 4.5, 3}, {160, 5.5, 3}}, c, 5e-3, "_adhesion_ci");
 }
 
 // The adhesive free-slip floor for 3 s (5 capillary times), explicit, R = 6 dx. Measured 2026-11-27: 70 -> 63.3,
@@ -587,5 +630,35 @@ TEST(ContactAngleValidation, LongYoungAngleRange3DAdhesive) {
   Drop3D c{90, 0.025, 3.0, "explicit", true, 2e-3, 2};
   c.boundary = "slip";
   young_range_3d({{70, 9, 4}, {160, 9.5, 4}}, c, 2e-3, "_adhesion_3s");
+}
+
+// 10 s (17 capillary times) in 3D at a coarse size (issue 14): seeded at Young's angle on the adhesive slip
+// floor, explicit, dx = 0.0375 (R = 4 dx), dt_max 2 ms, readings printed every 2 s. Measured 2026-11-27
+// (shrunk sphere): 100 -> 90.0 (2 s), 88.0 deg (10 s), kinetic energy 6e-6 J; 150 -> 144.4 (2 s),
+// 141.9 deg (10 s), 5e-6 J. The test took 373 s on the loaded machine (load 15-20, beside the implicit
+// test below). The volume sum(V_p J_p) grows by 1.5 % over the 10 s and the 100 deg drop still creeps by
+// 0.5 deg per 2 s. The drops sit 8-12 deg below Young at this size (the first-order deficit,
+// docs/theory-mpm-surface-tension.md); the band is that with 2.5 deg to spare below and 4 above, and the
+// drop must be at rest and attached at 10 s. Not here: 60 deg, which keeps spreading (51.3 deg at 2 s,
+// 46.9 at 10 s) with a rising kinetic energy (1e-4 to 5.6e-4 J), like 20 and 40 deg at dx = 0.025.
+TEST(ContactAngleValidation, LongYoungAngleRange3DTenSeconds) {
+  Drop3D c{90, 0.0375, 10.0, "explicit", true, 2e-3, 2};
+  c.boundary = "slip";
+  c.checkpoints = 5;
+  young_range_3d({{100, 14.5, 4}, {150, 10.5, 4}}, c, 2e-3, "_adhesion_10s");
+}
+
+// The implicit range on the adhesive slip floor (issue 14), dx = 0.05 (R = 3 dx), dt_max 5 ms, 1 s: 418 s for the
+// three drops on the loaded machine. Newton converged without the wetting term in the Hessian (it is in the
+// energy and gradient only): every drop took exactly 200 steps of 5 ms, so no step was rejected, and the
+// term was not added. Measured 2026-11-27 (shrunk sphere, 1 s):
+// 60 -> 43.2 deg (kinetic energy 8e-4 J), 120 -> 106.0 deg, 160 -> 161.3 deg, all attached; 234, 160 and
+// 132 s. At R = 3 dx the explicit drops sit 15 deg low as well (90 deg: 75.2 at 2 s); the bands are the
+// measured angle with 2.5 deg to spare below and 4 above.
+TEST(ContactAngleValidation, LongYoungAngleRange3DAdhesiveImplicit) {
+  Drop3D c{90, 0.05, 1.0, "implicit", true, 5e-3, 2};
+  c.boundary = "slip";
+  c.checkpoints = 2;
+  young_range_3d({{60, 19.5, 4}, {120, 16.5, 4}, {160, 2.5, 4}}, c, 2e-3, "_adhesion_implicit");
 }
 

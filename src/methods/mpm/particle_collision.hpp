@@ -6,9 +6,11 @@
 // wall's plane by up to 7 deg (docs/theory-mpm-surface-tension.md). In G2P:
 //  * a particle within half a cell of a `slip-attached` collider keeps only its tangential velocity
 //    (relative to the wall): the liquid resting on such a wall neither sinks into it nor lifts off it.
-//    Sinking used to anchor the bottom layer among the held nodes; without it the free nodes above
-//    lift a drop off a floor it barely wets (at 160 deg the attached cap and a free disc differ by
-//    0.3 % in energy);
+//    Sinking used to anchor the bottom layer among the held nodes. On a plain slip wall the wetting
+//    ramp's adhesion (mpm.surface_tension.wetting_width, wetting_adhesion.hpp) now holds a drop that
+//    barely wets its floor (at 160 deg the attached cap and a free disc differ by 0.3 % in energy), and
+//    unlike this rule it lets the contact line recede; with the sharp solid-liquid cut (width 0) nothing
+//    but this rule holds such a drop;
 //  * a particle that the step moves inside any collider is put back on its surface and loses its
 //    velocity into the wall.
 #include "physics/collider.hpp"
