@@ -161,7 +161,7 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
   p.sigma = 0.9;
   p.rho = kRho;
   p.gravity[1] = -kG;
-  p.remesh_edge = 0.5 * dx;
+  p.remesh_edge = std::getenv("MENISCUS_HELD_NOREMESH") ? 0.0 : 0.5 * dx;
   p.settle_damping = 8.0;
   p.settle_until = t_end;
   mm::CoupledSolveOptions o;
@@ -181,9 +181,10 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
         b.v[1] = 0.0;
       }
     if (std::getenv("MENISCUS_HELD_TRACE"))
-      print_rank0("trace t %.4f F %.4e %.4e y %.5f %.5f vy %.3e contacts %ld its %d", t, report.second.held_force[0],
-                  report.second.held_force[2], s.flow->bodies()[0].c[1], s.flow->bodies()[1].c[1],
-                  s.flow->bodies()[0].v[1], report.contact_vertices, report.second.iterations);
+      print_rank0("trace t %.4f F %.4e %.4e y %.5f %.5f vy %.3e contacts %ld +%ld -%ld splits %ld collapses %ld its %d", t,
+                  report.second.held_force[0], report.second.held_force[2], s.flow->bodies()[0].c[1],
+                  s.flow->bodies()[1].c[1], s.flow->bodies()[0].v[1], report.contact_vertices, report.contacts_gained,
+                  report.contacts_lost, report.splits, report.collapses, report.second.iterations);
     if (t > t_end - window) {
       left.push_back(report.second.held_force[0]);
       right += report.second.held_force[2];
@@ -231,7 +232,16 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
 // the same force through the motion (the body's inertia averages the jumps) and meets 20 %. The
 // reaction itself is checked by HeldSubmergedDiscFeelsArchimedesForce (0.47 %). About 2.5 min of
 // one core per distance. MENISCUS_HELD_TRACE=1 prints every step, MENISCUS_HELD_ONLY=0.6 runs one
-// distance.
+// distance, MENISCUS_HELD_NOREMESH=1 switches remeshing off.
+// Session 11: part of the per-step jumps comes with the remesher, which splits and collapses
+// hundreds of edges per second near the contact lines of bodies at rest (see the Keller dt test).
+// Without remeshing, L = 0.6: left and right agree (0.01726 and -0.01773), mean over 0.5-0.9 s
+// 0.0173 (standard error 0.0043) against rho g h_m^2 / 2 = 0.0235 (h_m 0.0692): ratio 0.735 (with
+// remeshing 1.58). Jumps remain: 73 of the 242 steps in 0.5-0.9 s change the force by more than
+// 0.05 dyn/cm, the largest (-1.08) at a step where 2 contact vertices left the body, others in
+// 0.54-0.58 s with no contact change (cells changing type); after 0.6 s the force is a decaying
+// slosh (+-0.2 dyn/cm at 0.55 s, +-0.03 at 0.85 s). Still outside 20 %; a longer settle and window
+// were not run.
 TEST(MembraneCheeriosValidation, DISABLED_LongHeldDiscsFeelRhoGHm2Over2) {
   double previous = 1e300;
   for (double separation : {0.4, 0.6, 0.9}) {
