@@ -368,6 +368,11 @@ hostile_checks() {
     run "$MEMB" --set "membrane.bodies[0].center=[1.0, -0.5]" --output "$out"
   expect membrane_body_on_wall_check 1 2 "membrane.bodies[0].center|a cell away" \
     check "$MEMB" --set "membrane.bodies[0].center=[1.96, 0.9]"
+  expect membrane_held_fixed_check 1 2 "membrane.bodies[0].held|fixed" \
+    check "$MEMB" --set "membrane.bodies[0].held=x" --set "membrane.bodies[0].fixed=true"
+  expect membrane_held_moving_check 1 2 "membrane.bodies[0].held|velocity" \
+    check "$MEMB" --set "membrane.bodies[0].held=y" --set "membrane.bodies[0].velocity=[0, 1]"
+  expect membrane_held_bad_check 1 2 "membrane.bodies[0].held" check "$MEMB" --set "membrane.bodies[0].held=z"
   [ ! -e "$out" ] && pass "no output folder was created by the refused runs" || fail "refused runs created $out"
 
   # Restarts that cannot continue this checkpoint: another method or dimension, a time before it.

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "membrane_scenes.hpp"
+#include "methods/membrane/membrane_ruan.hpp"
+#include "scene.hpp"
 #include "validation_support.hpp"
 
 namespace mm = meniscus::membrane;
@@ -159,7 +161,7 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
   p.sigma = 0.9;
   p.rho = kRho;
   p.gravity[1] = -kG;
-  p.remesh_edge = 0.5 * dx;
+  p.remesh_edge = std::getenv("MENISCUS_HELD_NOREMESH") ? 0.0 : 0.5 * dx;
   p.settle_damping = 8.0;
   p.settle_until = t_end;
   mm::CoupledSolveOptions o;
@@ -179,9 +181,10 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
         b.v[1] = 0.0;
       }
     if (std::getenv("MENISCUS_HELD_TRACE"))
-      print_rank0("trace t %.4f F %.4e %.4e y %.5f %.5f vy %.3e contacts %ld its %d", t, report.second.held_force[0],
-                  report.second.held_force[2], s.flow->bodies()[0].c[1], s.flow->bodies()[1].c[1],
-                  s.flow->bodies()[0].v[1], report.contact_vertices, report.second.iterations);
+      print_rank0("trace t %.4f F %.4e %.4e y %.5f %.5f vy %.3e contacts %ld +%ld -%ld splits %ld collapses %ld its %d", t,
+                  report.second.held_force[0], report.second.held_force[2], s.flow->bodies()[0].c[1],
+                  s.flow->bodies()[1].c[1], s.flow->bodies()[0].v[1], report.contact_vertices, report.contacts_gained,
+                  report.contacts_lost, report.splits, report.collapses, report.second.iterations);
     if (t > t_end - window) {
       left.push_back(report.second.held_force[0]);
       right += report.second.held_force[2];
@@ -229,7 +232,16 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
 // the same force through the motion (the body's inertia averages the jumps) and meets 20 %. The
 // reaction itself is checked by HeldSubmergedDiscFeelsArchimedesForce (0.47 %). About 2.5 min of
 // one core per distance. MENISCUS_HELD_TRACE=1 prints every step, MENISCUS_HELD_ONLY=0.6 runs one
-// distance.
+// distance, MENISCUS_HELD_NOREMESH=1 switches remeshing off.
+// Session 11: part of the per-step jumps comes with the remesher, which splits and collapses
+// hundreds of edges per second near the contact lines of bodies at rest (see the Keller dt test).
+// Without remeshing, L = 0.6: left and right agree (0.01726 and -0.01773), mean over 0.5-0.9 s
+// 0.0173 (standard error 0.0043) against rho g h_m^2 / 2 = 0.0235 (h_m 0.0692): ratio 0.735 (with
+// remeshing 1.58). Jumps remain: 73 of the 242 steps in 0.5-0.9 s change the force by more than
+// 0.05 dyn/cm, the largest (-1.08) at a step where 2 contact vertices left the body, others in
+// 0.54-0.58 s with no contact change (cells changing type); after 0.6 s the force is a decaying
+// slosh (+-0.2 dyn/cm at 0.55 s, +-0.03 at 0.85 s). Still outside 20 %; a longer settle and window
+// were not run.
 TEST(MembraneCheeriosValidation, DISABLED_LongHeldDiscsFeelRhoGHm2Over2) {
   double previous = 1e300;
   for (double separation : {0.4, 0.6, 0.9}) {
@@ -279,5 +291,32 @@ TEST(MembraneCheeriosValidation, HeldSubmergedDiscFeelsArchimedesForce) {
                 100 * (r.second.held_force[1] / archimedes - 1));
     EXPECT_NEAR(r.second.held_force[1], archimedes, 0.01 * archimedes);  // measured -0.47 %
     EXPECT_LT(std::abs(r.second.held_force[0]), 1e-8 * archimedes);       // measured 5e-11 relative
+  }
+}
+
+// The deck key membrane.bodies[N].held (issue 17): the method built from a deck holds the body and
+// reports the force along the held axes as the diagnostics columns bodyN_held_fx / held_fy. The
+// same submerged disc as above (R = 0.1, 0.3 cm under a pool at rest): F_y = rho g pi R^2 within
+// 1 % (the solve's own value is -0.47 %), F_x about 0, and the body stays where it was put.
+TEST(MembraneCheeriosValidation, DeckKeyHeldHoldsTheBodyAndReportsItsForce) {
+  const std::string deck =
+      "simulation: {dimension: 2, method: membrane-ruan2021, end_time: 1.0, name: membrane-held-deck}\n"
+      "domain: {lower: [0, 0], upper: [1.0, 1.0], cell_size: 0.025}\n"
+      "membrane: {shape: pool, level: 0.7, surface_tension: 0.9, gravity: [0, -9.8], rtol: 1.0e-10,\n"
+      "           bodies: [{center: [0.5075, 0.4], radius: 0.1, density: 3.0, rotates: false, held: xy}]}\n";
+  auto d = meniscus::test::deck_from_string(deck);
+  mm::MembraneRuan m(meniscus::MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  const double archimedes = kRho * kG * M_PI * 0.1 * 0.1;
+  for (int step = 0; step < 2; ++step) {
+    m.step(1e-3);
+    meniscus::DiagnosticRow row;
+    m.diagnostics(row);
+    const double fx = meniscus::test::column(row, "body0_held_fx"), fy = meniscus::test::column(row, "body0_held_fy");
+    print_rank0("deck key held: xy, step %d: body0_held_fx %.3e, body0_held_fy %.6e dyn/cm against %.6e (%.3f %%)", step,
+                fx, fy, archimedes, 100 * (fy / archimedes - 1));
+    EXPECT_NEAR(fy, archimedes, 0.01 * archimedes);
+    EXPECT_LT(std::abs(fx), 1e-8 * archimedes);
+    EXPECT_EQ(meniscus::test::column(row, "body0_x"), 0.5075);
+    EXPECT_EQ(meniscus::test::column(row, "body0_y"), 0.4);
   }
 }

@@ -68,7 +68,10 @@ MeniscusFit fit_cosh(const std::vector<double>& u, const std::vector<double>& z,
 // Level of zero hydrostatic pressure, mean of y + p / (rho g) over the fluid cells deeper than two
 // cells below the membrane (p = p-hat / dt; at rest p = rho g (z_inf - y) everywhere in the liquid),
 // and the spread (max - min) of that estimate over the cells (collective).
-std::pair<double, double> zero_pressure_level(mm::MacGrid& grid, double dt, long* count) {
+// Cells whose centre x lies in (skip_lo, skip_hi) are left out (the far-field reading: the
+// pressure impulses of contact-line cells changing type decay away from the body).
+std::pair<double, double> zero_pressure_level(mm::MacGrid& grid, double dt, long* count, double skip_lo = 0,
+                                              double skip_hi = 0) {
   const auto g = grid.geometry();
   auto a = grid.field().acquire_local(false);
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
@@ -78,6 +81,8 @@ std::pair<double, double> zero_pressure_level(mm::MacGrid& grid, double dt, long
   for (int j = g.owned.lo[1]; j < g.owned.lo[1] + g.owned.n[1]; ++j)
     for (int i = g.owned.lo[0]; i < g.owned.lo[0] + g.owned.n[0]; ++i) {
       if (g.cell_type(h, i, j) != mm::kFluid || h(g.local(i, j), mm::kPhi) > -2 * g.dx) continue;
+      const double xc = g.lower[0] + (i + 0.5) * g.dx;
+      if (xc > skip_lo && xc < skip_hi) continue;
       const double z = g.lower[1] + (j + 0.5) * g.dx + h(g.local(i, j), mm::kP) / dt / (kRho * kG);
       sum += z;
       lo = std::min(lo, z);
@@ -103,7 +108,9 @@ struct RestState {
 // The cylinder is released with its centre 0.05 cm below a flat pool's surface, settles with
 // damping (8 /s for 0.6 s), then runs 0.1 s undamped; then the state is measured. Cells of side
 // dx; the time step is the capillary bound times c_cap (at most 2e-3 s times c_cap).
-RestState float_dense_cylinder_to_rest(double dx = kDx, double c_cap = 1.0) {
+// window > 0: the settle damping stays on to the end, and z_inf is the mean over the steps of the
+// last `window` seconds of the far-field reading (cells more than 0.5 cm from the body's axis).
+RestState float_dense_cylinder_to_rest(double dx = kDx, double c_cap = 1.0, double window = 0) {
   const double lc = std::sqrt(kSigma / (kRho * kG));
   mm::Disc d;
   d.radius = kRadius;
@@ -115,17 +122,32 @@ RestState float_dense_cylinder_to_rest(double dx = kDx, double c_cap = 1.0) {
   p.sigma = kSigma;
   p.rho = kRho;
   p.gravity[1] = -kG;
-  p.remesh_edge = 0.5 * dx;
+  p.remesh_edge = std::getenv("MENISCUS_KELLER_NOREMESH") ? 0.0 : 0.5 * dx;
   p.settle_damping = 8.0;
-  p.settle_until = 0.6;
+  p.settle_until = window > 0 ? 1e30 : 0.6;
   mm::CoupledSolveOptions o;
   o.rtol = 1e-8;
   auto s = meniscus::test::make_pool_with_bodies(kWidth, kHeight, dx, kLevel, {d}, p, o);
-  double t = 0, last_dt = 0;
+  double t = 0, last_dt = 0, far_sum = 0;
+  long far_steps = 0;
   while (t < 0.7) {
     last_dt = s.flow->stable_dt(0.5, c_cap, 2e-3 * c_cap);
-    s.flow->step(last_dt);
+    const auto rep = s.flow->step(last_dt);
     t += last_dt;
+    if (window > 0 && t > 0.7 - window) {
+      long cells = 0;
+      const double xc = s.flow->bodies()[0].c[0];
+      far_sum += zero_pressure_level(*s.grid, last_dt, &cells, xc - 0.5, xc + 0.5).first;
+      ++far_steps;
+    }
+    if (std::getenv("MENISCUS_KELLER_TRACE") && t > 0.5) {  // every step of the last 0.2 s
+      long cells = 0;
+      const auto& b = s.flow->bodies()[0];
+      print_rank0("trace t %.5f y %.6f vy %.3e z_inf %.6f contacts %ld +%ld -%ld splits %ld collapses %ld its %d %d",
+                  t, b.c[1], b.v[1], zero_pressure_level(*s.grid, last_dt, &cells).first, rep.contact_vertices,
+                  rep.contacts_gained, rep.contacts_lost, rep.splits, rep.collapses, rep.first.iterations,
+                  rep.second.iterations);
+    }
   }
   const auto& b = s.flow->bodies()[0];
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.flow->membrane().x);
@@ -140,7 +162,7 @@ RestState float_dense_cylinder_to_rest(double dx = kDx, double c_cap = 1.0) {
   }
   RestState r{};
   const auto zero = zero_pressure_level(*s.grid, last_dt, &r.level_cells);
-  r.level = zero.first;
+  r.level = window > 0 ? far_sum / far_steps : zero.first;
   r.level_spread = zero.second;
   const double level = r.level;
   // Meniscus fit: free vertices (off the body by more than a cell, off the walls by more than a
@@ -228,16 +250,39 @@ TEST(MembraneKellerValidation, LongKellerBalanceConvergesInDx) {
 // Time-step convergence (T-DTC: halving dt must change the Keller ratio and the fitted meniscus
 // length by less than 2 %). DISABLED: it does not hold. Measured at dx = 0.025 cm, dt the capillary
 // bound (1.66e-3 s) against half of it: Keller ratio 1.0133 -> 0.8874 (12.4 % change), fitted length
-// 0.2952 -> 0.2458 cm (16.7 %). The state is a snapshot 0.1 s after the settle window, and the
-// settle damping (1 - zeta dt per step) is the same rate at both steps, so the difference points at
-// a step-dependent rest state (the membrane's contact line and the remeshing run once per step);
-// not resolved. About 2 min of one core.
+// 0.2952 -> 0.2458 cm (16.7 %).
+// Cause, measured (session 11, MENISCUS_KELLER_TRACE=1 prints every step of the last 0.2 s):
+//  * the two runs are not in the same state: the remesher splits and collapses about 550 (dt) and
+//    650 (dt / 2) edges per second although the body is nearly at rest (the vertices near the
+//    contact lines drift along the membrane), and the runs diverge: at 0.5 s the body sits at
+//    y = 0.5095 and 0.5188 cm; at 0.61 s the dt / 2 run loses 2 of its 29 contact vertices and
+//    rises at 0.07-0.09 cm/s to the snapshot (|v| 0.10 cm/s there, twice the main test's "at rest"
+//    bound), whether the settle damping stays on or not;
+//  * the zero-pressure level is one step's pressure, and remeshing events and contact-line cells
+//    changing type give pressure impulses that do not scale with dt: the per-step z_inf scatters
+//    with standard deviation 0.0018 cm (dt) and 0.013 cm (dt / 2) over the last 0.1 s, while 0.001 cm
+//    moves the Keller ratio by 2 %. The snapshot took 0.6292 at dt / 2 where the 0.1 s mean is
+//    0.6360 (Keller 1.030 instead of 0.887).
+// Without remeshing (MENISCUS_KELLER_NOREMESH=1) the runs agree: body y 0.48980 and 0.49004 cm,
+// the membrane's zero-curvature level within 0.0006 cm of the pressure's, no per-step jumps;
+// Keller ratio 1.0130 -> 1.0509 (3.7 %), fitted length 0.2804 -> 0.2944 cm (5.0 %), still above 2 %
+// (the remaining difference is the snapshot's z_inf, 0.6351 vs 0.6369, and |v| 0.010 / 0.014
+// cm/s), and the second solve then needs 300-540 MINRES iterations instead of 140 (vertices
+// bunch). The fix is a membrane whose vertices do not drift tangentially (or a remesher that only
+// acts on quality, not on every drift), then a time-averaged z_inf; not done. MENISCUS_KELLER_WINDOW=w
+// keeps the damping on and averages a far-field z_inf over the last w seconds (with remeshing,
+// w = 0.1: 1.0748 -> 1.0991, 2.3 %; length 0.336 -> 0.274). About 2 min of one core with
+// remeshing, 13 min on the loaded machine without.
 TEST(MembraneKellerValidation, DISABLED_LongKellerAndMeniscusConvergeInDt) {
-  const RestState base = float_dense_cylinder_to_rest(kDx, 1.0);
-  const RestState half_dt = float_dense_cylinder_to_rest(kDx, 0.5);
+  const double window = std::getenv("MENISCUS_KELLER_WINDOW") ? std::atof(std::getenv("MENISCUS_KELLER_WINDOW")) : 0.0;
+  const RestState base = float_dense_cylinder_to_rest(kDx, 1.0, window);
+  const RestState half_dt = float_dense_cylinder_to_rest(kDx, 0.5, window);
   auto keller = [](const RestState& r) { return r.displaced / r.mass; };
   print_rank0("dt: Keller ratio %.5f, fitted l %.4f cm; dt / 2: %.5f, %.4f cm", keller(base), base.fit.length,
               keller(half_dt), half_dt.fit.length);
+  for (const RestState* r : {&base, &half_dt})
+    print_rank0("  z_inf (pressure) %.5f, membrane zero-curvature level %.5f, centre y %.5f, |v| %.2e, spread %.2e",
+                r->level, r->fit.level, r->centre_y, r->speed, r->level_spread);
   EXPECT_LT(std::abs(keller(half_dt) / keller(base) - 1), 0.02);
   EXPECT_LT(std::abs(half_dt.fit.length / base.fit.length - 1), 0.02);
 }

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "methods/membrane/interpolation.hpp"
+#include "methods/membrane/kkt_solve.hpp"
 #include "methods/membrane/polyline.hpp"
 #include "solvers/petsc_check.hpp"
 
@@ -27,14 +28,6 @@ CoupledSolver::CoupledSolver(MacGrid& grid, CoupledSolveOptions options) : grid_
 CoupledSolver::~CoupledSolver() { blocks_.destroy(); }
 
 namespace {
-
-// Sets an option default under the solver's prefix unless the user gave one.
-void default_option(const std::string& prefix, const std::string& name, const std::string& value) {
-  const std::string key = "-" + prefix + name;
-  PetscBool set = PETSC_FALSE;
-  MEMBRANE_PETSC(PetscOptionsHasName(nullptr, nullptr, key.c_str(), &set));
-  if (!set) MEMBRANE_PETSC(PetscOptionsSetValue(nullptr, key.c_str(), value.c_str()));
-}
 
 Mat create_aij(MPI_Comm comm, PetscInt mloc, PetscInt nloc, PetscInt m, PetscInt n, PetscInt per_row) {
   Mat a;
@@ -462,44 +455,10 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
     MEMBRANE_PETSC(VecRestoreSubVector(k.b, rows[1], &sub));
   }
 
-  // Solve.
-  KSP ksp;
-  MEMBRANE_PETSC(KSPCreate(comm, &ksp));
-  MEMBRANE_PETSC(KSPSetOptionsPrefix(ksp, options_.prefix.c_str()));
-  MEMBRANE_PETSC(KSPSetTolerances(ksp, options_.rtol, 1e-50, PETSC_DEFAULT, options_.max_iterations));
-  Mat kaij = nullptr;
-  PC pc;
-  MEMBRANE_PETSC(KSPGetPC(ksp, &pc));
-  if (options_.mode == "direct") {
-    MEMBRANE_PETSC(MatConvert(k.K, MATAIJ, MAT_INITIAL_MATRIX, &kaij));
-    MEMBRANE_PETSC(KSPSetOperators(ksp, kaij, kaij));
-    MEMBRANE_PETSC(KSPSetType(ksp, KSPPREONLY));
-    MEMBRANE_PETSC(PCSetType(pc, PCLU));
-    MEMBRANE_PETSC(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
-  } else {
-    MEMBRANE_PETSC(KSPSetOperators(ksp, k.K, k.P));
-    MEMBRANE_PETSC(KSPSetType(ksp, KSPMINRES));
-    MEMBRANE_PETSC(PCSetType(pc, PCFIELDSPLIT));
-    MEMBRANE_PETSC(PCFieldSplitSetIS(pc, "p", rows[0]));
-    MEMBRANE_PETSC(PCFieldSplitSetIS(pc, "v", rows[1]));
-    MEMBRANE_PETSC(PCFieldSplitSetType(pc, PC_COMPOSITE_ADDITIVE));
-    default_option(options_.prefix, "fieldsplit_p_ksp_type", "preonly");
-    default_option(options_.prefix, "fieldsplit_p_pc_type", "gamg");
-    default_option(options_.prefix, "fieldsplit_v_ksp_type", "preonly");
-    default_option(options_.prefix, "fieldsplit_v_pc_type", "jacobi");
-  }
-  MEMBRANE_PETSC(KSPSetFromOptions(ksp));
-  MEMBRANE_PETSC(KSPSolve(ksp, k.b, k.z));
-  KSPConvergedReason reason;
-  PetscInt its = 0;
-  MEMBRANE_PETSC(KSPGetConvergedReason(ksp, &reason));
-  MEMBRANE_PETSC(KSPGetIterationNumber(ksp, &its));
-  MEMBRANE_PETSC(KSPDestroy(&ksp));
-  if (kaij) MEMBRANE_PETSC(MatDestroy(&kaij));
-  if (reason <= 0)
-    throw RuntimeError("membrane coupled solve did not converge (KSP reason " + std::to_string(int(reason)) +
-                       " after " + std::to_string(int(its)) + " iterations); raise -" + options_.prefix +
-                       "ksp_max_it or try -" + options_.prefix + "ksp_type gmres");
+  // Solve (the mode from the deck or -<prefix>solver_mode, kkt_solve.hpp).
+  const KktSolveStats stats = solve_kkt(k, options_, comm);
+  const PetscInt its = stats.iterations;
+  const int reason = stats.reason;
 
   CoupledSolveResult result;
   result.iterations = static_cast<int>(its);

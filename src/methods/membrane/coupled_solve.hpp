@@ -9,10 +9,11 @@
 //
 // with p-hat = p dt on FLUID cells (identity rows elsewhere), v_F the free membrane velocity
 // components, M = rho alpha_f V the liquid mass of each fluid-air dual cell (alpha_f the ghost-fluid
-// fraction). K is a MatNest of AIJ blocks. Modes: `minres_blockdiag` (MINRES preconditioned by the
-// SPD block diagonal diag(S^, C), S^ = A + B^T diag(C)^-1 B, GAMG on S^ and Jacobi on C) and
-// `direct` (MUMPS LU of the converted AIJ matrix, for small debug runs). Every option can be
-// overridden from the PETSc options database under the prefix (default `membrane_`).
+// fraction). K is a MatNest of AIJ blocks. Modes (kkt_solve.hpp): `minres_blockdiag` (MINRES
+// preconditioned by the SPD block diagonal diag(S^, C), S^ = A + B^T diag(C)^-1 B, GAMG on S^ and
+// Jacobi on C), `schur_cg` (CG on the Schur complement A + B^T C^-1 B), `paper_dpcg` (the paper's
+// diagonally preconditioned CG on K) and `direct` (MUMPS LU, for small debug runs). Every option can
+// be overridden from the PETSc options database under the prefix (default `membrane_`).
 #include <petscksp.h>
 
 #include <string>
@@ -55,7 +56,7 @@ struct RigidHost {
 
 struct CoupledSolveOptions {
   std::string prefix = "membrane_";
-  std::string mode = "minres_blockdiag";  // or "direct"
+  std::string mode = "minres_blockdiag";  // schur_cg, paper_dpcg, direct (kkt_solve.hpp)
   double rtol = 1e-10;
   int max_iterations = 2000;
   // Extent of the W support along the face normal in dual-cell widths. 1 is the paper's dual cell;

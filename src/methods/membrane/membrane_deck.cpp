@@ -36,9 +36,13 @@ void declare_membrane_sections(config::Schema& root) {
   s->real("w_support", "1", "extent of the membrane-to-face interpolation support along the face normal, in "
           "dual-cell widths (1: the paper's dual cell; 2 couples far more membrane velocity components to the "
           "liquid, see docs/theory-membrane.md)").def(2.0).min(1.0).max(4.0);
-  s->choice("solver", {"minres_blockdiag", "direct"}, "saddle-point solver: MINRES with the block-diagonal SPD "
-            "preconditioner (GAMG on the pressure Schur approximation, Jacobi on the membrane block), or MUMPS "
-            "LU for small debug runs; PETSc options under the prefix -membrane_ override either")
+  s->choice("solver", {"minres_blockdiag", "schur_cg", "paper_dpcg", "direct"}, "saddle-point solver: MINRES with "
+            "the block-diagonal SPD preconditioner (GAMG on the pressure Schur approximation, Jacobi on the membrane "
+            "block); CG on the SPD pressure Schur complement (inner CG solves with the velocity block, options "
+            "-membrane_schur_inner_*); Ruan 2021's diagonally preconditioned CG on the indefinite system (for "
+            "reproduction: not guaranteed, falls back to MINRES after a breakdown; -membrane_dpcg_rtol, "
+            "-membrane_dpcg_max_it); or MUMPS LU for small debug runs. -membrane_solver_mode overrides this key, "
+            "and PETSc options under the prefix -membrane_ override each mode's Krylov method and preconditioners")
       .def("minres_blockdiag");
   s->real("rtol", "1", "relative residual of the saddle-point solves").def(1e-10).positive();
   s->integer("max_iterations", "most Krylov iterations per solve").def("2000").min(1);
@@ -63,6 +67,11 @@ void declare_membrane_sections(config::Schema& root) {
              "of grid faces a disc feels a small spurious pressure torque)").def("true");
   body->flag("fixed", "the body moves with its initial velocity whatever the forces (held, or driven kinematically); "
              "its velocity is then not an unknown of the three-way solve").def("false");
+  body->choice("held", {"none", "x", "y", "xy"}, "hold the body in place along x, y or both (the held-body "
+               "measurement of the Cheerios force, Vella and Mahadevan 2005): that velocity component stays 0 while the "
+               "others remain unknowns of the three-way solve, and the diagnostics report the force the liquid and the "
+               "membrane exert along each held axis (columns bodyN_held_fx, bodyN_held_fy, dyn/cm in 2D). Not with "
+               "fixed; the initial velocity along a held axis must be 0").def("none");
   s->list("bodies", body, "rigid bodies: each is an unknown (v_x, v_y, omega) of the three-way solve, couples to the "
           "liquid through the faces between fluid cells and the cells it covers and to the membrane through the "
           "contact vertices it carries");
@@ -119,6 +128,16 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
     disc.omega = b.real("angular_velocity");
     disc.fixed = b.flag("fixed");
     disc.rotates = b.flag("rotates");
+    const std::string held = b.text("held");
+    disc.held_x = held == "x" || held == "xy";
+    disc.held_y = held == "y" || held == "xy";
+    if (held != "none" && disc.fixed)
+      throw InputError(b.file(), b.key_path("held"), "a fixed body has no velocity unknowns to hold; give either fixed or held");
+    for (int q = 0; q < 2; ++q)
+      if ((q == 0 ? disc.held_x : disc.held_y) && disc.v[q] != 0)
+        throw InputError(b.file(), b.key_path("held"),
+                         log::format("a body held along %s must start with velocity component %d = 0 (velocity gives %g)",
+                                     q == 0 ? "x" : "y", q, disc.v[q]));
     d.bodies.push_back(disc);
   }
   return d;

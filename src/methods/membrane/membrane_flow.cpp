@@ -238,9 +238,18 @@ StepReport MembraneFlow::step(double dt) {
   }
   {
     auto t = timers_.scope("classify");
+    const std::vector<int> before = contact_;
     project_out_of_bodies();
     classify_cells(grid_, m_, bodies_);
     classify_contacts();
+    if (before.size() == contact_.size() && report.splits == 0 && report.collapses == 0) {
+      for (size_t i = 0; i < before.size(); ++i) {
+        report.contacts_gained += before[i] < 0 && contact_[i] >= 0;
+        report.contacts_lost += before[i] >= 0 && contact_[i] < 0;
+      }
+    } else {
+      report.contacts_gained = report.contacts_lost = -1;
+    }
   }
   auto t_second = timers_.scope("solve2");
   // Stage 7: gravity on the liquid and the bodies (not on the membrane, as in the paper), then the

@@ -39,6 +39,9 @@ struct StepReport {
   CoupledSolveResult first, second;
   long splits = 0, collapses = 0;
   long contact_vertices = 0;       // contact particles of the three-way solve (Stage 6 set)
+  // Vertices that joined / left the contact set since the previous step's three-way solve (-1 when
+  // remeshing changed the vertex numbering this step).
+  long contacts_gained = 0, contacts_lost = 0;
   long predicted_contacts = 0;     // penetrating vertices projected in Stage 2
   double volume_correction_speed = 0;  // uniform normal speed added to v-dagger (cm/s)
 };

@@ -162,6 +162,11 @@ void MembraneRuan::diagnostics(DiagnosticRow& row) {
     row.emplace_back(p + "vx", body.v[0]);
     row.emplace_back(p + "vy", body.v[1]);
     row.emplace_back(p + "omega", body.omega);
+    // The hold's reaction, negated: the force of the liquid and the membrane along each held axis
+    // over the last step (membrane.bodies[N].held).
+    if (body.held_x) row.emplace_back(p + "held_fx", b < last_.second.held_force.size() / 2 ? last_.second.held_force[2 * b] : 0.0);
+    if (body.held_y)
+      row.emplace_back(p + "held_fy", b < last_.second.held_force.size() / 2 ? last_.second.held_force[2 * b + 1] : 0.0);
   }
 }
 
