@@ -11,8 +11,11 @@
 // the scalar; a sample or balance particle q carries its parent's affine field the same way. A split
 // parent's conduction volume is shared over its group like its mass (so the nodes only the samples reach
 // are coupled to the interior). The matrix is assembled (PETSc COO into MATAIJ with a fixed pattern, each
-// ghosted node and its 5^Dim neighbours; PETSc sums the rows other ranks contribute) and symmetric positive definite, since every node with an entry has capacity; CG +
-// GAMG under the options prefix -mpm_heat_. G2P: T_p = sum N_i(x_p) T_i and grad T_p = sum T_i grad N_i(x_p)
+// ghosted node and its 5^Dim neighbours; PETSc sums the rows other ranks contribute) and symmetric positive
+// definite, since every node with an entry has capacity; CG + GAMG under the options prefix -mpm_heat_.
+// Nodes that only B-spline tails reach (filled fraction below 1e-4) are taken out of the system, which keeps
+// GAMG's smoothers definite; their couplings go to their neighbours' diagonals so that the conservative
+// transfer stays exact (mpm_heat.cpp, mark_weak_nodes). G2P: T_p = sum N_i(x_p) T_i and grad T_p = sum T_i grad N_i(x_p)
 // (paper), or with thermal_transfer: conservative the split parent's T is the mass-weighted mean over its
 // group, which conserves sum m c_p T exactly when h = b = H = 0 (the columns of K^cond sum to zero).
 #include <petscdmda.h>
@@ -36,6 +39,7 @@ struct HeatStats {
   long unknowns = 0;
   double boundary_measure = 0;  // sum of the samples' boundary measures dA_r over all ranks (mpm_heat_boundary.cpp)
   int preconditioner_fallbacks = 0;  // times in this run GAMG was replaced by Jacobi (indefinite preconditioner)
+  long weak_nodes = 0;  // nodes with capacity taken out of the system (filled fraction below the floor)
 };
 
 template <int Dim>
@@ -86,6 +90,8 @@ class HeatSolver {
   void gather(const Particles& p, const Samples& s);
   void mark_fixed_nodes();
   void eliminate_fixed_nodes();
+  void mark_weak_nodes();
+  void decouple_weak_nodes();
 
  private:
   void create_matrix();
@@ -94,14 +100,21 @@ class HeatSolver {
   HeatOptions options_;
   Kokkos::View<physics::ThermalProperties*> materials_;
   grid::NodeBox<Dim> gbox_{}, obox_{};
-  DM dm1_ = nullptr, dm3_ = nullptr;  // 1 dof (T), 3 dofs (capacity, C T^n, forcing)
-  Vec rhs3_ = nullptr, local3_ = nullptr, T_ = nullptr, b_ = nullptr, localT_ = nullptr;
+  // Nodal P2G sums per node: capacity C_i, C T^n, forcing, and the filled fraction phi_i = sum N_i V_p / dx^Dim.
+  static constexpr int kNodalDofs = 4;
+  DM dm1_ = nullptr, dm_nodal_ = nullptr;  // 1 dof (T), kNodalDofs dofs
+  Vec rhs_nodal_ = nullptr, local_nodal_ = nullptr, T_ = nullptr, b_ = nullptr, localT_ = nullptr;
   Mat A_ = nullptr;               // COO pattern fixed at creation: each ghosted node and its 5^Dim neighbours
   Kokkos::View<double*> values_;  // the COO values, rebuilt each step
   KSP ksp_ = nullptr;
   int preconditioner_fallbacks_ = 0;
   Kokkos::View<PetscInt*> global_index_;  // ghosted node -> PETSc global row
-  Kokkos::View<double**, Kokkos::LayoutRight> owned_;          // owned nodes: capacity, C T^n, forcing (after the rank sum)
+  Kokkos::View<double**, Kokkos::LayoutRight> owned_;          // owned nodes: the kNodalDofs sums (after the rank sum)
+  // Weak nodes (mark_weak_nodes): filled fraction phi_i below weak_fraction_ and not fixed. They leave the
+  // system: identity row, T_i = T_i^n, and their couplings go to the diagonal of the node they couple to.
+  double weak_fraction_ = 1e-4;
+  Kokkos::View<int*> weak_;  // ghosted node -> 1 if weak
+  long weak_count_ = 0;      // weak nodes with capacity (owned, summed over the ranks)
   // Collider temperatures.
   double time_ = 0;
   physics::ColliderSet<Dim> colliders_{};
