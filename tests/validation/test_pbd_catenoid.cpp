@@ -367,8 +367,8 @@ TEST(PbdCatenoid, LongRingsMovingApartFromHalfTheRadiusRuptureAtTheCriticalSepar
   // 1.3), where the film's relaxation slows down, and passed 0.5524 R only at H/R = 1.450, the band's
   // upper edge. Held, the neck keeps closing on the catenoid (at H/R 1.19: 0.7724 -> 0.7611 in five held
   // steps, catenoid 0.7521).
-  // Measured (2026-11-27, 186 steps of which 100 held, 12 min of one core on a loaded machine, about
-  // 5 min alone): neck 0.9121 at H/R 0.81 (catenoid 0.9082), 0.8537 at 1.0 (0.8483, +0.6 %), 0.7599
+  // Measured (2026-11-27, 186 steps of which 100 held, 670 s of one core on a loaded machine, load
+  // average 13-16): neck 0.9141 at H/R 0.80 (catenoid 0.9107), 0.8537 at 1.0 (0.8483, +0.6 %), 0.7599
   // at 1.2 (0.7451, +2.0 %); no hole (widest gap at the neck below 2 r); ruptures at H/R = 1.360
   // (neck 0.5519 R); 1134 particles at the start, 1921 at the end.
   const double a_crit = 0.5524;
