@@ -142,8 +142,11 @@ TEST(PbdDistributed, BalancedStartUpCutsMatchOneRankBitForBit) {
     EXPECT_GT(load_even, 2.8);  // 10 of 14 columns on the first rank: 2.86
     EXPECT_LT(load_balanced, load_even - 0.5);  // blocks at least 8 nodes (two supports + two) wide
   }
+  // The run meshes with the lifted-angle Delaunay test (the colliding-droplet decks' setting), so that
+  // its fans, like the tangent-plane ones of FiftyStepsMatchOneRankBitForBit, are checked across ranks.
+  auto lifted = test::deck_from_string(kBlockAtOneEnd, {"pbd.delaunay_angles=lifted"});
   auto run = [&](MPI_Comm comm) {
-    pbd::PbdXing m(MethodContext{comm, balanced.deck.root(), 3});
+    pbd::PbdXing m(MethodContext{comm, lifted.deck.root(), 3});
     for (int s = 0; s < 20; ++s) m.step(m.stable_dt());
     return gather(m, comm);
   };

@@ -1,7 +1,7 @@
 // Position-based fluid constraints of Xing et al. 2022 (sec. 3.1, 3.4; Eqs. 1-4, 9-10): the lattice
 // the paper's units rest on (92 neighbours in the support h = 6r of a cubic lattice of spacing 2r,
 // calibrated mass), the density multiplier against finite differences of C, the unilateral distance
-// projection against its closed form, and the Jacobi gather against the scatter form of the paper.
+// projection against its closed form and its gradient against finite differences, and the Jacobi gather against the scatter form of the paper.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -137,6 +137,35 @@ TEST(PbdConstraints, DistanceProjectionOfAClosePair) {  // two particles at 1.5 
     for (int i = 2; i < 4; ++i)
       for (int k = 0; k < 3; ++k) EXPECT_EQ(d(i, k), 0.0);
   }
+}
+
+TEST(PbdConstraints, DistanceGradientMatchesFiniteDifferences) {
+  // A pair closer than d0 along an oblique direction: the correction of each particle must be
+  // lambda grad_k C with C(x_0, x_1) = |x_0 - x_1| - d0, grad_k C by central differences and
+  // lambda = -C / (|grad_0 C|^2 + |grad_1 C|^2 + eps) (paper Eqs. 9-10).
+  const double dir[3] = {0.48, -0.6, 0.64};  // unit length
+  const double eps = 40, len = 1.3 * kR;
+  Cloud c;
+  c.p = {0.01, 0.02, -0.03, 0.01 + len * dir[0], 0.02 + len * dir[1], -0.03 + len * dir[2]};
+  c.build(0.0, 600, eps);  // zero mass: no density correction
+  Kokkos::View<double*> lambda("lambda", c.n());
+  Kokkos::View<double**> dp("dp", c.n(), 3);
+  pbd::gather_corrections(c.sweep, lambda, dp);
+  auto d = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dp);
+  auto C = [&](const std::vector<double>& q) {
+    return std::sqrt(std::pow(q[0] - q[3], 2) + std::pow(q[1] - q[4], 2) + std::pow(q[2] - q[5], 2)) - kD0;
+  };
+  const double h = 1e-6;
+  double g[6], s = 0;
+  for (int k = 0; k < 6; ++k) {
+    auto a = c.p, b = c.p;
+    a[k] += h;
+    b[k] -= h;
+    g[k] = (C(a) - C(b)) / (2 * h);
+    s += g[k] * g[k];
+  }
+  const double lam = -C(c.p) / (s + eps);
+  for (int k = 0; k < 6; ++k) EXPECT_NEAR(d(k / 3, k % 3), lam * g[k], 1e-10) << "component " << k;
 }
 
 TEST(PbdConstraints, JacobiGatherEqualsConstraintScatter) {

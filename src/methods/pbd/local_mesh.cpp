@@ -10,10 +10,17 @@ KOKKOS_INLINE_FUNCTION double corner_angle(double ax, double ay, double bx, doub
   const double ux = ax - bx, uy = ay - by, vx = cx - bx, vy = cy - by;
   return kmath::atan2(kmath::fabs(ux * vy - uy * vx), ux * vx + uy * vy);
 }
+
+// Angle at vertex b of the triangle (a, b, c) in 3D (points as xyz triples).
+KOKKOS_INLINE_FUNCTION double corner_angle_3d(const double* a, const double* b, const double* c) {
+  const double u[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]}, v[3] = {c[0] - b[0], c[1] - b[1], c[2] - b[2]};
+  const double w[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+  return kmath::atan2(kmath::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]), u[0] * v[0] + u[1] * v[1] + u[2] * v[2]);
+}
 }  // namespace
 
 KOKKOS_FUNCTION int delaunay_one_ring(int n, const double* qx, const double* qy, const int64_t* gid, int64_t gid0,
-                                      int* ring, int* ring_count) {
+                                      int* ring, int* ring_count, const double* lifted) {
   *ring_count = 0;
   if (n < 2) return 0;
   // Sort by polar angle (ties: nearer first, then smaller id).
@@ -62,11 +69,25 @@ KOKKOS_FUNCTION int delaunay_one_ring(int n, const double* qx, const double* qy,
     const int p = prev[u], q = next[u];
     if (!spans_less_than_pi(p, u) || !spans_less_than_pi(u, q)) return false;  // a hull gap: one triangle only
     if (size == 3 && spans_less_than_pi(q, p)) return false;  // the last triangle around the origin
-    // A reflex u (inside the triangle origin, p, q) has a_p + a_q < pi, so only spokes of convex
-    // quadrilaterals (origin, p, u, q) are ever flipped.
-    const double a_p = corner_angle(0, 0, X(p), Y(p), X(u), Y(u));
-    const double a_q = corner_angle(0, 0, X(q), Y(q), X(u), Y(u));
-    const double s = a_p + a_q;
+    double s;
+    if (lifted) {
+      // Lifted angles: flip only spokes of quadrilaterals (origin, p, u, q) that are convex in the
+      // projection (p to q less than pi around the origin, u beyond the line p q), so the fan stays a
+      // star; decide by the 3D corner angles, (a_p + a_q) - (a_origin + a_u), which is the same number with
+      // the opposite sign when p or q asks about the other diagonal.
+      if (!(turn(p, q) > 0)) return false;
+      if ((X(q) - X(p)) * (Y(u) - Y(p)) - (Y(q) - Y(p)) * (X(u) - X(p)) >= 0) return false;
+      const double o[3] = {0, 0, 0};
+      const double* P = lifted + 3 * order[p];
+      const double* Q = lifted + 3 * order[q];
+      const double* U = lifted + 3 * order[u];
+      s = kPi + 0.5 * (corner_angle_3d(o, P, U) + corner_angle_3d(o, Q, U) - corner_angle_3d(P, o, Q) -
+                       corner_angle_3d(P, U, Q));
+    } else {
+      // A reflex u (inside the triangle origin, p, q) has a_p + a_q < pi, so only spokes of convex
+      // quadrilaterals (origin, p, u, q) are ever flipped.
+      s = corner_angle(0, 0, X(p), Y(p), X(u), Y(u)) + corner_angle(0, 0, X(q), Y(q), X(u), Y(u));
+    }
     if (s > kPi + 1e-9) return true;
     if (s < kPi - 1e-9) return false;
     // Co-circular: keep the diagonal that the other three particles also keep.
@@ -142,6 +163,7 @@ void build_local_meshes(const MeshInputs& in, LocalMeshes& out) {
   auto count = out.count;
   auto flags = out.flags;
   const double h = in.support, far2 = in.far_cut * in.far_cut;
+  const bool lifted = in.lifted_angles;
   const double cos45 = 0.70710678118654752;
   Kokkos::parallel_for(
       "pbd::local_meshes", Kokkos::RangePolicy<>(0, in.owned), KOKKOS_LAMBDA(const int i) {
@@ -159,7 +181,7 @@ void build_local_meshes(const MeshInputs& in, LocalMeshes& out) {
         kmath::cross(a, n, t1);
         kmath::normalize<3>(t1);
         kmath::cross(n, t1, t2);
-        double qx[kMaxCandidates], qy[kMaxCandidates];
+        double qx[kMaxCandidates], qy[kMaxCandidates], d3[3 * kMaxCandidates];
         int64_t gid[kMaxCandidates];
         int row[kMaxCandidates];
         int m = 0;
@@ -185,13 +207,14 @@ void build_local_meshes(const MeshInputs& in, LocalMeshes& out) {
           if (m < kMaxCandidates) {
             qx[m] = px;
             qy[m] = py;
+            for (int c = 0; c < 3; ++c) d3[3 * m + c] = d[c];
             gid[m] = ids(j);
             row[m] = j;
             ++m;
           }
         }
         int local[kMaxRing], c = 0;
-        const int f = delaunay_one_ring(m, qx, qy, gid, ids(i), local, &c);
+        const int f = delaunay_one_ring(m, qx, qy, gid, ids(i), local, &c, lifted ? d3 : nullptr);
         for (int k = 0; k < c; ++k) ring(i, k) = row[local[k]];
         count(i) = c;
         flags(i) = f;

@@ -29,8 +29,11 @@ enum MeshFlag : int { kMeshValid = 1, kMeshClosed = 2, kMeshOverflow = 4 };
 // Writes the ring as indices into the input, counter-clockwise, open fans starting after the gap;
 // returns the flags (kMeshValid when at least 3 ring vertices, kMeshClosed, kMeshOverflow when the ring
 // had more than kMaxRing vertices and was cut). n <= kMaxCandidates.
+// `lifted` (optional, 3n values): the points' 3D offsets from the origin particle. Given, a spoke is
+// flipped by the 3D corner angles of its quadrilateral instead of the projected ones (see
+// MeshInputs::lifted_angles); the projection still orders the ring and keeps the fan a star.
 KOKKOS_FUNCTION int delaunay_one_ring(int n, const double* qx, const double* qy, const int64_t* gid, int64_t gid0,
-                                      int* ring, int* ring_count);
+                                      int* ring, int* ring_count, const double* lifted = nullptr);
 
 struct MeshInputs {
   Kokkos::View<double**, Kokkos::LayoutRight> x, normal;  // owned + ghost rows
@@ -40,6 +43,12 @@ struct MeshInputs {
   int owned = 0;
   double support = 0.6;
   double far_cut = 0.4;  // films: neighbours with normals more than 45 degrees apart and this far are dropped (4r)
+  // Delaunay test on the lifted quadrilateral (ours, not the paper's): particle i and the other three
+  // particles of a quadrilateral project it on four different tangent planes and can disagree about
+  // its diagonal, which leaves four non-manifold triangles (paper sec. 4.2 and Fig. 16). Comparing the
+  // sums of the 3D corner angles opposite each diagonal gives every particle of the quadrilateral the
+  // same answer; on a plane it is the 2D Delaunay test.
+  bool lifted_angles = false;
 };
 
 struct LocalMeshes {

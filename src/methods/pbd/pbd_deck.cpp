@@ -44,12 +44,20 @@ void declare_pbd_sections(config::Schema& root) {
   s->choice("distance_pairs", {"same_label", "all"}, "distance constraints between neighbours of the same label "
             "(surface-surface, interior-interior: the paper, sec. 3.4) or between all neighbours (the authors' "
             "later re-implementation)").def("same_label");
+  s->choice("delaunay_angles", {"tangent_plane", "lifted"}, "local meshes: the Delaunay test that decides a "
+            "quadrilateral's diagonal uses the angles projected on the particle's tangent plane (the paper, sec. 4.2) "
+            "or the 3D corner angles of the lifted quadrilateral, which every particle of it evaluates alike (ours: "
+            "fewer non-manifold triangles; the same test on a plane)").def("tangent_plane");
+  s->real("filament_ratio", "1", "filament particles (sec. 4.3; the paper's supplement is not published, "
+          "reconstruction): a particle with at least 3 neighbours whose kernel-weighted neighbour covariance has "
+          "eigenvalues e2 / e1 below this lies on a liquid thread and has no density constraint; 0: off")
+      .def(0.1).min(0.0).max(1.0);
   s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
   s->real("film_insertion_edge", "m", "stretched films (not in the paper, which keeps the particle count fixed): "
           "after every step, in each surface particle's fan whose mean triangle area exceeds the equilateral "
           "triangle's of this edge (a film stretched beyond its spacing), a particle is inserted at the centroid of "
-          "the largest triangle with no edge of 1.5 times this or more (not across a hole); 0: never. 3.2 particle radii (1.6 spacings) lets a two-layer film between "
-          "separating rings keep its spacing (docs/theory-pbd.md, \"Catenoid\")").def(0.0).nonnegative();
+          "the largest triangle with no edge of 1.5 times this or more (not across a hole); 0: never. 2.4 particle radii keeps a two-layer film between separating rings "
+          "whole up to the catenoid's rupture (docs/theory-pbd.md, \"Catenoid\")").def(0.0).nonnegative();
   root.section("pbd", s, "Position-based surface tension flow (Xing et al. 2022): PBF density constraints with "
                "constraint force mixing, unilateral distance constraints, light-shading surface detection, local "
                "meshes and area constraints (docs/theory-pbd.md).");
@@ -85,6 +93,8 @@ PbdParams read_pbd(const config::Section& root) {
   p.shading_directions = static_cast<int>(s.integer("shading_directions"));
   p.illumination_threshold = s.real("illumination_threshold");
   p.distance_same_label = s.text("distance_pairs") == "same_label";
+  p.lifted_angles = s.text("delaunay_angles") == "lifted";
+  p.filament_ratio = s.real("filament_ratio");
   for (const auto& m : root.list("materials")) {
     const std::string name = m.text("name");
     if (std::find(p.material_names.begin(), p.material_names.end(), name) != p.material_names.end())

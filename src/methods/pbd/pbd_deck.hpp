@@ -33,6 +33,8 @@ struct PbdParams {
   int shading_directions = 1024;   // cones: Fibonacci directions
   double illumination_threshold = 1.0 / 9.0;  // beta
   bool distance_same_label = true;  // distance constraints only between particles of the same label (paper)  // p <- p* instead of the paper's p <- p + dt v (Algorithm 1, line 11)
+  bool lifted_angles = false;  // local meshes: Delaunay test on the 3D corner angles (ours), not the projected ones
+  double filament_ratio = 0.1;  // tau_f: e2/e1 of the neighbour covariance below it marks a filament (0: off)
   long sort_every = 20;
   double film_insertion_edge = 0;  // > 0: particles inserted into stretched film triangles (ours, not the paper's)
   std::vector<std::string> material_names;

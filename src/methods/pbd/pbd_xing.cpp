@@ -1,4 +1,5 @@
 #include "methods/pbd/pbd_xing.hpp"
+#include "methods/pbd/filament.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -157,6 +158,17 @@ void PbdXing::classify_surface() {
       surface_count_, isolated_count_);
   refresh(label_);
   refresh(density_off_);
+  {  // filaments (sec. 4.3): no density constraint; isolated particles have none either
+    detect_filaments(xt_, lists_.offset, lists_.index, owned_, p_.support(), p_.filament_ratio, filament_);
+    auto fil = filament_, nod = no_density_, iso = density_off_;
+    Kokkos::parallel_reduce(
+        "pbd::no_density", Kokkos::RangePolicy<>(0, owned_),
+        KOKKOS_LAMBDA(const int i, long& n) {
+          nod(i) = iso(i) || fil(i) ? 1 : 0;
+          n += fil(i) && !iso(i) ? 1 : 0;
+        },
+        filament_count_);
+  }
   colour_normals(xt_, lists_.offset, lists_.index, owned_, mass_, rho_, p_.support(), normal_, has_normal_);
   refresh(normal_);
   refresh(has_normal_);
@@ -180,6 +192,7 @@ void PbdXing::build_meshes() {
   }
   in.support = p_.support();
   in.far_cut = 4 * p_.particle_radius;
+  in.lifted_angles = p_.lifted_angles;
   build_local_meshes(in, meshes_);
   auto flags = meshes_.flags;
   Kokkos::parallel_reduce(
@@ -226,6 +239,8 @@ void PbdXing::rebuild() {
   lambda_ = Kokkos::View<double*>("pbd_lambda", total_);
   label_ = Kokkos::View<int*>("pbd_label", total_);
   density_off_ = Kokkos::View<int*>("pbd_density_off", total_);
+  filament_ = Kokkos::View<int*>("pbd_filament", total_);
+  no_density_ = Kokkos::View<int*>("pbd_no_density", total_);
   illuminated_ = Kokkos::View<double*>("pbd_illuminated", total_);
   normal_ = Kokkos::View<double**, Kokkos::LayoutRight>("pbd_normal", total_, 3);
   has_normal_ = Kokkos::View<int*>("pbd_has_normal", total_);
@@ -261,7 +276,7 @@ PbfSweep PbdXing::sweep_inputs() const {
   s.offset = lists_.offset;
   s.index = lists_.index;
   s.label = label_;
-  s.density_off = density_off_;
+  s.density_off = no_density_;
   s.owned = owned_;
   s.mass = mass_;
   s.rest_density = p_.rest_density;
@@ -634,8 +649,8 @@ void PbdXing::diagnostics(DiagnosticRow& row) {
   MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
   long proj = projected_;
   MPI_Allreduce(MPI_IN_PLACE, &proj, 1, MPI_LONG, MPI_SUM, comm_);
-  long classes[2] = {surface_count_, isolated_count_};  // at the last classification
-  MPI_Allreduce(MPI_IN_PLACE, classes, 2, MPI_LONG, MPI_SUM, comm_);
+  long classes[3] = {surface_count_, isolated_count_, filament_count_};  // at the last classification
+  MPI_Allreduce(MPI_IN_PLACE, classes, 3, MPI_LONG, MPI_SUM, comm_);
   long fans[3] = {fan_counts_[0], fan_counts_[1], fan_counts_[2]};
   MPI_Allreduce(MPI_IN_PLACE, fans, 3, MPI_LONG, MPI_SUM, comm_);
   const double cnt = std::max(sums[0], 1.0);
@@ -652,6 +667,7 @@ void PbdXing::diagnostics(DiagnosticRow& row) {
   row.emplace_back("surface_area", sums[8] / 3.0);
   row.emplace_back("surface_particles", static_cast<double>(classes[0]));
   row.emplace_back("isolated_particles", static_cast<double>(classes[1]));
+  row.emplace_back("filament_particles", static_cast<double>(classes[2]));
   row.emplace_back("valid_fans", static_cast<double>(fans[0]));
   row.emplace_back("closed_fans", static_cast<double>(fans[1]));
   row.emplace_back("overflowing_fans", static_cast<double>(fans[2]));

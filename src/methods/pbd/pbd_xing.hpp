@@ -113,7 +113,8 @@ class PbdXing : public Method {
   int owned_ = 0, total_ = 0;
   Kokkos::View<double**, Kokkos::LayoutRight> xt_;  // p*, owned then ghost rows
   Kokkos::View<double*> rho_, lambda_;
-  Kokkos::View<int*> label_, density_off_;
+  Kokkos::View<int*> label_, density_off_;  // density_off_: isolated particles (no constraint, no fan)
+  Kokkos::View<int*> filament_, no_density_;  // owned rows: filament particles; isolated or filament (sweep)
   Kokkos::View<int64_t*> ids_;
   Kokkos::View<double*> illuminated_;
   Kokkos::View<double**, Kokkos::LayoutRight> normal_;
@@ -128,7 +129,7 @@ class PbdXing : public Method {
   long steps_ = 0;
   long projected_ = 0;
   long inserted_ = 0;  // film particles inserted so far (all ranks)
-  long surface_count_ = 0, isolated_count_ = 0;  // this rank, at the last classification  // collider projections (summed over iterations, this rank)
+  long surface_count_ = 0, isolated_count_ = 0, filament_count_ = 0;  // this rank, at the last classification  // collider projections (summed over iterations, this rank)
   Timers timers_;
 };
 
