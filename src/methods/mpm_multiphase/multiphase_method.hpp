@@ -5,7 +5,7 @@
 // step (update-stress-first, the paper's Algorithm 2):
 //   1 P2G per group: m, m u, m grad N (normals), summed across ranks; u = p/m.
 //   2 SPH density of every particle (number-density form over all groups, support 1.25 dx,
-//     calibrated on a rest lattice) through the shared halo and neighbour search.
+//     calibrated on a rest lattice) through the shared halo and a cell binning (no neighbour list).
 //   3 Constitutive update: fluids p = Tait(rho); solids the Jaumann hypoelastic rate from their own
 //     group's grid velocity gradient.
 //   4 P2G of internal forces per group, summed across ranks.
@@ -100,7 +100,6 @@ class MultiphaseMpm : public Method {
   Fields f_{};
   physics::ColliderSet<Dim> colliders_;
   particles::HaloPlan<Dim> halo_;
-  particles::NeighborLists lists_;
   int dissolve_solid_ = -1, dissolve_into_ = -1;  // material ids (-1: no dissolution)
   long relabelled_ = 0;
   double calibration_ = 1;  // C_W of rho = m C_W sum_k W_jk (1/(V0 sum W) on a rest lattice)
