@@ -3,13 +3,14 @@
 # groups, contact, SPH density) of inputs/mpm-multiphase-*-3d-ci.yaml, in two layouts of a 2-core
 # machine: 1 rank x 2 OpenMP threads and 2 ranks x 1 thread. Prints particle-steps/s and the stage
 # timers (ms per step, slowest rank). Usage: bash bench/mpm-multiphase-throughput.sh [STEPS] [DECK-SUFFIX]
-# DECK-SUFFIX "-ci" (default) runs the CI sizes; "" the paper-scale decks.
+# DECK-SUFFIX "-ci" (default) runs the CI sizes; "" the paper-scale decks. MENISCUS_EXE=path times
+# another build of meniscus (before/after comparisons on the same machine).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/mpi-env.sh"
 steps=${1:-100}
 suffix=${2--ci}
-exe="$root/build/bin/meniscus"
+exe="${MENISCUS_EXE:-$root/build/bin/meniscus}"  # MENISCUS_EXE: compare another build
 out=$(mktemp -d)
 
 run() {  # label deck ranks threads

@@ -3,10 +3,12 @@
 // and a zero-gravity fluid-solid collision conserves linear momentum to round-off.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
 
+#include "core/cubic_spline.hpp"
 #include "methods/mpm_multiphase/multiphase_method.hpp"
 #include "scene.hpp"
 
@@ -111,6 +113,72 @@ sources: [{type: box, material: water, lower: [0.2, 0.2], upper: [0.6, 0.6]}]
   // The free surface lacks neighbours (the reason for clamping negative pressure): a corner particle
   // sees little more than a quarter of the support (0.6 of the rest density with its own weight).
   EXPECT_LT(surface_min, 0.7);
+}
+
+namespace {
+
+// sph_density() on jittered particles of a fluid and a solid against the plain O(N^2) sum
+// rho_i = m_i C_W sum_j W(|x_i - x_j|) with kernels::CubicSpline (j over both groups, i included).
+template <int Dim>
+void expect_cell_sum_equals_pairwise_sum(const char* deck) {
+  auto d = test::deck_from_string(deck);
+  MultiphaseMpm<Dim> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  auto xd = m.particles().field(m.fields().x);
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xd);
+  const size_t n = m.particles().size();
+  ASSERT_GT(n, 200u);
+  std::srand(7);
+  for (size_t p = 0; p < n; ++p)
+    for (int a = 0; a < Dim; ++a) x(p, a) += 0.004 * (2.0 * std::rand() / RAND_MAX - 1.0);
+  Kokkos::deep_copy(xd, x);
+  auto rho0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().density));
+  m.sph_density();
+  auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().density));
+  auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().mass));
+  auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().material());
+  const double h = 1.25 * m.decomposition().dx();
+  const kernels::CubicSpline<Dim> W(h);
+  double worst = 0;
+  int fluids = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (mat(i) != 0) {
+      EXPECT_EQ(rho(i, 0), rho0(i, 0));  // solids keep their own density
+      continue;
+    }
+    ++fluids;
+    double s = 0;
+    for (size_t j = 0; j < n; ++j) {
+      double r2 = 0;
+      for (int a = 0; a < Dim; ++a) r2 += (x(i, a) - x(j, a)) * (x(i, a) - x(j, a));
+      if (r2 < h * h) s += W.value(std::sqrt(r2));
+    }
+    worst = std::max(worst, std::fabs(rho(i, 0) / (mass(i, 0) * m.density_calibration() * s) - 1));
+  }
+  EXPECT_GT(fluids, 100);
+  EXPECT_LT(worst, 1e-13);
+}
+
+}  // namespace
+
+// The density sum scans cells of edge h/2 two deep without a neighbour list; it must count exactly the
+// pairs closer than h, in 2D and 3D, fluids next to solids included.
+TEST(S001_SPH, CellSumEqualsPairwiseSum) {
+  expect_cell_sum_equals_pairwise_sum<2>(R"(
+simulation: {dimension: 2, method: mpm-multiphase, end_time: 1.0}
+domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.02, walls: none}
+materials: [{name: water, model: fluid, density: 1000}, {name: ball, model: hypoelastic, density: 500, youngs_modulus: 1e5}]
+sources:
+  - {type: box, material: water, lower: [0.2, 0.2], upper: [0.5, 0.4]}
+  - {type: sphere, material: ball, center: [0.56, 0.3], radius: 0.05}
+)");
+  expect_cell_sum_equals_pairwise_sum<3>(R"(
+simulation: {dimension: 3, method: mpm-multiphase, end_time: 1.0}
+domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.04, walls: none}
+materials: [{name: water, model: fluid, density: 1000}, {name: ball, model: hypoelastic, density: 500, youngs_modulus: 1e5}]
+sources:
+  - {type: box, material: water, lower: [0.2, 0.2, 0.2], upper: [0.4, 0.36, 0.36], particles_per_cell: 8}
+  - {type: sphere, material: ball, center: [0.47, 0.28, 0.28], radius: 0.06, particles_per_cell: 8}
+)");
 }
 
 TEST(S001_Normals, Planar) {

@@ -78,6 +78,12 @@ void declare_multiphase_sections(config::Schema& root) {
           "particle whose centre lies within half a particle spacing of a solid particle along every axis is removed "
           "at start-up); true overlays the two, e.g. to test dissolution where both groups fill the same cells")
       .def("false");
+  s->real("thermal_buoyancy", "m/s^2/K",
+          "beta_T of the buoyancy body force per unit mass b = beta_T (T - ambient_temperature) along +y on every "
+          "particle (smoke: Yan et al. 2018, case 4; temperature is carried by the particles, set per material)")
+      .def(0.0)
+      .nonnegative();
+  s->real("ambient_temperature", "K", "T_amb of the buoyancy force (particles at T_amb feel none)").def(293.15).positive();
   s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
   root.section("mpm_multiphase", s,
                "Multiphase MPM of Yan et al. 2018: material groups with their own grid velocities on one grid, "
@@ -93,6 +99,10 @@ void declare_multiphase_sections(config::Schema& root) {
   fluid->real("tait_gamma", "1", "Tait exponent gamma").def(7.0).min(1.0);
   fluid->integer("group", group_doc).def("-1").min(-1).max(kMaxGroups - 1);
   fluid->real("alpha_pic", "1", "PIC share of the velocity update (paper: 0.05 for fluids)").def(0.05).min(0.0).max(1.0);
+  fluid->real("temperature", "K", "temperature of the particles seeded with this material (buoyancy, see "
+              "mpm_multiphase.thermal_buoyancy)").def(293.15).positive();
+  fluid->flag("displaces", "at start-up, remove the particles of other fluid materials that sources seed inside this "
+              "material's particles (as solids always do), e.g. a smoke ball placed in an air-filled box").def("false");
   auto solid = std::make_shared<config::Schema>("Hypoelastic solid with the Jaumann stress rate (eq. 11).");
   solid->text("name", "material name used by sources").req();
   solid->text("model", "material model").req();
@@ -133,6 +143,8 @@ MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim
   o.dissolution_rate = s.real("dissolution_rate");
   o.dissolution_conservative = s.text("dissolution") == "conservative";
   o.dissolution_rate_per_step = s.flag("dissolution_rate_per_step");
+  o.thermal_buoyancy = s.real("thermal_buoyancy");
+  o.ambient_temperature = s.real("ambient_temperature");
   return o;
 }
 
@@ -160,8 +172,11 @@ MultiphaseTable read_multiphase_materials(const config::Section& root) {
       p.sound_speed = m.real("sound_speed");
       p.gamma = m.real("tait_gamma");
       p.stiffness = physics::tait_stiffness(p.rest_density, p.sound_speed, p.gamma);
+      p.temperature = m.real("temperature");
+      p.displaces = m.flag("displaces");
     } else {
       p.kind = PhaseKind::Solid;
+      p.displaces = true;
       const auto mod = physics::HypoelasticModuli::from_young(m.real("youngs_modulus"), m.real("poisson_ratio"));
       p.bulk = mod.bulk;
       p.shear = mod.shear;

@@ -23,6 +23,8 @@ struct PhaseMaterial {
   double sound_speed = 0, gamma = 7, stiffness = 0;
   // Solid: hypoelastic moduli.
   double bulk = 0, shear = 0;
+  double temperature = 293.15;  // K, of the particles seeded with this material (smoke buoyancy)
+  bool displaces = false;       // at start-up, removes the particles of other fluids seeded inside it (solids: always)
   double wave_speed() const;  // c0 (fluid) or sqrt((K + 4/3 G)/rho) (solid)
 };
 
@@ -50,6 +52,9 @@ struct MultiphaseSettings {
   std::string dissolve_solid, dissolve_into;
   double saturation = 0.5, dissolution_rate = 0;  // C_s and kappa (1/s, or 1/step)
   bool dissolution_conservative = false, dissolution_rate_per_step = false;
+  // Temperature-driven buoyancy (smoke, Yan et al. 2018 section 5 case 4; the paper names the effect
+  // but not the model): body force per unit mass b = beta_T (T - T_amb) along +y.
+  double thermal_buoyancy = 0, ambient_temperature = 293.15;  // m/s^2/K, K
 };
 
 struct MultiphaseTable {

@@ -12,6 +12,7 @@
 #include "grid/stencil_loop.hpp"
 #include "methods/mpm_multiphase/particle_walls.hpp"
 #include "particles/balance.hpp"
+#include "particles/cell_bins.hpp"
 #include "particles/max_speed.hpp"
 #include "methods/sph/sph_kernels.hpp"
 #include "particles/keep_if.hpp"
@@ -126,6 +127,7 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
   f_.stress = set_.add_field("stress", Dim * Dim);
   f_.pressure = set_.add_field("pressure", 1);
   f_.fractions = set_.add_field("fractions", K);
+  f_.temperature = set_.add_field("temperature", 1);
   if (!s_.dissolve_solid.empty() || !s_.dissolve_into.empty()) {
     auto find = [&](const std::string& name, const char* key, PhaseKind kind) {
       for (size_t i = 0; i < table_.names.size(); ++i)
@@ -151,9 +153,9 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
   // A solid placed in a pool seeded as a full box (e.g. a ball half in the water) displaces the water:
   // the fluid particles seeded inside it would otherwise stay trapped between its particles, adding
   // their weight to the body and removing their volume from the displaced water (Archimedes fails).
-  if (vmax > 0 && !s_.keep_fluid_inside_solids) {
+  if (vmax > 0 && !s_.keep_fluid_inside_solids) {  // solids and fluids marked `displaces`
     const long removed = remove_fluid_inside_solids(std::pow(vmax, 1.0 / Dim));
-    if (removed > 0) log::info("mpm-multiphase: %ld fluid particles seeded inside solids removed\n", removed);
+    if (removed > 0) log::info("mpm-multiphase: %ld fluid particles seeded inside solids or displacing fluids removed\n", removed);
   }
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
 }
@@ -170,6 +172,7 @@ void MultiphaseMpm<Dim>::fill_seeded_particles(const particles::SeededParticles&
   auto mat = set_.material();
   auto mats = materials_;
   auto alpha = set_.field(f_.fractions);
+  auto temp = set_.field(f_.temperature);
   const int K = static_cast<int>(table_.materials.size());
   Kokkos::parallel_for(
       "mp::init", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
@@ -186,6 +189,7 @@ void MultiphaseMpm<Dim>::fill_seeded_particles(const particles::SeededParticles&
         id(p) = seeded.id(p);
         mat(p) = seeded.material(p);
         for (int k = 0; k < K; ++k) alpha(p, k) = k == seeded.material(p) ? 1.0 : 0.0;
+        temp(p, 0) = mats(seeded.material(p)).temperature;
       });
   vmin = 1e300;
   vmax = 0;
@@ -210,7 +214,7 @@ long MultiphaseMpm<Dim>::remove_fluid_inside_solids(double spacing) {
   Kokkos::parallel_for(
       "mp::seed_rows", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) {
         for (int d = 0; d < Dim; ++d) xt(i, d) = x(i, d);
-        solid(i, 0) = mats(mat(i)).kind == PhaseKind::Solid ? 1.0 : 0.0;
+        solid(i, 0) = mats(mat(i)).displaces ? 1.0 : 0.0;
       });
   halo_.refresh_position_rows(particles::RealField(xt), static_cast<size_t>(owned));
   halo_.refresh_rows(particles::RealField(solid), static_cast<size_t>(owned));
@@ -330,19 +334,22 @@ void MultiphaseMpm<Dim>::sph_density() {
   const int owned = static_cast<int>(set_.size());
   halo_.build(set_, *decomp_, f_.x, support);
   const int total = owned + static_cast<int>(halo_.ghost_count());
-  Kokkos::View<double**, Kokkos::LayoutRight> xt("mp_sph_x", total, Dim);
+  Kokkos::View<double**, Kokkos::LayoutRight> xt(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mp_sph_x"), total, Dim);
   auto x = set_.field(f_.x);
   Kokkos::parallel_for(
       "mp::sph_rows", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) {
         for (int d = 0; d < Dim; ++d) xt(i, d) = x(i, d);
       });
   halo_.refresh_position_rows(particles::RealField(xt), static_cast<size_t>(owned));
-  particles::build_neighbor_lists<Dim>(xt, owned, support, lists_);
-  const sph::CubicSpline<Dim> W(support);
-  const double cw = calibration_;
-  auto off = lists_.offset;
-  auto idx = lists_.index;
-  auto mass = set_.field(f_.mass), vol = set_.field(f_.volume), rho = set_.field(f_.density);
+  // The sum needs no neighbour list: each fluid row scans the cells around it once and adds the kernel
+  // on the fly. Cells of edge h/2 scanned two deep visit about half the candidates of h-cells in 3D.
+  const auto bins = particles::bin_rows_by_cell<Dim>(xt, total, 0.5 * support, 2);
+  const double h2 = support * support, inv_h2 = 1.0 / h2;
+  // rho = m C_W k sum_k w(q_jk): the kernel's normalisation k and the lattice calibration C_W are one
+  // factor; w(q) = 6q^3 - 6q^2 + 1 (q <= 1/2), 2 (1 - q)^3 (q < 1), the cubic spline of
+  // kernels::CubicSpline without its k.
+  const double scale = calibration_ * sph::CubicSpline<Dim>(support).k;
+  auto mass = set_.field(f_.mass), rho = set_.field(f_.density);
   auto mat = set_.material();
   auto mats = materials_;
   // Number-density form over every group (Solenthaler & Pajarola 2008): rho_j = (m_j/V0_j) V0_j C_W
@@ -351,15 +358,16 @@ void MultiphaseMpm<Dim>::sph_density() {
   Kokkos::parallel_for(
       "mp::sph_density", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) {
         if (mats(mat(i)).kind != PhaseKind::Fluid) return;
-        double s = W.value(0.0);
-        for (int k = off(i); k < off(i + 1); ++k) {
-          const int j = idx(k);
-          double r2 = 0;
-          for (int d = 0; d < Dim; ++d) r2 += (xt(i, d) - xt(j, d)) * (xt(i, d) - xt(j, d));
-          s += W.value(kmath::sqrt(r2));
-        }
-        rho(i, 0) = mass(i, 0) * cw * s;
-        (void)vol;
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = xt(i, d);
+        double s = 1.0;  // w(0): the particle itself
+        bins.for_each_near(xp, h2, [&](const int j, const double r2) {
+          if (j == i) return;
+          const double q = kmath::sqrt(r2 * inv_h2);
+          const double a = 1.0 - q;
+          s += q <= 0.5 ? 1.0 - 6.0 * q * q * a : 2.0 * a * a * a;
+        });
+        rho(i, 0) = mass(i, 0) * scale * s;
       });
 }
 
@@ -441,21 +449,25 @@ void MultiphaseMpm<Dim>::p2g_forces() {
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   const bool gimp = s_.gimp;
+  auto temp = set_.field(f_.temperature);
+  const double beta_t = s_.thermal_buoyancy, t_amb = s_.ambient_temperature;
   Kokkos::parallel_for(
       "mp::p2g_forces", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
         double xp[Dim], s[Dim * Dim];
         for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
         const double V = mass(p, 0) / rho(p, 0);  // current volume (eq. 15/19)
         for (int i = 0; i < Dim * Dim; ++i) s[i] = V * sig(p, i);
+        // Buoyancy body force m b_j along +y (the b_j of eq. 15), b_j = beta_T (T_j - T_amb).
+        const double lift = mass(p, 0) * beta_t * (temp(p, 0) - t_amb);
         grid::Stencil<Dim> st;
         shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
         const int o = mats(mat(p)).group * S + 1 + Dim;
         auto acc = scatter.access();
-        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double, const double* grad, const double*) {
+        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
           for (int a = 0; a < Dim; ++a) {
             double f = 0;
             for (int b = 0; b < Dim; ++b) f -= s[a * Dim + b] * grad[b];
-            acc(idx, o + a) += f;
+            acc(idx, o + a) += a == 1 ? f + w * lift : f;
           }
         });
       });

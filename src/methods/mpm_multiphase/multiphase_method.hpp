@@ -5,10 +5,10 @@
 // step (update-stress-first, the paper's Algorithm 2):
 //   1 P2G per group: m, m u, m grad N (normals), summed across ranks; u = p/m.
 //   2 SPH density of every particle (number-density form over all groups, support 1.25 dx,
-//     calibrated on a rest lattice) through the shared halo and neighbour search.
+//     calibrated on a rest lattice) through the shared halo and a cell binning (no neighbour list).
 //   3 Constitutive update: fluids p = Tait(rho); solids the Jaumann hypoelastic rate from their own
 //     group's grid velocity gradient.
-//   4 P2G of internal forces per group, summed across ranks.
+//   4 P2G of internal forces per group (plus the thermal buoyancy body force of smoke), summed across ranks.
 //   5 Grid update: shared (or per-group) acceleration, anti-penetration contact between groups
 //     (contact.hpp), wall and collider conditions, a = (u_new - u)/dt.
 //   6 G2P per group: PIC/FLIP blend with the material's alpha_pic, advection; then migration.
@@ -51,6 +51,7 @@ class MultiphaseMpm : public Method {
   struct Fields {
     int x, v, mass, volume, density, stress, pressure;
     int fractions;  // volume fraction of every material (species), one column per material
+    int temperature;  // K (buoyancy body force)
   };
   const Fields& fields() const { return f_; }
   const MultiphaseTable& table() const { return table_; }
@@ -65,8 +66,9 @@ class MultiphaseMpm : public Method {
 
   // Stages (see the header comment).
   void fill_seeded_particles(const particles::SeededParticles& seeded, double& vmin, double& vmax);
-  // Removes the fluid particles seeded inside a solid (centre within half a particle spacing of a solid
-  // particle along every axis); returns how many (global).
+  // Removes the fluid particles seeded inside a solid or a fluid marked `displaces` (centre within half a
+  // particle spacing of such a particle along every axis, displacers themselves kept); returns how many
+  // (global).
   long remove_fluid_inside_solids(double spacing);
   void p2g_momentum();
   void sph_density();
@@ -100,7 +102,6 @@ class MultiphaseMpm : public Method {
   Fields f_{};
   physics::ColliderSet<Dim> colliders_;
   particles::HaloPlan<Dim> halo_;
-  particles::NeighborLists lists_;
   int dissolve_solid_ = -1, dissolve_into_ = -1;  // material ids (-1: no dissolution)
   long relabelled_ = 0;
   double calibration_ = 1;  // C_W of rho = m C_W sum_k W_jk (1/(V0 sum W) on a rest lattice)
