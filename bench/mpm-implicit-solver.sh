@@ -2,9 +2,12 @@
 # Implicit MPM linear solver benchmark (not a test): the 3D droplet impact of
 # inputs/mpm-droplet-impact-3d.yaml at dx = 1/63 in free fall (backward Euler, dt_max 1 ms, the
 # Newton and CG tolerances of the deck's defaults), the same steps run back to back with
-#   before: mpm.newton.hessian = matrix_free (Hessian products through the particles, CG + Jacobi)
-#   after:  mpm.newton.hessian = assembled   (MATAIJ, CG + PCGAMG with rigid-body near null space)
-# on 1 rank x 2 OpenMP threads. Prints per implicit step: wall time, Newton iterations, CG
+#   before:  mpm.newton.hessian = matrix_free (Hessian products through the particles, CG + Jacobi),
+#            with the Newton loop as it was before session 11 (fixed CG rtol, exact Hessian first:
+#            -mpm_newton_forcing false -mpm_newton_hessian_first exact)
+#   before': the same matrix-free path with today's Newton defaults (forcing term, alternate)
+#   after:   mpm.newton.hessian = assembled (MATAIJ, PCREDISTRIBUTE(CG + PCGAMG)), today's defaults
+# on 1 rank x 2 OpenMP threads. The Newton tolerance is the same in all three. Prints per implicit step: wall time, Newton iterations, CG
 # iterations (and per Newton iteration), the Newton stage's share, and core time (user + sys of the
 # process, start-up included) per particle-step.
 # Usage: bash bench/mpm-implicit-solver.sh [STEPS] [--set key=value ...]  (build first: bash scripts/build.sh)
@@ -18,12 +21,12 @@ deck="$root/inputs/mpm-droplet-impact-3d.yaml"
 out=$(mktemp -d)
 dx=0.015873015873015872  # 1/63
 
-run() {  # label hessian [--set ...]
-  local label=$1 hessian=$2
-  shift 2
-  local dir="$out/$hessian"
+run() {  # label hessian petsc-options [--set ...]
+  local label=$1 hessian=$2 petsc=$3
+  shift 3
+  local dir="$out/$hessian$RANDOM"
   mkdir -p "$dir"
-  OMP_NUM_THREADS=2 mpirun --bind-to none -x OMP_PROC_BIND=spread -x OMP_PLACES=threads -n 1 \
+  PETSC_OPTIONS="$petsc" OMP_NUM_THREADS=2 mpirun --bind-to none -x PETSC_OPTIONS -x OMP_PROC_BIND=spread -x OMP_PLACES=threads -n 1 \
     /usr/bin/time -f "%U %S" -o "$dir/cpu" "$exe" run "$deck" --steps "$steps" --threads 2 --quiet --output "$dir" \
     --set domain.cell_size=$dx --set diagnostics.every=1 --set output.every_time=0 \
     --set mpm.integrator=implicit --set mpm.dt_max=1e-3 --set mpm.newton.hessian=$hessian "$@" > "$dir/log" 2>&1 \
@@ -49,7 +52,8 @@ PY
 }
 
 echo "meniscus $("$exe" --version | cut -d' ' -f2-), 3D impact free fall, dx = 1/63, $steps steps, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-run "before: matrix-free + Jacobi" matrix_free "$@"
-run "after: assembled + GAMG" assembled "$@"
+run "before: matrix-free, old Newton" matrix_free "-mpm_newton_forcing false -mpm_newton_hessian_first exact" "$@"
+run "before': matrix-free, new Newton" matrix_free "" "$@"
+run "after: assembled + GAMG" assembled "" "$@"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$out"

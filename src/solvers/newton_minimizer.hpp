@@ -21,6 +21,20 @@ struct NewtonOptions {
   double linear_tolerance = 1e-4;  // KSP rtol default (-<prefix>ksp_rtol overrides)
   int max_linear_iterations = 1000;
   std::string prefix = "mpm_newton_";
+  // Inexact Newton forcing (Eisenstat & Walker 1996, choice 2): the linear solve of iteration k
+  // stops at the relative residual eta_k = gamma (r_k / r_{k-1})^alpha, safeguarded by
+  // gamma eta_{k-1}^alpha when that exceeds 0.1, bounded by forcing_max above and by the KSP's own
+  // rtol (linear_tolerance or -<prefix>..ksp_rtol) below; within 1000x the Newton target the KSP's
+  // own rtol applies again (-<prefix>forcing_tight). eta_0 = forcing_max. Only the linear solves
+  // loosen; the Newton tolerance is unchanged. -<prefix>forcing (bool), -<prefix>forcing_max, _gamma,
+  // _alpha.
+  bool forcing = true;
+  double forcing_max = 0.03, forcing_gamma = 0.9, forcing_alpha = 2.0;
+  // Which Hessian an iteration tries first: "exact" (the projected one only after a failure),
+  // "projected" (always the projected one), or "alternate" (an iteration right after one whose
+  // exact attempt failed goes straight to the projected Hessian; the next one tries exact again).
+  // -<prefix>hessian_first.
+  std::string hessian_first = "alternate";
 };
 
 struct NewtonProblem {
@@ -47,6 +61,9 @@ struct NewtonProblem {
   std::function<Mat()> matrix;
   std::function<void(KSP ksp)> configure_ksp;
   std::function<void(KSP ksp, PetscInt& iterations, KSPConvergedReason& reason)> linear_outcome;
+  // Optional: the KSP whose relative tolerance the forcing term sets (an inner KSP when the outer
+  // one only applies a preconditioner); the outer KSP when empty.
+  std::function<KSP(KSP ksp)> working_ksp;
   // Converged when residual_norm <= tolerance * reference, or when an accepted step has
   // step_norm <= tolerance * reference (the residual of nearly massless unknowns can stagnate at a
   // level that moves nothing).
@@ -57,6 +74,8 @@ struct NewtonResult {
   bool converged = false;
   int iterations = 0;
   long linear_iterations = 0;
+  int linearizations = 0;      // Hessians built (exact attempts that were redone projected count twice)
+  int failed_exact = 0;        // exact attempts replaced by the projected Hessian
   double residual = 0;
   std::string reason;
 };

@@ -18,6 +18,29 @@ namespace {
 // not shifted (the collider takes up momentum there anyway).
 enum NodeKind : int { Inactive = 0, Free = 1, NormalFixed = 2, Fixed = 3, Light = 4, LightOnCollider = 5 };
 KOKKOS_INLINE_FUNCTION bool held(int k) { return k == Inactive || k == Fixed || k == Light || k == LightOnCollider; }
+
+// PETSc log events (-log_view) of the Newton stage's particle work, beside PETSc's own (KSPSolve,
+// PCSetUp, MatSetValuesCOO): where a step's time goes (docs/theory-mpm-implicit.md, profile).
+struct ImplicitEvents {
+  PetscLogEvent energy = 0, gradient = 0, linearize = 0, assemble = 0;
+  ImplicitEvents() {
+    PetscClassId id = 0;
+    solvers::petsc_check(PetscClassIdRegister("MPM implicit", &id), "PetscClassIdRegister");
+    solvers::petsc_check(PetscLogEventRegister("MPMEnergy", id, &energy), "PetscLogEventRegister");
+    solvers::petsc_check(PetscLogEventRegister("MPMGradient", id, &gradient), "PetscLogEventRegister");
+    solvers::petsc_check(PetscLogEventRegister("MPMLinearize", id, &linearize), "PetscLogEventRegister");
+    solvers::petsc_check(PetscLogEventRegister("MPMAssemble", id, &assemble), "PetscLogEventRegister");
+  }
+};
+const ImplicitEvents& events() {
+  static const ImplicitEvents e;
+  return e;
+}
+struct EventScope {
+  PetscLogEvent e;
+  explicit EventScope(PetscLogEvent ev) : e(ev) { solvers::petsc_check(PetscLogEventBegin(e, 0, 0, 0, 0), "PetscLogEventBegin"); }
+  ~EventScope() { solvers::petsc_check_noexcept(PetscLogEventEnd(e, 0, 0, 0, 0), "PetscLogEventEnd"); }
+};
 }
 
 template <int Dim>
@@ -244,6 +267,7 @@ double ImplicitGridSolver<Dim>::node_energy(Vec vec) {
 
 template <int Dim>
 double ImplicitGridSolver<Dim>::energy(IncrementalPotential<Dim>& potential, Vec v) {
+  EventScope scope(events().energy);
   to_local(v, in_local_);
   double e = node_energy(v);
   {
@@ -256,6 +280,7 @@ double ImplicitGridSolver<Dim>::energy(IncrementalPotential<Dim>& potential, Vec
 
 template <int Dim>
 void ImplicitGridSolver<Dim>::gradient(IncrementalPotential<Dim>& potential, Vec vec, Vec out, bool projected) {
+  EventScope scope(events().gradient);
   to_local(vec, in_local_);
   solvers::petsc_check(VecZeroEntries(out_local_), "VecZeroEntries");
   {
@@ -285,6 +310,7 @@ void ImplicitGridSolver<Dim>::gradient(IncrementalPotential<Dim>& potential, Vec
 
 template <int Dim>
 void ImplicitGridSolver<Dim>::linearize(IncrementalPotential<Dim>& potential, Vec v, bool project) {
+  EventScope scope(events().linearize);
   to_local(v, in_local_);
   solvers::VecAccess in(in_local_, Dim, false);
   potential.linearize(in.view, project);
@@ -372,7 +398,10 @@ Mat ImplicitGridSolver<Dim>::assemble_hessian(IncrementalPotential<Dim>& potenti
     gather_ghost_constraints();
     matrix_->prepare(ghost_constraint_, ghost_normal_);
   }
-  matrix_->assemble(potential, mass_);
+  {
+    EventScope scope(events().assemble);
+    matrix_->assemble(potential, mass_);
+  }
   return matrix_->mat();
 }
 
@@ -503,6 +532,20 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
       PC ipc;
       solvers::petsc_check(KSPGetPC(inner, &ipc), "KSPGetPC");
       solvers::petsc_check(PCSetType(ipc, PCGAMG), "PCSetType");
+    };
+    problem.working_ksp = [](KSP ksp) {
+      // The inner KSP of the default PREONLY + PCREDISTRIBUTE takes the forcing term's tolerance.
+      PetscBool preonly = PETSC_FALSE, redistribute = PETSC_FALSE;
+      solvers::petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(ksp), KSPPREONLY, &preonly),
+                           "PetscObjectTypeCompare");
+      PC pc;
+      solvers::petsc_check(KSPGetPC(ksp, &pc), "KSPGetPC");
+      solvers::petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCREDISTRIBUTE, &redistribute),
+                           "PetscObjectTypeCompare");
+      if (!preonly || !redistribute) return ksp;
+      KSP inner;
+      solvers::petsc_check(PCRedistributeGetKSP(pc, &inner), "PCRedistributeGetKSP");
+      return inner;
     };
     problem.linear_outcome = [](KSP ksp, PetscInt& its, KSPConvergedReason& reason) {
       // With the default PREONLY + PCREDISTRIBUTE the inner CG did the work: its iterations and
