@@ -14,6 +14,7 @@ every triangle is counter-clockwise seen from outside, as meniscus' OBJ reader e
 of each file records the enclosed volume, which equals the outline's area times the thickness.
 """
 import argparse
+import importlib.util
 import os
 import sys
 
@@ -97,27 +98,11 @@ def extrude(outer, hole, scale, thickness):
     return verts, tris
 
 
-def signed_volume(verts, tris):
-    total = 0.0
-    for a, b, c in tris:
-        (ax, ay, az), (bx, by, bz), (cx, cy, cz) = verts[a], verts[b], verts[c]
-        total += ax * (by * cz - bz * cy) - ay * (bx * cz - bz * cx) + az * (bx * cy - by * cx)
-    return total / 6.0
-
-
-def check_closed(tris):
-    directed = {}
-    for t in tris:
-        for k in range(3):
-            e = (t[k], t[(k + 1) % 3])
-            directed[e] = directed.get(e, 0) + 1
-    for (p, q), n in directed.items():
-        if n != 1 or directed.get((q, p), 0) != 1:
-            raise SystemExit(f"make-letter-meshes.py: internal error, edge {p + 1}-{q + 1} not shared by two triangles")
-
-
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("make_mesh", os.path.join(here, "make-mesh.py"))
+    mesh_tools = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mesh_tools)  # signed_volume and check_closed of the torus script
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--thickness", type=float, default=0.06, help="extrusion along z (m), default 0.06")
     ap.add_argument("--output-dir", default=os.path.join(here, os.pardir, "inputs", "meshes"),
@@ -129,8 +114,8 @@ def main():
     for name, (outer, hole) in LETTERS.items():
         assert area2(outer) > 0 and (hole is None or area2(hole) < 0)
         verts, tris = extrude(outer, hole, STROKE, args.thickness)
-        check_closed(tris)
-        vol = signed_volume(verts, tris)
+        mesh_tools.check_closed(tris)
+        vol = mesh_tools.signed_volume(verts, tris)
         area = (area2(outer) + (area2(hole) if hole else 0)) / 2 * STROKE * STROKE
         if abs(vol - area * args.thickness) > 1e-12:
             sys.exit(f"make-letter-meshes.py: internal error, letter {name} encloses {vol}, not {area * args.thickness}")

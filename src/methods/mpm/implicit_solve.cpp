@@ -12,6 +12,23 @@
 namespace meniscus::mpm {
 
 namespace {
+
+// The inner KSP when `ksp` is the default PREONLY + PCREDISTRIBUTE (which does the work on the free
+// unknowns), else null: an outer configuration from the options database stands for itself.
+KSP redistributed_ksp(KSP ksp) {
+  PetscBool preonly = PETSC_FALSE, redistribute = PETSC_FALSE;
+  solvers::petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(ksp), KSPPREONLY, &preonly),
+                       "PetscObjectTypeCompare");
+  PC pc;
+  solvers::petsc_check(KSPGetPC(ksp, &pc), "KSPGetPC");
+  solvers::petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCREDISTRIBUTE, &redistribute),
+                       "PetscObjectTypeCompare");
+  if (!preonly || !redistribute) return nullptr;
+  KSP inner;
+  solvers::petsc_check(PCRedistributeGetKSP(pc, &inner), "PCRedistributeGetKSP");
+  return inner;
+}
+
 // Light: a node below the light-node mass threshold, held at its P2G velocity (treated as Fixed by
 // the solver, then shifted with the free nodes; see treat_light_nodes). LightOnCollider: the same for
 // a node under a slip collider's constraint, held at its P2G velocity with the constraint applied, and
@@ -535,32 +552,15 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
     };
     problem.working_ksp = [](KSP ksp) {
       // The inner KSP of the default PREONLY + PCREDISTRIBUTE takes the forcing term's tolerance.
-      PetscBool preonly = PETSC_FALSE, redistribute = PETSC_FALSE;
-      solvers::petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(ksp), KSPPREONLY, &preonly),
-                           "PetscObjectTypeCompare");
-      PC pc;
-      solvers::petsc_check(KSPGetPC(ksp, &pc), "KSPGetPC");
-      solvers::petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCREDISTRIBUTE, &redistribute),
-                           "PetscObjectTypeCompare");
-      if (!preonly || !redistribute) return ksp;
-      KSP inner;
-      solvers::petsc_check(PCRedistributeGetKSP(pc, &inner), "PCRedistributeGetKSP");
-      return inner;
+      const KSP inner = redistributed_ksp(ksp);
+      return inner ? inner : ksp;
     };
     problem.linear_outcome = [](KSP ksp, PetscInt& its, KSPConvergedReason& reason) {
       // With the default PREONLY + PCREDISTRIBUTE the inner CG did the work: its iterations and
       // reason (negative curvature there selects the projected Hessian). Any other outer
       // configuration from the options database reports itself.
-      PetscBool preonly = PETSC_FALSE, redistribute = PETSC_FALSE;
-      solvers::petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(ksp), KSPPREONLY, &preonly),
-                           "PetscObjectTypeCompare");
-      PC pc;
-      solvers::petsc_check(KSPGetPC(ksp, &pc), "KSPGetPC");
-      solvers::petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCREDISTRIBUTE, &redistribute),
-                           "PetscObjectTypeCompare");
-      if (!preonly || !redistribute) return;
-      KSP inner;
-      solvers::petsc_check(PCRedistributeGetKSP(pc, &inner), "PCRedistributeGetKSP");
+      const KSP inner = redistributed_ksp(ksp);
+      if (!inner) return;
       solvers::petsc_check(KSPGetIterationNumber(inner, &its), "KSPGetIterationNumber");
       solvers::petsc_check(KSPGetConvergedReason(inner, &reason), "KSPGetConvergedReason");
     };

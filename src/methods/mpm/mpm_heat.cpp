@@ -15,6 +15,19 @@ namespace meniscus::mpm {
 using solvers::petsc_check;
 
 namespace {
+
+// Node `slot` of the 5^Dim box around node ijk (the reach of a pair of quadratic stencils, one matrix
+// row's pattern), and whether it lies in the ghost box.
+template <int Dim>
+KOKKOS_INLINE_FUNCTION bool pair_neighbour(const grid::NodeBox<Dim>& box, const int* ijk, int slot, int* nb) {
+  bool inside = true;
+  for (int d = 0; d < Dim; ++d) {
+    nb[d] = ijk[d] + slot % 5 - 2;
+    slot /= 5;
+    inside = inside && nb[d] >= box.lo[d] && nb[d] < box.lo[d] + box.n[d];
+  }
+  return inside;
+}
 template <int Dim>
 grid::NodeBox<Dim> box_of(const std::array<int, Dim>& lo, const std::array<int, Dim>& hi) {
   grid::NodeBox<Dim> b;
@@ -160,13 +173,8 @@ void HeatSolver<Dim>::eliminate_fixed_nodes() {
         gbox.node(a, ijk);
         double l = 0;
         for (int slot = 0; slot < W; ++slot) {
-          int nb[Dim], rest = slot;
-          bool inside = true;
-          for (int d = 0; d < Dim; ++d) {
-            nb[d] = ijk[d] + rest % 5 - 2;
-            rest /= 5;
-            inside = inside && nb[d] >= gbox.lo[d] && nb[d] < gbox.lo[d] + gbox.n[d];
-          }
+          int nb[Dim];
+          const bool inside = pair_neighbour<Dim>(gbox, ijk, slot, nb);
           double& v = vals(a * W + slot);
           if (fixed(a) >= 0) {
             v = 0;
@@ -255,13 +263,8 @@ void HeatSolver<Dim>::decouple_weak_nodes() {
         const bool row_weak = weak(a) != 0;
         double moved = 0;
         for (int slot = 0; slot < W; ++slot) {
-          int nb[Dim], rest = slot;
-          bool inside = true;
-          for (int d = 0; d < Dim; ++d) {
-            nb[d] = ijk[d] + rest % 5 - 2;
-            rest /= 5;
-            inside = inside && nb[d] >= gbox.lo[d] && nb[d] < gbox.lo[d] + gbox.n[d];
-          }
+          int nb[Dim];
+          const bool inside = pair_neighbour<Dim>(gbox, ijk, slot, nb);
           double& v = vals(a * W + slot);
           if (row_weak) {
             v = 0;
@@ -426,13 +429,8 @@ void HeatSolver<Dim>::create_matrix() {
         int ijk[Dim];
         gbox.node(i, ijk);
         for (int slot = 0; slot < W; ++slot) {
-          int nb[Dim], rest = slot;
-          bool inside = true;
-          for (int d = 0; d < Dim; ++d) {
-            nb[d] = ijk[d] + rest % 5 - 2;
-            rest /= 5;
-            inside = inside && nb[d] >= gbox.lo[d] && nb[d] < gbox.lo[d] + gbox.n[d];
-          }
+          int nb[Dim];
+          const bool inside = pair_neighbour<Dim>(gbox, ijk, slot, nb);
           // A neighbour outside the ghost box is never reached by a stencil pair: a zero on the diagonal.
           rows(i * W + slot) = gi(i);
           cols(i * W + slot) = inside ? gi(gbox.index(nb)) : gi(i);
