@@ -288,3 +288,21 @@ TEST(S001_Coupling, ZeroGravityThreeGroupsPairwiseConservesMomentum) {
   std::printf("[zero-g three groups] pairwise drift %.3e; each_vs_rest drift %.3e (reported, not exact)\n", c.drift,
               r.drift);
 }
+
+// A source that fills the whole box, wall layers included (walls two cells thick): the particles in the
+// wall layers are removed at start-up, as in mpm, so none starts inside a wall or with stencil nodes
+// beyond the ghosted grid (they used to be kept and P2G wrote past the grid). 0.02 m cells, 4 particles
+// per cell: the 1 m box holds 50 x 50 cells, 46 x 46 of them inside the walls.
+TEST(S001_Seeding, ParticlesInTheWallLayersAreRemoved) {
+  auto d = test::deck_from_string(R"(
+simulation: {dimension: 2, method: mpm-multiphase, end_time: 1.0}
+domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.02, walls: slip, wall_cells: 2}
+mpm_multiphase: {gravity: [0, -9.81]}
+materials: [{name: water, model: fluid, density: 1000}]
+sources: [{type: box, material: water, lower: [0, 0], upper: [1, 1], particles_per_cell: 4}]
+)");
+  MultiphaseMpm<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  EXPECT_EQ(m.global_particle_count(), 46L * 46L * 4L);
+  m.step(1e-4);
+  EXPECT_EQ(m.global_particle_count(), 46L * 46L * 4L);
+}

@@ -10,7 +10,7 @@
 #include "methods/mpm/particle_collision.hpp"
 #include "grid/domain_deck.hpp"
 #include "grid/node_scatter.hpp"
-#include "particles/keep_if.hpp"
+#include "physics/remove_inside_colliders.hpp"
 #include "grid/stencil_loop.hpp"
 #include "particles/balance.hpp"
 #include "particles/bounding_box.hpp"
@@ -116,7 +116,9 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
       finish_bounds(st_.coefficient, static_cast<int>(table_.materials.size()), colliders_.count, c_min, c_max);
     }
   }
-  remove_particles_inside_colliders();
+  // A source that overlaps an obstacle (or the box faces) would start with material inside a solid.
+  if (const long removed = physics::remove_particles_inside_colliders<Dim>(set_, f_.x, colliders_, comm_); removed > 0)
+    log::info("%ld seeded particles lie inside colliders or the box faces and were removed", removed);
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
   refresh_temperature_bound();
 }
@@ -207,23 +209,6 @@ void MpmMethod<Dim>::fill_seeded_particles(const particles::SeededParticles& see
         vol(p, 0) = seeded.volume(p);
         mass(p, 0) = seeded.volume(p) * mats(seeded.material(p)).density;
       });
-}
-
-template <int Dim>
-void MpmMethod<Dim>::remove_particles_inside_colliders() {
-  // A source that overlaps an obstacle (or the box faces) would start with material inside a solid.
-  const auto colliders = colliders_;
-  auto x = set_.field(f_.x);
-  auto inside = KOKKOS_LAMBDA(const int p)->bool {
-    double xp[Dim];
-    for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
-    for (int c = 0; c < colliders.count; ++c)
-      if (colliders.items[c].shape.distance(xp) < 0) return true;
-    return false;
-  };
-  long removed = particles::keep_if(set_, KOKKOS_LAMBDA(const int p)->bool { return !inside(p); }, "mpm::keep_outside");
-  MPI_Allreduce(MPI_IN_PLACE, &removed, 1, MPI_LONG, MPI_SUM, comm_);
-  if (removed > 0) log::info("%ld seeded particles lie inside colliders or the box faces and were removed", removed);
 }
 
 template <int Dim>

@@ -102,7 +102,6 @@ class MpmMethod : public Method {
   double capillary_dt() const;
   void p2g_surface(double dt, grid::NodeArray& local);
   void g2p_surface(grid::NodeArray& local, Kokkos::View<double**, Kokkos::LayoutRight>& vsum, Kokkos::View<double**, Kokkos::LayoutRight>& bsum);
-  void remove_particles_inside_colliders();
   PotentialInputs<Dim> potential_inputs(double dt) const;
   void implicit_update(double dt);
   void setup_heat(const config::Section& root);

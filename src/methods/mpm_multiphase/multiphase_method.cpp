@@ -16,6 +16,7 @@
 #include "particles/max_speed.hpp"
 #include "methods/sph/sph_kernels.hpp"
 #include "particles/keep_if.hpp"
+#include "physics/remove_inside_colliders.hpp"
 #include "particles/migration.hpp"
 #include "particles/particle_sources.hpp"
 #include "particles/redistribute.hpp"
@@ -143,6 +144,10 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
   // The SPH calibration assumes one lattice spacing: every source must use the same particle volume.
   double vmin = 1e300, vmax = 0;
   fill_seeded_particles(seeded, vmin, vmax);
+  // Particles seeded inside a wall layer or an obstacle start inside a solid, and those outside the
+  // walls have stencil nodes beyond the ghosted grid (P2G would write past it): removed, as in mpm.
+  if (const long removed = physics::remove_particles_inside_colliders<Dim>(set_, f_.x, colliders_, comm_); removed > 0)
+    log::info("mpm-multiphase: %ld seeded particles lie inside colliders or the box's wall layers and were removed", removed);
   MPI_Allreduce(MPI_IN_PLACE, &vmin, 1, MPI_DOUBLE, MPI_MIN, comm_);
   MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
   if (vmax > 0 && vmax > vmin * (1 + 1e-9))
