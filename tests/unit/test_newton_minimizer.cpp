@@ -189,7 +189,7 @@ TEST(NewtonMinimizer, SkipsTheExactAttemptRightAfterAFailure) {
 
 TEST(NewtonMinimizer, ForcingTermSavesLinearIterationsNotAccuracy) {
   // 40 coupled wells (c = 0.8, springs k = 5): CG needs several iterations per solve. With the
-  // Eisenstat-Walker forcing term (default) the early solves stop at rtol 0.03 instead of 1e-4:
+  // Eisenstat-Walker forcing term (opt-in) the early solves stop at rtol 0.03 instead of 1e-4:
   // fewer CG iterations in all, the same minimiser to the Newton tolerance, and no more than two
   // extra Newton iterations.
   ChainWell w;
