@@ -13,10 +13,11 @@ point where the ray leaves the union, so the mesh is closed and counter-clockwis
 for any resolution (gaps between parts along one ray are filled, e.g. under the ears).
 """
 import argparse
-import importlib.util
 import math
 import os
 import sys
+
+from mesh_tools import check_closed, signed_volume  # scripts/ is on sys.path when run as a script
 
 # (centre, radii) of the parts, m.
 PARTS = [
@@ -78,9 +79,6 @@ def bunny(rings, segments):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location("make_mesh", os.path.join(here, "make-mesh.py"))
-    mesh_tools = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mesh_tools)  # signed_volume and check_closed of the torus script
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rings", type=int, default=40, help="latitude rings between the poles, default 40")
     ap.add_argument("--segments", type=int, default=64, help="segments around each ring, default 64")
@@ -90,8 +88,8 @@ def main():
     if args.rings < 2 or args.segments < 3:
         sys.exit("make-bunny-mesh.py: need at least 2 rings and 3 segments")
     verts, tris = bunny(args.rings, args.segments)
-    mesh_tools.check_closed(tris)
-    vol = mesh_tools.signed_volume(verts, tris)
+    check_closed(tris)
+    vol = signed_volume(verts, tris)
     if not vol > 0:
         raise SystemExit("internal error: the mesh faces inwards")
     lo = [min(v[k] for v in verts) for k in range(3)]

@@ -14,9 +14,10 @@ every triangle is counter-clockwise seen from outside, as meniscus' OBJ reader e
 of each file records the enclosed volume, which equals the outline's area times the thickness.
 """
 import argparse
-import importlib.util
 import os
 import sys
+
+from mesh_tools import check_closed, signed_volume  # scripts/ is on sys.path when run as a script
 
 STROKE = 0.06
 # Outlines counter-clockwise seen from +z; holes clockwise.
@@ -100,9 +101,6 @@ def extrude(outer, hole, scale, thickness):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location("make_mesh", os.path.join(here, "make-mesh.py"))
-    mesh_tools = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mesh_tools)  # signed_volume and check_closed of the torus script
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--thickness", type=float, default=0.06, help="extrusion along z (m), default 0.06")
     ap.add_argument("--output-dir", default=os.path.join(here, os.pardir, "inputs", "meshes"),
@@ -114,8 +112,8 @@ def main():
     for name, (outer, hole) in LETTERS.items():
         assert area2(outer) > 0 and (hole is None or area2(hole) < 0)
         verts, tris = extrude(outer, hole, STROKE, args.thickness)
-        mesh_tools.check_closed(tris)
-        vol = mesh_tools.signed_volume(verts, tris)
+        check_closed(tris)
+        vol = signed_volume(verts, tris)
         area = (area2(outer) + (area2(hole) if hole else 0)) / 2 * STROKE * STROKE
         if abs(vol - area * args.thickness) > 1e-12:
             sys.exit(f"make-letter-meshes.py: internal error, letter {name} encloses {vol}, not {area * args.thickness}")
