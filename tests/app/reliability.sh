@@ -120,6 +120,15 @@ input_checks() {
     run_cmd no_overlap 1 check "$DECK"
     ! grep -q overlap "$tmp/no_overlap.err" && pass "no overlap warning for a single source" || fail "overlap warning without overlap"
   fi
+  # mpm-multiphase removes the air seeded inside the smoke ball (`displaces: true`): no warning there,
+  # but the same scene without `displaces` overlays the two and is warned about.
+  SMOKE="$SRC/inputs/mpm-multiphase-smoke-3d-ci.yaml"
+  run_cmd overlap_displaces 1 check "$SMOKE"
+  ! grep -q overlap "$tmp/overlap_displaces.err" && pass "no overlap warning where a material displaces the other" ||
+    fail "overlap warning although mpm-multiphase removes the overlap"
+  run_cmd overlap_no_displaces 1 check "$SMOKE" --set materials[1].displaces=false
+  grep -q 'warning: .*sources\[0\] and sources\[1\] overlap' "$tmp/overlap_no_displaces.err" &&
+    pass "overlap warning where neither material displaces the other" || fail "no overlap warning for overlaid fluids"
   # --steps before the checkpoint's step.
   run_cmd steps_setup 1 run "$DECK" --output "$tmp/steps" --steps 4 --quiet --set checkpoint.every=4 --set output.every_time=0
   expect restart_steps_below 1 2 "--steps 2|step 4" run "$DECK" --output "$tmp/steps" --steps 2 --restart latest "$tmp/steps"
