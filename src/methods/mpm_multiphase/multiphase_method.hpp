@@ -12,6 +12,9 @@
 //   5 Grid update: shared (or per-group) acceleration, anti-penetration contact between groups
 //     (contact.hpp), wall and collider conditions, a = (u_new - u)/dt.
 //   6 G2P per group: PIC/FLIP blend with the material's alpha_pic, advection; then migration.
+// Before step 1: species diffusion, dissolution, the floor emitter and temperature diffusion. With the
+// SPH density, steps 2 and 3 (fluids) come first and the fluids' forces join the P2G of step 1, so
+// step 4 scatters only the solids' forces (same result to round-off, one pass over the fluid less).
 // The stages are public only because they hold Kokkos device lambdas (CUDA rejects them in private
 // member functions); tests call them one by one.
 #include <memory>
