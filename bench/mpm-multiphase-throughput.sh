@@ -4,7 +4,10 @@
 # machine: 1 rank x 2 OpenMP threads and 2 ranks x 1 thread. Prints particle-steps/s and the stage
 # timers (ms per step, slowest rank). Usage: bash bench/mpm-multiphase-throughput.sh [STEPS] [DECK-SUFFIX]
 # DECK-SUFFIX "-ci" (default) runs the CI sizes; "" the paper-scale decks. MENISCUS_EXE=path times
-# another build of meniscus (before/after comparisons on the same machine).
+# another build of meniscus (before/after comparisons on the same machine). SCENES="dam-break
+# ball-in-water-1to2" (default) picks the decks; LAYOUTS="1x2 2x1" (default) the ranks x threads.
+# Besides wall-clock rates it prints the run's CPU time (user + system of every rank and thread,
+# start-up included): on a machine shared with other jobs the wall clock mostly measures the load.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/mpi-env.sh"
@@ -19,24 +22,27 @@ run() {  # label deck ranks threads
   mkdir -p "$dir"
   local bind=(--bind-to core) omp=()
   if [ "$threads" -gt 1 ]; then bind=(--bind-to none); omp=(-x OMP_PROC_BIND=spread -x OMP_PLACES=threads); fi
-  OMP_NUM_THREADS=$threads mpirun "${bind[@]}" "${omp[@]}" -n "$ranks" \
+  OMP_NUM_THREADS=$threads /usr/bin/time -f "%U %S" -o "$dir/cpu" mpirun "${bind[@]}" "${omp[@]}" -n "$ranks" \
     "$exe" run "$deck" --steps "$steps" --threads "$threads" --quiet --output "$dir" > "$dir/log" 2>&1 || { cat "$dir/log"; exit 1; }
   python3 - "$dir" "$label" <<'PY'
 import json, sys, csv
 d, label = sys.argv[1], sys.argv[2]
+cpu = sum(float(s) for s in open(d + "/cpu").read().split()[-2:])
 r = json.load(open(d + "/run.json"))
 rows = list(csv.DictReader(open(d + "/diagnostics.csv")))
 n = int(float(rows[0]["particles"]))
 t = r["timers"]
 stages = " ".join(f"{k}={v['max_s'] / r['steps'] * 1e3:.1f}ms" for k, v in t.items() if k != "diagnostics")
-print(f"{label:36s} particles={n:8d} {r['particle_steps_per_s'] / 1e6:6.3f} M particle-steps/s  per step: {stages}")
+print(f"{label:36s} particles={n:8d} {r['particle_steps_per_s'] / 1e6:6.3f} M particle-steps/s  cpu={cpu:.1f}s  per step: {stages}")
 PY
 }
 
 echo "meniscus $("$exe" --version | cut -d' ' -f2-), $steps steps, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
-for scene in dam-break ball-in-water-1to2; do
+for scene in ${SCENES:-dam-break ball-in-water-1to2}; do
   deck="$root/inputs/mpm-multiphase-$scene-3d$suffix.yaml"
-  run "$scene 1 rank x 2 threads" "$deck" 1 2
-  run "$scene 2 ranks x 1 thread" "$deck" 2 1
+  for layout in ${LAYOUTS:-1x2 2x1}; do
+    ranks=${layout%x*} threads=${layout#*x}
+    run "$scene $ranks rank(s) x $threads thread(s)" "$deck" "$ranks" "$threads"
+  done
 done
 rm -rf "$out"

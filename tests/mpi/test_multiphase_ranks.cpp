@@ -19,7 +19,7 @@ namespace {
 
 struct ParticleState {
   int64_t id;
-  double x[2], v[2], p, alpha[4];
+  double x[2], v[2], p, alpha[4], T;
 };
 
 struct RunResult {
@@ -39,11 +39,12 @@ RunResult run_deck(MPI_Comm comm, const char* deck) {
   auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().v));
   auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().pressure));
   auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().fractions));
+  auto temp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().temperature));
   auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.id());
   const int K = static_cast<int>(a.extent(1));
   std::vector<ParticleState> mine(set.size());
   for (size_t i = 0; i < set.size(); ++i) {
-    mine[i] = {id(i), {x(i, 0), x(i, 1)}, {v(i, 0), v(i, 1)}, p(i, 0), {0, 0, 0, 0}};
+    mine[i] = {id(i), {x(i, 0), x(i, 1)}, {v(i, 0), v(i, 1)}, p(i, 0), {0, 0, 0, 0}, temp(i, 0)};
     for (int k = 0; k < std::min(K, 4); ++k) mine[i].alpha[k] = a(i, k);
   }
   r.particles = allgather_vector(comm, mine);
@@ -96,7 +97,7 @@ sources:
 
 void expect_rank_independent(const RunResult& mine, const RunResult& ref, const char* name) {
   ASSERT_EQ(mine.particles.size(), ref.particles.size());
-  double dx = 0, dv = 0, dp = 0, pmax = 0, da = 0;
+  double dx = 0, dv = 0, dp = 0, pmax = 0, da = 0, dT = 0;
   for (size_t i = 0; i < mine.particles.size(); ++i) {
     const auto &a = mine.particles[i], &b = ref.particles[i];
     ASSERT_EQ(a.id, b.id);
@@ -106,17 +107,20 @@ void expect_rank_independent(const RunResult& mine, const RunResult& ref, const 
     }
     dp = std::max(dp, std::fabs(a.p - b.p));
     for (int k = 0; k < 4; ++k) da = std::max(da, std::fabs(a.alpha[k] - b.alpha[k]));
+    dT = std::max(dT, std::fabs(a.T - b.T));
     pmax = std::max(pmax, std::fabs(b.p));
   }
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  test::print_rank0("[multiphase %s ranks=%d] max |dx| %.2e m, |dv| %.2e m/s, |dp| %.2e Pa (of %.0f), |dalpha| %.2e",
-                    name, size, dx, dv, dp, pmax, da);
+  test::print_rank0(
+      "[multiphase %s ranks=%d] max |dx| %.2e m, |dv| %.2e m/s, |dp| %.2e Pa (of %.0f), |dalpha| %.2e, |dT| %.2e K",
+      name, size, dx, dv, dp, pmax, da, dT);
   // Round-off only: P2G sums change order across ranks; 100 steps amplify it modestly.
   EXPECT_LT(dx, 1e-12);
   EXPECT_LT(dv, 1e-9);
   EXPECT_LT(dp, 1e-7 * std::max(pmax, 1.0));
   EXPECT_LT(da, 1e-12);
+  EXPECT_LT(dT, 1e-10);  // T about 300 K
   for (size_t i = 0; i < mine.row.size(); ++i) {
     const double a = mine.row[i].second, b = ref.row[i].second;
     const double scale = std::max({std::fabs(b), test::column(ref.row, "mass") * 1e-3});
@@ -192,12 +196,15 @@ TEST(MultiphaseMpm, MiscibleAndDissolvingIsRankIndependent) {
 }
 
 // Smoke (Yan et al. 2018, case 4): a hot smoke disc displacing the air seeded around it rises by the
-// thermal buoyancy body force, with fluid-fluid contact and the shared force.
+// thermal buoyancy body force, with fluid-fluid contact and the shared force; its heat diffuses into the
+// air, and a floor emitter on the ranks' cut (x = 0.3) adds smoke layers.
 RunResult run_smoke(MPI_Comm comm) {
   return run_deck(comm, R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 1.0}
 domain: {lower: [-0.04, -0.04], upper: [0.64, 0.64], cell_size: 0.02, walls: slip}
-mpm_multiphase: {dt_max: 2.0e-4, thermal_buoyancy: 0.5, ambient_temperature: 293.15, beta_fluid_fluid: 0.3}
+mpm_multiphase: {dt_max: 2.0e-4, thermal_buoyancy: 0.5, ambient_temperature: 293.15, beta_fluid_fluid: 0.3,
+                 thermal_diffusivity: 3.0e-4, emitter_material: smoke, emitter_center: [0.3, 0.05],
+                 emitter_radius: 0.05, emitter_speed: 0.5}
 materials:
   - {name: air, model: fluid, density: 2, sound_speed: 20}
   - {name: smoke, model: fluid, density: 1, sound_speed: 20, temperature: 313.15, displaces: true}

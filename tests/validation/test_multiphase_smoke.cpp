@@ -9,13 +9,19 @@
 //    under b (internal forces cancel). With interaction (shared force, contact beta 0.3, the paper's
 //    setting) the air's inertia slows it; potential flow round a circle (added-mass coefficient 1)
 //    gives a = rho_s b / (rho_s + rho_a) = b/3 at early time.
+//  - Heat conduction across the groups against the erfc profile, and the floor emitter's layer count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "core/log.hpp"
+#include "core/mpi_gather.hpp"
 #include "methods/mpm_multiphase/multiphase_method.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
@@ -149,4 +155,132 @@ TEST(S001_Smoke, InteractionSlowsTheSmokeAsPotentialFlowPredicts) {
   EXPECT_NEAR(a_apart / b, 1.0, 1e-3);  // the fit over a varying time step
   EXPECT_NEAR(momentum / expected, 1.0, 1e-10);
   EXPECT_NEAR(a_together / potential, 1.0, 0.35);
+}
+
+// Heat conduction between the groups (thermal_diffusivity k_T = 3e-4 m^2/s, the smoke scene's value):
+// a hot fluid (group 0, T_amb + 20 K) fills x < x0 and a cold one (group 1, T_amb) the rest of a
+// 1.0 x 0.1 box (2D, dx = 0.02), at rest, g = 0, no buoyancy. The temperature must follow
+// T(x, t) = T_amb + 20 K erfc((x - x0) / (2 sqrt(k_T t))) / 2 at t = 10 s (diffusion length 5.5 cm, far
+// from the end walls; particle values binned over 2 dx, bound 0.03 of the jump as for the species,
+// S001_MultiFluid.DiffusionErf), and the weak-form operator conserves sum V0 T to 1e-12 of the hot
+// half's excess heat.
+TEST(S001_Smoke, TemperatureDiffusesAcrossGroupsAsErfc) {
+  const double dx = 0.02, kt = 3e-4, T = 10, x0 = 0.5 + 2 * dx, t_amb = 293.15, jump = kDeltaT;
+  const std::string deck = log::format(R"(
+simulation: {dimension: 2, method: mpm-multiphase, end_time: 100}
+domain: {lower: [0, 0], upper: [%.17g, %.17g], cell_size: %.17g, walls: slip}
+mpm_multiphase: {gravity: [0, 0], dt_max: 0.01, thermal_diffusivity: %.17g, ambient_temperature: %.17g}
+materials:
+  - {name: hot, model: fluid, density: 1000, sound_speed: 1, temperature: %.17g}
+  - {name: cold, model: fluid, density: 1000, sound_speed: 1, temperature: %.17g}
+sources:
+  - {type: box, material: hot, lower: [%.17g, %.17g], upper: [%.17g, %.17g]}
+  - {type: box, material: cold, lower: [%.17g, %.17g], upper: [%.17g, %.17g]}
+)",
+                                       1.0 + 4 * dx, 0.1 + 4 * dx, dx, kt, t_amb, t_amb + jump, t_amb, 2 * dx, 2 * dx,
+                                       x0, 0.1 + 2 * dx, x0, 2 * dx, 1.0 + 2 * dx, 0.1 + 2 * dx);
+  auto d = test::deck_from_string(deck);
+  MultiphaseMpm<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  const double heat0 = m.heat_content();
+  double t = 0;
+  while (t < T - 1e-12) {
+    const double dt = std::min(m.stable_dt(), T - t);
+    m.step(dt);
+    t += dt;
+  }
+  const double heat1 = m.heat_content();
+  auto& set = m.particles();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+  auto temp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().temperature));
+  const int bins = 25;
+  std::vector<double> st(bins, 0), sx(bins, 0), cnt(bins, 0);
+  for (size_t i = 0; i < set.size(); ++i) {
+    const int b = std::min(bins - 1, static_cast<int>((x(i, 0) - 2 * dx) / (2 * dx)));
+    st[b] += temp(i, 0);
+    sx[b] += x(i, 0);
+    cnt[b] += 1;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, st.data(), bins, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, sx.data(), bins, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, cnt.data(), bins, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double worst = 0;
+  for (int b = 0; b < bins; ++b) {
+    ASSERT_GT(cnt[b], 0);
+    const double xm = sx[b] / cnt[b], ref = 0.5 * std::erfc((xm - x0) / (2 * std::sqrt(kt * T)));
+    worst = std::max(worst, std::fabs((st[b] / cnt[b] - t_amb) / jump - ref));
+  }
+  // Relative to the excess heat of the hot half (jump x its area), not to the total sum V0 T.
+  const double drift = std::fabs(heat1 - heat0) / (jump * 0.5 * 0.1);
+  test::print_rank0("[temperature diffusion] L-inf error %.4f of the jump over 2 dx bins at t = 10 s; heat content "
+                    "change %.2e of the hot half's excess",
+                    worst, drift);
+  EXPECT_LT(worst, 0.03);
+  EXPECT_LT(drift, 1e-12);
+}
+
+// The floor emitter (smoke scene, the digest of Yan et al. 2018 case 4: r = 0.05 m, u_in = 0.5 m/s,
+// T_in = T_amb + 20 K) in a 2D air box, the groups not interacting and no body force, so that every
+// smoke particle moves at u_in: layer k leaves the disc at t_k = k s / u_in (s = 0.01 m, 2 particles
+// per cell and axis at dx = 0.02), so at t it must sit at y = y_c + u_in (t - t_k) to round-off, with
+// velocity u_in and temperature T_in. After t = 0.195 s the smoke count is exactly floor(u_in t / s) + 1
+// = 10 layers of 10 particles (the lattice points s/2 + k s inside |x - x_c| < r), the air count is
+// unchanged, the emitted ids follow the seeded ones and every id is unique.
+TEST(S001_Smoke, EmitterAddsLayersAtTheInflowRate) {
+  const std::string deck = R"(
+simulation: {dimension: 2, method: mpm-multiphase, end_time: 1}
+domain: {lower: [-0.04, -0.04], upper: [0.64, 0.64], cell_size: 0.02, walls: slip}
+mpm_multiphase: {dt_max: 2.0e-4, gravity: [0, 0], force_sharing: per_group, contact_mode: none,
+                 emitter_material: smoke, emitter_center: [0.3, 0.02], emitter_radius: 0.05, emitter_speed: 0.5}
+materials:
+  - {name: air, model: fluid, density: 2, sound_speed: 20}
+  - {name: smoke, model: fluid, density: 1, sound_speed: 20, temperature: 313.15}
+sources:
+  - {type: box, material: air, lower: [0, 0], upper: [0.6, 0.6]}
+)";
+  auto d = test::deck_from_string(deck);
+  MultiphaseMpm<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  const long air0 = m.global_particle_count();
+  ASSERT_NEAR(m.emitter_spacing(), 0.01, 1e-15);
+  const double u = 0.5, s = 0.01, end = 0.195, yc = 0.02;
+  double t = 0;
+  while (t < end - 1e-12) {
+    const double dt = std::min(m.stable_dt(), end - t);
+    m.step(dt);
+    t += dt;
+  }
+  auto& set = m.particles();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().v));
+  auto temp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().temperature));
+  auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.material());
+  auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.id());
+  std::vector<int64_t> ids;
+  double counts[2] = {0, 0}, worst[3] = {0, 0, 0};  // |y - y_k|, |v - u_in|, |T - T_in|
+  int64_t first_smoke = std::numeric_limits<int64_t>::max();
+  for (size_t i = 0; i < set.size(); ++i) {
+    ids.push_back(id(i));
+    counts[mat(i)] += 1;
+    if (mat(i) != 1) continue;
+    first_smoke = std::min(first_smoke, id(i));
+    const double k = static_cast<double>((id(i) - air0) / 10);  // layer of the particle
+    worst[0] = std::max(worst[0], std::fabs(x(i, 1) - (yc + u * end - k * s)));
+    worst[1] = std::max({worst[1], std::fabs(v(i, 1) - u), std::fabs(v(i, 0))});
+    worst[2] = std::max(worst[2], std::fabs(temp(i, 0) - 313.15));
+  }
+  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, worst, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &first_smoke, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  const auto all = allgather_vector(MPI_COMM_WORLD, ids);
+  const long expected_layers = static_cast<long>(std::floor(u * end / s)) + 1;
+  test::print_rank0("[smoke emitter] %ld layers (expected %ld), smoke %.0f particles, air %.0f of %ld; worst |y - y_k| "
+                    "%.2e m, |v - u_in| %.2e m/s, |T - T_in| %.2e K",
+                    m.emitted_layers(), expected_layers, counts[1], counts[0], air0, worst[0], worst[1], worst[2]);
+  EXPECT_EQ(m.emitted_layers(), expected_layers);
+  EXPECT_EQ(counts[1], 10.0 * expected_layers);
+  EXPECT_EQ(counts[0], static_cast<double>(air0));
+  EXPECT_EQ(first_smoke, air0);  // seeded ids are 0..air0-1
+  EXPECT_EQ(std::set<int64_t>(all.begin(), all.end()).size(), all.size());
+  EXPECT_LT(worst[0], 1e-12);
+  EXPECT_LT(worst[1], 1e-12);
+  EXPECT_EQ(worst[2], 0.0);
 }

@@ -84,6 +84,19 @@ void declare_multiphase_sections(config::Schema& root) {
       .def(0.0)
       .nonnegative();
   s->real("ambient_temperature", "K", "T_amb of the buoyancy force (particles at T_amb feel none)").def(293.15).positive();
+  s->text("emitter_material",
+          "fluid material of a floor emitter (smoke, Yan et al. 2018 case 4): a disc in the x-z plane (a segment "
+          "along x in 2D) that adds a layer of particles along +y every particle spacing / emitter_speed, with "
+          "velocity emitter_speed along +y and the material's temperature; empty: no emitter")
+      .def("\"\"");
+  s->vector("emitter_center", "m", "centre of the emitter disc").def_dim("[0, 0]", "[0, 0, 0]");
+  s->real("emitter_radius", "m", "radius of the emitter disc").def(0.05).positive();
+  s->real("emitter_speed", "m/s", "inflow speed u_in of the emitter, along +y").def(0.5).positive();
+  s->real("thermal_diffusivity", "m^2/s",
+          "k_T of DT/Dt = k_T laplacian(T) over the particles of every group (smoke, Yan et al. 2018 case 4: the "
+          "species operator of eq. 27 in its conservative weak form, so sum V0 T is kept). 0: off")
+      .def(0.0)
+      .nonnegative();
   s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
   root.section("mpm_multiphase", s,
                "Multiphase MPM of Yan et al. 2018: material groups with their own grid velocities on one grid, "
@@ -145,6 +158,12 @@ MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim
   o.dissolution_rate_per_step = s.flag("dissolution_rate_per_step");
   o.thermal_buoyancy = s.real("thermal_buoyancy");
   o.ambient_temperature = s.real("ambient_temperature");
+  o.thermal_diffusivity = s.real("thermal_diffusivity");
+  o.emitter_material = s.text("emitter_material");
+  const auto c = s.vector("emitter_center");
+  for (int d = 0; d < dim; ++d) o.emitter_center[d] = c[d];
+  o.emitter_radius = s.real("emitter_radius");
+  o.emitter_speed = s.real("emitter_speed");
   return o;
 }
 

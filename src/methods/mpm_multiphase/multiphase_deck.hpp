@@ -55,6 +55,11 @@ struct MultiphaseSettings {
   // Temperature-driven buoyancy (smoke, Yan et al. 2018 section 5 case 4; the paper names the effect
   // but not the model): body force per unit mass b = beta_T (T - T_amb) along +y.
   double thermal_buoyancy = 0, ambient_temperature = 293.15;  // m/s^2/K, K
+  double thermal_diffusivity = 0;  // k_T (m^2/s) of the particle temperature, across groups; 0: off
+  // Floor emitter of the smoke scene: material name (empty: none), disc centre and radius, inflow speed
+  // along +y.
+  std::string emitter_material;
+  double emitter_center[3] = {0, 0, 0}, emitter_radius = 0.05, emitter_speed = 0.5;
 };
 
 struct MultiphaseTable {

@@ -80,6 +80,20 @@ void sum_and_divide_by_group_volume(grid::GridField<Dim>& grid, const MaterialVi
   grid.global_to_local();
 }
 
+// Sums the scattered nodal values over the ranks, divides slot 1 by slot 0 (a volume) on the owned
+// nodes and refreshes the ghosts: the volume-weighted nodal temperature and its weak-form rate.
+template <int Dim>
+void divide_slot1_by_slot0(grid::GridField<Dim>& grid, const char* label) {
+  grid.local_to_global_add();
+  grid::NodeArray a = grid.acquire_owned();
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(const long i) {
+        a(i, 1) = a(i, 0) > 0 ? a(i, 1) / a(i, 0) : 0.0;
+      });
+  grid.release_owned(a);
+  grid.global_to_local();
+}
+
 }  // namespace
 
 template <int Dim>
@@ -106,6 +120,7 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
     for (size_t i = 0; i < table_.materials.size(); ++i) {
       h(i) = table_.materials[i];
       max_wave_speed_ = std::max(max_wave_speed_, table_.materials[i].wave_speed());
+      if (table_.materials[i].kind == PhaseKind::Solid) has_solids_ = true;
     }
     Kokkos::deep_copy(materials_, h);
   }
@@ -163,6 +178,114 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
     if (removed > 0) log::info("mpm-multiphase: %ld fluid particles seeded inside solids or displacing fluids removed\n", removed);
   }
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+  if (!s_.emitter_material.empty()) {
+    for (size_t i = 0; i < table_.names.size(); ++i)
+      if (table_.names[i] == s_.emitter_material && table_.materials[i].kind == PhaseKind::Fluid)
+        emitter_material_ = static_cast<int>(i);
+    if (emitter_material_ < 0)
+      throw InputError(root.file(), "mpm_multiphase.emitter_material", "'" + s_.emitter_material + "' is not a fluid material");
+    // Emitted particles share the sources' volume (the SPH calibration assumes one lattice spacing).
+    emitter_spacing_ = vmax > 0 ? std::pow(vmax, 1.0 / Dim) : 0.5 * decomp_->dx();
+    // The disc must lie where every stencil stays inside the grid (g2p's clamp: one cell inside the box).
+    const double* c = s_.emitter_center;
+    for (int d = 0; d < Dim; ++d) {
+      const double reach = d == 1 ? 0.0 : s_.emitter_radius;
+      if (c[d] - reach < decomp_->lower()[d] + decomp_->dx() || c[d] + reach > decomp_->upper()[d] - decomp_->dx())
+        throw InputError(root.file(), "mpm_multiphase.emitter_center",
+                         "the emitter disc must lie at least one cell inside the domain box");
+    }
+    // Emitted ids continue after the largest seeded id, in the same order on every rank.
+    auto id = set_.id();
+    int64_t top = -1;
+    Kokkos::parallel_reduce(
+        "mp::max_id", Kokkos::RangePolicy<>(0, set_.size()),
+        KOKKOS_LAMBDA(const int p, int64_t& m) { m = id(p) > m ? id(p) : m; }, Kokkos::Max<int64_t>(top));
+    MPI_Allreduce(MPI_IN_PLACE, &top, 1, MPI_INT64_T, MPI_MAX, comm_);
+    next_id_ = top + 1;
+  }
+}
+
+// Floor emitter (smoke, Yan et al. 2018 case 4; the paper gives no emitter model): layer k leaves the
+// disc at t_k = k s / u_in (s the particle spacing) and has risen u_in (t - t_k) when it is created at
+// the start of the first step with t >= t_k. A layer is the lattice of spacing s offset by s/2 inside
+// the disc (x-z plane; a segment along x in 2D), enumerated in one order on every rank; each rank keeps
+// the points it owns, and ids follow that order, so nothing depends on the rank count.
+template <int Dim>
+void MultiphaseMpm<Dim>::emit() {
+  if (emitter_material_ < 0) return;
+  auto t = timers_.scope("emit");
+  const double s = emitter_spacing_, u = s_.emitter_speed, r = s_.emitter_radius;
+  const double* c = s_.emitter_center;
+  const int kr = static_cast<int>(std::ceil(r / s));
+  std::vector<double> hx;
+  std::vector<int64_t> hid;
+  for (;;) {
+    const double tk = static_cast<double>(emitted_layers_) * s / u;
+    if (tk > time_ + 1e-12) break;
+    const double rise = u * (time_ - tk);
+    int64_t index = 0;
+    for (int b = (Dim == 3 ? -kr : 0); b < (Dim == 3 ? kr : 1); ++b)
+      for (int a = -kr; a < kr; ++a) {
+        const double pa = (a + 0.5) * s, pb = Dim == 3 ? (b + 0.5) * s : 0.0;
+        if (pa * pa + pb * pb > r * r) continue;
+        double xp[3] = {c[0] + pa, c[1] + rise, Dim == 3 ? c[2] + pb : 0.0};
+        if (decomp_->owner_of(xp) == decomp_->rank()) {
+          for (int d = 0; d < Dim; ++d) hx.push_back(xp[d]);
+          hid.push_back(next_id_ + index);
+        }
+        ++index;
+      }
+    next_id_ += index;
+    ++emitted_layers_;
+  }
+  if (hid.empty()) return;
+  const size_t k = hid.size();
+  Kokkos::View<double**, Kokkos::LayoutRight> xs("mp_emit_x", k, Dim);
+  Kokkos::View<int64_t*> ids("mp_emit_id", k);
+  {
+    auto hxs = Kokkos::create_mirror_view(xs);
+    auto hids = Kokkos::create_mirror_view(ids);
+    for (size_t i = 0; i < k; ++i) {
+      for (int d = 0; d < Dim; ++d) hxs(i, d) = hx[i * Dim + d];
+      hids(i) = hid[i];
+    }
+    Kokkos::deep_copy(xs, hxs);
+    Kokkos::deep_copy(ids, hids);
+  }
+  append_emitted(xs, ids);
+}
+
+template <int Dim>
+void MultiphaseMpm<Dim>::append_emitted(const Kokkos::View<double**, Kokkos::LayoutRight>& xs,
+                                        const Kokkos::View<int64_t*>& ids) {
+  const size_t n0 = set_.size(), k = ids.extent(0);
+  set_.resize(n0 + k);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), mass = set_.field(f_.mass), vol = set_.field(f_.volume);
+  auto rho = set_.field(f_.density), sig = set_.field(f_.stress), pr = set_.field(f_.pressure);
+  auto alpha = set_.field(f_.fractions), temp = set_.field(f_.temperature);
+  auto id = set_.id();
+  auto mat = set_.material();
+  auto mats = materials_;
+  const int K = static_cast<int>(table_.materials.size()), em = emitter_material_;
+  const double V = std::pow(emitter_spacing_, Dim), u = s_.emitter_speed;
+  Kokkos::parallel_for(
+      "mp::emit", Kokkos::RangePolicy<>(0, k), KOKKOS_LAMBDA(const int i) {
+        const size_t p = n0 + i;
+        const double r0 = mats(em).rest_density;
+        for (int d = 0; d < Dim; ++d) {
+          x(p, d) = xs(i, d);
+          v(p, d) = d == 1 ? u : 0.0;
+        }
+        for (int j = 0; j < Dim * Dim; ++j) sig(p, j) = 0;
+        vol(p, 0) = V;
+        mass(p, 0) = V * r0;
+        rho(p, 0) = r0;
+        pr(p, 0) = 0;
+        id(p) = ids(i);
+        mat(p) = em;
+        for (int q = 0; q < K; ++q) alpha(p, q) = q == em ? 1.0 : 0.0;
+        temp(p, 0) = mats(em).temperature;
+      });
 }
 
 // The seeded particles' fields, and the range of their volumes on this rank. A member function rather
@@ -260,6 +383,8 @@ double MultiphaseMpm<Dim>::stable_dt() {
   // Explicit diffusion: dt <= dx^2 / (2 Dim k_d), with the CFL factor as margin.
   if (s_.diffusivity > 0 && has_miscible_group())
     dt = std::min(dt, s_.cfl * decomp_->dx() * decomp_->dx() / (2 * Dim * s_.diffusivity));
+  if (s_.thermal_diffusivity > 0)
+    dt = std::min(dt, s_.cfl * decomp_->dx() * decomp_->dx() / (2 * Dim * s_.thermal_diffusivity));
   return dt;
 }
 
@@ -275,37 +400,83 @@ bool MultiphaseMpm<Dim>::has_miscible_group() const {
 
 template <int Dim>
 void MultiphaseMpm<Dim>::p2g_momentum() {
+  p2g(false);
+}
+
+// One pass over the particles scatters m, m u and m grad N of every group (and, in volume mode, the
+// fluids' m J). With fluid_forces (SPH density: a fluid's stress depends on its SPH density alone,
+// not on the grid), the internal force and buoyancy of every fluid particle go into the same pass
+// (the force slots are otherwise unused here), so the separate force pass only visits solids.
+template <int Dim>
+void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
   auto t = timers_.scope("p2g");
   const int S = stride();
   const auto gbox = grid_->ghost_box();
   grid::NodeArray local = grid_->acquire_local(true);
   auto scatter = Kokkos::Experimental::create_scatter_view(local);
   auto x = set_.field(f_.x), v = set_.field(f_.v), mass = set_.field(f_.mass);
-  auto vol0 = set_.field(f_.volume), rho = set_.field(f_.density);
+  auto vol0 = set_.field(f_.volume), rho = set_.field(f_.density), sig = set_.field(f_.stress);
+  auto temp = set_.field(f_.temperature);
   auto mat = set_.material();
   auto mats = materials_;
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   const bool gimp = s_.gimp, volume_density = !s_.sph_density;
+  const double beta_t = s_.thermal_buoyancy, t_amb = s_.ambient_temperature;
   Kokkos::parallel_for(
       "mp::p2g", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
-        double xp[Dim];
-        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        double xp[Dim], vp[Dim];
+        for (int d = 0; d < Dim; ++d) {
+          xp[d] = x(p, d);
+          vp[d] = v(p, d);
+        }
         grid::Stencil<Dim> st;
         shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
         const PhaseMaterial& mt = mats(mat(p));
+        const bool fluid = mt.kind == PhaseKind::Fluid;
         const int o = mt.group * S;
         const double mp = mass(p, 0);
+        auto acc = scatter.access();
+        if (fluid_forces && fluid) {
+          // V sigma and the buoyancy m b_j as in p2g_forces (eqs. 15/19).
+          const double V = mp / rho(p, 0);
+          double s[Dim * Dim];
+          for (int i = 0; i < Dim * Dim; ++i) s[i] = V * sig(p, i);
+          const double lift = mp * beta_t * (temp(p, 0) - t_amb);
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
+            const double wm = w * mp;
+            acc(idx, o) += wm;
+            for (int a = 0; a < Dim; ++a) {
+              acc(idx, o + 1 + a) += wm * vp[a];
+              double f = 0;
+              for (int b = 0; b < Dim; ++b) f -= s[a * Dim + b] * grad[b];
+              acc(idx, o + 1 + Dim + a) += a == 1 ? f + w * lift : f;
+              acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+            }
+          });
+          return;
+        }
         // Fluid volume ratio J = V / V0 = m / (V0 rho), mass-weighted onto the grid (the force slot
         // is free until the force pass).
-        const double mj = (volume_density && mt.kind == PhaseKind::Fluid) ? mp * mp / (vol0(p, 0) * rho(p, 0)) : 0.0;
-        auto acc = scatter.access();
+        if (volume_density && fluid) {
+          const double mj = mp * mp / (vol0(p, 0) * rho(p, 0));
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
+            const double wm = w * mp;
+            acc(idx, o) += wm;
+            acc(idx, o + 1 + Dim) += w * mj;
+            for (int a = 0; a < Dim; ++a) {
+              acc(idx, o + 1 + a) += wm * vp[a];
+              acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+            }
+          });
+          return;
+        }
         grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
-          acc(idx, o) += w * mp;
-          acc(idx, o + 1 + Dim) += w * mj;
+          const double wm = w * mp;
+          acc(idx, o) += wm;
           for (int a = 0; a < Dim; ++a) {
-            acc(idx, o + 1 + a) += w * mp * v(p, a);
+            acc(idx, o + 1 + a) += wm * vp[a];
             acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
           }
         });
@@ -322,9 +493,11 @@ void MultiphaseMpm<Dim>::p2g_momentum() {
         for (int g = 0; g < G; ++g) {
           const double m = a(i, g * S);
           for (int d = 0; d < Dim; ++d) a(i, g * S + 1 + d) = m > 0 ? a(i, g * S + 1 + d) / m : 0.0;
-          a(i, g * S + 1 + Dim) = m > 0 ? a(i, g * S + 1 + Dim) / m : 0.0;
+          if (!fluid_forces) a(i, g * S + 1 + Dim) = m > 0 ? a(i, g * S + 1 + Dim) / m : 0.0;  // J_I
         }
       });
+  forces_in_state_ = fluid_forces;
+  forces_in_vec_ = false;
   if (state_.extent(0) != a.extent(0) || state_.extent(1) != a.extent(1))
     state_ = grid::NodeArray("mp_node_state", a.extent(0), a.extent(1));
   Kokkos::deep_copy(state_, a);
@@ -377,8 +550,9 @@ void MultiphaseMpm<Dim>::sph_density() {
 }
 
 template <int Dim>
-void MultiphaseMpm<Dim>::constitutive(double dt) {
+void MultiphaseMpm<Dim>::constitutive(double dt, Phases which) {
   auto t = timers_.scope("constitutive");
+  const bool do_fluids = which != Phases::Solids, do_solids = which != Phases::Fluids;
   const int S = stride();
   const auto gbox = grid_->ghost_box();
   grid::NodeArray local = grid_->acquire_local(false);
@@ -395,6 +569,7 @@ void MultiphaseMpm<Dim>::constitutive(double dt) {
       "mp::constitutive", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
         const PhaseMaterial& m = mats(mat(p));
         const bool fluid = m.kind == PhaseKind::Fluid;
+        if (fluid ? !do_fluids : !do_solids) return;
         double div = 0, jbar = 0, gu[Dim * Dim] = {};
         if (!fluid || volume_density) {
           double xp[Dim];
@@ -441,8 +616,9 @@ void MultiphaseMpm<Dim>::constitutive(double dt) {
 }
 
 template <int Dim>
-void MultiphaseMpm<Dim>::p2g_forces() {
+void MultiphaseMpm<Dim>::p2g_forces(Phases which) {
   auto t = timers_.scope("p2g_forces");
+  const bool do_fluids = which != Phases::Solids, do_solids = which != Phases::Fluids;
   const int S = stride();
   const auto gbox = grid_->ghost_box();
   grid::NodeArray local = grid_->acquire_local(true);
@@ -458,6 +634,7 @@ void MultiphaseMpm<Dim>::p2g_forces() {
   const double beta_t = s_.thermal_buoyancy, t_amb = s_.ambient_temperature;
   Kokkos::parallel_for(
       "mp::p2g_forces", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
+        if (mats(mat(p)).kind == PhaseKind::Fluid ? !do_fluids : !do_solids) return;
         double xp[Dim], s[Dim * Dim];
         for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
         const double V = mass(p, 0) / rho(p, 0);  // current volume (eq. 15/19)
@@ -479,6 +656,7 @@ void MultiphaseMpm<Dim>::p2g_forces() {
   Kokkos::Experimental::contribute(local, scatter);
   grid_->release_local(local);
   grid_->local_to_global_add();
+  forces_in_vec_ = true;
 }
 
 template <int Dim>
@@ -498,6 +676,8 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
   const bool shared = s_.shared_forces;
   const ContactMode mode = s_.contact;
   auto beta = beta_;
+  // Internal forces: from the force pass (in the Vec) and/or from the fused P2G (in state_).
+  const bool vec_forces = forces_in_vec_, state_forces = forces_in_state_;
   long contacts = 0;
   Kokkos::parallel_reduce(
       "mp::grid_update", Kokkos::RangePolicy<>(0, obox.size()),
@@ -510,7 +690,9 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
           for (int d = 0; d < Dim; ++d) {
             u[g * Dim + d] = state(i, g * S + 1 + d);
             gr[g * Dim + d] = state(i, g * S + 1 + 2 * Dim + d);
-            f[g * Dim + d] = with_forces ? a(i, g * S + 1 + Dim + d) + m[g] * grav[d] : 0.0;
+            const double fi = (vec_forces ? a(i, g * S + 1 + Dim + d) : 0.0) +
+                              (state_forces ? state(i, g * S + 1 + Dim + d) : 0.0);
+            f[g * Dim + d] = with_forces ? fi + m[g] * grav[d] : 0.0;
             ft[d] += f[g * Dim + d];
           }
         }
@@ -565,7 +747,7 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
       if (mt.kind == PhaseKind::Solid) h(mt.group) = mt.rest_density;
     Kokkos::deep_copy(solid_group, h);
   }
-  const bool separate = s_.separate_fluid_from_solids;
+  const bool separate = s_.separate_fluid_from_solids && has_solids_;  // no solid group: nothing to leave
   double lower[Dim], lo_clamp[Dim], hi_clamp[Dim];
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   for (int d = 0; d < Dim; ++d) {
@@ -585,10 +767,21 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
         const PhaseMaterial& m = mats(mat(p));
         const int o = m.group * S;
         double vpic[Dim] = {}, acc[Dim] = {};
+        // The volumes and solid normal of the separation below are gathered in the same stencil pass.
+        const bool check = separate && m.kind == PhaseKind::Fluid;
+        double vs = 0, vf = 0, gs[Dim] = {};
         grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
           for (int a = 0; a < Dim; ++a) {
             vpic[a] += w * local(idx, o + 1 + a);
             acc[a] += w * local(idx, o + 1 + Dim + a);
+          }
+          if (check) {
+            vf += w * local(idx, o) / m.rest_density;
+            for (int g = 0; g < G; ++g) {
+              if (solid_group(g) <= 0) continue;
+              vs += w * local(idx, g * S) / solid_group(g);
+              for (int d = 0; d < Dim; ++d) gs[d] += w * local(idx, g * S + 1 + 2 * Dim + d);
+            }
           }
         });
         // Eqs. (8)-(10): PIC from the final grid velocity, FLIP from the whole grid increment.
@@ -602,16 +795,7 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
         // own group's has entered a solid body below the grid's resolution, where the mass-gradient
         // normals of the contact are undefined: it is moved a quarter cell per step along the solids'
         // outward normal (position only, so momentum is untouched) until it is out.
-        if (separate && m.kind == PhaseKind::Fluid) {
-          double vs = 0, vf = 0, gs[Dim] = {};
-          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
-            vf += w * local(idx, o) / m.rest_density;
-            for (int g = 0; g < G; ++g) {
-              if (solid_group(g) <= 0) continue;
-              vs += w * local(idx, g * S) / solid_group(g);
-              for (int d = 0; d < Dim; ++d) gs[d] += w * local(idx, g * S + 1 + 2 * Dim + d);
-            }
-          });
+        if (check) {
           double len = 0;
           for (int d = 0; d < Dim; ++d) len += gs[d] * gs[d];
           len = kmath::sqrt(len);
@@ -744,6 +928,104 @@ void MultiphaseMpm<Dim>::diffuse_species(double dt) {
         mass(p, 0) = m;
       });
   grid_->release_local(local);
+}
+
+// Temperature diffusion for the smoke scene (Yan et al. 2018, case 4, name the effect; the operator is
+// that of the species, eq. 27, in the weak form of diffuse_species): with V_I = sum_j V0_j N_Ij and
+// T_I = sum_j V0_j T_j N_Ij / V_I over all particles of every group,
+//   grad T_j = sum_I T_I grad N_Ij,  V_I dT_I/dt = -k_T sum_j V0_j grad T_j . grad N_Ij,
+//   dT_j = dt sum_I N_Ij dT_I/dt.
+// Since sum_I grad N_Ij = 0, sum_j V0_j dT_j = 0: the heat content (equal heat capacity per volume) is
+// conserved to round-off. Grid slots: 0 V_I, 1 V_I T_I, then T_I, then V_I dT_I/dt.
+template <int Dim>
+void MultiphaseMpm<Dim>::diffuse_temperature(double dt) {
+  auto t = timers_.scope("diffusion");
+  const auto gbox = grid_->ghost_box();
+  auto x = set_.field(f_.x), vol0 = set_.field(f_.volume), temp = set_.field(f_.temperature);
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  const double dx = decomp_->dx(), inv_dx = 1.0 / dx, kt = s_.thermal_diffusivity;
+  const bool gimp = s_.gimp;
+  const long n = static_cast<long>(set_.size());
+  {
+    grid::NodeArray local = grid_->acquire_local(true);
+    auto scatter = Kokkos::Experimental::create_scatter_view(local);
+    Kokkos::parallel_for(
+        "mp::heat_p2g", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+          double xp[Dim];
+          for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+          grid::Stencil<Dim> st;
+          shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+          const double V = vol0(p, 0), VT = V * temp(p, 0);
+          auto acc = scatter.access();
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+            acc(idx, 0) += w * V;
+            acc(idx, 1) += w * VT;
+          });
+        });
+    Kokkos::Experimental::contribute(local, scatter);
+    grid_->release_local(local);
+    divide_slot1_by_slot0(*grid_, "mp::heat_nodal");
+  }
+  Kokkos::View<double*> nodal("mp_heat_nodes", gbox.size());
+  {
+    grid::NodeArray local = grid_->acquire_local(false);
+    Kokkos::parallel_for(
+        "mp::heat_copy", Kokkos::RangePolicy<>(0, gbox.size()), KOKKOS_LAMBDA(const long i) { nodal(i) = local(i, 1); });
+    grid_->release_local(local);
+  }
+  // Weak-form rate V_I dT_I/dt in slot 1 (the volumes gathered again in slot 0), then divided by V_I.
+  {
+    grid::NodeArray local = grid_->acquire_local(true);
+    auto scatter = Kokkos::Experimental::create_scatter_view(local);
+    Kokkos::parallel_for(
+        "mp::heat_rate", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+          double xp[Dim];
+          for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+          grid::Stencil<Dim> st;
+          shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+          const double V = vol0(p, 0);
+          double gt[Dim] = {};
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double, const double* grad, const double*) {
+            for (int d = 0; d < Dim; ++d) gt[d] += nodal(idx) * grad[d];
+          });
+          auto acc = scatter.access();
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
+            double dot = 0;
+            for (int d = 0; d < Dim; ++d) dot += gt[d] * grad[d];
+            acc(idx, 0) += w * V;
+            acc(idx, 1) += -kt * V * dot;
+          });
+        });
+    Kokkos::Experimental::contribute(local, scatter);
+    grid_->release_local(local);
+    divide_slot1_by_slot0(*grid_, "mp::heat_nodal_rate");
+  }
+  grid::NodeArray local = grid_->acquire_local(false);
+  Kokkos::parallel_for(
+      "mp::heat_g2p", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        grid::Stencil<Dim> st;
+        shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+        double rate = 0;
+        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+          rate += w * local(idx, 1);
+        });
+        temp(p, 0) += dt * rate;
+      });
+  grid_->release_local(local);
+}
+
+template <int Dim>
+double MultiphaseMpm<Dim>::heat_content() {
+  auto vol0 = set_.field(f_.volume), temp = set_.field(f_.temperature);
+  double s = 0;
+  Kokkos::parallel_reduce(
+      "mp::heat_content", Kokkos::RangePolicy<>(0, set_.size()),
+      KOKKOS_LAMBDA(const int p, double& acc) { acc += vol0(p, 0) * temp(p, 0); }, s);
+  MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  return s;
 }
 
 // Dissolution (Yan et al. 2018, section 4.3). alpha^s (the fraction column of the solid material s)
@@ -881,10 +1163,23 @@ template <int Dim>
 void MultiphaseMpm<Dim>::step(double dt) {
   if (s_.diffusivity > 0 && has_miscible_group()) diffuse_species(dt);
   if (dissolve_solid_ >= 0 && s_.dissolution_rate > 0) dissolve(dt);
-  p2g_momentum();
-  if (s_.sph_density) sph_density();
-  constitutive(dt);
-  p2g_forces();
+  emit();
+  if (s_.thermal_diffusivity > 0) diffuse_temperature(dt);
+  if (s_.sph_density) {
+    // The fluids' stress needs only their SPH density, so their forces join the momentum pass and the
+    // force pass visits the solids alone (skipped when the deck has none).
+    sph_density();
+    constitutive(dt, Phases::Fluids);
+    p2g(true);
+    if (has_solids_) {
+      constitutive(dt, Phases::Solids);
+      p2g_forces(Phases::Solids);
+    }
+  } else {
+    p2g_momentum();
+    constitutive(dt);
+    p2g_forces();
+  }
   grid_update(dt, true);
   g2p(dt);
   {
@@ -979,7 +1274,11 @@ long MultiphaseMpm<Dim>::global_particle_count() {
 
 template <int Dim>
 std::vector<std::pair<std::string, double>> MultiphaseMpm<Dim>::state() {
-  return {{"steps", static_cast<double>(steps_)}, {"time", time_}, {"relabelled", static_cast<double>(relabelled_)}};
+  return {{"steps", static_cast<double>(steps_)},
+          {"time", time_},
+          {"relabelled", static_cast<double>(relabelled_)},
+          {"emitted_layers", static_cast<double>(emitted_layers_)},
+          {"next_id", static_cast<double>(next_id_)}};
 }
 
 template <int Dim>
@@ -988,6 +1287,8 @@ void MultiphaseMpm<Dim>::restore_state(const std::vector<std::pair<std::string, 
     if (k == "steps") steps_ = static_cast<long>(v);
     if (k == "time") time_ = v;
     if (k == "relabelled") relabelled_ = static_cast<long>(v);
+    if (k == "emitted_layers") emitted_layers_ = static_cast<long>(v);
+    if (k == "next_id") next_id_ = static_cast<int64_t>(v);
   }
 }
 

@@ -12,6 +12,9 @@
 //   5 Grid update: shared (or per-group) acceleration, anti-penetration contact between groups
 //     (contact.hpp), wall and collider conditions, a = (u_new - u)/dt.
 //   6 G2P per group: PIC/FLIP blend with the material's alpha_pic, advection; then migration.
+// Before step 1: species diffusion, dissolution, the floor emitter and temperature diffusion. With the
+// SPH density, steps 2 and 3 (fluids) come first and the fluids' forces join the P2G of step 1, so
+// step 4 scatters only the solids' forces (same result to round-off, one pass over the fluid less).
 // The stages are public only because they hold Kokkos device lambdas (CUDA rejects them in private
 // member functions); tests call them one by one.
 #include <memory>
@@ -70,15 +73,30 @@ class MultiphaseMpm : public Method {
   // particle spacing of such a particle along every axis, displacers themselves kept); returns how many
   // (global).
   long remove_fluid_inside_solids(double spacing);
-  void p2g_momentum();
+  enum class Phases { All, Fluids, Solids };
+  void p2g_momentum();  // p2g(false)
+  // fluid_forces: also scatter the fluids' internal and buoyancy forces (SPH density mode, after
+  // sph_density() and constitutive(dt, Phases::Fluids)); then p2g_forces(Phases::Solids) adds the rest.
+  void p2g(bool fluid_forces);
   void sph_density();
-  void constitutive(double dt);
-  void p2g_forces();
+  void constitutive(double dt, Phases which = Phases::All);
+  void p2g_forces(Phases which = Phases::All);
   void grid_update(double dt, bool with_forces);
   void g2p(double dt);
   // Miscible species: one explicit step of D alpha^k/Dt = k_d laplacian(alpha^k) with the weak-form
   // operator (conserves sum_j V0_j alpha_j^k to round-off), then mass and rest density follow.
   void diffuse_species(double dt);
+  // One explicit step of DT/Dt = k_T laplacian(T) over every particle, the same weak-form operator
+  // with one volume per node for all groups (heat crosses group boundaries); conserves sum_j V0_j T_j.
+  void diffuse_temperature(double dt);
+  // sum_j V0_j T_j (global).
+  double heat_content();
+  // Floor emitter (mpm_multiphase.emitter_*): adds the layers due by the current time; called at the
+  // start of step().
+  void emit();
+  void append_emitted(const Kokkos::View<double**, Kokkos::LayoutRight>& x, const Kokkos::View<int64_t*>& ids);
+  long emitted_layers() const { return emitted_layers_; }
+  double emitter_spacing() const { return emitter_spacing_; }
   // Noyes-Whitney dissolution of solid material `dissolve_solid` into fluid `dissolve_into` at nodes
   // where both groups have mass (eqs. 30-32), then relabelling of saturated solid particles.
   void dissolve(double dt);
@@ -107,6 +125,12 @@ class MultiphaseMpm : public Method {
   double calibration_ = 1;  // C_W of rho = m C_W sum_k W_jk (1/(V0 sum W) on a rest lattice)
   double max_wave_speed_ = 0;
   long steps_ = 0, contacts_ = 0;
+  int emitter_material_ = -1;  // -1: no emitter
+  double emitter_spacing_ = 0;
+  long emitted_layers_ = 0;
+  int64_t next_id_ = 0;
+  bool has_solids_ = false;  // some material is a solid (dissolution only turns solids into fluid)
+  bool forces_in_state_ = false, forces_in_vec_ = false;  // where grid_update finds the internal forces
   double time_ = 0;
   Timers timers_;
 };
