@@ -43,6 +43,11 @@ for k, v in ours.items():
     p = paper[k]
     print(f"{k:22s} {v:14.1f} {('%d' % p) if p is not None else '(in time step)':>32s}")
 print(f"wall s per simulated s: {step_s / dt:.0f} (whole step / mean dt); the paper's 29.162 s step at its dt")
+mean = lambda k: sum(float(x.get(k, 0) or 0) for x in rows) / len(rows)
+print(f"heat solve per step (rank 0): assembly {1e3 * mean('heat_assemble_s'):.1f} ms, preconditioner set-up "
+      f"{1e3 * mean('heat_setup_s'):.1f} ms, CG {1e3 * mean('heat_ksp_s'):.1f} ms ({mean('heat_ksp_iterations'):.1f} iterations, "
+      f"{'Jacobi' if mean('heat_jacobi') > 0.5 else 'GAMG'}), G2P {1e3 * mean('heat_gather_s'):.1f} ms; share of the step "
+      f"{100 * ours['heat solve'] / ours['time step']:.1f} %")
 print(f"newton iterations per step: {sum(float(x.get('newton_iterations', 0) or 0) for x in rows) / len(rows):.1f}")
 rss = int(open(d + "/rss_kib").read().split()[-1]) * 1024
 print(f"peak RSS of one process (as /usr/bin/time sees mpirun's largest child): {rss / 2**30:.2f} GiB")

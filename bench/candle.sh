@@ -3,7 +3,8 @@
 # backward Euler, the heat solve every step) for STEPS steps after the flame is lit, on RANKS ranks x 1
 # thread. Prints per-stage seconds per step (surface sampling, P2G, Newton = the linear solves of the
 # momentum step, heat solve, G2P), the heat solve's share of an implicit step (the target: under
-# 15 %), heat KSP iterations per step, particle-steps per second and memory per particle (peak RSS / N).
+# 15 %), heat KSP iterations per step and the heat solve's parts (assembly, preconditioner set-up, CG, G2P;
+# diagnostics.csv columns heat_*_s), particle-steps per second and memory per particle (peak RSS / N).
 # Usage: bash bench/candle.sh [STEPS] [RANKS] [--set key=value ...]  (build first: bash scripts/build.sh)
 # Timings on a shared machine are noisy: say how loaded it was when you report them.
 set -euo pipefail
@@ -34,6 +35,11 @@ print(f"  whole step         {1e3 * step_s:9.2f} ms/step")
 print(f"heat solve share of an implicit step: {100 * t.get('heat_solve', 0) / steps / step_s:.1f} % (target < 15 %)")
 its = [float(x["heat_ksp_iterations"]) for x in rows]
 print(f"heat KSP iterations per step: mean {sum(its) / len(its):.1f}, max {max(its):.0f}")
+mean = lambda k: sum(float(x.get(k, 0) or 0) for x in rows) / len(rows)
+print(f"heat solve parts per step (rank 0): assembly {1e3 * mean('heat_assemble_s'):.2f} ms, preconditioner set-up "
+      f"{1e3 * mean('heat_setup_s'):.2f} ms, CG {1e3 * mean('heat_ksp_s'):.2f} ms, G2P {1e3 * mean('heat_gather_s'):.2f} ms; "
+      f"preconditioner {'Jacobi' if mean('heat_jacobi') > 0.5 else 'GAMG'} (conduction ratio {mean('heat_conduction_ratio'):.2f}), "
+      f"{mean('heat_nonzeros'):.0f} stored matrix entries")
 print(f"particle-steps/s: {n * steps / r['wall_s']:.0f}")
 rss = int(open(d + "/rss_kib").read().split()[-1]) * 1024
 print(f"peak RSS of mpirun's child tree (as /usr/bin/time sees it): {rss / 2**20:.1f} MiB, {rss / n / 1024:.1f} KiB per particle")

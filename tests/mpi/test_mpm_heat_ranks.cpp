@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <petscsys.h>
+
 #include "core/mpi_gather.hpp"
 #include "methods/mpm/mpm_method.hpp"
 #include "scene.hpp"
@@ -73,6 +75,14 @@ void expect_rank_equivalent(const std::vector<std::string>& sets, const char* la
 }  // namespace
 
 TEST(MpmHeatDistributed, RobinDiscsMatchOneRank) { expect_rank_equivalent({}, "Robin, flux, source"); }
+
+// The discs' capacity dominates (conduction ratio about 0.5), so the automatic preconditioner is Jacobi;
+// the same with GAMG, which aggregates across the rank boundaries.
+TEST(MpmHeatDistributed, RobinDiscsMatchOneRankWithGamg) {
+  PetscOptionsSetValue(nullptr, "-mpm_heat_pc_type", "gamg");
+  expect_rank_equivalent({}, "Robin, flux, source, GAMG");
+  PetscOptionsClearValue(nullptr, "-mpm_heat_pc_type");
+}
 
 // A collider held at 350 K cuts both discs (its fixed nodes and the moved matrix columns cross rank
 // boundaries), and the flux acts on a rotating arc only.

@@ -8,10 +8,12 @@
 // with 1 - lambda_n cot lambda_n = Bi; the roots and the sum are computed here.
 //  - RobinSphereSeriesCoarse (CI): dx = 1/32 (R = 4.8 dx), t = 0.5 and 1 s, conservative transfer,
 //    within +-0.02 (measured -0.011, -0.005).
-//  - LongRobinSphereSeries: dx = 1/64 (R = 9.6 dx), t = 0.5, 1, 2, 4 s, conservative transfer, default GAMG, within
-//    +-0.01 (the 2D disc's tolerance at R = 19 dx); measured -0.0057, -0.0043, -0.0016, -0.0001 (8.7 min on
-//    the loaded 2-core machine, before the weak-node floor; with it -0.0057, -0.0043 at t = 0.5, 1 s in a
-//    100-step app run without fallback). The error halves from dx = 1/32 to 1/64.
+//  - LongRobinSphereSeries: dx = 1/64 (R = 9.6 dx), t = 0.5, 1, 2, 4 s, conservative transfer, the automatic
+//    preconditioner (CG + Jacobi here), within +-0.01 (the 2D disc's tolerance at R = 19 dx); measured
+//    -0.0057, -0.0043, -0.0016, -0.0001, 0 fallbacks (6.9 min on the loaded 2-core machine, load 14).
+//    The error halves from dx = 1/32 to 1/64.
+//  - LongRobinSphereSeriesGamg: the same with -mpm_heat_pc_type gamg: the same four errors, 400 GAMG set-ups,
+//    0 fallbacks (9.7 min, load 14).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -82,6 +84,13 @@ sources: [{type: sphere, material: wax, center: [0.25, 0.25, 0.25], radius: %g, 
                      dx, kH, kK, kR);
 }
 
+// Sets one PETSc option for the lifetime of the guard (the heat solver reads it when it is built).
+struct PetscOptionGuard {
+  const char* name;
+  PetscOptionGuard(const char* n, const char* value) : name(n) { PetscOptionsSetValue(nullptr, n, value); }
+  ~PetscOptionGuard() { PetscOptionsClearValue(nullptr, name); }
+};
+
 void robin_sphere(double dx, const std::vector<double>& times, double tol) {
   auto d = test::deck_from_string(sphere_deck(dx));
   mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
@@ -103,9 +112,9 @@ void robin_sphere(double dx, const std::vector<double>& times, double tol) {
     MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     const double ratio = (s[1] / s[0] - 295) / 30, exact = sphere_series(t);
     report("Robin sphere (dx = 1/%.0f, R = %.1f dx): t = %g s, mean-excess ratio %.4f (series %.4f, %+.4f), %d CG "
-           "iterations, %d fallbacks",
+           "iterations (%s), %d fallbacks",
            1 / dx, kR / dx, t, ratio, exact, ratio - exact, m.last_heat_solve().iterations,
-           m.last_heat_solve().preconditioner_fallbacks);
+           m.last_heat_solve().jacobi ? "Jacobi" : "GAMG", m.last_heat_solve().preconditioner_fallbacks);
     EXPECT_NEAR(ratio, exact, tol) << "t = " << t;
     EXPECT_EQ(m.last_heat_solve().preconditioner_fallbacks, 0) << "t = " << t;  // counted over the whole run
   }
@@ -132,6 +141,7 @@ TEST(MpmHeatSphereValidation, RobinSphereSeriesCoarse) { robin_sphere(1.0 / 32, 
 // first 8 steps the solve must neither fall back to Jacobi nor need more than 20 CG iterations (it takes
 // 8), and weak nodes must have been taken out (about 830 per step).
 TEST(MpmHeatSphereValidation, GamgStaysDefiniteAfterTheFirstStep) {
+  const PetscOptionGuard gamg("-mpm_heat_pc_type", "gamg");  // the automatic choice would take Jacobi here
   auto d = test::deck_from_string(sphere_deck(1.0 / 64));
   mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
   for (int step = 1; step <= 8; ++step) {
@@ -143,11 +153,41 @@ TEST(MpmHeatSphereValidation, GamgStaysDefiniteAfterTheFirstStep) {
     EXPECT_GT(h.reason, 0) << "step " << step;
     EXPECT_LE(h.iterations, 20) << "step " << step;
     EXPECT_GT(h.weak_nodes, 0) << "step " << step;
+    EXPECT_FALSE(h.jacobi) << "step " << step;
+  }
+}
+
+// The automatic preconditioner (mpm_heat.cpp, choose_preconditioner): the sphere's capacity dominates its
+// conduction (ratio about 0.47 at dx = 1/64, dt = 0.01 s), so the solve takes CG + Jacobi, which needs
+// 11 iterations (12 sqrt(1.6 (1 + 0.47)) = 18 predicted at most); the matrix pattern is built once and
+// kept while the samples move, and it stores about 0.9 M entries, not the 4.5 M of a full 125-point
+// pattern over the box (35937 nodes).
+TEST(MpmHeatSphereValidation, AutomaticPreconditionerTakesJacobiWhenCapacityDominates) {
+  auto d = test::deck_from_string(sphere_deck(1.0 / 64));
+  mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  for (int step = 1; step <= 3; ++step) {
+    m.step(m.stable_dt());
+    const auto& h = m.last_heat_solve();
+    report("Robin sphere dx = 1/64, step %d: %s, ratio %.3f, %d CG iterations, %ld stored entries, %d pattern builds",
+           step, h.jacobi ? "Jacobi" : "GAMG", h.conduction_ratio, h.iterations, h.nonzeros, h.pattern_builds);
+    EXPECT_TRUE(h.jacobi) << "step " << step;
+    EXPECT_NEAR(h.conduction_ratio, 0.47, 0.05) << "step " << step;
+    EXPECT_GT(h.reason, 0) << "step " << step;
+    EXPECT_LE(h.iterations, 18) << "step " << step;
+    EXPECT_EQ(h.pattern_builds, 1) << "step " << step;
+    EXPECT_LT(h.nonzeros, 1200000) << "step " << step;
   }
 }
 
 // The same resolution to t = 4 s (400 steps) with the default solver settings: the Robin quadrature
 // against the series, and GAMG without a single fallback to Jacobi.
 TEST(MpmHeatSphereValidation, LongRobinSphereSeries) {
+  robin_sphere(1.0 / 64, {0.5, 1.0, 2.0, 4.0}, 0.01);
+}
+
+// The same with GAMG forced (-mpm_heat_pc_type gamg), the preconditioner the automatic choice takes for
+// conduction-dominated systems: 400 set-ups on a changing matrix without a fallback to Jacobi.
+TEST(MpmHeatSphereValidation, LongRobinSphereSeriesGamg) {
+  const PetscOptionGuard gamg("-mpm_heat_pc_type", "gamg");
   robin_sphere(1.0 / 64, {0.5, 1.0, 2.0, 4.0}, 0.01);
 }

@@ -40,6 +40,14 @@ struct HeatStats {
   double boundary_measure = 0;  // sum of the samples' boundary measures dA_r over all ranks (mpm_heat_boundary.cpp)
   int preconditioner_fallbacks = 0;  // times in this run GAMG was replaced by Jacobi (indefinite preconditioner)
   long weak_nodes = 0;  // nodes with capacity taken out of the system (filled fraction below the floor)
+  bool jacobi = false;       // this solve used CG + Jacobi (the automatic choice, or -mpm_heat_pc_type jacobi)
+  double conduction_ratio = 0;  // max over the unknowns of (A_ii - C_i/dt) / (C_i/dt) (choose_preconditioner)
+  long nonzeros = 0;         // stored entries of the matrix (free nodes and their couplings, plus diagonals)
+  int pattern_builds = 0;    // times in this run the matrix's pattern was built (the set of free nodes changed)
+  // Wall seconds of this solve's parts on this rank: boundary quadrature, P2G and matrix assembly (with
+  // MatSetValuesCOO); the preconditioner set-up (KSPSetUp: GAMG's aggregation, Galerkin products and
+  // smoother eigenvalue estimates); the CG iterations; G2P.
+  double assemble_s = 0, setup_s = 0, ksp_s = 0, gather_s = 0;
 };
 
 template <int Dim>
@@ -87,14 +95,19 @@ class HeatSolver {
   void boundary_quadrature(const Particles& p, const Samples& s);  // mpm_heat_boundary.cpp
   void scatter(double dt, const Particles& p, const Samples& s);
   void assemble(double dt, const Particles& p, const Samples& s);
+  void accumulate_entries(const Particles& p, const Samples& s);  // mpm_heat_assembly.cpp
   void gather(const Particles& p, const Samples& s);
   void mark_fixed_nodes();
   void eliminate_fixed_nodes();
   void mark_weak_nodes();
   void decouple_weak_nodes();
+  bool pattern_outdated();
+  void create_matrix();
+  void compact_values();
+  double conduction_ratio(double dt);
 
  private:
-  void create_matrix();
+  void choose_preconditioner(double ratio);
 
   const grid::Decomposition<Dim>& decomp_;
   HeatOptions options_;
@@ -104,10 +117,23 @@ class HeatSolver {
   static constexpr int kNodalDofs = 4;
   DM dm1_ = nullptr, dm_nodal_ = nullptr;  // 1 dof (T), kNodalDofs dofs
   Vec rhs_nodal_ = nullptr, local_nodal_ = nullptr, T_ = nullptr, b_ = nullptr, localT_ = nullptr;
-  Mat A_ = nullptr;               // COO pattern fixed at creation: each ghosted node and its 5^Dim neighbours
-  Kokkos::View<double*> values_;  // the COO values, rebuilt each step
+  // The matrix over every owned node, but with off-diagonal entries only between nodes the material reaches
+  // within two of each other on each axis; every other row is the identity. Its COO pattern is rebuilt only
+  // when a free node (capacity, neither weak nor fixed) lies outside it (pattern_outdated).
+  Mat A_ = nullptr;
+  Kokkos::View<double*> values_;  // dense per ghosted node x 5^Dim slots, accumulated each step
+  Kokkos::View<long*> entry_;     // COO entry -> its slot in values_
+  Kokkos::View<double*> coo_values_;
+  // Ghosted node -> 1 if free, if reached (filled fraction above 0, not fixed), if in A_'s pattern.
+  Kokkos::View<int*> free_, reached_, pattern_nodes_;
+  long nonzeros_ = 0;
+  int pattern_builds_ = 0;
   KSP ksp_ = nullptr;
   int preconditioner_fallbacks_ = 0;
+  // Preconditioner: automatic unless -mpm_heat_pc_type is given. CG + Jacobi while the capacity dominates the
+  // conduction (conduction_ratio at most jacobi_max_ratio_), CG + GAMG otherwise (choose_preconditioner).
+  bool auto_pc_ = true, jacobi_ = false, pc_chosen_ = false;
+  double jacobi_max_ratio_ = 20;
   Kokkos::View<PetscInt*> global_index_;  // ghosted node -> PETSc global row
   Kokkos::View<double**, Kokkos::LayoutRight> owned_;          // owned nodes: the kNodalDofs sums (after the rank sum)
   // Weak nodes (mark_weak_nodes): filled fraction phi_i below weak_fraction_ and not fixed. They leave the

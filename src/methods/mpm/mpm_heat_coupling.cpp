@@ -210,6 +210,15 @@ void MpmMethod<Dim>::heat_diagnostics(DiagnosticRow& row) {
   }
   row.emplace_back("heat_ksp_iterations", static_cast<double>(heat_.last.iterations));
   row.emplace_back("heat_unknowns", static_cast<double>(heat_.last.unknowns));
+  // The last solve's parts in wall seconds on this rank (HeatStats): assembly, preconditioner set-up,
+  // CG iterations, G2P.
+  row.emplace_back("heat_nonzeros", static_cast<double>(heat_.last.nonzeros));
+  row.emplace_back("heat_jacobi", heat_.last.jacobi ? 1.0 : 0.0);
+  row.emplace_back("heat_conduction_ratio", heat_.last.conduction_ratio);
+  row.emplace_back("heat_assemble_s", heat_.last.assemble_s);
+  row.emplace_back("heat_setup_s", heat_.last.setup_s);
+  row.emplace_back("heat_ksp_s", heat_.last.ksp_s);
+  row.emplace_back("heat_gather_s", heat_.last.gather_s);
 }
 
 template void MpmMethod<2>::setup_heat(const config::Section&);

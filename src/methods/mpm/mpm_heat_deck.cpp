@@ -10,7 +10,8 @@ namespace meniscus::mpm {
 void declare_heat_section(config::Schema& mpm) {
   auto heat = std::make_shared<config::Schema>();
   heat->flag("enabled", "solve the heat equation on the grid each step (Chen et al. 2021, Sec. 4.3.2): backward "
-                        "Euler, assembled matrix, CG + GAMG (PETSc options -mpm_heat_ksp_*, -mpm_heat_pc_*)")
+                        "Euler, assembled matrix, CG + Jacobi or GAMG, chosen per solve (PETSc options -mpm_heat_ksp_*, "
+                        "-mpm_heat_pc_*)")
       .def("false");
   heat->real("ambient_temperature", "K", "ambient temperature T-bar of the Robin term h (T - T-bar)").def(295.0).positive();
   heat->real("transfer_coefficient", "W/(m^2*K)",
