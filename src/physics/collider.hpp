@@ -8,6 +8,17 @@
 // recede, which slip-attached forbids (its line only advances; docs/theory-mpm-surface-tension.md). The set is a fixed-size value so kernels capture it by copy on
 // every backend.
 //
+// A wetting wall (a collider under the adhesive wetting model, mpm.surface_tension.wetting_width > 0)
+// also holds the nodes within one cell outside its shape (hold_distance = dx). The particle collision
+// keeps the liquid on the wall's side of its surface, so a liquid layer resting on the wall lies at
+// 0 <= phi < dx/2; with only the nodes inside the wall held, such a layer took most of its velocity from
+// the first free node row, which lies anywhere from 0 to 1 cell above the wall depending on where the wall
+// falls among the node rows. The wall's reaction then reached the liquid only through the next row down,
+// up to a cell below the wall, and the compressed bottom layer pushed the contact line out: a 3D drop
+// spread 7-15 deg below Young's angle, by 4-6 deg more or less as the wall moved among the node rows
+// (docs/theory-mpm-surface-tension.md). Holding every node within a cell puts the held rows at or above
+// the wall wherever it lies, and a particle on the wall takes at least 7/8 of its velocity from them.
+//
 // A collider may also translate rigidly at a prescribed velocity during a time window (a gate being
 // lifted, a paddle, a moving wall). The host sets the current displacement once per step with
 // ColliderSet::at_time; kernels then see the shape shifted by that displacement and, while it moves,
@@ -36,6 +47,8 @@ struct Collider {
   // and whether the translation is under way.
   double offset[Dim] = {};
   bool moving = false;
+  // Nodes up to this distance outside the shape are held as well (0: only the nodes inside).
+  double hold_distance = 0;
 
   // Signed distance of point x to the shape at its current position (negative inside).
   KOKKOS_INLINE_FUNCTION double distance(const double* x) const {
@@ -44,14 +57,17 @@ struct Collider {
     return shape.distance(xs);
   }
 
-  // Applies the boundary condition to a grid velocity v at node position x; true if x is inside.
+  // Whether the condition acts on a grid node at x: inside the shape or within hold_distance of it.
+  KOKKOS_INLINE_FUNCTION bool holds(const double* x) const { return distance(x) <= hold_distance; }
+
+  // Applies the boundary condition to a grid velocity v at node position x; true if x is held.
   KOKKOS_INLINE_FUNCTION bool apply(const double* x, double* v) const {
     double xs[Dim], wall[Dim];
     for (int d = 0; d < Dim; ++d) {
       xs[d] = x[d] - offset[d];
       wall[d] = velocity[d] + (moving ? translation[d] : 0.0);
     }
-    if (shape.distance(xs) > 0) return false;
+    if (shape.distance(xs) > hold_distance) return false;
     if (type == BoundaryType::Sticky) {
       for (int d = 0; d < Dim; ++d) v[d] = wall[d];
       return true;

@@ -148,7 +148,7 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
           int k = Free;
           for (int c = 0; c < cs.count && k == Free; ++c) {
             const auto& col = cs.items[c];
-            if (col.shape.distance(xi) > 0) continue;
+            if (!col.holds(xi)) continue;  // inside, or within a wetting wall's hold distance
             if (col.type == physics::BoundaryType::Sticky) {
               k = Fixed;
               for (int d = 0; d < Dim; ++d) vfix(i, d) = col.velocity[d];

@@ -98,7 +98,9 @@ void declare_mpm_sections(config::Schema& root) {
   st->real("wetting_width", "1",
            "width, in cells, of the ramp centred on solid_liquid_distance over which a sample's wetting energy "
            "fades with its distance to the wall; its slope is the adhesion that holds a contact line to the wall "
-           "(0, the default: a sharp cut, no adhesion; 1 holds drops on slip floors, issue 14)")
+           "(0, the default: a sharp cut, no adhesion; 1 holds drops on slip floors, issue 14). Above 0, every "
+           "collider but a slip-attached one is a wetting wall: it cuts the sampled surface at its own surface "
+           "and holds the grid nodes within one cell of it")
       .def(0.0)
       .nonnegative();
   st->real("wall_contact_angle", "deg",

@@ -85,7 +85,11 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
       max_viscous_rate_ = std::max(max_viscous_rate_, mat.viscosity / mat.density);
   }
   colliders_ = physics::read_colliders<Dim>(root, *decomp_);
-  if (st_.enabled) st_.coefficient = read_surface_coefficients<Dim>(root, decomp_->dx(), table_, colliders_);
+  if (st_.enabled) {
+    st_.coefficient = read_surface_coefficients<Dim>(root, decomp_->dx(), table_, colliders_);
+    // One cell, a node exactly one cell from the wall included (round-off must not decide).
+    mark_wetting_walls<Dim>(colliders_, st_.coefficient.wetting_width, decomp_->dx() * (1 + 1e-9));
+  }
 
   f_.x = set_.add_field("position", Dim);
   f_.v = set_.add_field("velocity", Dim);

@@ -25,7 +25,8 @@ template <int Dim>
 void MpmMethod<Dim>::resample_surface_particles() {
   auto t = timers_.scope("surface_sampling");
   st_.halo.build(set_, *decomp_, f_.x, resampling_halo_width<Dim>(decomp_->dx(), st_.options));
-  auto samples = resample_surface<Dim>(set_, f_.x, *decomp_, st_.halo, st_.options, steps_);
+  const auto placed = colliders_.at_time(time_);
+  auto samples = resample_surface<Dim>(set_, f_.x, *decomp_, st_.halo, st_.options, steps_, wetting_walls<Dim>(placed));
   // Keep only samples whose own and balance stencils lie inside this rank's ghosted grid (drop them
   // before the mass split of Chen et al. 2021 Sec. 4.1.3, never after, so the split stays conservative). With the 5-node ghost layer this is rare.
   const auto gbox = grid_->ghost_box();
@@ -78,7 +79,7 @@ void MpmMethod<Dim>::resample_surface_particles() {
         });
     samples = kept;
   }
-  SurfaceCoefficientInputs<Dim> in{colliders_.at_time(time_), set_.material(),
+  SurfaceCoefficientInputs<Dim> in{placed, set_.material(),
                                    st_.scalar_field >= 0 ? set_.field(st_.scalar_field) : particles::RealField()};
   assign_surface_coefficients<Dim>(samples, st_.coefficient, in);
   st_.samples = samples;

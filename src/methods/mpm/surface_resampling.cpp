@@ -127,10 +127,32 @@ Kokkos::View<int*> group_sizes(const particles::IndexList& parent, size_t partic
   return count;
 }
 
+// phi <- max(phi, -phi_wall) at every node of the box, for each wall (resample_surface's `walls`).
+template <int Dim>
+void cut_at_walls(const Kokkos::View<double*>& phi, const grid::NodeBox<Dim>& box, const double* lower_in, double dx,
+                  const physics::ColliderSet<Dim>& walls) {
+  if (walls.count == 0) return;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = lower_in[d];
+  Kokkos::parallel_for(
+      "surface::cut_at_walls", Kokkos::RangePolicy<>(0, box.size()), KOKKOS_LAMBDA(const long i) {
+        int node[Dim];
+        box.node(i, node);
+        double xi[Dim];
+        for (int d = 0; d < Dim; ++d) xi[d] = lower[d] + node[d] * dx;
+        double value = phi(i);
+        for (int c = 0; c < walls.count; ++c) {
+          const double outside = -walls.items[c].distance(xi);
+          value = outside > value ? outside : value;
+        }
+        phi(i) = value;
+      });
+}
+
 template <int Dim>
 SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int position_field,
                                      const grid::Decomposition<Dim>& decomp, particles::HaloPlan<Dim>& halo,
-                                     const ResamplingOptions& opt, int64_t step) {
+                                     const ResamplingOptions& opt, int64_t step, const physics::ColliderSet<Dim>& walls) {
   const double dx = decomp.dx(), radius = opt.radius_factor * dx;
   const int nown = static_cast<int>(set.size());
   const auto xo = set.field(position_field);
@@ -156,6 +178,7 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
     lower[d] = decomp.lower()[d];
   }
   const auto phi = level_set<Dim>(x, box, lower, dx, radius);
+  cut_at_walls<Dim>(phi, box, lower, dx, walls);
   // Only cells with a corner within r of a particle can hold contour: contour the cells of the
   // particles' bounding box, widened by 2 cells (r < dx), not the whole subdomain. The samples are
   // the same (keyed by global cell), and a drop in a large empty domain costs far less.
@@ -334,8 +357,10 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
 }
 
 template SurfaceSamples<2> resample_surface<2>(const particles::ParticleSet&, int, const grid::Decomposition<2>&,
-                                               particles::HaloPlan<2>&, const ResamplingOptions&, int64_t);
+                                               particles::HaloPlan<2>&, const ResamplingOptions&, int64_t,
+                                               const physics::ColliderSet<2>&);
 template SurfaceSamples<3> resample_surface<3>(const particles::ParticleSet&, int, const grid::Decomposition<3>&,
-                                               particles::HaloPlan<3>&, const ResamplingOptions&, int64_t);
+                                               particles::HaloPlan<3>&, const ResamplingOptions&, int64_t,
+                                               const physics::ColliderSet<3>&);
 
 }  // namespace meniscus::mpm

@@ -13,6 +13,7 @@
 #include "grid/decomposition.hpp"
 #include "particles/halo.hpp"
 #include "particles/particle_set.hpp"
+#include "physics/collider.hpp"
 
 namespace meniscus::mpm {
 
@@ -50,10 +51,17 @@ double resampling_halo_width(double dx, const ResamplingOptions& opt) {
 }
 
 // `halo` must be built for the current positions with at least resampling_halo_width(). Collective.
+// `walls`: colliders that cut the surface (wetting walls under the adhesive model): the level set is
+// max(phi, -phi_wall), so the union of spheres, which reaches about 0.6 dx past the particles, ends on
+// the wall's surface instead of inside the solid. The solid-liquid interface then lies on the wall, as in
+// Young's picture, with a sharp contact line where the liquid-gas surface meets it; the rounded rim and
+// the underside half a cell inside the floor are gone (their area depended on where the wall lies among
+// the nodes, like a line tension of the discrete contact line).
 template <int Dim>
 SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int position_field,
                                      const grid::Decomposition<Dim>& decomp, particles::HaloPlan<Dim>& halo,
-                                     const ResamplingOptions& opt, int64_t step);
+                                     const ResamplingOptions& opt, int64_t step,
+                                     const physics::ColliderSet<Dim>& walls = physics::ColliderSet<Dim>{});
 
 // Number of samples per parent, |Pi_p| (particles x 1).
 Kokkos::View<int*> group_sizes(const particles::IndexList& parent, size_t particles);

@@ -21,6 +21,8 @@
 // position s + dt v(s), linearised about the wall's tangent plane (exact for planes).
 #include <Kokkos_Core.hpp>
 
+#include "physics/collider.hpp"
+
 namespace meniscus::mpm {
 
 struct WettingRamp {
@@ -42,5 +44,26 @@ struct WettingRamp {
     return weight(phi, s, c);
   }
 };
+
+// The walls of the adhesive wetting model (wetting_width > 0): every collider but a slip-attached one,
+// which keeps the sharp cut and holds its liquid by its velocity condition. Such a wall holds the grid
+// nodes within one cell of it (physics::Collider::hold_distance) and cuts the sampled surface at its
+// own surface (resample_surface's `walls`), so that the solid-liquid interface and the wall's reaction
+// both lie on the wall wherever it falls among the node rows (docs/theory-mpm-surface-tension.md).
+template <int Dim>
+void mark_wetting_walls(physics::ColliderSet<Dim>& colliders, double wetting_width, double dx) {
+  if (!(wetting_width > 0)) return;
+  for (int c = 0; c < colliders.count; ++c)
+    if (colliders.items[c].type != physics::BoundaryType::SlipAttached) colliders.items[c].hold_distance = dx;
+}
+
+// The wetting walls of a (placed) collider set: those mark_wetting_walls marked.
+template <int Dim>
+physics::ColliderSet<Dim> wetting_walls(const physics::ColliderSet<Dim>& colliders) {
+  physics::ColliderSet<Dim> walls;
+  for (int c = 0; c < colliders.count; ++c)
+    if (colliders.items[c].hold_distance > 0) walls.items[walls.count++] = colliders.items[c];
+  return walls;
+}
 
 }  // namespace meniscus::mpm
