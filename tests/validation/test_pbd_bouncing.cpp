@@ -17,7 +17,7 @@
 //    constraints hard (CFM 0 instead of 40) changes this by less than 1 % (0.927 at rest). So it is
 //    the rearrangement of the start, not a loss in the bounce (docs/theory-pbd.md, "Bouncing droplet").
 //    Measured (552 particles, 2026-11-27): rebound at step 11, max speed 2.26 (impact 1.25), no open
-//    fan, bulk density 1.0015..1.0137, sphericity 1.001; colour volume 1.011 x the start; gyration
+//    fan, bulk density 1.0015..1.0166, sphericity 1.001; colour volume 1.011 x the start; gyration
 //    volume 0.9182 x the start, 1.0048 x the drop in flight at step 2 (0.9138).
 #include <gtest/gtest.h>
 
