@@ -1,5 +1,6 @@
 #include "geometry/shapes.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -86,6 +87,29 @@ Shape<Dim> sampled(const SampledSdf<Dim>& sdf) {
 }
 
 template <int Dim>
+Shape<Dim> cone(const std::array<double, Dim>& apex, const std::array<double, Dim>& axis, double half_aperture,
+                double height) {
+  require_finite<Dim>(apex, "cone apex");
+  require_finite<Dim>(axis, "cone axis");
+  double len = 0;
+  for (double c : axis) len += c * c;
+  len = std::sqrt(len);
+  if (!(len > 0)) throw std::invalid_argument("cone axis is the zero vector");
+  if (!(half_aperture > 0) || !(half_aperture < 0.5 * M_PI))
+    throw std::invalid_argument("cone half aperture must lie strictly between 0 and 90 degrees");
+  if (!(height > 0) || !std::isfinite(height)) throw std::invalid_argument("cone height must be positive and finite");
+  Shape<Dim> s;
+  s.kind = ShapeKind::Cone;
+  for (int d = 0; d < Dim; ++d) {
+    s.a[d] = apex[d];
+    s.b[d] = axis[d] / len;
+  }
+  s.r = height;
+  s.slope = std::tan(half_aperture);
+  return s;
+}
+
+template <int Dim>
 Shape<Dim> complement(Shape<Dim> shape) {
   shape.inverted = !shape.inverted;
   return shape;
@@ -114,6 +138,15 @@ bool bounding_box(const Shape<Dim>& shape, std::array<double, Dim>& lower, std::
         lower[d] = shape.sampled.origin[d];
         upper[d] = shape.sampled.origin[d] + (shape.sampled.count[d] - 1) * shape.sampled.h;
         break;
+      case ShapeKind::Cone: {
+        // The apex and the base disc (radius R = slope H, centre c): along axis d the disc reaches
+        // R sqrt(1 - b_d^2) either side of c.
+        const double c = shape.a[d] + shape.r * shape.b[d];
+        const double reach = shape.slope * shape.r * std::sqrt(std::max(0.0, 1.0 - shape.b[d] * shape.b[d]));
+        lower[d] = std::min(shape.a[d], c - reach);
+        upper[d] = std::max(shape.a[d], c + reach);
+        break;
+      }
     }
   }
   return true;
@@ -125,6 +158,7 @@ bool bounding_box(const Shape<Dim>& shape, std::array<double, Dim>& lower, std::
   template Shape<D> sphere<D>(const std::array<double, D>&, double);                                      \
   template Shape<D> ellipsoid<D>(const std::array<double, D>&, const std::array<double, D>&);             \
   template Shape<D> sampled<D>(const SampledSdf<D>&);                                                     \
+  template Shape<D> cone<D>(const std::array<double, D>&, const std::array<double, D>&, double, double);  \
   template Shape<D> complement<D>(Shape<D>);                                                              \
   template bool bounding_box<D>(const Shape<D>&, std::array<double, D>&, std::array<double, D>&);
 

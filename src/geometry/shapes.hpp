@@ -11,7 +11,7 @@
 
 namespace meniscus::geometry {
 
-enum class ShapeKind { HalfSpace, Box, Sphere, Ellipsoid, Sampled };
+enum class ShapeKind { HalfSpace, Box, Sphere, Ellipsoid, Sampled, Cone };
 
 template <int Dim>
 struct Shape {
@@ -22,9 +22,12 @@ struct Shape {
   // Box:       a = lower corner, b = upper corner.
   // Sphere:    a = centre, r = radius (a disc in 2D).
   // Ellipsoid: a = centre, b = semi-axes along the coordinate axes.
+  // Cone:      a = apex, b = unit axis from the apex into the solid, r = height (apex to the flat base),
+  //            slope = base radius / height = tan(half aperture); a triangle in 2D.
   double a[Dim] = {};
   double b[Dim] = {};
   double r = 0;
+  double slope = 0;
   // Swaps inside and outside: a box with inverted = true is the region outside it, which is how a
   // container's walls are described.
   bool inverted = false;
@@ -38,6 +41,7 @@ struct Shape {
       case ShapeKind::Sphere: d = sphere_distance(x); break;
       case ShapeKind::Ellipsoid: d = ellipsoid_distance(x); break;
       case ShapeKind::Sampled: d = sampled.distance(x); break;
+      case ShapeKind::Cone: d = cone_distance(x, nullptr); break;
     }
     return inverted ? -d : d;
   }
@@ -58,6 +62,7 @@ struct Shape {
         break;
       case ShapeKind::Ellipsoid: ellipsoid_gradient(x, n); break;
       case ShapeKind::Sampled: sampled.normal(x, n); break;
+      case ShapeKind::Cone: cone_distance(x, n); break;
     }
     kmath::normalize<Dim>(n);
     if (inverted)
@@ -108,6 +113,68 @@ struct Shape {
     }
     if (!outside)
       for (int d = 0; d < Dim; ++d) n[d] = d == nearest ? kmath::sign_of(x[d] - 0.5 * (a[d] + b[d])) : 0.0;
+  }
+
+  // A capped cone is the solid of revolution of the triangle apex (0, 0), rim (R, H), base centre
+  // (0, H) in the (radial, axial) half-plane, R = slope H. The exact signed distance is the distance to
+  // the nearer of its two boundary segments (the slanted side and the base radius; the axis is inside),
+  // negative inside. With n != nullptr the gradient is written too: from the nearest boundary point
+  // outwards, mapped back from the half-plane (on the axis any radial direction serves).
+  KOKKOS_INLINE_FUNCTION double cone_distance(const double x[Dim], double* n) const {
+    double y[Dim], axial = 0;
+    for (int d = 0; d < Dim; ++d) axial += (x[d] - a[d]) * b[d];
+    double radial = 0;
+    for (int d = 0; d < Dim; ++d) {
+      y[d] = x[d] - a[d] - axial * b[d];
+      radial += y[d] * y[d];
+    }
+    radial = kmath::sqrt(radial);
+    const double height = r, rim = slope * r;
+    // Side: the segment from the apex to the rim, parameter t in [0, 1].
+    const double len2 = rim * rim + height * height;
+    const double t = kmath::min(1.0, kmath::max(0.0, (radial * rim + axial * height) / len2));
+    const double sr = radial - t * rim, sz = axial - t * height;
+    // Base: the segment from the base centre to the rim.
+    const double br = radial - kmath::min(rim, radial), bz = axial - height;
+    const double side2 = sr * sr + sz * sz, base2 = br * br + bz * bz;
+    const bool inside = axial > 0 && axial < height && radial < slope * axial;
+    double gr = 0, gz = 0;  // outward gradient in the half-plane
+    double dist = 0;
+    if (side2 <= base2) {
+      dist = kmath::sqrt(side2);
+      if (dist > 1e-14) {
+        gr = sr / dist;
+        gz = sz / dist;
+      } else {  // on the side: its outward normal
+        gr = height / kmath::sqrt(len2);
+        gz = -rim / kmath::sqrt(len2);
+      }
+    } else {
+      dist = kmath::sqrt(base2);
+      if (dist > 1e-14) {
+        gr = br / dist;
+        gz = bz / dist;
+      } else {
+        gz = 1.0;
+      }
+    }
+    if (inside) {
+      gr = -gr;
+      gz = -gz;
+    }
+    if (n != nullptr) {
+      for (int d = 0; d < Dim; ++d) n[d] = gz * b[d];
+      if (radial > 1e-14) {
+        for (int d = 0; d < Dim; ++d) n[d] += gr * y[d] / radial;
+      } else {  // on the axis: any direction normal to it
+        const int e = kmath::fabs(b[0]) < 0.9 ? 0 : 1;
+        double u[Dim];
+        for (int d = 0; d < Dim; ++d) u[d] = (d == e ? 1.0 : 0.0) - b[e] * b[d];
+        kmath::normalize<Dim>(u);
+        for (int d = 0; d < Dim; ++d) n[d] += gr * u[d];
+      }
+    }
+    return inside ? -dist : dist;
   }
 
   // Exact ellipsoid distance needs a root solve per point; the scaled level set
@@ -165,6 +232,11 @@ template <int Dim>
 Shape<Dim> ellipsoid(const std::array<double, Dim>& center, const std::array<double, Dim>& radii);
 template <int Dim>
 Shape<Dim> sampled(const SampledSdf<Dim>& sdf);
+// A capped cone: apex, axis from the apex towards the flat base (normalised here), half aperture in
+// radians (0 to pi/2 exclusive) and height.
+template <int Dim>
+Shape<Dim> cone(const std::array<double, Dim>& apex, const std::array<double, Dim>& axis, double half_aperture,
+                double height);
 // The same shape with inside and outside swapped.
 template <int Dim>
 Shape<Dim> complement(Shape<Dim> shape);

@@ -49,13 +49,20 @@ void declare_colliders(config::Schema& root) {
   sphere->real("radius", "m", "radius").req().positive();
   sphere->flag("inverted", "the solid is outside the sphere").def("false");
   common(*sphere);
+  auto cone = std::make_shared<config::Schema>("A capped cone (a triangle in 2D): apex, axis into the solid, "
+                                               "half aperture and height; its flat base closes it.");
+  cone->vector("apex", "m", "the tip").req();
+  cone->vector("axis", "1", "direction from the apex towards the base (normalised)").req();
+  cone->real("half_aperture", "deg", "half the opening angle at the apex").req().positive().max(89.9);
+  cone->real("height", "m", "distance from the apex to the base").req().positive();
+  common(*cone);
   auto mesh = std::make_shared<config::Schema>("A watertight OBJ mesh as a signed distance field (3D only).");
   mesh->file("file", "OBJ file, relative to the deck").req();
   mesh->real("scale", "1", "scale applied to the mesh coordinates").def(1.0).positive();
   mesh->vector("translate", "m", "translation applied after scaling").def_dim("[0, 0]", "[0, 0, 0]");
   mesh->real("sdf_spacing", "m", "spacing of the sampled distance field (0: the grid's dx)").def(0.0).nonnegative();
   common(*mesh);
-  root.variant_list("colliders", "type", {{"half-space", half}, {"box", box}, {"sphere", sphere}, {"mesh", mesh}},
+  root.variant_list("colliders", "type", {{"half-space", half}, {"box", box}, {"sphere", sphere}, {"cone", cone}, {"mesh", mesh}},
                     "Solid obstacles acting on grid velocities.");
 }
 
@@ -143,6 +150,19 @@ ColliderSet<Dim> read_colliders(const config::Section& root, const grid::Decompo
     } else if (type == "sphere") {
       c.shape = geometry::sphere<Dim>(vec("center"), s.real("radius"));
       if (s.flag("inverted")) c.shape = geometry::complement<Dim>(c.shape);
+    } else if (type == "cone") {
+      auto axis = vec("axis");
+      double len = 0;
+      for (int d = 0; d < Dim; ++d) len += axis[d] * axis[d];
+      if (!(len > 0)) throw InputError(s.file(), s.key_path("axis"), "axis must not be zero");
+      c.shape = geometry::cone<Dim>(vec("apex"), axis, s.real("half_aperture") * M_PI / 180.0, s.real("height"));
+      std::array<double, Dim> lo{}, hi{};
+      geometry::bounding_box<Dim>(c.shape, lo, hi);
+      for (int d = 0; d < Dim; ++d)
+        if (decomp.periodic()[d] && (lo[d] <= decomp.lower()[d] || hi[d] >= decomp.upper()[d]))
+          throw InputError(s.file(), s.key_path("type"),
+                           "a cone that reaches the faces of a periodic axis (domain.periodic): colliders have no "
+                           "periodic images");
     } else if (type == "mesh") {
       if constexpr (Dim != 3) {
         throw InputError(s.file(), s.key_path("type"), "mesh colliders need simulation.dimension: 3");

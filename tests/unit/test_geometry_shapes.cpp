@@ -2,6 +2,7 @@
 // differences of the distance, and the host-side constructors' argument checks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -240,4 +241,86 @@ TEST(GeometryShapes, SampledFieldInterpolatesAndExtendsBeyondItsLattice) {
   // On an axis the estimate is exact for a circle; off it, good to about h.
   EXPECT_NEAR(d[d.size() - 2], 4.0, 1e-3);
   EXPECT_NEAR(d[d.size() - 1], 4.0, sdf.h);
+}
+
+// Capped cone (the impaled droplet's solid, Xing et al. 2022 Fig. 4): hand-worked distances, the sign
+// against the cone's membership test, the exact distance against a brute-force minimum over a dense
+// sampling of its surface, normals against finite differences, the bounding box.
+TEST(GeometryShapes, ConeDistanceIsExact) {
+  // Apex at (0, 0, 1), pointing up (axis down into the solid), half aperture 45 degrees, height 1: the
+  // base is the disc of radius 1 at z = 0.
+  const auto c = g::cone<3>({0.0, 0.0, 1.0}, {0.0, 0.0, -2.0}, M_PI / 4, 1.0);
+  const double above[3] = {0.0, 0.0, 1.5}, axis_in[3] = {0.0, 0.0, 0.5}, below[3] = {0.0, 0.0, -0.25};
+  const double beside[3] = {2.0, 0.0, 0.5}, side_out[3] = {0.5 + 0.3 / std::sqrt(2.0), 0.0, 0.5 + 0.3 / std::sqrt(2.0)};
+  EXPECT_NEAR(c.distance(above), 0.5, 1e-14);
+  EXPECT_NEAR(c.distance(axis_in), -0.5 / std::sqrt(2.0), 1e-14);  // nearer the side than the base (0.5)
+  EXPECT_NEAR(c.distance(below), 0.25, 1e-14);
+  EXPECT_NEAR(c.distance(beside), std::sqrt(1.25), 1e-14);  // to the rim
+  EXPECT_NEAR(c.distance(side_out), 0.3, 1e-14);             // along the side's normal
+  double n[3];
+  c.normal(side_out, n);
+  EXPECT_NEAR(n[0], 1 / std::sqrt(2.0), 1e-12);
+  EXPECT_NEAR(n[1], 0.0, 1e-12);
+  EXPECT_NEAR(n[2], 1 / std::sqrt(2.0), 1e-12);
+  c.normal(below, n);
+  EXPECT_NEAR(n[2], -1.0, 1e-12);
+
+  // A tilted, narrower cone (half aperture 30 degrees, height 0.8) against a dense surface sampling.
+  const double alpha = M_PI / 6, height = 0.8;
+  const std::array<double, 3> apex{0.1, -0.2, 0.3};
+  std::array<double, 3> axis{0.3, -0.4, 1.0};
+  const auto t = g::cone<3>(apex, axis, alpha, height);
+  double len = std::sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+  for (auto& v : axis) v /= len;
+  std::array<double, 3> e1{axis[1], -axis[0], 0.0};
+  len = std::hypot(e1[0], e1[1]);
+  for (auto& v : e1) v /= len;
+  const std::array<double, 3> e2{axis[1] * e1[2] - axis[2] * e1[1], axis[2] * e1[0] - axis[0] * e1[2],
+                                 axis[0] * e1[1] - axis[1] * e1[0]};
+  const double rim = height * std::tan(alpha);
+  std::vector<std::array<double, 3>> surface;
+  const int nt = 300, nphi = 360;
+  for (int i = 0; i <= nt; ++i)
+    for (int k = 0; k < nphi; ++k) {
+      const double s = static_cast<double>(i) / nt, phi = 2 * M_PI * k / nphi;
+      for (int part = 0; part < 2; ++part) {  // side at fraction s of the height; base at radius s R
+        const double ax = part == 0 ? s * height : height, rad = s * rim;
+        std::array<double, 3> p;
+        for (int d = 0; d < 3; ++d)
+          p[d] = apex[d] + ax * axis[d] + rad * (std::cos(phi) * e1[d] + std::sin(phi) * e2[d]);
+        surface.push_back(p);
+      }
+    }
+  const double sample = 2 * M_PI * rim / nphi;  // coarsest sample spacing (around the rim)
+  const auto pts = random_points<3>(150, -1.0, 1.5, 21);
+  const auto dist = distances_on_device<3>(t, pts);
+  for (size_t i = 0; i < pts.size(); ++i) {
+    double best = 1e300;
+    for (const auto& q : surface) {
+      double r2 = 0;
+      for (int d = 0; d < 3; ++d) r2 += (pts[i][d] - q[d]) * (pts[i][d] - q[d]);
+      best = std::min(best, r2);
+    }
+    double ax = 0, rad2 = 0;
+    for (int d = 0; d < 3; ++d) ax += (pts[i][d] - apex[d]) * axis[d];
+    for (int d = 0; d < 3; ++d) {
+      const double y = pts[i][d] - apex[d] - ax * axis[d];
+      rad2 += y * y;
+    }
+    const bool inside = ax > 0 && ax < height && std::sqrt(rad2) < ax * std::tan(alpha);
+    EXPECT_EQ(dist[i] < 0, inside) << "point " << i;
+    EXPECT_LE(std::fabs(dist[i]), std::sqrt(best) + 1e-12) << "point " << i;  // never beyond the surface
+    EXPECT_NEAR(std::fabs(dist[i]), std::sqrt(best), sample) << "point " << i;
+  }
+  expect_normals_match_fd<3>(t, -1.0, 1.5, 22);
+  expect_normals_match_fd<2>(g::cone<2>({0.0, 0.5}, {0.0, -1.0}, M_PI / 3, 0.6), -1.0, 1.0, 23);
+
+  std::array<double, 3> lo{}, hi{};
+  ASSERT_TRUE(g::bounding_box<3>(c, lo, hi));
+  EXPECT_NEAR(lo[0], -1.0, 1e-14);
+  EXPECT_NEAR(hi[1], 1.0, 1e-14);
+  EXPECT_NEAR(lo[2], 0.0, 1e-14);
+  EXPECT_NEAR(hi[2], 1.0, 1e-14);
+  EXPECT_THROW(g::cone<3>({0.0, 0.0, 0.0}, {0.0, 0.0, 1.0}, M_PI / 2, 1.0), std::invalid_argument);
+  EXPECT_THROW(g::cone<3>({0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, 0.5, 1.0), std::invalid_argument);
 }

@@ -58,6 +58,12 @@ void declare_pbd_sections(config::Schema& root) {
           "triangle's of this edge (a film stretched beyond its spacing), a particle is inserted at the centroid of "
           "the largest triangle with no edge of 1.5 times this or more (not across a hole); 0: never. 2.4 particle radii keeps a two-layer film between separating rings "
           "whole up to the catenoid's rupture (docs/theory-pbd.md, \"Catenoid\")").def(0.0).nonnegative();
+  s->list("emitters", particles::disc_emitter_schema(),
+          "Inflow discs (the dripping faucet, paper Fig. 15): every 2r / |velocity| seconds a layer of particles "
+          "on the sources' lattice; the particles within nozzle_length of a disc keep its velocity (the liquid "
+          "in the pipe)");
+  s->real("nozzle_length", "m", "length of the held liquid column of each emitter (0: one kernel support, 6r)")
+      .def(0.0).nonnegative();
   root.section("pbd", s, "Position-based surface tension flow (Xing et al. 2022): PBF density constraints with "
                "constraint force mixing, unilateral distance constraints, light-shading surface detection, local "
                "meshes and area constraints (docs/theory-pbd.md).");
@@ -103,6 +109,8 @@ PbdParams read_pbd(const config::Section& root) {
     p.kinematic.push_back(m.flag("kinematic") ? 1 : 0);
   }
   if (p.material_names.empty()) throw InputError(root.file(), "materials", "the deck defines no materials");
+  p.emitters = particles::read_disc_emitters(s, 3, p.material_names);
+  p.nozzle_length = s.real("nozzle_length") > 0 ? s.real("nozzle_length") : p.support();
   return p;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/deck.hpp"
 #include "core/schema.hpp"
+#include "particles/disc_emitters.hpp"
 
 namespace meniscus::pbd {
 
@@ -38,6 +39,10 @@ struct PbdParams {
   long sort_every = 20;
   double film_insertion_edge = 0;  // > 0: particles inserted into stretched film triangles (ours, not the paper's)
   std::vector<std::string> material_names;
+  // Inflow discs (the faucet, paper Fig. 15); the first nozzle_length of each jet is held at the jet
+  // velocity, as in a pipe.
+  std::vector<particles::DiscEmitter> emitters;
+  double nozzle_length = 0;
   std::vector<int> kinematic;  // per material: 1 = prescribed motion (initial velocity), not moved by constraints
   bool any_kinematic() const {
     for (int k : kinematic)

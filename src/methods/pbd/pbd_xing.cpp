@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -66,20 +67,123 @@ PbdXing::PbdXing(const MethodContext& ctx) : comm_(ctx.comm) {
   }
   seed_particles(root);
   calibrate_mass();
+  emitted_layers_.assign(p_.emitters.size(), 0);
+  int64_t idmax = -1;
+  auto id = set_.id();
+  Kokkos::parallel_reduce(
+      "pbd::max_id", Kokkos::RangePolicy<>(0, set_.size()),
+      KOKKOS_LAMBDA(const int i, int64_t& m) { m = id(i) > m ? id(i) : m; }, Kokkos::Max<int64_t>(idmax));
+  MPI_Allreduce(MPI_IN_PLACE, &idmax, 1, MPI_INT64_T, MPI_MAX, comm_);
+  next_id_ = idmax + 1;
+}
+
+void PbdXing::emit(double t) {
+  if (p_.emitters.empty()) return;
+  auto tm = timers_.scope("emit");
+  if (p_.film_insertion_edge > 0) {  // inserted film particles took ids after the largest
+    int64_t idmax = -1;
+    auto id = set_.id();
+    Kokkos::parallel_reduce(
+        "pbd::max_id", Kokkos::RangePolicy<>(0, set_.size()),
+        KOKKOS_LAMBDA(const int i, int64_t& m) { m = id(i) > m ? id(i) : m; }, Kokkos::Max<int64_t>(idmax));
+    MPI_Allreduce(MPI_IN_PLACE, &idmax, 1, MPI_INT64_T, MPI_MAX, comm_);
+    next_id_ = std::max<int64_t>(next_id_, idmax + 1);
+  }
+  const int64_t first = next_id_;
+  particles::EmittedPoints pts;
+  particles::emit_disc_layers<3>(p_.emitters, p_.diameter(), t, emitted_layers_, next_id_, *decomp_, rank_, pts);
+  emitted_ += static_cast<long>(next_id_ - first);
+  const size_t add = pts.size(), n0 = set_.size();
+  if (add == 0) return;
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> xh("pbd_emit_x", add, 3), vh("pbd_emit_v", add, 3);
+  Kokkos::View<int64_t*, Kokkos::HostSpace> idh("pbd_emit_id", add);
+  Kokkos::View<int*, Kokkos::HostSpace> mh("pbd_emit_mat", add);
+  for (size_t i = 0; i < add; ++i) {
+    for (int d = 0; d < 3; ++d) {
+      xh(i, d) = pts.x[3 * i + d];
+      vh(i, d) = pts.v[3 * i + d];
+    }
+    idh(i) = pts.id[i];
+    mh(i) = pts.material[i];
+  }
+  auto xd = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), xh);
+  auto vd = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), vh);
+  auto idd = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), idh);
+  auto md = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), mh);
+  set_.resize(n0 + add);
+  auto x = set_.field(f_.x), v = set_.field(f_.v), ps = set_.field(f_.ps);
+  auto id = set_.id();
+  auto mat = set_.material();
+  Kokkos::parallel_for(
+      "pbd::emit", Kokkos::RangePolicy<>(0, add), KOKKOS_LAMBDA(const int k) {
+        const int q = static_cast<int>(n0) + k;
+        for (int d = 0; d < 3; ++d) {
+          x(q, d) = xd(k, d);
+          ps(q, d) = xd(k, d);
+          v(q, d) = vd(k, d);
+        }
+        id(q) = idd(k);
+        mat(q) = md(k);
+      });
+}
+
+void PbdXing::mark_nozzle_rows(double t) {
+  const int n = static_cast<int>(set_.size());
+  held_rows_ = 0;
+  if (p_.emitters.empty()) return;
+  held_ = Kokkos::View<int*>("pbd_held", std::max(n, 1));
+  held_velocity_ = Kokkos::View<double**, Kokkos::LayoutRight>("pbd_held_velocity", std::max(n, 1), 3);
+  auto x = set_.field(f_.x);
+  auto flag = held_;
+  auto vel = held_velocity_;
+  const double d = p_.diameter(), length = p_.nozzle_length;
+  for (const auto& em : p_.emitters) {
+    double u[3], c[3], nrm[3], speed = 0;
+    for (int k = 0; k < 3; ++k) {
+      u[k] = em.velocity[k];
+      c[k] = em.center[k];
+      speed += u[k] * u[k];
+    }
+    speed = std::sqrt(speed);
+    for (int k = 0; k < 3; ++k) nrm[k] = u[k] / speed;
+    // Held from the first layer until the last one has left the nozzle.
+    if (t < em.start_time - 1e-12 || (em.end_time > 0 && t > em.end_time + length / speed)) continue;
+    const double rim2 = (em.radius + 0.5 * d) * (em.radius + 0.5 * d), back = -0.5 * d;
+    int held = 0;
+    Kokkos::parallel_reduce(
+        "pbd::mark_nozzle", Kokkos::RangePolicy<>(0, n),
+        KOKKOS_LAMBDA(const int i, int& cnt) {
+          double s = 0, r2 = 0;
+          for (int k = 0; k < 3; ++k) s += (x(i, k) - c[k]) * nrm[k];
+          for (int k = 0; k < 3; ++k) {
+            const double lateral = x(i, k) - c[k] - s * nrm[k];
+            r2 += lateral * lateral;
+          }
+          if (s >= back && s < length && r2 <= rim2 && flag(i) == 0) {
+            flag(i) = 1;
+            for (int k = 0; k < 3; ++k) vel(i, k) = u[k];
+            ++cnt;
+          }
+        },
+        held);
+    held_rows_ += held;
+  }
 }
 
 void PbdXing::restore_kinematic() {
   // A kinematic particle (a ring a film hangs on) moves with its prescribed velocity: whatever the
   // sweep or the colliders did to its row is undone (p* = p + dt v).
-  if (!p_.any_kinematic()) return;
+  if (!p_.any_kinematic() && held_rows_ == 0) return;
   auto xt = xt_;
   auto x = set_.field(f_.x), v = set_.field(f_.v);
   auto mat = set_.material();
   auto kin = kinematic_;
+  auto held = held_;
+  const bool any_held = held_rows_ > 0;
   const double dt = dt_now_ > 0 ? dt_now_ : p_.dt;
   Kokkos::parallel_for(
       "pbd::restore_kinematic", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
-        if (!kin(mat(i))) return;
+        if (!kin(mat(i)) && !(any_held && held(i))) return;
         for (int d = 0; d < 3; ++d) xt(i, d) = x(i, d) + dt * v(i, d);
       });
 }
@@ -325,6 +429,17 @@ void PbdXing::calibrate_mass() {
       },
       Kokkos::Max<double>(wmax));
   MPI_Allreduce(MPI_IN_PLACE, &wmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  if (!p_.emitters.empty()) {
+    // Emitted liquid has no initial configuration: calibrate on the kernel sum of an interior particle
+    // of the emitters' cubic lattice (spacing 2r), which is also the densest seeded particle's.
+    const double d = p_.diameter(), hs = p_.support();
+    const int k = static_cast<int>(std::ceil(hs / d));
+    double lattice = 0;
+    for (int a = -k; a <= k; ++a)
+      for (int b = -k; b <= k; ++b)
+        for (int c = -k; c <= k; ++c) lattice += w.value(d * std::sqrt(static_cast<double>(a * a + b * b + c * c)));
+    wmax = std::max(wmax, lattice);
+  }
   mass_ = wmax > 0 ? p_.rest_density / wmax : 0.0;
 }
 
@@ -406,9 +521,11 @@ void PbdXing::xsph(Kokkos::View<double**, Kokkos::LayoutRight> vt) {
       });
   auto mat = set_.material();
   auto kin = kinematic_;
+  auto held = held_;
+  const bool any_held = held_rows_ > 0;
   Kokkos::parallel_for(
       "pbd::xsph_apply", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i) {
-        if (kin(mat(i))) return;  // prescribed motion
+        if (kin(mat(i)) || (any_held && held(i))) return;  // prescribed motion
         for (int d = 0; d < 3; ++d) vt(i, d) += dv(i, d);
       });
 }
@@ -416,17 +533,24 @@ void PbdXing::xsph(Kokkos::View<double**, Kokkos::LayoutRight> vt) {
 void PbdXing::step(double dt) {
   dt_now_ = dt;
   placed_ = colliders_.at_time(time_ + dt);
+  emit(time_);
+  mark_nozzle_rows(time_);
   const int n = static_cast<int>(set_.size());
   auto x = set_.field(f_.x), v = set_.field(f_.v), ps = set_.field(f_.ps);
   {
     const double g0 = p_.gravity[0], g1 = p_.gravity[1], g2 = p_.gravity[2];
     auto mat = set_.material();
     auto kin = kinematic_;
+    auto held = held_;
+    auto hv = held_velocity_;
+    const bool any_held = held_rows_ > 0;
     Kokkos::parallel_for(
         "pbd::predict", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i) {
-          const double f = kin(mat(i)) ? 0.0 : 1.0;
+          const bool in_nozzle = any_held && held(i);
+          const double f = kin(mat(i)) || in_nozzle ? 0.0 : 1.0;
           const double g[3] = {f * g0, f * g1, f * g2};
           for (int d = 0; d < 3; ++d) {
+            if (in_nozzle) v(i, d) = hv(i, d);
             v(i, d) += dt * g[d];
             ps(i, d) = x(i, d) + dt * v(i, d);
           }
@@ -682,10 +806,17 @@ long PbdXing::global_particle_count() {
 std::vector<std::pair<std::string, double>> PbdXing::state() {
   long proj = projected_;
   MPI_Allreduce(MPI_IN_PLACE, &proj, 1, MPI_LONG, MPI_SUM, comm_);
-  return {{"steps", static_cast<double>(steps_)},
-          {"time", time_},
-          {"particle_mass", mass_},
-          {"collider_projections", static_cast<double>(proj)}};
+  std::vector<std::pair<std::string, double>> s = {{"steps", static_cast<double>(steps_)},
+                                                    {"time", time_},
+                                                    {"particle_mass", mass_},
+                                                    {"collider_projections", static_cast<double>(proj)}};
+  if (!p_.emitters.empty()) {
+    s.emplace_back("next_id", static_cast<double>(next_id_));
+    s.emplace_back("emitted", static_cast<double>(emitted_));
+    for (size_t e = 0; e < emitted_layers_.size(); ++e)
+      s.emplace_back("emitter_" + std::to_string(e) + "_layers", static_cast<double>(emitted_layers_[e]));
+  }
+  return s;
 }
 
 void PbdXing::restore_state(const std::vector<std::pair<std::string, double>>& state) {
@@ -695,6 +826,10 @@ void PbdXing::restore_state(const std::vector<std::pair<std::string, double>>& s
     // The mass was calibrated on the initial configuration, not on the restarted one.
     if (k == "particle_mass") mass_ = v;
     if (k == "collider_projections") projected_ = rank_ == 0 ? static_cast<long>(v) : 0;
+    if (k == "next_id") next_id_ = static_cast<int64_t>(v);
+    if (k == "emitted") emitted_ = static_cast<long>(v);
+    for (size_t e = 0; e < emitted_layers_.size(); ++e)
+      if (k == "emitter_" + std::to_string(e) + "_layers") emitted_layers_[e] = static_cast<long>(v);
   }
 }
 

@@ -81,8 +81,17 @@ class PbdXing : public Method {
   AreaSweep area_inputs() const;
   void project_colliders();
   void xsph(Kokkos::View<double**, Kokkos::LayoutRight> vt);
-  // Kinematic particles (materials with `kinematic: true`) get back their prescribed predicted position.
+  // Kinematic particles (materials with `kinematic: true`) and the liquid held in a nozzle get back their
+  // prescribed predicted position.
   void restore_kinematic();
+  // Emitters (pbd.emitters, particles/disc_emitters.hpp): the layers due by time t join the set, with
+  // the calibrated mass; ids continue in the same global order on every rank. Collective.
+  void emit(double t);
+  // Rows within nozzle_length of an emitter's disc (and within its radius plus half a spacing of its
+  // axis) are held at the jet velocity for this step, as the liquid inside a pipe.
+  void mark_nozzle_rows(double t);
+  long emitted() const { return emitted_; }
+  int held_rows() const { return held_rows_; }
   // End of a step, before migration (pbd.film_insertion_edge > 0): one new particle at the centroid of
   // the largest stretched triangle of each surface particle's fan that the particle has the smallest id
   // in; new ids follow the largest id in the run, in the order of their creators' ids, so the set does
@@ -123,6 +132,13 @@ class PbdXing : public Method {
   Kokkos::View<int*> kinematic_;  // per material index: 1 = prescribed motion, constraints do not move it
   LocalMeshes meshes_;
   long fan_counts_[3] = {0, 0, 0};  // this rank at the last meshing: valid, closed, overflowing fans  // global ids of the owned and ghost rows
+
+  std::vector<long> emitted_layers_;  // layers each emitter has released
+  int64_t next_id_ = 0;               // next free particle id (emitters)
+  long emitted_ = 0;                  // particles emitted so far (all ranks)
+  Kokkos::View<int*> held_;           // set rows held in a nozzle this step
+  Kokkos::View<double**, Kokkos::LayoutRight> held_velocity_;
+  int held_rows_ = 0;
 
   double time_ = 0;
   double dt_now_ = 0;  // the current step's dt (kinematic particles' prescribed p* = p + dt v)

@@ -45,13 +45,7 @@ void declare_sph_sections(config::Schema& root) {
   s->real("st_tolerance", "1", "relative residual of the implicit surface tension + viscosity CG solve").def(1e-3).positive();
   s->integer("st_max_iterations", "most CG iterations of the implicit solve").def("100").min(1);
   s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
-  auto em = std::make_shared<config::Schema>("An inflow disc of particles.");
-  em->vector("center", "m", "centre of the disc").req();
-  em->vector("velocity", "m/s", "inflow velocity; the disc is normal to it").req();
-  em->real("radius", "m", "disc radius").req().positive();
-  em->text("material", "name of a material in `materials`").req();
-  em->real("start_time", "s", "first emission").def(0.0).nonnegative();
-  em->real("end_time", "s", "last emission (0: never stops)").def(0.0).nonnegative();
+  auto em = particles::disc_emitter_schema();
   s->list("emitters", em, "Inflow discs (water bell, fluid chain, faucet).");
   root.section("sph", s, "Smoothed particle hydrodynamics with implicit surface tension (Jeske et al. 2023).");
 
@@ -109,26 +103,7 @@ SphParams read_sph(const config::Section& root, int dim) {
     p.rest_density.push_back(m.real("density"));
   }
   if (p.material_names.empty()) throw InputError(root.file(), "materials", "the deck defines no materials");
-  for (const auto& e : s.list("emitters")) {
-    EmitterSpec spec;
-    const auto c = e.vector("center"), v = e.vector("velocity");
-    double speed = 0;
-    for (int d = 0; d < dim; ++d) {
-      spec.center[d] = c[d];
-      spec.velocity[d] = v[d];
-      speed += v[d] * v[d];
-    }
-    if (!(speed > 0)) throw InputError(e.file(), e.key_path("velocity"), "an emitter needs a nonzero velocity");
-    spec.radius = e.real("radius");
-    spec.start_time = e.real("start_time");
-    spec.end_time = e.real("end_time");
-    const std::string mat = e.text("material");
-    auto it = std::find(p.material_names.begin(), p.material_names.end(), mat);
-    if (it == p.material_names.end())
-      throw InputError(e.file(), e.key_path("material"), "no material named '" + mat + "' in `materials`");
-    spec.material = static_cast<int>(it - p.material_names.begin());
-    p.emitters.push_back(spec);
-  }
+  p.emitters = particles::read_disc_emitters(s, dim, p.material_names);
   return p;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/deck.hpp"
 #include "core/schema.hpp"
+#include "particles/disc_emitters.hpp"
 
 namespace meniscus::sph {
 
@@ -14,13 +15,8 @@ void declare_sph_sections(config::Schema& root);
 
 enum class SurfaceTensionMode { Implicit, Explicit, None };
 
-// An inflow disc: every d/speed seconds a disc of particles on a square lattice of spacing d is
-// placed at `center`, moving with `velocity` (normal to the disc).
-struct EmitterSpec {
-  std::array<double, 3> center{}, velocity{};
-  double radius = 0, start_time = 0, end_time = 0;  // end_time 0: forever
-  int material = 0;
-};
+// Inflow discs (particles/disc_emitters.hpp, shared with the position-based method).
+using EmitterSpec = particles::DiscEmitter;
 
 struct SphParams {
   double particle_radius = 0;   // r (m); diameter d = 2r, support h = 4r
