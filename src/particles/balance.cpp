@@ -87,8 +87,8 @@ void warn_no_rebalancing(const config::Section& root, const char* method, MPI_Co
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   if (rank == 0 && d.real("rebalance_threshold") > 0)
-    log::warn("%s: %s is ignored: this method balances its ranks at start-up only (MPM and SPH rebalance during "
-              "a run)", d.key_path("rebalance_threshold").c_str(), method);
+    log::warn("%s ignores %s: it balances its ranks at start-up only (MPM and SPH rebalance during a run)", method,
+              d.key_path("rebalance_threshold").c_str());
 }
 
 template <int Dim>
