@@ -5,14 +5,16 @@
 #   before:  mpm.newton.hessian = matrix_free (Hessian products through the particles, CG + Jacobi),
 #            with the Newton loop as it was before session 11 (fixed CG rtol, exact Hessian first:
 #            -mpm_newton_forcing false -mpm_newton_hessian_first exact)
-#   before': the same matrix-free path with the session-11 Newton loop (-mpm_newton_forcing true, the
-#            opt-in forcing term, and the default hessian_first alternate)
-#   after:   mpm.newton.hessian = assembled (MATAIJ, PCREDISTRIBUTE(CG + PCGAMG)), the same Newton loop
-# (the forcing term is opt-in: with it Newton stagnated on a candle test, docs/theory-mpm-implicit.md)
-# on 1 rank x 2 OpenMP threads. The Newton tolerance is the same in all three. Prints per implicit step: wall time, Newton iterations, CG
+#   base:    only when BASE_EXE names another build of meniscus (e.g. the previous commit's): its
+#            default assembled solve, for a before/after of a solver change in the same run
+#   after:   mpm.newton.hessian = assembled (the default: reduced MATAIJ on the unknown nodes, CG +
+#            PCGAMG), all settings at their defaults (the Eisenstat-Walker forcing term off)
+#   after + forcing: the same with the opt-in forcing term (-mpm_newton_forcing true; off by default
+#            because Newton stagnated with it on a candle test, docs/theory-mpm-implicit.md)
+# on 1 rank x 2 OpenMP threads. The Newton tolerance is the same in all. Prints per implicit step: wall time, Newton iterations, CG
 # iterations (and per Newton iteration), the Newton stage's share, and core time (user + sys of the
 # process, start-up included) per particle-step.
-# Usage: bash bench/mpm-implicit-solver.sh [STEPS] [--set key=value ...]  (build first: bash scripts/build.sh)
+# Usage: [BASE_EXE=path] bash bench/mpm-implicit-solver.sh [STEPS] [--set key=value ...]  (build first: bash scripts/build.sh)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/mpi-env.sh"
@@ -23,9 +25,9 @@ deck="$root/inputs/mpm-droplet-impact-3d.yaml"
 out=$(mktemp -d)
 dx=0.015873015873015872  # 1/63
 
-run() {  # label hessian petsc-options [--set ...]
-  local label=$1 hessian=$2 petsc=$3
-  shift 3
+run() {  # label executable hessian petsc-options [--set ...]
+  local label=$1 exe=$2 hessian=$3 petsc=$4
+  shift 4
   local dir="$out/$hessian$RANDOM"
   mkdir -p "$dir"
   PETSC_OPTIONS="$petsc" OMP_NUM_THREADS=2 mpirun --bind-to none -x PETSC_OPTIONS -x OMP_PROC_BIND=spread -x OMP_PLACES=threads -n 1 \
@@ -54,8 +56,11 @@ PY
 }
 
 echo "meniscus $("$exe" --version | cut -d' ' -f2-), 3D impact free fall, dx = 1/63, $steps steps, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-run "before: matrix-free, old Newton" matrix_free "-mpm_newton_forcing false -mpm_newton_hessian_first exact" "$@"
-run "before': matrix-free, new Newton" matrix_free "-mpm_newton_forcing true" "$@"
-run "after: assembled + GAMG" assembled "-mpm_newton_forcing true" "$@"
+run "before: matrix-free, old Newton" "$exe" matrix_free "-mpm_newton_forcing false -mpm_newton_hessian_first exact" "$@"
+if [[ -n "${BASE_EXE:-}" ]]; then
+  run "base: assembled, $("$BASE_EXE" --version | cut -d' ' -f2-)" "$BASE_EXE" assembled "" "$@"
+fi
+run "after: assembled, defaults" "$exe" assembled "" "$@"
+run "after + forcing (opt-in)" "$exe" assembled "-mpm_newton_forcing true" "$@"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$out"

@@ -82,6 +82,15 @@ double particle_imbalance(long local_count, MPI_Comm comm) {
   return sum > 0 ? static_cast<double>(largest) * size / static_cast<double>(sum) : 1.0;
 }
 
+void warn_no_rebalancing(const config::Section& root, const char* method, MPI_Comm comm) {
+  const auto d = root.section("domain");
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0 && d.real("rebalance_threshold") > 0)
+    log::warn("%s ignores %s: it balances its ranks at start-up only (MPM and SPH rebalance during a run)", method,
+              d.key_path("rebalance_threshold").c_str());
+}
+
 template <int Dim>
 Rebalancer<Dim>::Rebalancer(const config::Section& root, int min_nodes) {
   const auto d = root.section("domain");

@@ -45,6 +45,10 @@ double particle_imbalance(long local_count, MPI_Comm comm);
 // measures the load again and logs one line. The decomposition is the only state that changes: the
 // particles carry everything a step needs (the MPM grid is rebuilt by every P2G, SPH's neighbourhood
 // at the start of every step).
+// For methods that balance at start-up only (mpm-multiphase, pbd-xing2022, membrane-ruan2021): a
+// warning, once on rank 0, when the deck asks for rebalancing during the run, which they ignore.
+void warn_no_rebalancing(const config::Section& root, const char* method, MPI_Comm comm);
+
 template <int Dim>
 class Rebalancer {
  public:

@@ -165,8 +165,10 @@ TEST(ParticleRebalance, MpmSlidingBlockRebalancesAndMatchesOneRank) {
 // Newton's Vecs and KSP, the assembled Hessian, the heat matrix) are rebuilt on every new decomposition.
 // Implicit runs agree across layouts to the solver tolerances, not to round-off: after these 60 steps
 // the start-up cuts kept differ from one rank by up to 4.1e-8 m and 1.4e-6 K at 2 and 4 ranks
-// (measured), the rebalanced run by 3.6e-8 m and 1.6e-6 K, and the two layouts from each other by
-// 7e-9 m and 4e-7 K. The bounds below are those numbers with a margin of about 3.
+// (measured), the rebalanced run by 3.6e-8 m and 1.6e-6 K. The two layouts differ from each other by
+// as much, for the same reason (7e-9 m and 4e-7 K with PCREDISTRIBUTE's GAMG; 3.3e-8 m and 1.1e-6 K
+// at 2 ranks, 2.7e-8 m and 9.6e-7 K at 4 with GAMG on the reduced block matrix, which aggregates
+// differently), so both comparisons have the same bounds: those numbers with a margin of about 3.
 const std::vector<std::string> kImplicitHeat = {
     "mpm.integrator=implicit", "mpm.heat.enabled=true", "mpm.heat.tolerance=1e-12",
     "materials[0].thermal_conductivity=0.6", "materials[0].heat_capacity=4000",
@@ -198,8 +200,8 @@ TEST(ParticleRebalance, MpmImplicitWithHeatRebalancesAndMatchesOneRank) {
   EXPECT_GE(dx, 0) << "same particle ids";
   EXPECT_LE(dx, 1e-7);
   EXPECT_LE(dT, 5e-6) << "K, of a 300 K block with a 75 K spread";
-  EXPECT_LE(worst_difference(fixed.particles, mine.particles, "position"), 3e-8) << "against the start-up cuts kept";
-  EXPECT_LE(worst_difference(fixed.particles, mine.particles, "temperature"), 1.5e-6) << "against the start-up cuts kept";
+  EXPECT_LE(worst_difference(fixed.particles, mine.particles, "position"), 1e-7) << "against the start-up cuts kept";
+  EXPECT_LE(worst_difference(fixed.particles, mine.particles, "temperature"), 5e-6) << "against the start-up cuts kept";
 }
 
 TEST(ParticleRebalance, SphSlidingBlockRebalancesAndMatchesOneRank) {

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "grid/balance.hpp"
+#include "particles/balance.hpp"
 #include "grid/domain_deck.hpp"
 #include "methods/membrane/fluid_kernels.hpp"
 #include "methods/membrane/grid_state.hpp"
@@ -66,6 +67,7 @@ MembraneRuan::MembraneRuan(const MethodContext& ctx) : comm_(ctx.comm) {
     }
   }
   grid_ = std::make_unique<MacGrid>(comm_, lower, cells, dx, dom.file(), procs, ranges);
+  particles::warn_no_rebalancing(root, "membrane-ruan2021", comm_);
   deck_.flow.h = deck_.thickness_over_dx * dx;
   if (deck_.remesh) deck_.flow.remesh_edge = deck_.edge_over_dx * dx;
   const double edge = deck_.edge_over_dx * dx;

@@ -1,6 +1,7 @@
 #include "methods/mpm/assembled_hessian.hpp"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "solvers/petsc_check.hpp"
@@ -43,18 +44,72 @@ KOKKOS_INLINE_FUNCTION void projection(int constraint, const Kokkos::View<double
     }
 }
 
-// Coordinates of the owned nodes, one row per node. A free function because nvcc rejects device
-// lambdas in constructors.
+// Coordinates of the listed owned nodes, one row per node.
 template <int Dim, class CoordinateView>
-void fill_node_coordinates(const CoordinateView& c, const grid::NodeBox<Dim>& ob, const double* lower, double dx) {
+void fill_node_coordinates(const CoordinateView& c, const grid::NodeBox<Dim>& ob, const Kokkos::View<long*>& list,
+                           const double* lower, double dx) {
   double lo[Dim];
   for (int d = 0; d < Dim; ++d) lo[d] = lower[d];
   const auto box = ob;
   Kokkos::parallel_for(
-      "hessian::coordinates", Kokkos::RangePolicy<>(0, box.size()), KOKKOS_LAMBDA(const long i) {
+      "hessian::coordinates", Kokkos::RangePolicy<>(0, list.extent(0)), KOKKOS_LAMBDA(const long k) {
         int node[Dim];
-        box.node(i, node);
-        for (int d = 0; d < Dim; ++d) c(i, d) = lo[d] + node[d] * dx;
+        box.node(list(k), node);
+        for (int d = 0; d < Dim; ++d) c(k, d) = lo[d] + node[d] * dx;
+      });
+}
+
+}  // namespace
+
+namespace {
+
+// PETSc's C callbacks of the shell operator and preconditioner: no exception may cross them.
+template <int Dim>
+PetscErrorCode shell_product(Mat A, Vec x, Vec y) {
+  void* ctx = nullptr;
+  PetscCall(MatShellGetContext(A, &ctx));
+  try {
+    static_cast<AssembledHessian<Dim>*>(ctx)->product(x, y);
+  } catch (const std::exception& e) {
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "assembled Hessian product: %s", e.what());
+  }
+  return 0;
+}
+
+template <int Dim>
+PetscErrorCode shell_diagonal(Mat A, Vec d) {
+  void* ctx = nullptr;
+  PetscCall(MatShellGetContext(A, &ctx));
+  try {
+    static_cast<AssembledHessian<Dim>*>(ctx)->diagonal(d);
+  } catch (const std::exception& e) {
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "assembled Hessian diagonal: %s", e.what());
+  }
+  return 0;
+}
+
+template <int Dim>
+PetscErrorCode shell_solve(PC pc, Vec b, Vec x) {
+  void* ctx = nullptr;
+  PetscCall(PCShellGetContext(pc, &ctx));
+  try {
+    static_cast<AssembledHessian<Dim>*>(ctx)->solve(b, x);
+  } catch (const std::exception& e) {
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "reduced Hessian solve: %s", e.what());
+  }
+  return 0;
+}
+
+// Rows of the reduced matrix <-> the DMDA vector's owned nodes. Free functions: nvcc rejects device
+// lambdas in some member contexts.
+template <int Dim, class A, class B>
+void copy_unknown_rows(const A& from, const B& to, const Kokkos::View<long*>& owned, bool to_reduced) {
+  Kokkos::parallel_for(
+      "hessian::copy_unknown_rows", Kokkos::RangePolicy<>(0, owned.extent(0)), KOKKOS_LAMBDA(const long k) {
+        for (int a = 0; a < Dim; ++a) {
+          if (to_reduced) to(k, a) = from(owned(k), a);
+          else to(owned(k), a) = from(k, a);
+        }
       });
 }
 
@@ -63,24 +118,111 @@ void fill_node_coordinates(const CoordinateView& c, const grid::NodeBox<Dim>& ob
 template <int Dim>
 AssembledHessian<Dim>::AssembledHessian(DM dm, const grid::NodeBox<Dim>& gbox, const grid::NodeBox<Dim>& obox,
                                         const double* lower, double dx, const char* options_prefix)
-    : dm_(dm), gbox_(gbox), obox_(obox), prefix_(options_prefix) {
-  // Rigid-body modes from the nodal coordinates: the near null space GAMG builds its coarse spaces
-  // from (the Hessian of an elastic or fluid potential is blind to translations and, at rest, to
-  // rotations; the inertia term lifts them by the node mass only).
-  Vec coords;
-  petsc_check(DMCreateGlobalVector(dm_, &coords), "DMCreateGlobalVector");
-  {
-    solvers::VecAccess acc(coords, Dim);
-    fill_node_coordinates<Dim>(acc.view, obox_, lower, dx);
-  }
-  petsc_check(MatNullSpaceCreateRigidBody(coords, &rigid_), "MatNullSpaceCreateRigidBody");
-  petsc_check(VecDestroy(&coords), "VecDestroy");
+    : dm_(dm), gbox_(gbox), obox_(obox), dx_(dx), prefix_(options_prefix) {
+  for (int d = 0; d < Dim; ++d) lower_[d] = lower[d];
+  MPI_Comm comm;
+  petsc_check(PetscObjectGetComm(reinterpret_cast<PetscObject>(dm_), &comm), "PetscObjectGetComm");
+  const PetscInt n = static_cast<PetscInt>(obox_.size() * Dim);
+  petsc_check(MatCreateShell(comm, n, n, PETSC_DETERMINE, PETSC_DETERMINE, this, &shell_), "MatCreateShell");
+  petsc_check(MatShellSetOperation(shell_, MATOP_MULT, reinterpret_cast<void (*)(void)>(shell_product<Dim>)),
+              "MatShellSetOperation");
+  petsc_check(MatShellSetOperation(shell_, MATOP_GET_DIAGONAL, reinterpret_cast<void (*)(void)>(shell_diagonal<Dim>)),
+              "MatShellSetOperation");
+  petsc_check(MatSetOption(shell_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
+  petsc_check(KSPCreate(comm, &inner_), "KSPCreate");
+  petsc_check(KSPSetOptionsPrefix(inner_, (prefix_ + "redistribute_").c_str()), "KSPSetOptionsPrefix");
 }
 
 template <int Dim>
 AssembledHessian<Dim>::~AssembledHessian() {
+  if (inner_) solvers::petsc_check_noexcept(KSPDestroy(&inner_), "KSPDestroy");
+  for (Vec* v : {&rb_, &rx_})
+    if (*v) solvers::petsc_check_noexcept(VecDestroy(v), "VecDestroy");
+  if (shell_) solvers::petsc_check_noexcept(MatDestroy(&shell_), "MatDestroy");
   if (mat_) solvers::petsc_check_noexcept(MatDestroy(&mat_), "MatDestroy");
-  if (rigid_) solvers::petsc_check_noexcept(MatNullSpaceDestroy(&rigid_), "MatNullSpaceDestroy");
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::configure_inner(double rtol, int max_iterations) {
+  petsc_check(KSPSetType(inner_, KSPCG), "KSPSetType");
+  // No divergence tolerance (see newton_minimizer.cpp).
+  petsc_check(KSPSetTolerances(inner_, rtol, 1e-300, 1e300, max_iterations), "KSPSetTolerances");
+  PC pc;
+  petsc_check(KSPGetPC(inner_, &pc), "KSPGetPC");
+  configure_pc(pc);
+  petsc_check(KSPSetFromOptions(inner_), "KSPSetFromOptions");
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::configure_pc(PC pc) {
+  petsc_check(PCSetType(pc, PCGAMG), "PCSetType");
+  // The prolongators of the first linearisation with a pattern serve its later ones (the Newton
+  // iterations of a step, and steps with the same unknowns): only the Galerkin products are redone.
+  petsc_check(PCGAMGSetReuseInterpolation(pc, PETSC_TRUE), "PCGAMGSetReuseInterpolation");
+  petsc_check(PCSetFromOptions(pc), "PCSetFromOptions");
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::make_preconditioner(PC pc) {
+  petsc_check(PCSetType(pc, PCSHELL), "PCSetType");
+  petsc_check(PCShellSetContext(pc, this), "PCShellSetContext");
+  petsc_check(PCShellSetApply(pc, shell_solve<Dim>), "PCShellSetApply");
+  petsc_check(PCShellSetName(pc, "reduced assembled Hessian: CG + GAMG on the unknown nodes"), "PCShellSetName");
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::to_reduced(Vec full, Vec reduced) const {
+  solvers::VecAccess f(full, Dim, false), r(reduced, Dim);
+  copy_unknown_rows<Dim>(f.view, r.view, owned_unknown_, true);
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::from_reduced(Vec reduced, Vec full) const {
+  solvers::VecAccess r(reduced, Dim, false), f(full, Dim);
+  copy_unknown_rows<Dim>(r.view, f.view, owned_unknown_, false);
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::product(Vec x, Vec y) {
+  if (!mat_) throw RuntimeError("assembled Hessian: product before prepare()");
+  to_reduced(x, rb_);
+  petsc_check(MatMult(mat_, rb_, rx_), "MatMult");
+  petsc_check(VecCopy(x, y), "VecCopy");  // the held rows: identity
+  from_reduced(rx_, y);
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::diagonal(Vec d) {
+  if (!mat_) throw RuntimeError("assembled Hessian: diagonal before prepare()");
+  petsc_check(MatGetDiagonal(mat_, rx_), "MatGetDiagonal");
+  petsc_check(VecSet(d, 1.0), "VecSet");
+  from_reduced(rx_, d);
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::solve(Vec b, Vec x) {
+  if (!mat_) throw RuntimeError("assembled Hessian: solve before prepare()");
+  if (reset_inner_) {
+    // A new pattern: the multigrid hierarchy (and its reused interpolation) starts afresh, in a new
+    // preconditioner object (PETSc 3.18's PCReset leaves GAMG's level solvers at the old sizes).
+    petsc_check(KSPReset(inner_), "KSPReset");
+    PC old, pc;
+    petsc_check(KSPGetPC(inner_, &old), "KSPGetPC");
+    petsc_check(PCCreate(PetscObjectComm(reinterpret_cast<PetscObject>(inner_)), &pc), "PCCreate");
+    const char* prefix = nullptr;
+    petsc_check(PCGetOptionsPrefix(old, &prefix), "PCGetOptionsPrefix");
+    petsc_check(PCSetOptionsPrefix(pc, prefix), "PCSetOptionsPrefix");
+    configure_pc(pc);
+    petsc_check(KSPSetPC(inner_, pc), "KSPSetPC");
+    petsc_check(PCDestroy(&pc), "PCDestroy");
+    reset_inner_ = false;
+  }
+  petsc_check(KSPSetOperators(inner_, mat_, mat_), "KSPSetOperators");
+  to_reduced(b, rb_);
+  petsc_check(KSPSolve(inner_, rb_, rx_), "KSPSolve");
+  // The Newton loop reads the inner KSP's iterations and converged reason (implicit_solve.cpp).
+  petsc_check(VecCopy(b, x), "VecCopy");  // the held rows: identity
+  from_reduced(rx_, x);
 }
 
 template <int Dim>
@@ -114,6 +256,7 @@ void AssembledHessian<Dim>::prepare(Kokkos::View<const int*> constraint, Kokkos:
   Kokkos::deep_copy(normal_, normal);
   if (changed) {
     build_pattern();
+    number_unknowns();
     create_matrix();
     ++builds_;
   }
@@ -190,35 +333,89 @@ void AssembledHessian<Dim>::build_pattern() {
 }
 
 template <int Dim>
-void AssembledHessian<Dim>::create_matrix() {
-  if (mat_) petsc_check(MatDestroy(&mat_), "MatDestroy");
-  // COO pattern: the unknowns' blocks in the layout's order, then one identity block per owned held
-  // node. Values are then handed over in that order in one MatSetValuesCOO per linearisation
-  // (PETSc sums the ghost rows' shares on their owners).
-  const long no = obox_.size();
+void AssembledHessian<Dim>::number_unknowns() {
+  // The owned unknown nodes, numbered rank by rank; ghosts learn their owners' numbers through the
+  // DMDA's ghost exchange (component 0 of a node vector; exact in a double below 2^53).
   const auto gb = gbox_, ob = obox_;
   const auto row = layout_.row;
-  Kokkos::View<long*> held_slot("hessian_held_slot", no);
-  long nheld = 0;
+  Kokkos::View<long*> slot("hessian_owned_slot", ob.size());
+  long count = 0;
   Kokkos::parallel_scan(
-      "hessian::held_rows", Kokkos::RangePolicy<>(0, no),
+      "hessian::owned_unknowns", Kokkos::RangePolicy<>(0, ob.size()),
       KOKKOS_LAMBDA(const long i, long& upd, const bool final) {
         int node[Dim];
         ob.node(i, node);
-        const bool held = row(gb.index(node)) < 0;
-        if (final) held_slot(i) = held ? upd : -1;
-        if (held) upd += 1;
+        const bool unknown = row(gb.index(node)) >= 0;
+        if (final) slot(i) = unknown ? upd : -1;
+        if (unknown) upd += 1;
       },
-      nheld);
-  const long nblock = entries_ * Dim * Dim, ncoo = nblock + nheld * Dim;
+      count);
+  owned_unknowns_ = count;
+  MPI_Comm comm;
+  petsc_check(PetscObjectGetComm(reinterpret_cast<PetscObject>(dm_), &comm), "PetscObjectGetComm");
+  long first = 0;
+  MPI_Exscan(&count, &first, 1, MPI_LONG, MPI_SUM, comm);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) first = 0;
+  first_unknown_ = first;
+  owned_unknown_ = Kokkos::View<long*>("hessian_owned_unknown", count);
+  auto ou = owned_unknown_;
+  Kokkos::parallel_for(
+      "hessian::owned_unknown_list", Kokkos::RangePolicy<>(0, ob.size()), KOKKOS_LAMBDA(const long i) {
+        if (slot(i) >= 0) ou(slot(i)) = i;
+      });
+  Vec global, local;
+  petsc_check(DMGetGlobalVector(dm_, &global), "DMGetGlobalVector");
+  petsc_check(DMGetLocalVector(dm_, &local), "DMGetLocalVector");
+  {
+    solvers::VecAccess acc(global, Dim);
+    auto g = acc.view;
+    Kokkos::parallel_for(
+        "hessian::number_owned", Kokkos::RangePolicy<>(0, ob.size()), KOKKOS_LAMBDA(const long i) {
+          g(i, 0) = slot(i) >= 0 ? static_cast<double>(first + slot(i)) : -1.0;
+        });
+  }
+  petsc_check(DMGlobalToLocalBegin(dm_, global, INSERT_VALUES, local), "DMGlobalToLocalBegin");
+  petsc_check(DMGlobalToLocalEnd(dm_, global, INSERT_VALUES, local), "DMGlobalToLocalEnd");
+  reduced_index_ = Kokkos::View<PetscInt*>("hessian_reduced_index", gb.size());
+  long missing = 0;
+  {
+    solvers::VecAccess acc(local, Dim, false);
+    auto l = acc.view;
+    auto ri = reduced_index_;
+    Kokkos::parallel_reduce(
+        "hessian::number_ghosts", Kokkos::RangePolicy<>(0, gb.size()),
+        KOKKOS_LAMBDA(const long n, long& bad) {
+          ri(n) = row(n) >= 0 ? static_cast<PetscInt>(l(n, 0)) : -1;
+          if (row(n) >= 0 && l(n, 0) < 0) ++bad;
+        },
+        missing);
+  }
+  petsc_check(DMRestoreLocalVector(dm_, &local), "DMRestoreLocalVector");
+  petsc_check(DMRestoreGlobalVector(dm_, &global), "DMRestoreGlobalVector");
+  // Ghost constraints come from their owners (ImplicitGridSolver::gather_ghost_constraints), so a
+  // ghost unknown here is an unknown on its owner.
+  if (missing > 0) throw RuntimeError("assembled Hessian: a ghost unknown node is held on its owner");
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::create_matrix() {
+  if (mat_) petsc_check(MatDestroy(&mat_), "MatDestroy");
+  for (Vec* v : {&rb_, &rx_})
+    if (*v) petsc_check(VecDestroy(v), "VecDestroy");
+  // COO pattern: the unknowns' blocks in the layout's order. Values are then handed over in that
+  // order in one MatSetValuesCOO per linearisation (PETSc sums the ghost rows' shares on their
+  // owners).
+  const long ncoo = entries_ * Dim * Dim;
   values_ = Kokkos::View<double*>("hessian_values", ncoo);
-  blocks_ = Kokkos::subview(values_, Kokkos::make_pair(0L, nblock));
-  scatter_ = Kokkos::Experimental::create_scatter_view(blocks_);
+  scatter_ = Kokkos::Experimental::create_scatter_view(values_);
   Kokkos::View<PetscInt*> ci("hessian_coo_i", ncoo), cj("hessian_coo_j", ncoo);
   {
     const auto start = layout_.row_start;
     const auto rn = row_node_;
     const auto cols = cols_;
+    const auto ri = reduced_index_;
     Kokkos::parallel_for(
         "hessian::coo_blocks", Kokkos::RangePolicy<>(0, rows_), KOKKOS_LAMBDA(const long r) {
           const long first = start(r), count = start(r + 1) - first;
@@ -226,23 +423,9 @@ void AssembledHessian<Dim>::create_matrix() {
             for (int a = 0; a < Dim; ++a)
               for (int b = 0; b < Dim; ++b) {
                 const long pos = first * Dim * Dim + a * count * Dim + (e - first) * Dim + b;
-                ci(pos) = rn(r) * Dim + a;
-                cj(pos) = cols(e) * Dim + b;
+                ci(pos) = ri(rn(r)) * Dim + a;
+                cj(pos) = ri(cols(e)) * Dim + b;
               }
-        });
-    auto vals = values_;
-    Kokkos::parallel_for(
-        "hessian::coo_identity", Kokkos::RangePolicy<>(0, no), KOKKOS_LAMBDA(const long i) {
-          if (held_slot(i) < 0) return;
-          int node[Dim];
-          ob.node(i, node);
-          const long l = gb.index(node);
-          for (int a = 0; a < Dim; ++a) {
-            const long pos = nblock + held_slot(i) * Dim + a;
-            ci(pos) = static_cast<PetscInt>(l * Dim + a);
-            cj(pos) = static_cast<PetscInt>(l * Dim + a);
-            vals(pos) = 1.0;  // never overwritten: assemble() refills only the blocks
-          }
         });
   }
   // PETSc rewrites the index arrays: hand it copies.
@@ -255,29 +438,56 @@ void AssembledHessian<Dim>::create_matrix() {
   }
   MPI_Comm comm;
   petsc_check(PetscObjectGetComm(reinterpret_cast<PetscObject>(dm_), &comm), "PetscObjectGetComm");
-  const PetscInt n = static_cast<PetscInt>(no * Dim);
+  const PetscInt n = static_cast<PetscInt>(owned_unknowns_ * Dim);
   petsc_check(MatCreate(comm, &mat_), "MatCreate");
+  // -<prefix>near_null_space: what GAMG aggregates with. `translations` (default): block size
+  // Dim, GAMG's default near null space of one constant per component; `rigid`: block size Dim
+  // and the rigid-body modes (translations and rotations: twice the coarse unknowns per aggregate
+  // in 3D, and at dx = 1/63 on the 3D impact twice the set-up time for the same CG iterations: the
+  // liquid's Hessian, mass plus pressure and viscosity, is not an elastic body's); `scalar`: block
+  // size 1 (every component aggregated on its own, as PCREDISTRIBUTE's sub-matrix was).
+  char nns[32] = "translations";
+  petsc_check(PetscOptionsGetString(nullptr, prefix_.c_str(), "-near_null_space", nns, sizeof nns, nullptr),
+              "PetscOptionsGetString");
+  const std::string mode = nns;
+  if (mode != "translations" && mode != "rigid" && mode != "scalar")
+    throw RuntimeError("-" + prefix_ + "near_null_space: '" + mode + "' is not translations, rigid or scalar");
   petsc_check(MatSetSizes(mat_, n, n, PETSC_DETERMINE, PETSC_DETERMINE), "MatSetSizes");
-  petsc_check(MatSetBlockSize(mat_, Dim), "MatSetBlockSize");
+  petsc_check(MatSetBlockSize(mat_, mode == "scalar" ? 1 : Dim), "MatSetBlockSize");
   petsc_check(MatSetType(mat_, MATAIJ), "MatSetType");
   petsc_check(MatSetOptionsPrefix(mat_, prefix_.c_str()), "MatSetOptionsPrefix");
   petsc_check(MatSetFromOptions(mat_), "MatSetFromOptions");
-  ISLocalToGlobalMapping ltog;
-  petsc_check(DMGetLocalToGlobalMapping(dm_, &ltog), "DMGetLocalToGlobalMapping");
-  petsc_check(MatSetLocalToGlobalMapping(mat_, ltog, ltog), "MatSetLocalToGlobalMapping");
-  petsc_check(MatSetPreallocationCOOLocal(mat_, static_cast<PetscCount>(ncoo), hi.data(), hj.data()),
-              "MatSetPreallocationCOOLocal");
+  petsc_check(MatSetPreallocationCOO(mat_, static_cast<PetscCount>(ncoo), hi.data(), hj.data()),
+              "MatSetPreallocationCOO");
   petsc_check(MatSetOption(mat_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
   petsc_check(MatSetOption(mat_, MAT_SYMMETRY_ETERNAL, PETSC_TRUE), "MatSetOption");
-  petsc_check(MatSetNearNullSpace(mat_, rigid_), "MatSetNearNullSpace");
+  petsc_check(MatCreateVecs(mat_, &rx_, &rb_), "MatCreateVecs");
+  // Rigid-body modes from the unknown nodes' coordinates: the near null space GAMG builds its
+  // coarse spaces from (the Hessian of an elastic potential is blind to translations and, at rest,
+  // to rotations; the inertia term lifts them by the node mass only).
+  if (mode == "rigid") {
+    Vec coords;
+    petsc_check(VecDuplicate(rx_, &coords), "VecDuplicate");
+    petsc_check(VecSetBlockSize(coords, Dim), "VecSetBlockSize");
+    {
+      solvers::VecAccess acc(coords, Dim);
+      fill_node_coordinates<Dim>(acc.view, obox_, owned_unknown_, lower_, dx_);
+    }
+    MatNullSpace rigid;
+    petsc_check(MatNullSpaceCreateRigidBody(coords, &rigid), "MatNullSpaceCreateRigidBody");
+    petsc_check(MatSetNearNullSpace(mat_, rigid), "MatSetNearNullSpace");
+    petsc_check(MatNullSpaceDestroy(&rigid), "MatNullSpaceDestroy");
+    petsc_check(VecDestroy(&coords), "VecDestroy");
+  }
+  reset_inner_ = true;
 }
 
 template <int Dim>
 void AssembledHessian<Dim>::assemble(const IncrementalPotential<Dim>& potential, Kokkos::View<const double*> owned_mass) {
-  Kokkos::deep_copy(blocks_, 0.0);
+  Kokkos::deep_copy(values_, 0.0);
   scatter_.reset();
   potential.add_hessian_blocks(layout_, scatter_);
-  Kokkos::Experimental::contribute(blocks_, scatter_);
+  Kokkos::Experimental::contribute(values_, scatter_);
   // Inertia on owned diagonal blocks, then P_i B P_j, then (I - P_i) on owned diagonal blocks (the
   // same P H P + (I - P) as the matrix-free product). A rank's partial sums for a ghost row are
   // projected with that node's own P, so their sum on the owner is the projected block.

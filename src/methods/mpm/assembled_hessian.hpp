@@ -1,15 +1,23 @@
 #pragma once
-// The Hessian of the MPM incremental potential (Chen et al. 2021, Sec. 3.3) as an assembled PETSc
-// MATAIJ with block size Dim on the MPM DMDA, for algebraic multigrid: the same operator as the
-// matrix-free product of ImplicitGridSolver::hessian,
+// The Hessian of the MPM incremental potential (Chen et al. 2021, Sec. 3.3) assembled for algebraic
+// multigrid: the same operator as the matrix-free product of ImplicitGridSolver::hessian,
 //   H' = P (H_particles + M) P + (I - P),
 // P the constraint projection per node (0 for held and inactive nodes, I - n n^T on a slip
-// collider, I for free nodes). Held and inactive nodes are identity rows. Only the unknowns' rows
-// carry off-diagonal blocks: their unknown neighbours within +-2 nodes, given to PETSc once as a COO
-// pattern (MatSetPreallocationCOOLocal); the pattern (and the Mat) is kept while the set of unknowns
-// is unchanged (every Newton iteration of a step, and across steps where the set stays), and each
-// linearisation hands over values only (one MatSetValuesCOO).
+// collider, I for free nodes). Held and inactive nodes are identity rows and most of the box, so
+// only the unknown nodes are assembled: a "reduced" MATAIJ with block size Dim whose rows are the
+// owned unknown nodes (numbered rank by rank), so that GAMG aggregates node blocks (optionally
+// with the rigid-body modes as near null space: -<prefix>near_null_space rigid). Each row holds its unknown neighbours within +-2 nodes, given to PETSc once as
+// a COO pattern (MatSetPreallocationCOO); the pattern (and the Mat) is kept while the set of
+// unknowns is unchanged (every Newton iteration of a step, and across steps where the set stays),
+// and each linearisation hands over values only (one MatSetValuesCOO).
+// Toward the Newton solver (which works on the DMDA's vectors) the operator is a MATSHELL of the
+// box size, blockdiag(reduced, I), and the preconditioner a PCSHELL that copies the unknown rows
+// into the reduced system, solves it with an inner KSP (CG + GAMG, prefix <prefix>redistribute_,
+// named after the PCREDISTRIBUTE this replaced so that its options still apply) and copies back.
+// The reduced matrix is built directly, so nothing is extracted per Newton iteration and GAMG sees
+// the Dim x Dim node blocks (PCREDISTRIBUTE's sub-matrix had block size 1).
 #include <petscdmda.h>
+#include <petscksp.h>
 #include <petscmat.h>
 
 #include "grid/grid_field.hpp"
@@ -37,29 +45,50 @@ class AssembledHessian {
   // Assembles the values at the potential's last linearisation; owned_mass: the kinetic node mass
   // on owned nodes (the inertia term). Collective.
   void assemble(const IncrementalPotential<Dim>& potential, Kokkos::View<const double*> owned_mass);
-  Mat mat() const { return mat_; }
+  // The box-sized operator blockdiag(reduced, I) (a MATSHELL; valid after the first prepare()).
+  Mat mat() const { return shell_; }
+  Mat reduced() const { return mat_; }
   long pattern_builds() const { return builds_; }
+  // The inner KSP of the reduced system (CG + GAMG by default), configured with the Newton
+  // options' tolerance; then the options database (prefix <prefix>redistribute_).
+  void configure_inner(double rtol, int max_iterations);
+  void configure_pc(PC pc);  // GAMG defaults, then the options database
+  KSP inner_ksp() const { return inner_; }
+  // Turns `pc` (of the Newton KSP, which should be PREONLY) into the reduced solve.
+  void make_preconditioner(PC pc);
 
-  // Public only because they launch device lambdas, which nvcc rejects in private members.
+  // Public only because they launch device lambdas, which nvcc rejects in private members, or are
+  // called from PETSc's C callbacks.
   void build_pattern();
   void create_matrix();
+  void number_unknowns();
+  void to_reduced(Vec full, Vec reduced) const;
+  void from_reduced(Vec reduced, Vec full) const;  // unknown rows only
+  void product(Vec x, Vec y);                      // y = blockdiag(reduced, I) x
+  void solve(Vec b, Vec x);                        // x = blockdiag(inner KSP, I) b
+  void diagonal(Vec d);
 
  private:
 
   DM dm_;
   grid::NodeBox<Dim> gbox_, obox_;
+  double lower_[Dim] = {}, dx_ = 0;
   std::string prefix_;
-  Mat mat_ = nullptr;
-  MatNullSpace rigid_ = nullptr;
+  Mat mat_ = nullptr;    // the reduced matrix (owned unknown nodes x Dim rows)
+  Mat shell_ = nullptr;  // box-sized blockdiag(mat_, I)
+  KSP inner_ = nullptr;
+  bool reset_inner_ = false;  // the reduced matrix was recreated since the inner KSP's last set-up
+  Vec rb_ = nullptr, rx_ = nullptr;
+  Kokkos::View<PetscInt*> reduced_index_;            // ghost node -> global reduced node, -1 if held
+  Kokkos::View<long*> owned_unknown_;                // reduced local node -> owned node index
   HessianLayout<Dim> layout_;
   Kokkos::View<int*> constraint_;                    // the last call's constraints
   Kokkos::View<double**, Kokkos::LayoutRight> normal_;
   Kokkos::View<PetscInt*> cols_;                     // entries: ghost-local column node
   Kokkos::View<PetscInt*> row_node_;                 // rows: ghost-local node
-  Kokkos::View<double*> values_;                     // COO order: the layout's blocks, then identities
-  Kokkos::View<double*> blocks_;                     // the blocks' part of values_
-  HessianScatter scatter_;                           // sums into blocks_ (allocated with the pattern)
-  long rows_ = 0, entries_ = 0, builds_ = 0;
+  Kokkos::View<double*> values_;                     // COO order: the layout's blocks
+  HessianScatter scatter_;                           // sums into values_ (allocated with the pattern)
+  long rows_ = 0, entries_ = 0, builds_ = 0, owned_unknowns_ = 0, first_unknown_ = 0;
 };
 
 }  // namespace meniscus::mpm

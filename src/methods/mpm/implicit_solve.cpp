@@ -13,20 +13,18 @@ namespace meniscus::mpm {
 
 namespace {
 
-// The inner KSP when `ksp` is the default PREONLY + PCREDISTRIBUTE (which does the work on the free
-// unknowns), else null: an outer configuration from the options database stands for itself.
-KSP redistributed_ksp(KSP ksp) {
-  PetscBool preonly = PETSC_FALSE, redistribute = PETSC_FALSE;
+// The inner KSP when `ksp` is the default PREONLY + the assembled Hessian's reduced solve (a
+// PCSHELL), else null: an outer configuration from the options database stands for itself.
+template <int Dim>
+KSP reduced_ksp(KSP ksp, const AssembledHessian<Dim>& matrix) {
+  PetscBool preonly = PETSC_FALSE, shell = PETSC_FALSE;
   solvers::petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(ksp), KSPPREONLY, &preonly),
                        "PetscObjectTypeCompare");
   PC pc;
   solvers::petsc_check(KSPGetPC(ksp, &pc), "KSPGetPC");
-  solvers::petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCREDISTRIBUTE, &redistribute),
+  solvers::petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCSHELL, &shell),
                        "PetscObjectTypeCompare");
-  if (!preonly || !redistribute) return nullptr;
-  KSP inner;
-  solvers::petsc_check(PCRedistributeGetKSP(pc, &inner), "PCRedistributeGetKSP");
-  return inner;
+  return preonly && shell ? matrix.inner_ksp() : nullptr;
 }
 
 // Light: a node below the light-node mass threshold, held at its P2G velocity (treated as Fixed by
@@ -527,39 +525,31 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
       };
     problem.matrix = [&]() { return matrix_->mat(); };
     const auto& opt = options_;
-    problem.configure_ksp = [&opt](KSP ksp) {
-      // PCREDISTRIBUTE takes the identity rows (held and inactive nodes: most of the box) out,
-      // solves them exactly, and hands the unknowns' rows to an inner KSP (prefix
-      // -mpm_newton_redistribute_): CG + GAMG on the reduced system. The outer KSP only applies it
-      // once (PREONLY), so CG's vector operations and products run on the unknowns alone: with CG
-      // outside, every iteration also paid two products and five vector operations over the whole
-      // box (3D impact at dx = 1/63: 2.3 M box unknowns for 22 k free ones).
-      // GAMG on the whole box spent most of its setup on those rows (3D impact at dx = 2/63:
-      // PCSetUp 1.1 s against 0.44 s per step, same CG iterations).
+    AssembledHessian<Dim>& matrix = *matrix_;
+    problem.configure_ksp = [&opt, &matrix](KSP ksp) {
+      // The held and inactive nodes (most of the box) are identity rows: the outer KSP applies the
+      // reduced solve once (PREONLY + PCSHELL), whose inner KSP (prefix -mpm_newton_redistribute_)
+      // runs CG + GAMG on the unknown nodes alone (assembled_hessian.hpp). With CG on the whole box
+      // every iteration also paid two products and five vector operations over it (3D impact at
+      // dx = 1/63: 2.3 M box unknowns for 22 k free ones), and GAMG spent most of its set-up on
+      // those rows (dx = 2/63: PCSetUp 1.1 s against 0.44 s per step, same CG iterations).
       solvers::petsc_check(KSPSetType(ksp, KSPPREONLY), "KSPSetType");
       PC pc;
       solvers::petsc_check(KSPGetPC(ksp, &pc), "KSPGetPC");
-      solvers::petsc_check(PCSetType(pc, PCREDISTRIBUTE), "PCSetType");
-      KSP inner;
-      solvers::petsc_check(PCRedistributeGetKSP(pc, &inner), "PCRedistributeGetKSP");
-      solvers::petsc_check(KSPSetType(inner, KSPCG), "KSPSetType");
-      // The Newton options' linear tolerance, without a divergence tolerance (see newton_minimizer.cpp).
-      solvers::petsc_check(KSPSetTolerances(inner, opt.linear_tolerance, 1e-300, 1e300, opt.max_linear_iterations),
-                           "KSPSetTolerances");
-      PC ipc;
-      solvers::petsc_check(KSPGetPC(inner, &ipc), "KSPGetPC");
-      solvers::petsc_check(PCSetType(ipc, PCGAMG), "PCSetType");
+      matrix.make_preconditioner(pc);
+      // The Newton options' linear tolerance (the forcing term's floor), then the options database.
+      matrix.configure_inner(opt.linear_tolerance, opt.max_linear_iterations);
     };
-    problem.working_ksp = [](KSP ksp) {
-      // The inner KSP of the default PREONLY + PCREDISTRIBUTE takes the forcing term's tolerance.
-      const KSP inner = redistributed_ksp(ksp);
+    problem.working_ksp = [&matrix](KSP ksp) {
+      // The inner KSP of the default reduced solve takes the forcing term's tolerance.
+      const KSP inner = reduced_ksp<Dim>(ksp, matrix);
       return inner ? inner : ksp;
     };
-    problem.linear_outcome = [](KSP ksp, PetscInt& its, KSPConvergedReason& reason) {
-      // With the default PREONLY + PCREDISTRIBUTE the inner CG did the work: its iterations and
-      // reason (negative curvature there selects the projected Hessian). Any other outer
-      // configuration from the options database reports itself.
-      const KSP inner = redistributed_ksp(ksp);
+    problem.linear_outcome = [&matrix](KSP ksp, PetscInt& its, KSPConvergedReason& reason) {
+      // With the default reduced solve the inner CG did the work: its iterations and reason
+      // (negative curvature there selects the projected Hessian). Any other outer configuration
+      // from the options database reports itself.
+      const KSP inner = reduced_ksp<Dim>(ksp, matrix);
       if (!inner) return;
       solvers::petsc_check(KSPGetIterationNumber(inner, &its), "KSPGetIterationNumber");
       solvers::petsc_check(KSPGetConvergedReason(inner, &reason), "KSPGetConvergedReason");

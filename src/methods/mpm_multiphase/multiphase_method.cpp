@@ -111,6 +111,7 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
       throw InputError(root.file(), "domain.periodic", "mpm-multiphase has no periodic grid (bounded box only)");
   // Particle-balanced cuts at start-up (domain.balance); the method has no rebalancing during the run.
   decomp_ = particles::balanced_decomposition<Dim>(comm_, spec, root, table_.names, spec.stencil_width + 1);
+  particles::warn_no_rebalancing(root, "mpm-multiphase", comm_);
   grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
   colliders_ = physics::read_colliders<Dim>(root, *decomp_);
 

@@ -38,6 +38,7 @@ PbdXing::PbdXing(const MethodContext& ctx) : comm_(ctx.comm) {
   const double halo = p_.area_constraints ? 2 * h : h;
   const int min_nodes = std::max(2, static_cast<int>(std::ceil(halo / spec.dx - 1e-9)) + 2);
   decomp_ = particles::balanced_decomposition<3>(comm_, spec, root, p_.material_names, min_nodes);
+  particles::warn_no_rebalancing(root, "pbd-xing2022", comm_);
   min_block_ = 1e300;
   for (int r = 0; r < decomp_->size(); ++r) {
     double lo[3], hi[3];
