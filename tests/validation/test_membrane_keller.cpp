@@ -110,7 +110,8 @@ struct RestState {
 // dx; the time step is the capillary bound times c_cap (at most 2e-3 s times c_cap).
 // window > 0: the settle damping stays on to the end, and z_inf is the mean over the steps of the
 // last `window` seconds of the far-field reading (cells more than 0.5 cm from the body's axis).
-RestState float_dense_cylinder_to_rest(double dx = kDx, double c_cap = 1.0, double window = 0) {
+// settle: end of the damped window (the state is read 0.1 s later).
+RestState float_dense_cylinder_to_rest(double dx = kDx, double c_cap = 1.0, double window = 0, double settle = 0.6) {
   const double lc = std::sqrt(kSigma / (kRho * kG));
   mm::Disc d;
   d.radius = kRadius;
@@ -124,23 +125,26 @@ RestState float_dense_cylinder_to_rest(double dx = kDx, double c_cap = 1.0, doub
   p.gravity[1] = -kG;
   p.remesh_edge = std::getenv("MENISCUS_KELLER_NOREMESH") ? 0.0 : 0.5 * dx;
   p.settle_damping = 8.0;
-  p.settle_until = window > 0 ? 1e30 : 0.6;
+  p.settle_until = window > 0 ? 1e30 : settle;
+  const double t_end = settle + 0.1;
+  // Normal vertex motion (FlowParameters::normal_motion) instead of the paper's full v-dagger.
+  if (std::getenv("MENISCUS_KELLER_NORMAL")) p.normal_motion = true;
   mm::CoupledSolveOptions o;
   o.rtol = 1e-8;
   auto s = meniscus::test::make_pool_with_bodies(kWidth, kHeight, dx, kLevel, {d}, p, o);
   double t = 0, last_dt = 0, far_sum = 0;
   long far_steps = 0;
-  while (t < 0.7) {
+  while (t < t_end - 1e-12) {
     last_dt = s.flow->stable_dt(0.5, c_cap, 2e-3 * c_cap);
     const auto rep = s.flow->step(last_dt);
     t += last_dt;
-    if (window > 0 && t > 0.7 - window) {
+    if (window > 0 && t > t_end - window) {
       long cells = 0;
       const double xc = s.flow->bodies()[0].c[0];
       far_sum += zero_pressure_level(*s.grid, last_dt, &cells, xc - 0.5, xc + 0.5).first;
       ++far_steps;
     }
-    if (std::getenv("MENISCUS_KELLER_TRACE") && t > 0.5) {  // every step of the last 0.2 s
+    if (std::getenv("MENISCUS_KELLER_TRACE") && t > t_end - 0.2) {  // every step of the last 0.2 s
       long cells = 0;
       const auto& b = s.flow->bodies()[0];
       print_rank0("trace t %.5f y %.6f vy %.3e z_inf %.6f contacts %ld +%ld -%ld splits %ld collapses %ld its %d %d",
@@ -273,10 +277,19 @@ TEST(MembraneKellerValidation, LongKellerBalanceConvergesInDx) {
 // keeps the damping on and averages a far-field z_inf over the last w seconds (with remeshing,
 // w = 0.1: 1.0748 -> 1.0991, 2.3 %; length 0.336 -> 0.274). About 2 min of one core with
 // remeshing, 13 min on the loaded machine without.
+// Session 12, normal vertex motion (MENISCUS_KELLER_NORMAL=1; free vertices move with the normal
+// part of v-dagger, contact vertices are pinned in remeshing): the churn is gone (splits plus
+// collapses over the last 0.2 s: 1089 per second -> 10; MINRES of the second solve 146 -> 141
+// iterations), but the Δt pair still differs: Keller ratio 1.0436 -> 0.9958 (4.6 %), fitted
+// length 0.328 -> 0.365 cm (11.4 %), because neither run has settled at 0.6 s: the body still
+// sinks at about 0.04 cm/s when the damping stops (centre y 0.5164 / 0.5123 cm, |v| 0.013 / 0.055
+// cm/s at 0.7 s). MENISCUS_KELLER_SETTLE=s moves the end of the damped window (the state is read
+// 0.1 s later); a longer settle was not run (11.5 min for the pair on the loaded machine at 0.6 s).
 TEST(MembraneKellerValidation, DISABLED_LongKellerAndMeniscusConvergeInDt) {
   const double window = std::getenv("MENISCUS_KELLER_WINDOW") ? std::atof(std::getenv("MENISCUS_KELLER_WINDOW")) : 0.0;
-  const RestState base = float_dense_cylinder_to_rest(kDx, 1.0, window);
-  const RestState half_dt = float_dense_cylinder_to_rest(kDx, 0.5, window);
+  const double settle = std::getenv("MENISCUS_KELLER_SETTLE") ? std::atof(std::getenv("MENISCUS_KELLER_SETTLE")) : 0.6;
+  const RestState base = float_dense_cylinder_to_rest(kDx, 1.0, window, settle);
+  const RestState half_dt = float_dense_cylinder_to_rest(kDx, 0.5, window, settle);
   auto keller = [](const RestState& r) { return r.displaced / r.mass; };
   print_rank0("dt: Keller ratio %.5f, fitted l %.4f cm; dt / 2: %.5f, %.4f cm", keller(base), base.fit.length,
               keller(half_dt), half_dt.fit.length);
