@@ -293,7 +293,7 @@ TEST(MembraneKellerValidation, LongKellerBalanceConvergesInDx) {
 // Session 12, normal vertex motion (MENISCUS_KELLER_NORMAL=1; free vertices move with the normal
 // part of v-dagger, contact vertices are pinned in remeshing): the churn is gone (splits plus
 // collapses over the last 0.2 s: 1089 per second -> 10; MINRES of the second solve 146 -> 141
-// iterations), but the Δt pair still differs: Keller ratio 1.0436 -> 0.9958 (4.6 %), fitted
+// iterations), but the dt pair still differs: Keller ratio 1.0436 -> 0.9958 (4.6 %), fitted
 // length 0.328 -> 0.365 cm (11.4 %), because neither run has settled at 0.6 s: the body still
 // sinks at about 0.04 cm/s when the damping stops (centre y 0.5164 / 0.5123 cm, |v| 0.013 / 0.055
 // cm/s at 0.7 s). MENISCUS_KELLER_SETTLE=s moves the end of the damped window (the state is read
