@@ -162,6 +162,7 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
   p.rho = kRho;
   p.gravity[1] = -kG;
   p.remesh_edge = std::getenv("MENISCUS_HELD_NOREMESH") ? 0.0 : 0.5 * dx;
+  if (std::getenv("MENISCUS_HELD_NORMAL")) p.normal_motion = true;
   p.settle_damping = 8.0;
   p.settle_until = t_end;
   mm::CoupledSolveOptions o;
@@ -242,6 +243,15 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
 // 0.54-0.58 s with no contact change (cells changing type); after 0.6 s the force is a decaying
 // slosh (+-0.2 dyn/cm at 0.55 s, +-0.03 at 0.85 s). Still outside 20 %; a longer settle and window
 // were not run.
+// Session 12, normal vertex motion (MENISCUS_HELD_NORMAL=1, FlowParameters::normal_motion): the
+// remesher's churn is gone (129 splits and collapses in all three runs together, 11 of them after
+// 0.5 s; steps changing the force by more than 0.05 dyn/cm after 0.5 s: 6 in all three runs, 73 in
+// the one run above), but the force still misses: L = 0.4: F_left 0.0246, F_right -0.0263 (standard
+// error 0.0053) against 0.0430 (ratios 0.57, 0.61); L = 0.6: 0.0327, -0.0435 (0.0032) against
+// 0.0280 (1.17, 1.55); L = 0.9: 0.0154, -0.0320 (0.0038) against 0.0161 (0.95, 1.99). The pair is
+// not symmetric: the two bodies, set symmetrically, settle 0.0023 cm apart in height by 0.5 s, and
+// the right body feels up to twice the left's force; the force still sloshes by +-0.03 dyn/cm
+// within 5 ms at 0.5 s. Not resolved.
 TEST(MembraneCheeriosValidation, DISABLED_LongHeldDiscsFeelRhoGHm2Over2) {
   double previous = 1e300;
   for (double separation : {0.4, 0.6, 0.9}) {

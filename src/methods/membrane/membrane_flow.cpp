@@ -5,6 +5,7 @@
 
 #include "methods/membrane/fluid_kernels.hpp"
 #include "methods/membrane/remesh.hpp"
+#include "methods/membrane/tangential_motion.hpp"
 #include "methods/membrane/volume_correction.hpp"
 
 namespace meniscus::membrane {
@@ -200,21 +201,27 @@ StepReport MembraneFlow::step(double dt) {
     for (long i = 0; i < n; ++i)
       for (int d = 0; d < 2; ++d) hv(i, d) = vdag[2 * i + d];
     Kokkos::deep_copy(dv, hv);
+    // Vertices whose motion is prescribed this step: wall ends (their kind) and contact particles
+    // of the first solve (kContact), which must land on the body.
+    Kokkos::View<int*, MemSpace> motion_kind("membrane_kind_motion", n);
+    {
+      // A separate host copy: a mirror view of m_.kind would alias it on host backends.
+      auto hk = Kokkos::create_mirror(Kokkos::HostSpace(), motion_kind);
+      Kokkos::deep_copy(hk, m_.kind);
+      for (long i = 0; i < n; ++i)
+        if (slaved[i]) hk(i) = kContact;
+      Kokkos::deep_copy(motion_kind, hk);
+    }
+    // Free vertices move with the normal part of v-dagger (tangential_motion.hpp): the inviscid
+    // liquid's tangential velocity would only carry them along the membrane.
+    if (params_.normal_motion) keep_normal_motion(m_, motion_kind, dv);
     // The membrane after the step encloses the initial liquid area (volume_correction.hpp: the W
     // flux of the first solve is not the membrane's area flux). The target is the initial area, not
     // the area at the start of the step, so that the change of a remeshing collapse is restored too.
     // Contact particles keep their projection velocity: they must land on the body.
     if (params_.preserve_volume) {
       Polyline pm = m_;
-      if (report.predicted_contacts > 0) {
-        pm.kind = Kokkos::View<int*, MemSpace>("membrane_kind_contact", n);
-        // A separate host copy: a mirror view of m_.kind would alias it on host backends.
-        auto hk = Kokkos::create_mirror(Kokkos::HostSpace(), pm.kind);
-        Kokkos::deep_copy(hk, m_.kind);
-        for (long i = 0; i < n; ++i)
-          if (slaved[i]) hk(i) = kContact;
-        Kokkos::deep_copy(pm.kind, hk);
-      }
+      pm.kind = motion_kind;
       report.volume_correction_speed = preserve_enclosed_area(pm, closed_, ybase_, dt, target_volume_, dv);
     }
     auto x = m_.x;
@@ -223,6 +230,15 @@ StepReport MembraneFlow::step(double dt) {
           x(i, 0) += dt * dv(i, 0);
           x(i, 1) += dt * dv(i, 1);
         });
+    // Even spacing by a smooth tangential slide; the contact set of the last three-way solve stays
+    // where it is (a vertex sliding onto or off a body would change the contact set).
+    if (params_.spacing_rate > 0) {
+      auto hk = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), motion_kind);
+      for (long i = 0; i < n && i < static_cast<long>(contact_.size()); ++i)
+        if (contact_[i] >= 0) hk(i) = kContact;
+      Kokkos::deep_copy(motion_kind, hk);
+      even_out_spacing(m_, motion_kind, params_.spacing_rate);
+    }
   }
   extrapolate_velocities(grid_, params_.extrapolation_layers);
   advect_velocities(grid_, dt);
@@ -232,7 +248,14 @@ StepReport MembraneFlow::step(double dt) {
   // and q^{n+1}, and find the contact particles of the three-way solve.
   if (params_.remesh_edge > 0) {
     auto t = timers_.scope("remesh");
-    const auto st = remesh_chain(m_, closed_, params_.remesh_edge);
+    // With normal motion the contact particles of the last three-way solve are pinned: remeshing
+    // keeps the contact line.
+    std::vector<int> pinned;
+    if (params_.normal_motion) {
+      pinned.assign(m_.vertices(), 0);
+      for (size_t i = 0; i < contact_.size() && i < pinned.size(); ++i) pinned[i] = contact_[i] >= 0;
+    }
+    const auto st = remesh_chain(m_, closed_, params_.remesh_edge, 1.5, 0.5, pinned);
     report.splits = st.splits;
     report.collapses = st.collapses;
   }

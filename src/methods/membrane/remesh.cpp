@@ -9,7 +9,10 @@ namespace {
 struct Vertex {
   double x[2], v[2];
   int kind;
+  bool pinned;
 };
+// Which end of a collapsing edge survives: a wall end over a pinned (contact) vertex over a free one.
+int priority(const Vertex& v) { return v.kind != kFree ? 2 : v.pinned ? 1 : 0; }
 double edge_length(const Vertex& a, const Vertex& b) { return std::hypot(b.x[0] - a.x[0], b.x[1] - a.x[1]); }
 Vertex midpoint(const Vertex& a, const Vertex& b) {
   Vertex m;
@@ -18,17 +21,19 @@ Vertex midpoint(const Vertex& a, const Vertex& b) {
     m.v[d] = 0.5 * (a.v[d] + b.v[d]);
   }
   m.kind = kFree;
+  m.pinned = a.pinned && b.pinned;
   return m;
 }
 }  // namespace
 
-RemeshStats remesh_chain(Polyline& m, bool closed, double L0, double split_ratio, double collapse_ratio) {
+RemeshStats remesh_chain(Polyline& m, bool closed, double L0, double split_ratio, double collapse_ratio,
+                         const std::vector<int>& pinned) {
   RemeshStats stats;
   auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
   auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.v);
   auto hk = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.kind);
   std::vector<Vertex> chain(m.vertices());
-  for (long i = 0; i < m.vertices(); ++i) chain[i] = {{hx(i, 0), hx(i, 1)}, {hv(i, 0), hv(i, 1)}, hk(i)};
+  for (long i = 0; i < m.vertices(); ++i) chain[i] = {{hx(i, 0), hx(i, 1)}, {hv(i, 0), hv(i, 1)}, hk(i), !pinned.empty() && pinned[i] != 0};
 
   // Collapses: walk the chain once, merging each short edge; a wall vertex absorbs its neighbour.
   std::vector<Vertex> merged;
@@ -43,15 +48,16 @@ RemeshStats remesh_chain(Polyline& m, bool closed, double L0, double split_ratio
         merged.push_back(chain[i]);  // two wall vertices: keep both ends of an open chain
         continue;
       }
-      if (chain[i].kind != kFree) last = chain[i];
-      else if (last.kind == kFree) last = midpoint(last, chain[i]);
+      if (priority(chain[i]) > priority(last)) last = chain[i];
+      else if (priority(chain[i]) == priority(last)) last = midpoint(last, chain[i]);
       ++stats.collapses;
       continue;
     }
     merged.push_back(chain[i]);
   }
   if (closed && merged.size() > 3 && edge_length(merged.back(), merged.front()) < collapse_ratio * L0) {
-    merged.front() = midpoint(merged.back(), merged.front());
+    if (priority(merged.back()) > priority(merged.front())) merged.front() = merged.back();
+    else if (priority(merged.back()) == priority(merged.front())) merged.front() = midpoint(merged.back(), merged.front());
     merged.pop_back();
     ++stats.collapses;
   }
@@ -75,6 +81,7 @@ RemeshStats remesh_chain(Polyline& m, bool closed, double L0, double split_ratio
         s.v[d] = (1 - t) * a.v[d] + t * b.v[d];
       }
       s.kind = kFree;
+      s.pinned = false;
       out.push_back(s);
       ++stats.splits;
     }
