@@ -35,6 +35,14 @@ inline double column(const DiagnosticRow& row, const std::string& name) {
   return 0;
 }
 
+// Whether a diagnostics column is physics that another layout or a restart must reproduce: not the
+// per-rank particle counts (they depend on the layout) nor wall-clock seconds (columns ending in "_s",
+// e.g. heat_assemble_s), which no two runs share.
+inline bool reproducible_column(const std::string& name) {
+  if (name.rfind("rank_particles", 0) == 0) return false;
+  return !(name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0);
+}
+
 // Oscillation of a sampled signal s(t): the zero crossings (linear interpolation between samples)
 // and the period 2 (last - first) / (crossings - 1); period 0 with fewer than 3 crossings.
 struct Oscillation {
