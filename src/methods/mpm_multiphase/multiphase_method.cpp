@@ -23,6 +23,7 @@
 #include "physics/collider_deck.hpp"
 #include "physics/hypoelastic.hpp"
 #include "physics/tait_density.hpp"
+#include "particles/largest_id.hpp"
 
 namespace meniscus::mpm_multiphase {
 
@@ -196,13 +197,7 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
                          "the emitter disc must lie at least one cell inside the domain box");
     }
     // Emitted ids continue after the largest seeded id, in the same order on every rank.
-    auto id = set_.id();
-    int64_t top = -1;
-    Kokkos::parallel_reduce(
-        "mp::max_id", Kokkos::RangePolicy<>(0, set_.size()),
-        KOKKOS_LAMBDA(const int p, int64_t& m) { m = id(p) > m ? id(p) : m; }, Kokkos::Max<int64_t>(top));
-    MPI_Allreduce(MPI_IN_PLACE, &top, 1, MPI_INT64_T, MPI_MAX, comm_);
-    next_id_ = top + 1;
+    next_id_ = particles::largest_id(set_, comm_) + 1;
   }
 }
 

@@ -13,6 +13,7 @@
 #include "particles/particle_sources.hpp"
 #include "particles/redistribute.hpp"
 #include "physics/collider_deck.hpp"
+#include "particles/largest_id.hpp"
 
 namespace meniscus::pbd {
 
@@ -69,26 +70,14 @@ PbdXing::PbdXing(const MethodContext& ctx) : comm_(ctx.comm) {
   seed_particles(root);
   calibrate_mass();
   emitted_layers_.assign(p_.emitters.size(), 0);
-  int64_t idmax = -1;
-  auto id = set_.id();
-  Kokkos::parallel_reduce(
-      "pbd::max_id", Kokkos::RangePolicy<>(0, set_.size()),
-      KOKKOS_LAMBDA(const int i, int64_t& m) { m = id(i) > m ? id(i) : m; }, Kokkos::Max<int64_t>(idmax));
-  MPI_Allreduce(MPI_IN_PLACE, &idmax, 1, MPI_INT64_T, MPI_MAX, comm_);
-  next_id_ = idmax + 1;
+  next_id_ = particles::largest_id(set_, comm_) + 1;
 }
 
 void PbdXing::emit(double t) {
   if (p_.emitters.empty()) return;
   auto tm = timers_.scope("emit");
   if (p_.film_insertion_edge > 0) {  // inserted film particles took ids after the largest
-    int64_t idmax = -1;
-    auto id = set_.id();
-    Kokkos::parallel_reduce(
-        "pbd::max_id", Kokkos::RangePolicy<>(0, set_.size()),
-        KOKKOS_LAMBDA(const int i, int64_t& m) { m = id(i) > m ? id(i) : m; }, Kokkos::Max<int64_t>(idmax));
-    MPI_Allreduce(MPI_IN_PLACE, &idmax, 1, MPI_INT64_T, MPI_MAX, comm_);
-    next_id_ = std::max<int64_t>(next_id_, idmax + 1);
+    next_id_ = std::max<int64_t>(next_id_, particles::largest_id(set_, comm_) + 1);
   }
   const int64_t first = next_id_;
   particles::EmittedPoints pts;
@@ -674,12 +663,7 @@ long PbdXing::insert_film_particles() {
       local);
   // Ids: the next free id is one past the largest in the run; the new particles take the ids after it
   // in the order of their creators' ids (gathered from every rank).
-  int64_t max_id = -1;
-  auto set_ids = set_.id();
-  Kokkos::parallel_reduce(
-      "pbd::max_id", Kokkos::RangePolicy<>(0, set_.size()),
-      KOKKOS_LAMBDA(const int i, int64_t& m) { m = set_ids(i) > m ? set_ids(i) : m; }, Kokkos::Max<int64_t>(max_id));
-  MPI_Allreduce(MPI_IN_PLACE, &max_id, 1, MPI_INT64_T, MPI_MAX, comm_);
+  const int64_t max_id = particles::largest_id(set_, comm_);
   auto hpick = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), pick);
   auto hids = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ids);
   std::vector<int64_t> creators;
