@@ -254,6 +254,7 @@ std::string write_checkpoint(MPI_Comm comm, Method& method, const std::string& m
     f.set_attr("/", "meniscus_format", std::string("checkpoint"));
     f.set_attr("/", "format_version", kFormatVersion);
     f.set_attr("/", "meniscus_version", std::string(kVersion));
+    f.set_attr("/", "git_commit", std::string(kGitCommit));
     f.set_attr("/", "method", method_name);
     f.set_attr("/", "dimension", int64_t{method.dimension()});
     f.set_attr("/", "step", int64_t{info.step});
