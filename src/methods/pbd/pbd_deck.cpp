@@ -58,6 +58,18 @@ void declare_pbd_sections(config::Schema& root) {
           "triangle's of this edge (a film stretched beyond its spacing), a particle is inserted at the centroid of "
           "the largest triangle with no edge of 1.5 times this or more (not across a hole); 0: never. 2.4 particle radii keeps a two-layer film between separating rings "
           "whole up to the catenoid's rupture (docs/theory-pbd.md, \"Catenoid\")").def(0.0).nonnegative();
+  s->flag("adhesion", "adhesion constraints to every collider (the paper's \"adhesion constraints\", sec. 3.4, whose "
+          "form it does not give; ours): a particle whose centre lies between r and r + adhesion_range from a "
+          "solid is pulled towards the contact distance r, C = phi - r, by -C / (1 + adhesion_cfm) along the "
+          "solid's normal in every iteration").def("false");
+  s->real("adhesion_cfm", "1", "constraint force mixing epsilon^W of the adhesion constraints (smaller is stickier)")
+      .def(1.0).nonnegative();
+  s->real("adhesion_range", "m", "reach r_a of the adhesion constraints beyond the contact distance r "
+          "(0: particle_radius, so that only the liquid's contact layer is held; 2r also pulls the second layer into it and "
+          "compacts the liquid, docs/theory-pbd.md)").def(0.0).nonnegative();
+  s->flag("swept_collisions", "collisions test the whole path of a particle in the step, from its position at the "
+          "start of the step to its predicted position, so that it cannot jump through a wall thinner than its "
+          "step (a thin plate); false: only the predicted position is tested").def("true");
   s->list("emitters", particles::disc_emitter_schema(),
           "Inflow discs (the dripping faucet, paper Fig. 15): every 2r / |velocity| seconds a layer of particles "
           "on the sources' lattice; the particles within nozzle_length of a disc keep its velocity (the liquid "
@@ -101,6 +113,10 @@ PbdParams read_pbd(const config::Section& root) {
   p.distance_same_label = s.text("distance_pairs") == "same_label";
   p.lifted_angles = s.text("delaunay_angles") == "lifted";
   p.filament_ratio = s.real("filament_ratio");
+  p.adhesion = s.flag("adhesion");
+  p.adhesion_cfm = s.real("adhesion_cfm");
+  p.adhesion_range = s.real("adhesion_range") > 0 ? s.real("adhesion_range") : p.particle_radius;
+  p.swept_collisions = s.flag("swept_collisions");
   for (const auto& m : root.list("materials")) {
     const std::string name = m.text("name");
     if (std::find(p.material_names.begin(), p.material_names.end(), name) != p.material_names.end())

@@ -38,6 +38,12 @@ struct PbdParams {
   double filament_ratio = 0.1;  // tau_f: e2/e1 of the neighbour covariance below it marks a filament (0: off)
   long sort_every = 20;
   double film_insertion_edge = 0;  // > 0: particles inserted into stretched film triangles (ours, not the paper's)
+  // Solid coupling (sec. 3.4): adhesion constraints to the colliders (our form, docs/theory-pbd.md) and
+  // the swept collision test that keeps particles from jumping through thin walls.
+  bool adhesion = false;
+  double adhesion_cfm = 1.0;    // epsilon^W
+  double adhesion_range = 0.0;  // r_a beyond the contact distance r (0: r)
+  bool swept_collisions = true;
   std::vector<std::string> material_names;
   // Inflow discs (the faucet, paper Fig. 15); the first nozzle_length of each jet is held at the jet
   // velocity, as in a pipe.

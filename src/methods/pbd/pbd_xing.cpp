@@ -1,5 +1,6 @@
 #include "methods/pbd/pbd_xing.hpp"
 #include "methods/pbd/filament.hpp"
+#include "methods/pbd/solid_coupling.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -458,27 +459,25 @@ void PbdXing::sweep() {
 }
 
 void PbdXing::project_colliders() {
-  // PBD collision (Xing et al. 2022 sec. 3.4 "solid coupling"; Mueller et al. 2007): a particle closer
-  // than r to a solid is moved along the SDF normal to distance r.
+  // Solid coupling (Xing et al. 2022 sec. 3.4): collision with the swept test, then adhesion
+  // (methods/pbd/solid_coupling.hpp).
   auto t = timers_.scope("collision");
   const auto colliders = placed_;
-  const double r = p_.particle_radius;
+  const double r = p_.particle_radius, range = p_.adhesion_range, wcfm = p_.adhesion_cfm;
+  const bool swept = p_.swept_collisions, adhesion = p_.adhesion;
   auto xt = xt_;
+  auto x0 = set_.field(f_.x);  // start-of-step positions of the owned rows
   long n = 0;
   Kokkos::parallel_reduce(
       "pbd::collide", Kokkos::RangePolicy<>(0, owned_),
       KOKKOS_LAMBDA(const int i, long& cnt) {
+        const double a[3] = {x0(i, 0), x0(i, 1), x0(i, 2)};
         for (int c = 0; c < colliders.count; ++c) {
           const auto& col = colliders.items[c];
-          double xi[3], xs[3];
-          for (int d = 0; d < 3; ++d) xi[d] = xt(i, d);
-          const double phi = col.distance(xi);
-          if (!(phi < r)) continue;
-          for (int d = 0; d < 3; ++d) xs[d] = xi[d] - col.offset[d];
-          double nrm[3];
-          col.shape.normal(xs, nrm);
-          for (int d = 0; d < 3; ++d) xt(i, d) += (r - phi) * nrm[d];
-          ++cnt;
+          double p[3] = {xt(i, 0), xt(i, 1), xt(i, 2)};
+          if (collide_particle(col, a, p, r, swept)) ++cnt;
+          if (adhesion) adhere_particle(col, p, r, range, wcfm);
+          for (int d = 0; d < 3; ++d) xt(i, d) = p[d];
         }
       },
       n);
