@@ -1,18 +1,25 @@
 // Archimedes in 3D for the multiphase MPM (Yan et al. 2018, case 2, the ball in water at density
-// ratios 1:2 and 1:3): an elastic ball (R = 0.08 m) in a 0.6 x 0.24 x 0.36 m pool at the CI resolution
-// dx = 0.04 m (2 particles per cell and axis, so the ball is 8 particle spacings across), SPH density
-// (fluid_density: sph), G = 1e5 Pa (the soft variant the paper's parameters allow at its time step).
-// The ball starts at rest centred on the undisturbed surface; the water seeded inside it is displaced.
-// Measured: the fraction of the ball's particles below the far-field water level (water particles more
-// than 2R away horizontally from the ball's centre, top particle plus half a spacing), averaged over
-// t in [2, 3] s, against 1/2 and 1/3 within 0.08 (the 2D discs: S001_Coupling.LongBuoyancy*), and the
-// rms of the ball's vertical centre-of-mass velocity over that window (at rest: < 0.05 m/s).
-// Measured (one process, 2 threads, load 12-14, 2026-11-27):
-//  * 1:3: 0.3143 submerged (reference 0.333), rms 0.0039 m/s; passes; 360 s.
-//  * 1:2: 0.6779 submerged (reference 0.5), rms 0.0096 m/s; 298 s. The ball is at rest but 0.18 too
-//    deep, outside the 0.08 bound, so this case is disabled rather than loosened. The 2D disc at 4 cells
-//    per radius floats at 0.500 (S001_Coupling.LongBuoyancyHalf); here the ball has 2 cells per radius.
-//    Whether a finer 3D grid (dx = 0.02, about 16x the cost) fixes it is not measured.
+// ratios 1:2 and 1:3): an elastic ball (R = 0.08 m, G = 1e5 Pa) in a 0.6 x 0.24 x 0.36 m pool at the
+// CI resolution dx = 0.04 m (2 cells per ball radius, 2 particles per cell and axis), SPH density,
+// per-group forces (force_sharing: per_group, as the 2D S001_Coupling.LongBuoyancy* tests). The ball
+// starts at rest centred on the undisturbed surface; the water seeded inside it is displaced. Measured
+// (tests/support/floating_body.hpp), averaged over t in [2, 3] s: the ball's volume fraction below the
+// far-field level of the water's mass (water more than 2R from the ball's centre, horizontally),
+// against 1/2 and 1/3 within 0.08, and the rms of the ball's vertical centre-of-mass velocity (at rest:
+// < 0.05 m/s). Measured numbers and run times: above each test.
+//
+// History (issue 15, session 13). Until now this test used the default shared forces, took the level
+// as the top far-field water particle + half a spacing and the fraction as a count of ball particle
+// centres below it, and read 1:2 at 0.678 (disabled) and 1:3 at 0.314 (passing). Both were artefacts
+// of that measure: the top particle rides 1.5-3 cm above the level of the water's mass (one particle
+// spacing is 2 cm), and a count of centres moves in steps of one particle layer (8 layers across the
+// ball, about 0.19 of it each). Measured properly, the same shared-force runs float too high: 1:2 at
+// 0.389 (centre 0.2528 m, level 0.2408 m), 1:3 at 0.240, both at rest (498 s and 540 s, one thread).
+// With per-group forces the 1:2 ball sits at 0.50-0.51 from t = 0.5 s. The 2D disc shows the same
+// shared-force bias at 4 and 8 cells per radius (docs/theory-mpm-multiphase.md, Buoyancy); its
+// mechanism is not found. Also tried: R = 0.16 m (4 cells per radius) in a 0.64 x 0.28 x 0.48 m pool is
+// violent from the start with either force sharing (the ball 9-10 cm up by 0.2-0.26 s, water thrown
+// to 0.53 m); not investigated.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +28,7 @@
 
 #include "core/log.hpp"
 #include "methods/mpm_multiphase/multiphase_method.hpp"
+#include "floating_body.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
 
@@ -29,16 +37,12 @@ using mpm_multiphase::MultiphaseMpm;
 
 namespace {
 
-struct Floating {
-  double submerged = 0, vrms = 0;
-};
-
-Floating float_ball(double ratio) {
-  const double spacing = 0.02, R = 0.08, end = 3.0;
+test::FloatingSample float_ball(double ratio) {
+  const double R = 0.08;
   const std::string deck = log::format(R"(
 simulation: {dimension: 3, method: mpm-multiphase, end_time: 10}
 domain: {lower: [-0.08, -0.08, -0.08], upper: [0.68, 0.68, 0.44], cell_size: 0.04, walls: slip}
-mpm_multiphase: {dt_max: 1.0e-3, cfl: 0.3, fluid_density: sph}
+mpm_multiphase: {dt_max: 1.0e-3, cfl: 0.3, fluid_density: sph, force_sharing: per_group}
 materials:
   - {name: water, model: fluid, density: 1000, sound_speed: 28, alpha_pic: 0.05}
   - {name: ball, model: hypoelastic, density: %.17g, youngs_modulus: 2.6e5, poisson_ratio: 0.3, alpha_pic: 1.0}
@@ -49,62 +53,40 @@ sources:
                                        1000 * ratio, R);
   auto d = test::deck_from_string(deck);
   MultiphaseMpm<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
-  auto& set = m.particles();
-  double t = 0, sum = 0, v2 = 0;
-  int samples = 0;
-  for (int frame = 1; 0.02 * frame <= end + 1e-9; ++frame) {
-    while (t < 0.02 * frame - 1e-12) {
-      const double dt = std::min(m.stable_dt(), 0.02 * frame - t);
-      m.step(dt);
-      t += dt;
-    }
-    if (t < end - 1.0 - 1e-9) continue;
-    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
-    auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().v));
-    auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.material());
-    // Ball centre and vertical velocity, far-field level (one rank: the test runs in validation_tests).
-    double c[3] = {0, 0, 0}, bv = 0;
-    long nb = 0;
-    for (size_t i = 0; i < set.size(); ++i)
-      if (mat(i) == 1) {
-        for (int k = 0; k < 3; ++k) c[k] += x(i, k);
-        bv += v(i, 1);
-        ++nb;
-      }
-    for (double& ck : c) ck /= nb;
-    bv /= nb;
-    double level = -1;
-    for (size_t i = 0; i < set.size(); ++i) {
-      if (mat(i) != 0) continue;
-      const double h = std::hypot(x(i, 0) - c[0], x(i, 2) - c[2]);
-      if (h > 2 * R) level = std::max(level, x(i, 1));
-    }
-    level += spacing / 2;
-    long below = 0;
-    for (size_t i = 0; i < set.size(); ++i)
-      if (mat(i) == 1 && x(i, 1) < level) ++below;
-    sum += static_cast<double>(below) / nb;
-    v2 += bv * bv;
-    ++samples;
-  }
-  return {sum / samples, std::sqrt(v2 / samples)};
+  test::FloatingPool pool;
+  pool.floor = 0;
+  pool.lower[0] = 0, pool.upper[0] = 0.6;  // x
+  pool.lower[1] = 0, pool.upper[1] = 0.36;  // z
+  pool.spacing = 0.02;
+  pool.far_radius = 2 * R;
+  return test::float_body<3>(m, pool, 3.0, 0.25);
 }
 
 }  // namespace
 
-// Disabled: measured 0.678 at dx = 0.04 (see the header); run with --gtest_also_run_disabled_tests.
-TEST(S001_Coupling, DISABLED_LongBuoyancy3DHalf) {
+namespace {
+void report(const char* label, const test::FloatingSample& f) {
+  test::print_rank0("[buoyancy 3D %s] submerged fraction %.4f (centres below the level %.4f), centre %.4f m, level %.4f m "
+                    "(top particle %.4f m), vertical COM velocity rms %.4f m/s",
+                    label, f.submerged, f.centres_below, f.centre, f.level, f.top_level, f.velocity);
+}
+}  // namespace
+
+// Measured (one process, 2 threads, load 17-20, 2026-11-27, 563 s): 0.5137 submerged, centre 0.2394 m,
+// level 0.2409 m, rms 0.0018 m/s.
+TEST(S001_Coupling, LongBuoyancy3DHalf) {
   const auto f = float_ball(0.5);
-  test::print_rank0("[buoyancy 3D 1:2] submerged fraction %.4f (reference 0.5), vertical COM velocity rms %.4f m/s",
-                    f.submerged, f.vrms);
+  report("1:2", f);
   EXPECT_NEAR(f.submerged, 0.5, 0.08);
-  EXPECT_LT(f.vrms, 0.05);
+  EXPECT_LT(f.velocity, 0.05);
 }
 
+// Measured (one process, 2 threads, load 17-20, 2026-11-27, 602 s): 0.3856 submerged, centre 0.2502 m,
+// level 0.2379 m, rms 0.0024 m/s. The ball is still rising slowly in the window (0.43 at 0.8 s, 0.40
+// at 2 s): 0.05 deep, inside the 0.08 bound but not by much.
 TEST(S001_Coupling, LongBuoyancy3DThird) {
   const auto f = float_ball(1.0 / 3.0);
-  test::print_rank0("[buoyancy 3D 1:3] submerged fraction %.4f (reference 0.333), vertical COM velocity rms %.4f m/s",
-                    f.submerged, f.vrms);
+  report("1:3", f);
   EXPECT_NEAR(f.submerged, 1.0 / 3.0, 0.08);
-  EXPECT_LT(f.vrms, 0.05);
+  EXPECT_LT(f.velocity, 0.05);
 }

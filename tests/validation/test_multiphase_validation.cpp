@@ -12,6 +12,7 @@
 
 #include "core/log.hpp"
 #include "methods/mpm_multiphase/multiphase_method.hpp"
+#include "floating_body.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
 
@@ -291,17 +292,14 @@ namespace {
 // A 2D elastic disc (R = 0.08 m, G = 1e5 Pa) of density ratio `ratio` to water, released at rest with
 // its centre 0.02 m above the surface of a pool 0.6 m wide filled to 0.25 m (the ball-in-water scene of
 // Yan et al. 2018, section 6, in 2D); the water seeded inside its lower part is displaced. Returns
-// the mean over t in [end - 1, end] of the fraction of the disc's particles below the far-field water
-// level, and the rms of the disc's vertical centre-of-mass velocity over that window.
-struct Floating {
-  double submerged = 0, vrms = 0;
-};
-Floating float_disc(double ratio, double end) {
-  const double dx = 0.02;
+// the means over t in [end - 1, end] of tests/support/floating_body.hpp: the disc's area fraction below
+// the far-field level of the water's mass (more than 2R from the disc's centre) and the rms of its
+// vertical centre-of-mass velocity.
+test::FloatingSample float_disc(double ratio, double end) {
   const std::string deck = R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 10}
 domain: {lower: [0, 0], upper: [0.68, 0.6], cell_size: 0.02, walls: slip}
-mpm_multiphase: {fluid_density: sph}
+mpm_multiphase: {fluid_density: sph, force_sharing: per_group}
 materials:
   - {name: water, model: fluid, density: 1000, sound_speed: 28}
   - {name: ball, model: hypoelastic, density: )" + std::to_string(1000 * ratio) +
@@ -312,77 +310,60 @@ sources:
 )";
   auto d = test::deck_from_string(deck);
   MultiphaseMpm<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
-  auto& set = m.particles();
-  double t = 0, sum = 0, v2 = 0;
-  int samples = 0;
-  for (int frame = 1; 0.02 * frame <= end + 1e-9; ++frame) {
-    run_until(m, t, 0.02 * frame);
-    if (t < end - 1.0 - 1e-9) continue;
-    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
-    auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().v));
-    auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.material());
-    double bx = 0, by = 0, bv = 0;
-    long nb = 0;
-    for (size_t i = 0; i < set.size(); ++i)
-      if (mat(i) == 1) {
-        bx += x(i, 0);
-        by += x(i, 1);
-        bv += v(i, 1);
-        ++nb;
-      }
-    bx /= nb;
-    bv /= nb;
-    double level = 0;
-    for (size_t i = 0; i < set.size(); ++i)
-      if (mat(i) == 0 && std::fabs(x(i, 0) - bx) > 0.16) level = std::max(level, x(i, 1));
-    level += dx / 4;  // the top particle row sits half a spacing below the surface
-    long below = 0;
-    for (size_t i = 0; i < set.size(); ++i)
-      if (mat(i) == 1 && x(i, 1) < level) ++below;
-    sum += static_cast<double>(below) / nb;
-    v2 += bv * bv;
-    ++samples;
-  }
-  return {sum / samples, std::sqrt(v2 / samples)};
+  test::FloatingPool pool;
+  pool.floor = 0.04;  // the slip walls stand two cells inside the domain
+  pool.lower[0] = 0.04, pool.upper[0] = 0.64;
+  pool.spacing = 0.01;  // 2 particles per cell and axis
+  pool.far_radius = 0.16;
+  return test::float_body<2>(m, pool, end, 0.25);
+}
+
+void report(const char* label, const test::FloatingSample& f) {
+  test::print_rank0("[buoyancy %s] submerged fraction %.4f (centres below the level %.4f), centre %.4f m, level %.4f m "
+                    "(top particle %.4f m), vertical COM velocity rms %.4f m/s",
+                    label, f.submerged, f.centres_below, f.centre, f.level, f.top_level, f.velocity);
 }
 }  // namespace
 
-// Measured on this branch (2D, dx = 0.02, t in [2, 3] s, about 75 s on the loaded machine), submerged
-// fraction and vertical COM velocity rms: 1:2 0.500, 0.007 m/s; 1:3 0.337, 0.005 m/s. Two causes made
-// the disc float too low before (1:2 0.654, 1:3 0.471):
-//  * the pool is seeded as a full box through the disc's lower third: those water particles stayed
-//    trapped between the disc's rows, adding weight and taking displaced volume. The method now removes
-//    fluid particles seeded inside a solid (keep_fluid_inside_solids: false, the default).
-//  * with fluid_density: volume (J advanced by the grid divergence) the particle packing is not seen by
-//    the pressure: voids open between rows without a pressure response and the far-field particle
-//    surface rises about 1 cm/s above the surface of the water's mass (1:3 at 3 s: 0.441 submerged even
-//    without the trapped water). The paper's SPH density (eq. 17, number-density form) sees the packing
-//    and closes them, so these tests use fluid_density: sph.
+// The disc's area fraction below the far-field level of the water's mass (tests/support/floating_body.hpp),
+// t in [2, 3] s; per-group forces (force_sharing: per_group). Measured numbers: in each test.
+// History of this measurement:
+//  * session 11: the disc floated too low (1:2 0.654, 1:3 0.471) because (a) water seeded inside the
+//    disc stayed trapped between its rows (the method now removes fluid seeded inside a solid,
+//    keep_fluid_inside_solids: false) and (b) with fluid_density: volume the pressure does not see the
+//    particle packing and voids open in the pool; the paper's SPH density (eq. 17) closes them.
+//  * session 13: the level used to be the top far-field water particle + half a spacing, which rides
+//    0.5-1 spacing above the level of the water's mass, and the fraction a count of particle centres,
+//    which moves in steps of one particle layer. That measure read 1:2 at 0.500. Measured properly, the
+//    disc with the default shared forces floats too high: 1:2 at 0.41 (t in [0.5, 1.5] s) at 4 cells per
+//    radius, and still 0.42 at 8 cells per radius (dx = 0.01), so the bias is not resolution alone; at
+//    2 cells per radius it is 0.21. Per-group forces give 0.47 at 4 cells per radius (1:3 0.350), so
+//    these tests use them. The cause of the shared-force bias is not found.
 TEST(S001_Coupling, LongBuoyancyHalf) {
   // Archimedes: a disc of half the water's density floats with half its area submerged.
+  // Measured (one thread, load 20-25, 505 s): 0.4889 submerged, rms 0.0005 m/s.
   const auto f = float_disc(0.5, 3.0);
-  test::print_rank0("[buoyancy 1:2] submerged fraction %.4f (reference 0.5), vertical COM velocity rms %.4f m/s",
-                    f.submerged, f.vrms);
+  report("1:2", f);
   EXPECT_NEAR(f.submerged, 0.5, 0.08);
-  EXPECT_LT(f.vrms, 0.05);
+  EXPECT_LT(f.velocity, 0.05);
 }
 
 TEST(S001_Coupling, LongBuoyancyThird) {
   // Archimedes: a disc of a third of the water's density floats with a third of its area submerged.
+  // Measured (one thread, load 20-25, 476 s): 0.3451 submerged, rms 0.0004 m/s.
   const auto f = float_disc(1.0 / 3.0, 3.0);
-  test::print_rank0("[buoyancy 1:3] submerged fraction %.4f (reference 0.333), vertical COM velocity rms %.4f m/s",
-                    f.submerged, f.vrms);
+  report("1:3", f);
   EXPECT_NEAR(f.submerged, 1.0 / 3.0, 0.08);
-  EXPECT_LT(f.vrms, 0.05);
+  EXPECT_LT(f.velocity, 0.05);
 }
 
 TEST(S001_Coupling, LongBuoyancySevenTenths) {
   // The same law at a ratio the 1:2 and 1:3 scenes do not show: 70 % of the area submerged.
+  // Measured (one thread, load 20-25, 525 s): 0.6821 submerged, rms 0.0005 m/s.
   const auto f = float_disc(0.7, 3.0);
-  test::print_rank0("[buoyancy 7:10] submerged fraction %.4f (reference 0.7), vertical COM velocity rms %.4f m/s",
-                    f.submerged, f.vrms);
+  report("7:10", f);
   EXPECT_NEAR(f.submerged, 0.7, 0.08);
-  EXPECT_LT(f.vrms, 0.05);
+  EXPECT_LT(f.velocity, 0.05);
 }
 
 namespace {
