@@ -52,10 +52,12 @@ TEST(MembraneRanks, DropMatchesTheSingleRankRun) {
 // rigid unknowns live on rank 0, the fluid-rigid faces on every rank). MINRES runs at rtol 1e-13:
 // at the method's default 1e-10 the body's three unknowns, tiny next to the pressure rows in the
 // residual norm, differed by up to 8e-6 relative at 4 ranks (GAMG's partition changes the iterates).
-TEST(MembraneRanks, FloatingCylinderMatchesTheSingleRankRun) {
+namespace {
+void floating_cylinder_matches_the_single_rank_run(bool normal_motion) {
   mm::FlowParameters p;
   p.sigma = 0.9;
   p.gravity[1] = -9.8;
+  p.normal_motion = normal_motion;
   mm::Disc body;
   body.c[0] = 0.4;
   body.c[1] = 0.41;
@@ -83,8 +85,8 @@ TEST(MembraneRanks, FloatingCylinderMatchesTheSingleRankRun) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (rank == 0)
-    std::printf("membrane+body ranks %d: body |dv|/|v| %.3e (|v| %.3e cm/s), max membrane |dx| %.3e\n", size,
-                dv / scale, scale, dx);
+    std::printf("membrane+body ranks %d%s: body |dv|/|v| %.3e (|v| %.3e cm/s), max membrane |dx| %.3e\n", size,
+                normal_motion ? " (normal motion)" : "", dv / scale, scale, dx);
   EXPECT_GT(scale, 1e-3);  // the body moves
   EXPECT_LT(dv / scale, 1e-7);
   EXPECT_LT(dx, 1e-9);
@@ -92,6 +94,15 @@ TEST(MembraneRanks, FloatingCylinderMatchesTheSingleRankRun) {
   const double pd = meniscus::test::mean_interior_pressure(*dist.grid, dt, 0.0);
   const double ps = meniscus::test::mean_interior_pressure(*self.grid, dt, 0.0);
   EXPECT_NEAR(pd, ps, 1e-7 * std::abs(ps));
+}
+}  // namespace
+
+TEST(MembraneRanks, FloatingCylinderMatchesTheSingleRankRun) { floating_cylinder_matches_the_single_rank_run(false); }
+
+// The same with normal vertex motion (FlowParameters::normal_motion: the tangential projection of
+// the advection and of the new membrane velocities, contact vertices excepted).
+TEST(MembraneRanks, FloatingCylinderWithNormalMotionMatchesTheSingleRankRun) {
+  floating_cylinder_matches_the_single_rank_run(true);
 }
 
 // The force of a held body (CoupledSolveResult::held_force: each rank adds its own pressure rows'

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "membrane_scenes.hpp"
+#include "methods/membrane/membrane_ruan.hpp"
+#include "scene.hpp"
 #include "validation_support.hpp"
 
 namespace mm = meniscus::membrane;
@@ -100,6 +103,83 @@ TEST(MembraneValidation, DropLaplacePressureIsSigmaOverRadius) {
   // restated from Ruan 2021 T-LP's 0.5 cm/s to 1.0 cm/s (the capillary speed sqrt(sigma / (rho R)) is 1.7 cm/s).
   EXPECT_LT(umax, 1.0);
   EXPECT_LT(dv, 0.005);
+}
+
+// The same drop with normal vertex motion (FlowParameters::normal_motion, tangential_motion.hpp):
+// free vertices move with the normal part of v-dagger and keep only the normal part of their new
+// velocity. Checked: p within 5 % of sigma / R, spurious currents below 0.2 cm/s (a tenth of the
+// capillary speed; the paper's motion gives 0.70 cm/s above), and the membrane's tangential speed
+// stays below 0.01 cm/s. Measured: p = 2.9859 (0.47 % low), max|u| 0.073 cm/s. Before the
+// membrane's tangential velocity was dropped (session 12), its rms grew by 0.034 cm/s every step
+// to 1.7 cm/s after 60 steps (nothing restores a tangential velocity that never moves a vertex)
+// and the pressure came out 10.3 % low with spurious currents of 1.09 cm/s.
+TEST(MembraneValidation, DropLaplacePressureWithNormalVertexMotion) {
+  mm::FlowParameters p;
+  p.rho = 1.0;
+  p.sigma = 0.9;
+  p.gravity[1] = 0;
+  p.normal_motion = true;
+  const int cells = 32;
+  const double dx = 1.0 / cells, radius = 0.3;
+  auto s = meniscus::test::make_drop(cells, radius, 0.0, p);
+  const double v0 = s.flow->volume();
+  double dt = 0;
+  for (int n = 0; n < 60; ++n) {
+    dt = s.flow->stable_dt(0.5, 1.0, 2e-3);
+    s.flow->step(dt);
+  }
+  long count = 0;
+  const double pin = meniscus::test::mean_interior_pressure(*s.grid, dt, 2 * dx, &count);
+  const double umax = mm::max_face_speed(*s.grid);
+  const double dv = std::abs(s.flow->volume() / v0 - 1);
+  // Largest tangential speed of a membrane vertex (tangent from its two neighbours, as the motion uses).
+  auto& m = s.flow->membrane();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.v);
+  double vt = 0;
+  const long nv = m.vertices();
+  for (long i = 0; i < nv; ++i) {
+    const long a = (i + nv - 1) % nv, b = (i + 1) % nv;
+    const double tx = x(b, 0) - x(a, 0), ty = x(b, 1) - x(a, 1), len = std::hypot(tx, ty);
+    vt = std::max(vt, std::abs(v(i, 0) * tx + v(i, 1) * ty) / len);
+  }
+  print_rank0("Laplace drop, normal motion: p = %.4f dyn/cm over %ld cells (sigma/R = %.4f, error %.2f %%), spurious "
+              "max|u| %.3e cm/s, membrane tangential speed %.3e cm/s, volume change %.3e",
+              pin, count, p.sigma / radius, 100 * std::abs(pin / (p.sigma / radius) - 1), umax, vt, dv);
+  EXPECT_GT(count, 100);
+  EXPECT_NEAR(pin, p.sigma / radius, 0.05 * p.sigma / radius);
+  EXPECT_LT(umax, 0.2);
+  EXPECT_LT(vt, 0.01);
+  EXPECT_LT(dv, 0.005);
+}
+
+// The deck key membrane.normal_motion reaches the flow: a drop built from a deck with it on keeps
+// no tangential membrane velocity after its steps (with it off the Laplace drop's tangential speed
+// is 0.034 cm/s rms after one step), and its Laplace pressure after 10 steps is sigma / R within 5 %.
+TEST(MembraneValidation, DeckKeyNormalMotionSwitchesTheVertexMotion) {
+  const std::string deck =
+      "simulation: {dimension: 2, method: membrane-ruan2021, end_time: 1.0, name: membrane-normal-deck}\n"
+      "domain: {lower: [0, 0], upper: [1.0, 1.0], cell_size: 0.03125}\n"
+      "membrane: {shape: drop, center: [0.5, 0.5], radius: 0.3, surface_tension: 0.9, gravity: [0, 0],\n"
+      "           normal_motion: true}\n";
+  auto d = meniscus::test::deck_from_string(deck);
+  mm::MembraneRuan m(meniscus::MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  EXPECT_TRUE(m.flow().parameters().normal_motion);
+  for (int n = 0; n < 10; ++n) m.step(2e-3);
+  auto& mem = m.flow().membrane();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mem.x);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mem.v);
+  double vt = 0;
+  const long nv = mem.vertices();
+  for (long i = 0; i < nv; ++i) {
+    const long a = (i + nv - 1) % nv, b = (i + 1) % nv;
+    const double tx = x(b, 0) - x(a, 0), ty = x(b, 1) - x(a, 1);
+    vt = std::max(vt, std::abs(v(i, 0) * tx + v(i, 1) * ty) / std::hypot(tx, ty));
+  }
+  const double pin = meniscus::test::mean_interior_pressure(m.flow().grid(), 2e-3, 2.0 / 32);
+  print_rank0("deck key normal_motion: membrane tangential speed %.3e cm/s, p %.4f dyn/cm (sigma/R = 3.0)", vt, pin);
+  EXPECT_LT(vt, 1e-3);
+  EXPECT_NEAR(pin, 3.0, 0.15);
 }
 
 namespace {

@@ -298,6 +298,11 @@ TEST(MembraneKellerValidation, LongKellerBalanceConvergesInDx) {
 // sinks at about 0.04 cm/s when the damping stops (centre y 0.5164 / 0.5123 cm, |v| 0.013 / 0.055
 // cm/s at 0.7 s). MENISCUS_KELLER_SETTLE=s moves the end of the damped window (the state is read
 // 0.1 s later); a longer settle was not run (11.5 min for the pair on the loaded machine at 0.6 s).
+// Session 13, normal motion with the membrane's tangential velocity dropped as well (and
+// MENISCUS_KELLER_WINDOW=0.1): Keller ratio 1.0335 -> 1.0366 (0.30 %, holds: the test below), fitted
+// length 0.378 -> 0.293 cm (fails); the fit's own level (0.647 / 0.635 cm) moves with it while the
+// averaged zero-pressure level does not (0.63609 / 0.63624); centre y 0.5304 / 0.5262 cm, |v| 0.024
+// cm/s in both at 0.7 s (a slow heave not yet damped). 526 s for the pair on the loaded machine.
 TEST(MembraneKellerValidation, DISABLED_LongKellerAndMeniscusConvergeInDt) {
   const double window = std::getenv("MENISCUS_KELLER_WINDOW") ? std::atof(std::getenv("MENISCUS_KELLER_WINDOW")) : 0.0;
   const double settle = std::getenv("MENISCUS_KELLER_SETTLE") ? std::atof(std::getenv("MENISCUS_KELLER_SETTLE")) : 0.6;
@@ -313,17 +318,38 @@ TEST(MembraneKellerValidation, DISABLED_LongKellerAndMeniscusConvergeInDt) {
   EXPECT_LT(std::abs(half_dt.fit.length / base.fit.length - 1), 0.02);
 }
 
+// Time-step convergence of Keller's balance (T-DTC, its Keller part) with normal vertex motion
+// (FlowParameters::normal_motion): the settled cylinder at dt = the capillary bound and at half of
+// it, the settle damping kept on to the end and z_inf averaged over the last 0.1 s of 0.7 s (the
+// one-step pressure reading scatters by 0.01-0.06 cm). Checked: the Keller ratio changes by less
+// than 2 % and both are within 5 % of 1. Measured: 1.0335 -> 1.0366 (0.30 %). The meniscus part of
+// T-DTC does not hold (the disabled test above). About 9 minutes on the loaded machine (526 s).
+TEST(MembraneKellerValidation, LongKellerBalanceConvergesInDtWithNormalVertexMotion) {
+  const RestState base = float_dense_cylinder_to_rest(kDx, 1.0, 0.1, 0.6, true);
+  const RestState half_dt = float_dense_cylinder_to_rest(kDx, 0.5, 0.1, 0.6, true);
+  auto keller = [](const RestState& r) { return r.displaced / r.mass; };
+  print_rank0("normal motion, dt: Keller ratio %.5f (z_inf %.5f, |v| %.2e); dt / 2: %.5f (z_inf %.5f, |v| %.2e); change "
+              "%.2f %%",
+              keller(base), base.level, base.speed, keller(half_dt), half_dt.level, half_dt.speed,
+              100 * std::abs(keller(half_dt) / keller(base) - 1));
+  EXPECT_LT(std::abs(keller(half_dt) / keller(base) - 1), 0.02);
+  EXPECT_NEAR(keller(base), 1.0, 0.05);
+  EXPECT_NEAR(keller(half_dt), 1.0, 0.05);
+}
+
 // The remesher's churn at rest (issue 17): the settled cylinder of the test above, once with the
 // paper's vertex motion (full v-dagger) and once with normal motion (FlowParameters::normal_motion,
 // tangential_motion.hpp). Over the last 0.2 s the paper's motion splits and collapses about 1090
 // edges per second although the body is nearly at rest (the inviscid liquid's tangential velocity
-// carries the vertices near the contact lines along the membrane); normal motion leaves about 10.
+// carries the vertices near the contact lines along the membrane); normal motion leaves 44.
 // Checked: more than 300 events per second with the paper's motion (the negative control), fewer
-// than 50 with normal motion, and both bodies at rest (|v| < 0.05 cm/s). Measured: 1080 and 10 per
-// second, |v| 0.011 and 0.013 cm/s; MINRES of the second solve 146 and 141 iterations; with normal
-// motion the Keller error is 4.36 % (1.33 % with the paper's) and the fitted meniscus length
-// 0.328 cm (0.295; l_c 0.303), printed, not asserted here (FlowParameters::normal_motion says why
-// it is not the default). About 75 s of one core; 336 s on the loaded machine.
+// than 50 with normal motion, and both bodies at rest (|v| < 0.05 cm/s). Measured (session 13,
+// since normal motion also drops the membrane's tangential velocity): 1080 and 44 per second (10
+// before), |v| 0.011 and 0.041 cm/s (0.013 before): both bounds are met with little margin; MINRES
+// of the second solve 146 and 126 iterations; with normal motion the Keller error is 0.33 % (1.33 %
+// with the paper's; 4.36 % before) and the fitted meniscus length 0.375 cm (0.295; l_c 0.303),
+// printed, not asserted here (FlowParameters::normal_motion says why it is not the default). About
+// 75 s of one core; 336 s on the loaded machine in session 12, 1157 s in session 13 (load 16).
 TEST(MembraneKellerValidation, LongNormalVertexMotionStopsTheRemeshingChurnAtRest) {
   const RestState paper = float_dense_cylinder_to_rest(kDx, 1.0, 0, 0.6, false);
   const RestState normal = float_dense_cylinder_to_rest(kDx, 1.0, 0, 0.6, true);

@@ -52,6 +52,11 @@ void declare_membrane_sections(config::Schema& root) {
           "keeps the initial liquid area exactly (not in Ruan 2021: its first solve conserves the grid flux, which is "
           "not the membrane's area flux, and a 2D drop then loses 4 % in 0.3 s; docs/theory-membrane.md). The speed "
           "added is the diagnostics column volume_correction_speed").def("true");
+  s->flag("normal_motion", "free membrane vertices move with the normal part of the advection velocity only and keep "
+          "only the normal part of their new velocity; contact vertices are pinned in remeshing (not in Ruan 2021, "
+          "whose vertices move with the whole velocity: the inviscid liquid's tangential velocity then carries them "
+          "along the membrane and the remesher splits and collapses about 1000 edges per second beside a body at rest; "
+          "docs/theory-membrane.md, \"Normal vertex motion\")").def("false");
   s->flag("remesh", "split edges longer than 1.5 and collapse edges shorter than 0.5 times the initial edge length "
           "after every advection (Ruan 2021 Stage 6). Off by default: on the 2D Laplace drop it keeps the edges even "
           "but raises the area loss from 1.5 % to 4.4 % over 0.12 s (docs/theory-membrane.md)").def("false");
@@ -95,6 +100,7 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   d.flow.extrapolation_layers = static_cast<int>(s.integer("extrapolation_layers"));
   d.flow.two_solve = s.flag("two_solve");
   d.flow.preserve_volume = s.flag("preserve_volume");
+  d.flow.normal_motion = s.flag("normal_motion");
   d.remesh = s.flag("remesh");
   d.thickness_over_dx = s.real("thickness_over_dx");
   d.edge_over_dx = s.real("edge_over_dx");

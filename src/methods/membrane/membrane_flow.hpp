@@ -33,15 +33,21 @@ struct FlowParameters {
   // t < settle_until (zeta = settle_damping, 1/s). Not in the paper; 0 switches it off.
   double settle_damping = 0;
   double settle_until = 0;
-  // Vertex motion along the membrane (tangential_motion.hpp; not in the paper): true moves free
-  // vertices with the normal part of v-dagger only and pins the contact vertices in remeshing;
-  // false (default) moves them with all of it (Ruan 2021 Stage 5). Measured on the floating
-  // cylinder of the Keller test (dx 0.025 cm, last 0.2 s of 0.7 s): remeshing events at rest
-  // 1089 -> 10 per second, Keller balance 1.3 % -> 4.4 %, meniscus length 0.295 -> 0.328 cm
-  // (l_c 0.303). Not the default because two checks got worse with it: the Laplace drop's
-  // pressure (10.3 % low, spurious speed 1.09 cm/s against 0.70) and the free Cheerios pair's
-  // acceleration (0.24 cm/s^2 against the bracket 0.33 .. 0.44 from rho g h_m^2 / 2), and the
-  // Keller error no longer falls with dx (2.27 % at dx 0.05 cm, 4.36 % at 0.025).
+  // Vertex motion along the membrane (tangential_motion.hpp; not in the paper; deck key
+  // membrane.normal_motion): true moves free vertices with the normal part of v-dagger only, keeps
+  // only the normal part of their new velocity after the second solve, and pins the contact
+  // vertices in remeshing; false (default) moves them with all of v-dagger (Ruan 2021 Stage 5).
+  // Measured (session 13, normal vs the paper's motion):
+  //  * floating cylinder of the Keller test (dx 0.025 cm, last 0.2 s of 0.7 s): remeshing events
+  //    at rest 44 against 1080 per second; Keller balance 0.33 % against 1.33 %; Keller ratio
+  //    under dt -> dt / 2 (damping kept on, z_inf averaged over 0.1 s) 1.0335 -> 1.0366 (0.3 %);
+  //  * Laplace drop: p 0.47 % low against 1.53 %, spurious speed 0.073 against 0.70 cm/s;
+  //  * free Cheerios pair: acceleration 0.300 cm/s^2 in the bracket 0.287 .. 0.383 from
+  //    rho g h_m^2 / 2 (the paper's motion: 0.653, 15 % above its bracket's top).
+  // Not the default because the settled cylinder is less settled at 0.7 s (|v| 0.041 against
+  // 0.011 cm/s) and its fitted meniscus length is off (0.375 cm against l_c = 0.303; 0.295 with the
+  // paper's motion). Before session 13 the vertices kept their tangential velocity, which then grew
+  // without bound (Laplace drop 10.3 % low).
   bool normal_motion = false;
   // Fraction of the way toward even spacing that a free vertex slides per step (0: no sliding).
   // Off by default: on the floating cylinder (rate 0.5, with normal motion) the slides, which leave
