@@ -580,6 +580,7 @@ void HeatSolver<Dim>::gather(const Particles& p, const Samples& s) {
     Kokkos::deep_copy(Tn, ah);
     petsc_check(VecRestoreArrayRead(localT_, &a), "VecRestoreArrayRead(heat T)");
   }
+  power_ = s.active && s.size > 0 ? boundary_power(s, Tn) : 0.0;
   const auto gbox = gbox_;
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_.lower()[d];
@@ -621,6 +622,34 @@ void HeatSolver<Dim>::gather(const Particles& p, const Samples& s) {
         T(q, 0) = Tq;
         for (int d = 0; d < Dim; ++d) gT(q, d) = g[d];
       });
+}
+
+template <int Dim>
+double HeatSolver<Dim>::boundary_power(const Samples& s, Kokkos::View<const double*> nodal_T) const {
+  const auto gbox = gbox_;
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_.lower()[d];
+  const double dx = decomp_.dx(), inv_dx = 1.0 / dx;
+  const double h = options_.transfer_coefficient, Tbar = options_.ambient_temperature, b = options_.boundary_flux;
+  const FluxRegion region = options_.flux;
+  const double time = time_;
+  auto by = boundary_y_;
+  auto bdA = boundary_dA_;
+  double power = 0;
+  Kokkos::parallel_reduce(
+      "heat::boundary_power", Kokkos::RangePolicy<>(0, s.size),
+      KOKKOS_LAMBDA(const long r, double& acc) {
+        double y[Dim];
+        for (int d = 0; d < Dim; ++d) y[d] = by(r, d);
+        double Ty = 0;
+        grid::Stencil<Dim> st;
+        st.compute(y, lower, inv_dx);
+        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, y,
+                                         [&](long idx, double w, const double*, const double*) { Ty += w * nodal_T(idx); });
+        acc += ((region.template contains<Dim>(y, time) ? b : 0.0) + h * (Tbar - Ty)) * bdA(r);
+      },
+      power);
+  return power;
 }
 
 template <int Dim>
@@ -751,6 +780,8 @@ HeatStats HeatSolver<Dim>::solve(double dt, const Particles& p, const Samples& s
   stats.ksp_s = lap();
   gather(p, s);
   stats.gather_s = lap();
+  stats.boundary_power = power_;
+  MPI_Allreduce(MPI_IN_PLACE, &stats.boundary_power, 1, MPI_DOUBLE, MPI_SUM, decomp_.comm());
   return stats;
 }
 

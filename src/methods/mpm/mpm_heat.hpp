@@ -38,6 +38,11 @@ struct HeatStats {
   int reason = 0;
   long unknowns = 0;
   double boundary_measure = 0;  // sum of the samples' boundary measures dA_r over all ranks (mpm_heat_boundary.cpp)
+  // The heat per second the surface takes in over this step, over all ranks: sum_r (b_r + h (T-bar -
+  // T^{n+1}(y_r))) dA_r, the flux and Robin terms of the solve at the new nodal temperatures (backward
+  // Euler). With K^cond's columns summing to zero, sum m c_p T changes by dt times this (plus the source H)
+  // under the conservative transfer: the energy balance the candle-letters test checks.
+  double boundary_power = 0;
   int preconditioner_fallbacks = 0;  // times in this run GAMG was replaced by Jacobi (indefinite preconditioner)
   long weak_nodes = 0;  // nodes with capacity taken out of the system (filled fraction below the floor)
   bool jacobi = false;       // this solve used CG + Jacobi (the automatic choice, or -mpm_heat_pc_type jacobi)
@@ -97,6 +102,7 @@ class HeatSolver {
   void assemble(double dt, const Particles& p, const Samples& s);
   void accumulate_entries(const Particles& p, const Samples& s);  // mpm_heat_assembly.cpp
   void gather(const Particles& p, const Samples& s);
+  double boundary_power(const Samples& s, Kokkos::View<const double*> nodal_T) const;
   void mark_fixed_nodes();
   void eliminate_fixed_nodes();
   void mark_weak_nodes();
@@ -153,6 +159,7 @@ class HeatSolver {
   // dA_r where the Robin and flux terms are integrated; the nodal sample moments it sums over the ranks.
   Kokkos::View<double**, Kokkos::LayoutRight> boundary_y_;
   Kokkos::View<double*> boundary_dA_;
+  double power_ = 0;  // boundary_power at the last gather, this rank's samples
   DM dm_shape_ = nullptr;
   Vec shape_global_ = nullptr, shape_local_ = nullptr;
 };
