@@ -653,11 +653,15 @@ TEST(ContactAngleValidation, LongYoungAngleRange3DAdhesive) {
 // 100 deg +1.7 %, 150 deg +2.0 %), docs/theory-mpm-surface-tension.md; before the wall model they
 // sat 8-12 deg below Young and 60 deg did not settle. Bands: 3 deg below; above, what was measured with
 // about 1.5 deg to spare (100: +7.5, 150: +13.5), so that faster creep or lift-off fails.
+// Session 13 adds 35 deg, an angle no other test uses, with the standard 3-deg band: measured 2026-11-27,
+// 37.1 (2 s), 35.5 (4 s), 33.9 (8 s), 33.26 deg (10 s), kinetic energy 3.9e-5 J, attached. An untested angle
+// above 90 deg, 145, creeps as 100 and 150 do (146.9 at 2 s, 154.0 deg at 10 s; sum V J +1.8 %) and is not
+// asserted: the cause is in the particles' volume, DISABLED_LongFreeDrop3DKeepsItsVolume.
 TEST(ContactAngleValidation, LongYoungAngleRange3DTenSeconds) {
   Drop3D c{90, 0.0375, 10.0, "explicit", true, 2e-3, 2};
   c.boundary = "slip";
   c.checkpoints = 5;
-  young_range_3d({{40, 3, 3}, {100, 3, 7.5}, {150, 3, 13.5}}, c, 2e-3, "_adhesion_10s");
+  young_range_3d({{35, 3, 3}, {40, 3, 3}, {100, 3, 7.5}, {150, 3, 13.5}}, c, 2e-3, "_adhesion_10s");
 }
 
 // The implicit range on the adhesive slip floor (a wetting wall, issue 14), dx = 0.05 (R = 3 dx), dt_max 5 ms,
