@@ -653,11 +653,15 @@ TEST(ContactAngleValidation, LongYoungAngleRange3DAdhesive) {
 // 100 deg +1.7 %, 150 deg +2.0 %), docs/theory-mpm-surface-tension.md; before the wall model they
 // sat 8-12 deg below Young and 60 deg did not settle. Bands: 3 deg below; above, what was measured with
 // about 1.5 deg to spare (100: +7.5, 150: +13.5), so that faster creep or lift-off fails.
+// Session 13 adds 35 deg, an angle no other test uses, with the standard 3-deg band: measured 2026-11-27,
+// 37.1 (2 s), 35.5 (4 s), 33.9 (8 s), 33.26 deg (10 s), kinetic energy 3.9e-5 J, attached. An untested angle
+// above 90 deg, 145, creeps as 100 and 150 do (146.9 at 2 s, 154.0 deg at 10 s; sum V J +1.8 %) and is not
+// asserted: the cause is in the particles' volume, DISABLED_LongFreeDrop3DKeepsItsVolume.
 TEST(ContactAngleValidation, LongYoungAngleRange3DTenSeconds) {
   Drop3D c{90, 0.0375, 10.0, "explicit", true, 2e-3, 2};
   c.boundary = "slip";
   c.checkpoints = 5;
-  young_range_3d({{40, 3, 3}, {100, 3, 7.5}, {150, 3, 13.5}}, c, 2e-3, "_adhesion_10s");
+  young_range_3d({{35, 3, 3}, {40, 3, 3}, {100, 3, 7.5}, {150, 3, 13.5}}, c, 2e-3, "_adhesion_10s");
 }
 
 // The implicit range on the adhesive slip floor (a wetting wall, issue 14), dx = 0.05 (R = 3 dx), dt_max 5 ms,
@@ -673,3 +677,68 @@ TEST(ContactAngleValidation, LongYoungAngleRange3DAdhesiveImplicit) {
   young_range_3d({{60, 3, 3.5}, {120, 6, 3}, {160, 3, 7}}, c, 2e-3, "_adhesion_implicit");
 }
 
+
+
+// Why 3D drops above 90 deg creep (issue 14; LongYoungAngleRange3DTenSeconds): a free 3D drop, no wall, zero
+// gravity, R = 0.15 = 4 dx, samples_per_dx 2, explicit, 4 s. Its particles must keep filling the volume they
+// carry: the ball of their radius of gyration, (4/3) pi (5/3 <|x - x_c|^2>)^(3/2), against sum V_p J_p,
+// within 2 % (at t = 0: 0.014347 against 0.014344 m^3). Measured 2026-11-27 (session 13), it does not hold:
+// sum V_p J_p grows 0.014171 -> 0.014388 from 0.5 to 4 s while the particles' ball shrinks 0.013773 ->
+// 0.012135 (gyration radius 0.14870 -> 0.14255 m): ratio 0.972 (0.5 s), 0.947 (1 s), 0.902 (2 s), 0.843
+// (4 s); samples_per_dx 4 shrinks faster (0.865 at 2 s). The particles crowd together while their volume
+// ratio J says the liquid expands, so the Laplace pressure, which J carries, fades (J 0.988 -> 1.001 in a
+// 150 deg sessile drop, whose contact line then recedes). The wall is not involved (no wall here; holding
+// a wetting wall's nodes both ways left the sessile drop's growth unchanged). Averaging the divergence over
+// the split group as the velocity is (Chen et al. 2021, Sec. 5, merge) inverts it: the drop swells (gyration
+// radius 0.151 -> 0.217 m in 4 s). Disabled until the cause is fixed: it fails today by the numbers above.
+// About 150 s on the loaded 2-core machine.
+TEST(ContactAngleValidation, DISABLED_LongFreeDrop3DKeepsItsVolume) {
+  const double dx = 0.0375, t_end = 4.0;
+  const std::string deck = log::format(R"(
+simulation: {dimension: 3, method: mpm, end_time: 100}
+domain: {lower: [0, 0, 0], upper: [0.6, 0.6, 0.6], cell_size: %.17g, walls: none}
+mpm:
+  integrator: explicit
+  dt_max: 0.002
+  gravity: [0, 0, 0]
+  surface_tension: {enabled: true, coefficient: 0.1, samples_per_dx: 2}
+materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: 100, viscosity: 0.2}]
+sources: [{type: sphere, material: liquid, center: [0.3, 0.3, 0.3], radius: 0.15, particles_per_cell: 8}]
+)", dx);
+  auto d = test::deck_from_string(deck);
+  mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  double t = 0, worst = 1;
+  for (int k = 1; k <= 8; ++k) {
+    const double t_stop = t_end * k / 8;
+    while (t < t_stop * (1 - 1e-12)) {
+      const double dt = std::min(m.stable_dt(), t_stop - t);
+      m.step(dt);
+      t += dt;
+    }
+    auto& set = m.particles();
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().x));
+    auto J = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().J));
+    auto V = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(m.fields().volume));
+    double sums[5] = {};  // count, sum x (3), sum V J
+    for (size_t p = 0; p < set.size(); ++p) {
+      sums[0] += 1;
+      for (int a = 0; a < 3; ++a) sums[1 + a] += x(p, a);
+      sums[4] += V(p, 0) * J(p, 0);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, sums, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double r2 = 0;
+    for (size_t p = 0; p < set.size(); ++p)
+      for (int a = 0; a < 3; ++a) r2 += std::pow(x(p, a) - sums[1 + a] / sums[0], 2);
+    MPI_Allreduce(MPI_IN_PLACE, &r2, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    const double Rg = std::sqrt(5.0 / 3.0 * r2 / sums[0]);
+    const double filled = 4.0 / 3 * M_PI * Rg * Rg * Rg, ratio = filled / sums[4];
+    DiagnosticRow row;
+    m.diagnostics(row);
+    test::print_rank0("free drop t = %.2f s: sum V J %.6f m^3, ball of the particles' gyration %.6f m^3 (R %.5f m), ratio "
+                      "%.4f, KE %.1e J", t, sums[4], filled, Rg, ratio, test::column(row, "kinetic_energy"));
+    EXPECT_NEAR(ratio, 1.0, 0.02) << "t = " << t;
+    if (std::fabs(ratio - 1) > std::fabs(worst - 1)) worst = ratio;
+  }
+  test::record_check("free_drop_3d_volume", "a free 3D drop's particles fill the volume sum V_p J_p they carry (4 s)",
+                     "2 %", log::format("%.4f", worst), std::fabs(worst - 1) <= 0.02);
+}
