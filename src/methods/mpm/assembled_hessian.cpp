@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/log.hpp"
 #include "solvers/petsc_check.hpp"
 #include "solvers/vec_access.hpp"
 
@@ -264,6 +265,9 @@ void AssembledHessian<Dim>::solve(Vec b, Vec x) {
     // object, as for a new pattern). The iteration count is global, so every rank switches together.
     multigrid_ = true;
     reset_inner_ = true;
+    log::info("implicit MPM: CG + SOR needed %d iterations (limit %d, -%ssor_max_iterations): switching the "
+              "Newton solves to CG + GAMG for the rest of the run", static_cast<int>(its), sor_max_iterations_,
+              prefix_.c_str());
   }
   // The Newton loop reads the inner KSP's iterations and converged reason (implicit_solve.cpp).
   petsc_check(VecCopy(b, x), "VecCopy");  // the held rows: identity
