@@ -8,7 +8,9 @@
 #   base:    only when BASE_EXE names another build of meniscus (e.g. the previous commit's): its
 #            default assembled solve, for a before/after of a solver change in the same run
 #   after:   mpm.newton.hessian = assembled (the default: reduced MATAIJ on the unknown nodes, CG +
-#            PCGAMG), all settings at their defaults (the Eisenstat-Walker forcing term off)
+#            symmetric SOR, switching to PCGAMG when a solve needs more than
+#            -mpm_newton_sor_max_iterations), all settings at their defaults (the Eisenstat-Walker
+#            forcing term off)
 #   after + forcing: the same with the opt-in forcing term (-mpm_newton_forcing true; off by default
 #            because Newton stagnated with it on a candle test, docs/theory-mpm-implicit.md)
 # on 1 rank x 2 OpenMP threads. The Newton tolerance is the same in all. Prints per implicit step: wall time, Newton iterations, CG

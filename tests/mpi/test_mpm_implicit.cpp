@@ -272,6 +272,19 @@ TEST(ImplicitMPM, LinearMomentumEveryNodeUnknown) {
   momentum_to_newton_tolerance("light_node_fraction: 0, ", "implicit_momentum_all_nodes", false);
 }
 
+// The inner solve's automatic preconditioner switch (methods/mpm/assembled_hessian.hpp): with
+// -mpm_newton_sor_max_iterations 1 the first SOR solve already exceeds the limit and every later one
+// runs CG + GAMG in a new preconditioner object (log line "switching ... to GAMG"); with
+// -mpm_newton_reuse_preconditioner each step's first preconditioner serves its later Newton
+// iterations. Both are only other routes to the same minimiser: momentum to the Newton tolerance.
+TEST(ImplicitMPM, LinearMomentumAfterTheSwitchToMultigrid) {
+  PetscCallAbort(PETSC_COMM_WORLD, PetscOptionsSetValue(nullptr, "-mpm_newton_sor_max_iterations", "1"));
+  PetscCallAbort(PETSC_COMM_WORLD, PetscOptionsSetValue(nullptr, "-mpm_newton_reuse_preconditioner", "true"));
+  momentum_to_newton_tolerance("", "implicit_momentum_multigrid", true);
+  PetscCallAbort(PETSC_COMM_WORLD, PetscOptionsClearValue(nullptr, "-mpm_newton_sor_max_iterations"));
+  PetscCallAbort(PETSC_COMM_WORLD, PetscOptionsClearValue(nullptr, "-mpm_newton_reuse_preconditioner"));
+}
+
 // The implicit run gives the same drop on any number of ranks, to the solver tolerance: the
 // ellipse of LinearMomentumToNewtonTolerance on all ranks against the same run on rank 0 alone.
 TEST(ImplicitMPM, RankEquivalence) {

@@ -116,13 +116,17 @@ double worst_difference(const test::Gathered& a, const test::Gathered& b, const 
 }
 
 // Every diagnostic but the per-rank counts agrees to `tol` relative (momenta against `momentum_scale`).
+// The implicit MPM's inner CG iterations (cg_iterations) are solver work, not physics: its default
+// preconditioner, symmetric SOR, sweeps within each rank (block Jacobi across ranks), so the count
+// depends on the layout (6 at 2 ranks against 4 at 1 rank here) while the Newton iterations, the
+// positions and the temperatures still agree to the bounds below.
 void expect_same_diagnostics(const DiagnosticRow& mine, const DiagnosticRow& ref, double tol, double momentum_scale,
                              const char* what) {
   ASSERT_EQ(mine.size(), ref.size()) << what;
   for (size_t i = 0; i < mine.size(); ++i) {
     const auto& [name, v] = mine[i];
     ASSERT_EQ(name, ref[i].first) << what;
-    if (!test::reproducible_column(name)) continue;
+    if (!test::reproducible_column(name) || name == "cg_iterations") continue;
     const double scale = std::max({std::fabs(ref[i].second), std::fabs(v), 1e-30});
     const double floor = name.find("momentum") != std::string::npos ? momentum_scale : 0.0;
     EXPECT_LE(std::fabs(v - ref[i].second), tol * std::max(scale, floor))

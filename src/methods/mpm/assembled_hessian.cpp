@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/log.hpp"
 #include "solvers/petsc_check.hpp"
 #include "solvers/vec_access.hpp"
 
@@ -155,11 +156,42 @@ void AssembledHessian<Dim>::configure_inner(double rtol, int max_iterations) {
 
 template <int Dim>
 void AssembledHessian<Dim>::configure_pc(PC pc) {
-  petsc_check(PCSetType(pc, PCGAMG), "PCSetType");
+  // Default: symmetric SOR until a solve needs more than -<prefix>sor_max_iterations CG iterations,
+  // then GAMG for the rest of the run (an explicit -<prefix>redistribute_pc_type decides alone).
+  // Why SOR first: at the implicit steps of the 3D impact (dx = 1/63, dt = 1 ms) the Hessian is
+  // dominated by the node masses, GAMG's coarse levels hardly change CG's iterations (the same
+  // 18 per Newton iteration with its set-up reused across a whole step), and its Chebyshev
+  // smoothing costs about six products with the 5^Dim-block matrix per CG iteration; one SOR sweep
+  // pair costs about two and needs no set-up: 24.8 CG iterations per Newton iteration instead of
+  // 18.1, and 27-30 % less core time per step (docs/performance.md, implicit MPM, fifth round).
+  // Stiffer systems (finer grids, larger steps, stiff solids) need multigrid: a solve over the
+  // threshold switches to it.
+  PetscBool explicit_type = PETSC_FALSE;
+  petsc_check(PetscOptionsHasName(nullptr, (prefix_ + "redistribute_").c_str(), "-pc_type", &explicit_type),
+              "PetscOptionsHasName");
+  automatic_ = explicit_type == PETSC_FALSE;
+  PetscInt sor_max = sor_max_iterations_;
+  petsc_check(PetscOptionsGetInt(nullptr, prefix_.c_str(), "-sor_max_iterations", &sor_max, nullptr),
+              "PetscOptionsGetInt");
+  sor_max_iterations_ = static_cast<int>(sor_max);
+  petsc_check(PCSetType(pc, automatic_ && !multigrid_ ? PCSOR : PCGAMG), "PCSetType");
   // The prolongators of the first linearisation with a pattern serve its later ones (the Newton
   // iterations of a step, and steps with the same unknowns): only the Galerkin products are redone.
   petsc_check(PCGAMGSetReuseInterpolation(pc, PETSC_TRUE), "PCGAMGSetReuseInterpolation");
   petsc_check(PCSetFromOptions(pc), "PCSetFromOptions");
+  // -<prefix>reuse_preconditioner: the preconditioner built at a step's first linearisation serves
+  // the step's later Newton iterations (their operators differ by the Newton updates and the
+  // exact/projected choice; CG runs with each iteration's own matrix); a new step sets it up again.
+  PetscBool reuse = reuse_preconditioner_ ? PETSC_TRUE : PETSC_FALSE;
+  petsc_check(PetscOptionsGetBool(nullptr, prefix_.c_str(), "-reuse_preconditioner", &reuse, nullptr),
+              "PetscOptionsGetBool");
+  reuse_preconditioner_ = reuse == PETSC_TRUE;
+  petsc_check(PCSetReusePreconditioner(pc, reuse), "PCSetReusePreconditioner");
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::refresh_preconditioner() {
+  refresh_ = true;
 }
 
 template <int Dim>
@@ -218,8 +250,25 @@ void AssembledHessian<Dim>::solve(Vec b, Vec x) {
     reset_inner_ = false;
   }
   petsc_check(KSPSetOperators(inner_, mat_, mat_), "KSPSetOperators");
+  PC pc;
+  petsc_check(KSPGetPC(inner_, &pc), "KSPGetPC");
+  const bool fresh = refresh_ && reuse_preconditioner_;
+  if (fresh) petsc_check(PCSetReusePreconditioner(pc, PETSC_FALSE), "PCSetReusePreconditioner");
+  refresh_ = false;
   to_reduced(b, rb_);
   petsc_check(KSPSolve(inner_, rb_, rx_), "KSPSolve");
+  if (fresh) petsc_check(PCSetReusePreconditioner(pc, PETSC_TRUE), "PCSetReusePreconditioner");
+  PetscInt its = 0;
+  petsc_check(KSPGetIterationNumber(inner_, &its), "KSPGetIterationNumber");
+  if (automatic_ && !multigrid_ && its > sor_max_iterations_) {
+    // SOR was too slow for this system: multigrid from the next solve on (a new preconditioner
+    // object, as for a new pattern). The iteration count is global, so every rank switches together.
+    multigrid_ = true;
+    reset_inner_ = true;
+    log::info("implicit MPM: CG + SOR needed %d iterations (limit %d, -%ssor_max_iterations): switching the "
+              "Newton solves to CG + GAMG for the rest of the run", static_cast<int>(its), sor_max_iterations_,
+              prefix_.c_str());
+  }
   // The Newton loop reads the inner KSP's iterations and converged reason (implicit_solve.cpp).
   petsc_check(VecCopy(b, x), "VecCopy");  // the held rows: identity
   from_reduced(rx_, x);

@@ -12,7 +12,8 @@
 // and each linearisation hands over values only (one MatSetValuesCOO).
 // Toward the Newton solver (which works on the DMDA's vectors) the operator is a MATSHELL of the
 // box size, blockdiag(reduced, I), and the preconditioner a PCSHELL that copies the unknown rows
-// into the reduced system, solves it with an inner KSP (CG + GAMG, prefix <prefix>redistribute_,
+// into the reduced system, solves it with an inner KSP (CG + SOR, switching to CG + GAMG for the
+// rest of the run after a solve of more than -<prefix>sor_max_iterations; prefix <prefix>redistribute_,
 // named after the PCREDISTRIBUTE this replaced so that its options still apply) and copies back.
 // The reduced matrix is built directly, so nothing is extracted per Newton iteration and GAMG sees
 // the Dim x Dim node blocks (PCREDISTRIBUTE's sub-matrix had block size 1).
@@ -49,10 +50,14 @@ class AssembledHessian {
   Mat mat() const { return shell_; }
   Mat reduced() const { return mat_; }
   long pattern_builds() const { return builds_; }
-  // The inner KSP of the reduced system (CG + GAMG by default), configured with the Newton
+  // The inner KSP of the reduced system (CG + SOR or GAMG: configure_pc), configured with the Newton
   // options' tolerance; then the options database (prefix <prefix>redistribute_).
   void configure_inner(double rtol, int max_iterations);
-  void configure_pc(PC pc);  // GAMG defaults, then the options database
+  void configure_pc(PC pc);  // SOR or GAMG (the automatic choice), then the options database
+  bool multigrid() const { return multigrid_; }
+  // The next solve sets the preconditioner up afresh even when -<prefix>reuse_preconditioner keeps
+  // it between linearisations (called at the start of each step's Newton solve).
+  void refresh_preconditioner();
   KSP inner_ksp() const { return inner_; }
   // Turns `pc` (of the Newton KSP, which should be PREONLY) into the reduced solve.
   void make_preconditioner(PC pc);
@@ -78,6 +83,11 @@ class AssembledHessian {
   Mat shell_ = nullptr;  // box-sized blockdiag(mat_, I)
   KSP inner_ = nullptr;
   bool reset_inner_ = false;  // the reduced matrix was recreated since the inner KSP's last set-up
+  bool reuse_preconditioner_ = false;  // -<prefix>reuse_preconditioner
+  bool automatic_ = true;   // no -<prefix>redistribute_pc_type: SOR, switching to GAMG (configure_pc)
+  bool multigrid_ = false;  // the automatic choice has switched to GAMG (for the rest of the run)
+  int sor_max_iterations_ = 60;  // -<prefix>sor_max_iterations: a longer SOR solve switches
+  bool refresh_ = true;                // the next solve sets the preconditioner up (a new step)
   Vec rb_ = nullptr, rx_ = nullptr;
   Kokkos::View<PetscInt*> reduced_index_;            // ghost node -> global reduced node, -1 if held
   Kokkos::View<long*> owned_unknown_;                // reduced local node -> owned node index

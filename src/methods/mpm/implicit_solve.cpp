@@ -512,8 +512,9 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
   if (potential.projection_allowed()) problem.linearize_projected = [&](Vec v) { linearize(potential, v, true); };
   problem.hessian = [&](Vec d, Vec out) { hessian(potential, d, out); };
   if (assembled_) {
-    // The assembled Hessian replaces the shell in the KSP; CG + smoothed-aggregation AMG (PCGAMG,
-    // rigid-body near null space on the matrix) by default, -mpm_newton_* overrides.
+    // The assembled Hessian replaces the shell in the KSP; CG + symmetric SOR, switching to
+    // smoothed-aggregation AMG (PCGAMG) when SOR is too slow (AssembledHessian::configure_pc),
+    // -mpm_newton_* overrides.
     problem.linearize = [&](Vec v) {
       linearize(potential, v, false);
       assemble_hessian(potential);
@@ -529,7 +530,7 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
     problem.configure_ksp = [&opt, &matrix](KSP ksp) {
       // The held and inactive nodes (most of the box) are identity rows: the outer KSP applies the
       // reduced solve once (PREONLY + PCSHELL), whose inner KSP (prefix -mpm_newton_redistribute_)
-      // runs CG + GAMG on the unknown nodes alone (assembled_hessian.hpp). With CG on the whole box
+      // runs CG + SOR or GAMG on the unknown nodes alone (assembled_hessian.hpp). With CG on the whole box
       // every iteration also paid two products and five vector operations over it (3D impact at
       // dx = 1/63: 2.3 M box unknowns for 22 k free ones), and GAMG spent most of its set-up on
       // those rows (dx = 2/63: PCSetUp 1.1 s against 0.44 s per step, same CG iterations).
@@ -539,6 +540,7 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
       matrix.make_preconditioner(pc);
       // The Newton options' linear tolerance (the forcing term's floor), then the options database.
       matrix.configure_inner(opt.linear_tolerance, opt.max_linear_iterations);
+      matrix.refresh_preconditioner();
     };
     problem.working_ksp = [&matrix](KSP ksp) {
       // The inner KSP of the default reduced solve takes the forcing term's tolerance.

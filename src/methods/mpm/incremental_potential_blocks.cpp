@@ -146,6 +146,21 @@ KOKKOS_INLINE_FUNCTION void add_general(const PointStencil<Dim>& ps, const KRow&
 // B_ij[a][b] = eta' (delta_ab dN_i.dN_j + dN_i[b] dN_j[a]) + c dN_i[a] dN_j[b].
 template <int Dim>
 KOKKOS_INLINE_FUNCTION void add_fluid(const PointStencil<Dim>& ps, double visc, double c, CellBlocks<Dim>& cb) {
+  if (visc == 0) {
+    // An inviscid particle (the droplet decks): only the rank-one pressure part c dN_i dN_j^T, half
+    // the work of the general form (whose viscous terms would add zeros).
+    for (int i = 0; i < ps.count; ++i) {
+      if (ps.row[i] < 0) continue;
+      for (int j = i; j < ps.count; ++j) {
+        if (ps.row[j] < 0) continue;
+        for (int a = 0; a < Dim; ++a) {
+          const double ca = c * ps.grad[i][a];
+          for (int b = 0; b < Dim; ++b) cb.at(i, j, a, b) += ca * ps.grad[j][b];
+        }
+      }
+    }
+    return;
+  }
   for (int i = 0; i < ps.count; ++i) {
     if (ps.row[i] < 0) continue;
     for (int j = i; j < ps.count; ++j) {
