@@ -23,17 +23,11 @@
 #include "methods/mpm/mpm_method.hpp"
 #include "run/deck_schema.hpp"
 #include "scene.hpp"
+#include "validation_support.hpp"
 
 using namespace meniscus;
 
 namespace {
-
-template <class... A>
-void report(const char* fmt, A... a) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0) std::printf("%s\n", log::format(fmt, a...).c_str());
-}
 
 struct CandleState {
   double wax_top = -1e300;     // highest wax particle within trim_radius of the wick
@@ -113,7 +107,7 @@ CandleState run_candle(const std::vector<std::string>& sets, const std::string& 
   s.melted = c[0];
   s.frozen = c[1];
   s.trimmed = m.wick_particles_trimmed();
-  report("candle (%s): t = %g s, wick tip (%.4f, %.4f), wax top %.4f, reach %.4f m, hottest %.2f K at %.4f m from "
+  test::print_rank0("candle (%s): t = %g s, wick tip (%.4f, %.4f), wax top %.4f, reach %.4f m, hottest %.2f K at %.4f m from "
          "the tip, %ld melted, %ld frozen, %ld wick particles trimmed",
          sets.empty() ? "deck" : sets.back().c_str(), t, s.tip[0], s.tip[1], s.wax_top, s.reach, hot.T,
          s.hottest_to_tip, s.melted, s.frozen, s.trimmed);
@@ -184,7 +178,7 @@ TEST(CandleValidation, BentWickTrimmedAlongTheCurve) {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size == 1) EXPECT_LT(std::hypot(hot[1] - b.tip[0], hot[2] - b.tip[1]), flame + dx) << "the flame follows the tip";
-  report("bent wick: curve length %.4f m, tip at arc %.4f m (%.4f, %.4f), wax top %.4f m, leaves the wax at arc "
+  test::print_rank0("bent wick: curve length %.4f m, tip at arc %.4f m (%.4f, %.4f), wax top %.4f m, leaves the wax at arc "
          "%.4f m: %.4f m exposed (trim_height %.2f)",
          curve.length(), b.tip_arc, b.tip[0], b.tip[1], b.wax_top, b.exit_arc, b.tip_arc - b.exit_arc, trim_height);
   EXPECT_GT(b.state.trimmed, 0) << "the wick starts about 0.09 m (along the curve) above the wax";

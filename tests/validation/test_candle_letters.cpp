@@ -21,15 +21,11 @@
 #include "methods/mpm/mpm_method.hpp"
 #include "run/deck_schema.hpp"
 #include "scene.hpp"
+#include "validation_support.hpp"
 
 using namespace meniscus;
 
 namespace {
-
-template <class... A>
-void report(const char* fmt, A... a) {
-  std::printf("%s\n", log::format(fmt, a...).c_str());
-}
 
 constexpr int kWax = 0, kLiquid = 1, kWick = 2;
 constexpr double kFloor = 0.03125, kHeight = 0.24, kFlame = 0.05, kTrim = 0.04, kTrimRadius = 0.06;
@@ -87,7 +83,7 @@ TEST(CandleLettersValidation, EveryLetterMeltsAtItsWick) {
       bottom_hottest = std::max(bottom_hottest, T(p, 0));
     }
   }
-  report("candle letters: t = %g s, wax mass %.15g -> %.15g (relative change %.2e); bottom third: %ld of %zu "
+  test::print_rank0("candle letters: t = %g s, wax mass %.15g -> %.15g (relative change %.2e); bottom third: %ld of %zu "
          "particles found, %ld liquid, hottest %.3f K",
          t, mass0, mass1, mass1 / mass0 - 1, bottom_seen, bottom.size(), bottom_liquid, bottom_hottest);
   EXPECT_NEAR(mass1, mass0, 1e-12 * mass0) << "phase changes keep each particle's mass";
@@ -119,7 +115,7 @@ TEST(CandleLettersValidation, EveryLetterMeltsAtItsWick) {
       if (std::fabs(x(p, 0) - tip[0]) <= kTrimRadius) wax_top = std::max(wax_top, x(p, 1));
     }
     const double exposed = tip_arc - curves[k].first_above(wax_top, 1);
-    report("letter %d: wick tip (%.4f, %.4f) at arc %.4f of %.4f m, %.4f m exposed along it, %ld liquid particles "
+    test::print_rank0("letter %d: wick tip (%.4f, %.4f) at arc %.4f of %.4f m, %.4f m exposed along it, %ld liquid particles "
            "within %.3f m of the tip",
            k, tip[0], tip[1], tip_arc, curves[k].length(), exposed, liquid_near, kFlame + dx);
     EXPECT_GT(liquid_near, 0) << "letter " << k << " melts at its wick";

@@ -33,15 +33,11 @@
 #include "methods/mpm/mpm_method.hpp"
 #include "run/deck_schema.hpp"
 #include "scene.hpp"
+#include "validation_support.hpp"
 
 using namespace meniscus;
 
 namespace {
-
-template <class... A>
-void report(const char* fmt, A... a) {
-  std::printf("%s\n", log::format(fmt, a...).c_str());
-}
 
 constexpr int kWax = 0, kLiquid = 1, kWick = 2;
 constexpr double kFloor = 0.03125, kHeight = 0.24, kFlame = 0.05, kTmelt = 303, kTbar = 298, kKappa = 0.01;
@@ -102,7 +98,7 @@ TEST(CandleLettersValidation, Letters3DMeltAtTheirFlamesWithEnergyBalance) {
     input += dt * m.last_heat_solve().boundary_power;
     const double balance = std::fabs(s.energy - s0.energy - input) / std::fabs(input);
     worst_balance = std::max(worst_balance, balance);
-    report("step %d, t = %.3f s: energy gain since t = 0 %.9g J, heat taken in at the surface %.9g J (relative "
+    test::print_rank0("step %d, t = %.3f s: energy gain since t = 0 %.9g J, heat taken in at the surface %.9g J (relative "
            "difference %.2e), liquid mass %.6g kg",
            steps, t, s.energy - s0.energy, input, balance, s.liquid_mass);
     EXPECT_LT(balance, 2e-4) << "step " << steps;
@@ -113,7 +109,7 @@ TEST(CandleLettersValidation, Letters3DMeltAtTheirFlamesWithEnergyBalance) {
     }
     prev = s;
   }
-  report("candle letters 3D: %d steps to t = %g s; energy %.9g -> %.9g J (gain %.7g J, surface input %.7g J); worst "
+  test::print_rank0("candle letters 3D: %d steps to t = %g s; energy %.9g -> %.9g J (gain %.7g J, surface input %.7g J); worst "
          "balance %.2e; liquid mass %.6g of %.6g kg wax (%.1f %%), %d steps with refreezing; wax mass change %.2e",
          steps, t, s0.energy, prev.energy, prev.energy - s0.energy, input, worst_balance, prev.liquid_mass,
          prev.wax_mass, 100 * prev.liquid_mass / prev.wax_mass, refreezing_steps, prev.wax_mass / s0.wax_mass - 1);
@@ -150,7 +146,7 @@ TEST(CandleLettersValidation, Letters3DMeltAtTheirFlamesWithEnergyBalance) {
     if (best <= kFlame + dx) ++near[nearest];
     if (x(p, 0) < kLetter[nearest][0] - dx || x(p, 0) > kLetter[nearest][1] + dx) ++misplaced;
   }
-  report("liquid near the tips (within %.4f m): H %ld, O %ld, T %ld; farthest liquid %.4f m from its tip; %ld outside "
+  test::print_rank0("liquid near the tips (within %.4f m): H %ld, O %ld, T %ld; farthest liquid %.4f m from its tip; %ld outside "
          "their letter; bottom third: %ld of %zu found, %ld liquid, hottest %.3f K",
          kFlame + dx, near[0], near[1], near[2], farthest, misplaced, bottom_seen, bottom.size(), bottom_liquid,
          bottom_hottest);

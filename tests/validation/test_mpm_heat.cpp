@@ -18,19 +18,13 @@
 #include "core/log.hpp"
 #include "methods/mpm/mpm_method.hpp"
 #include "scene.hpp"
+#include "validation_support.hpp"
 
 using namespace meniscus;
 
 namespace {
 
 // Measured numbers go to stdout on rank 0 (the library log is quiet in tests).
-template <class... A>
-void report(const char* fmt, A... a) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0) std::printf("%s\n", log::format(fmt, a...).c_str());
-}
-
 struct Sample {
   double mean = 0, std = 0, energy = 0;  // energy: sum m c_p T (c_p = 1)
 };
@@ -98,7 +92,7 @@ void robin_series(const std::string& transfer, const std::vector<double>& times,
   for (size_t k = 0; k < times.size(); ++k) {
     advance(m, t, times[k]);
     const double r = robin_ratio(measure(m));
-    report("Robin disc (%s): t = %g s, mean-excess ratio %.4f (series %.4f), %d CG iterations", transfer.c_str(),
+    test::print_rank0("Robin disc (%s): t = %g s, mean-excess ratio %.4f (series %.4f), %d CG iterations", transfer.c_str(),
               t, r, expected[k], m.last_heat_solve().iterations);
     EXPECT_NEAR(r, expected[k], tol) << "t = " << t;
   }
@@ -143,7 +137,7 @@ FluxResult flux_rate(const std::string& transfer, double dx = 1.0 / 128) {
   MPI_Allreduce(MPI_IN_PLACE, &contour, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   const double measure = m.last_heat_solve().boundary_measure;
   out.contour_rate = 0.625 * measure / mass;
-  report("flux energy balance (%s, dx = 1/%g): dT/dt = %.4f K/s (8.333 expected; b |boundary| / sum m c_p = %.4f; "
+  test::print_rank0("flux energy balance (%s, dx = 1/%g): dT/dt = %.4f K/s (8.333 expected; b |boundary| / sum m c_p = %.4f; "
          "|boundary| / 2 pi R = %.4f, sampled contour / 2 pi R = %.4f)",
          transfer.c_str(), 1 / dx, out.rate, out.contour_rate, measure / (2 * M_PI * 0.15), contour / (2 * M_PI * 0.15));
   return out;
@@ -201,7 +195,7 @@ sources:
       worst = std::max(worst, std::fabs(T(p, 0) - exact));
     }
     MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    report("step conduction: t = %g s, max |T - erf profile| = %.3f K (jump 100 K)", t, worst);
+    test::print_rank0("step conduction: t = %g s, max |T - erf profile| = %.3f K (jump 100 K)", t, worst);
     EXPECT_LT(worst, 2.0) << "t = " << t;
   }
 }
@@ -233,7 +227,7 @@ TEST(MpmHeatValidation, TwoDiscsInsulated) {
     }
   }
   const double s0 = measure(m, 0).std, s1 = measure(m, 1).std;
-  report("two discs, h = 0: largest mean drift %.4f K / %.4f K; std at t = %g s: %.4f K / %.4f K", worst[0], worst[1], t,
+  test::print_rank0("two discs, h = 0: largest mean drift %.4f K / %.4f K; std at t = %g s: %.4f K / %.4f K", worst[0], worst[1], t,
          s0, s1);
   EXPECT_LT(s0, 0.2);
   EXPECT_LT(s1, 0.2);
@@ -253,10 +247,10 @@ TEST(MpmHeatValidation, ConservativeTransferConservesHeat) {
     double t = 0;
     advance(m, t, 1.0);
     EXPECT_GT(m.last_heat_solve().weak_nodes, 0) << transfer;
-    report("%s transfer: %ld weak nodes at the last step", transfer, m.last_heat_solve().weak_nodes);
+    test::print_rank0("%s transfer: %ld weak nodes at the last step", transfer, m.last_heat_solve().weak_nodes);
     drift[k++] = std::fabs(measure(m).energy / e0 - 1);
   }
-  report("sum m c_p T after 20 steps: relative drift %.3e (conservative), %.3e (paper)", drift[0], drift[1]);
+  test::print_rank0("sum m c_p T after 20 steps: relative drift %.3e (conservative), %.3e (paper)", drift[0], drift[1]);
   EXPECT_LT(drift[0], 1e-12);
   EXPECT_GT(drift[1], 1e-9);  // the check can tell the two transfers apart
 }
@@ -328,7 +322,7 @@ sources:
     EXPECT_GT(melted, 0);
     EXPECT_EQ(wrong_phase, 0);
     const double front = liquid / (y1 - y0), exact = 2 * lambda * std::sqrt(kappa * t);
-    report("Stefan St = %g: t = %g s, front %.5f m, 2 lambda sqrt(kappa t) = %.5f m (lambda %.4f), error %.2f %%; "
+    test::print_rank0("Stefan St = %g: t = %g s, front %.5f m, 2 lambda sqrt(kappa t) = %.5f m (lambda %.4f), error %.2f %%; "
            "melting particles within %.2e K of T_melt",
            st, t, front, exact, lambda, 100 * (front / exact - 1), mushy_T);
     EXPECT_NEAR(front, exact, 0.05 * exact) << "St = " << st << ", t = " << t;
@@ -395,7 +389,7 @@ sources:
     const double rise_exact = (Th - T0) * (1 - gained);
     const Sample s = measure(m);
     const double rise = (s.energy - e0) / (s.energy / s.mean);
-    report("collider temperature slab: t = %g s, max |T - series| = %.3f K (jump 100 K); mean rise %.3f K "
+    test::print_rank0("collider temperature slab: t = %g s, max |T - series| = %.3f K (jump 100 K); mean rise %.3f K "
            "(exact %.3f K)",
            t, worst, rise, rise_exact);
     EXPECT_LT(worst, 2.0) << "t = " << t;
@@ -428,7 +422,7 @@ double arc_rate(const std::string& transfer) {
   const double T0 = measure(m).mean;
   advance(m, t, 1.1);
   const double rate = (measure(m).mean - T0) / 1.0;
-  report("rotating flux arc (%s, h = 0): d(mean T)/dt = %.4f K/s over one turn (8.333 expected)", transfer.c_str(), rate);
+  test::print_rank0("rotating flux arc (%s, h = 0): d(mean T)/dt = %.4f K/s over one turn (8.333 expected)", transfer.c_str(), rate);
   return rate;
 }
 }  // namespace
@@ -471,6 +465,6 @@ TEST(MpmHeatValidation, LongRotatingFluxSteadyState) {
     ++count;
   }
   const double excess = sum / count;
-  report("rotating flux arc, h = 0.1: perimeter-averaged excess %.4f K over 6..7 s (6.25 K expected)", excess);
+  test::print_rank0("rotating flux arc, h = 0.1: perimeter-averaged excess %.4f K over 6..7 s (6.25 K expected)", excess);
   EXPECT_NEAR(excess, 6.25, 0.15 * 6.25);
 }

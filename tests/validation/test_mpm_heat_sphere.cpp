@@ -24,17 +24,11 @@
 #include "core/log.hpp"
 #include "methods/mpm/mpm_method.hpp"
 #include "scene.hpp"
+#include "validation_support.hpp"
 
 using namespace meniscus;
 
 namespace {
-
-template <class... A>
-void report(const char* fmt, A... a) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0) std::printf("%s\n", log::format(fmt, a...).c_str());
-}
 
 constexpr double kR = 0.15, kK = 0.01, kH = 0.1, kKappa = 0.01;
 
@@ -111,7 +105,7 @@ void robin_sphere(double dx, const std::vector<double>& times, double tol) {
     }
     MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     const double ratio = (s[1] / s[0] - 295) / 30, exact = sphere_series(t);
-    report("Robin sphere (dx = 1/%.0f, R = %.1f dx): t = %g s, mean-excess ratio %.4f (series %.4f, %+.4f), %d CG "
+    test::print_rank0("Robin sphere (dx = 1/%.0f, R = %.1f dx): t = %g s, mean-excess ratio %.4f (series %.4f, %+.4f), %d CG "
            "iterations (%s), %d fallbacks",
            1 / dx, kR / dx, t, ratio, exact, ratio - exact, m.last_heat_solve().iterations,
            m.last_heat_solve().jacobi ? "Jacobi" : "GAMG", m.last_heat_solve().preconditioner_fallbacks);
@@ -128,7 +122,7 @@ TEST(MpmHeatSphereValidation, SeriesIsConsistent) {
   const double l1 = sphere_root(1, 1.5);
   EXPECT_NEAR(1 - l1 / std::tan(l1), 1.5, 1e-10);
   EXPECT_NEAR(sphere_series(0), 1.0, 2e-3);  // the t = 0 sum converges like 1/N
-  for (double t : {0.5, 1.0, 2.0, 4.0}) report("sphere series: t = %g s, %.4f", t, sphere_series(t));
+  for (double t : {0.5, 1.0, 2.0, 4.0}) test::print_rank0("sphere series: t = %g s, %.4f", t, sphere_series(t));
 }
 
 TEST(MpmHeatSphereValidation, RobinSphereSeriesCoarse) { robin_sphere(1.0 / 32, {0.5, 1.0}, 0.02); }
@@ -147,7 +141,7 @@ TEST(MpmHeatSphereValidation, GamgStaysDefiniteAfterTheFirstStep) {
   for (int step = 1; step <= 8; ++step) {
     m.step(m.stable_dt());
     const auto& h = m.last_heat_solve();
-    report("Robin sphere dx = 1/64, step %d: %d CG iterations, reason %d, fallbacks %d, weak nodes %ld", step,
+    test::print_rank0("Robin sphere dx = 1/64, step %d: %d CG iterations, reason %d, fallbacks %d, weak nodes %ld", step,
            h.iterations, h.reason, h.preconditioner_fallbacks, h.weak_nodes);
     EXPECT_EQ(h.preconditioner_fallbacks, 0) << "step " << step;
     EXPECT_GT(h.reason, 0) << "step " << step;
@@ -168,7 +162,7 @@ TEST(MpmHeatSphereValidation, AutomaticPreconditionerTakesJacobiWhenCapacityDomi
   for (int step = 1; step <= 3; ++step) {
     m.step(m.stable_dt());
     const auto& h = m.last_heat_solve();
-    report("Robin sphere dx = 1/64, step %d: %s, ratio %.3f, %d CG iterations, %ld stored entries, %d pattern builds",
+    test::print_rank0("Robin sphere dx = 1/64, step %d: %s, ratio %.3f, %d CG iterations, %ld stored entries, %d pattern builds",
            step, h.jacobi ? "Jacobi" : "GAMG", h.conduction_ratio, h.iterations, h.nonzeros, h.pattern_builds);
     EXPECT_TRUE(h.jacobi) << "step " << step;
     EXPECT_NEAR(h.conduction_ratio, 0.47, 0.05) << "step " << step;

@@ -19,17 +19,11 @@
 #include "methods/mpm/mpm_method.hpp"
 #include "run/deck_schema.hpp"
 #include "scene.hpp"
+#include "validation_support.hpp"
 
 using namespace meniscus;
 
 namespace {
-
-template <class... A>
-void report(const char* fmt, A... a) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0) std::printf("%s\n", log::format(fmt, a...).c_str());
-}
 
 run::LoadedDeck input_deck(const std::string& name, const std::vector<std::string>& sets) {
   return run::load_deck(test::source_dir() + "/inputs/" + name, sets);
@@ -95,7 +89,7 @@ CavityFlow cavity(const std::vector<std::string>& sets) {
   f.bottom_u = s[2] / s[3];
   f.spin = s[4] / c[0];
   f.peak_speed = peak;
-  report("thermocapillary cavity (t = %g s): surface u = %.4f m/s, bottom u = %.4f m/s, spin = %.5f m^2/s, "
+  test::print_rank0("thermocapillary cavity (t = %g s): surface u = %.4f m/s, bottom u = %.4f m/s, spin = %.5f m^2/s, "
          "peak surface speed %.4f m/s",
          t, f.surface_u, f.bottom_u, f.spin, f.peak_speed);
   return f;
@@ -158,7 +152,7 @@ Migration droplet(const std::string& deck, const std::vector<std::string>& sets,
     const double shift = centroid_x(m) - out.at_start;
     if (std::fabs(shift) > std::fabs(out.excursion)) out.excursion = shift;
   }
-  report("Marangoni droplet (%s, %s): centroid x %.5f at the heating start; largest excursion until %.2f s "
+  test::print_rank0("Marangoni droplet (%s, %s): centroid x %.5f at the heating start; largest excursion until %.2f s "
          "%+.5f m = %+.2f dx",
          deck.c_str(), label, out.at_start, t_end, out.excursion, out.excursion / out.dx);
   return out;
