@@ -274,3 +274,59 @@ TEST(PbdLocalMesh, CoCircularSquareLatticeNonManifoldRatio) {
   std::printf("square lattice: non-manifold ratio %.4f\n", ratio);
   EXPECT_LE(ratio, 0.11);
 }
+
+namespace {
+// Two parallel jittered hexagonal layers of 20 x 20 points (spacing 0.2, h = 0.6 = 6r), the second
+// `gap` above the first and shifted to the centre of a lattice triangle (no point projects onto
+// another); normals along -+z with `film` (pointing away from each other) or +-z (facing each other).
+// Returns the fan spokes (i, ring vertex) that join the two layers, and the mean ring size of each
+// layer's interior points.
+struct TwoLayers {
+  long cross_spokes = 0;
+  double mean_ring = 0;
+};
+TwoLayers mesh_two_layers(double gap, bool film) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> jit(-0.01, 0.01);
+  const double s = 0.2, row = s * std::sqrt(3.0) / 2;
+  const int side = 20, per_layer = side * side;
+  std::vector<double> p, n;
+  for (int layer = 0; layer < 2; ++layer)
+    for (int j = 0; j < side; ++j)
+      for (int i = 0; i < side; ++i) {
+        p.insert(p.end(), {s * (i + 0.5 * (j % 2) + 0.5 * layer) + jit(rng), row * (j + layer / 3.0) + jit(rng),
+                           layer * gap});
+        const double up = (layer == 1) == film ? 1.0 : -1.0;
+        n.insert(n.end(), {0.0, 0.0, up});
+      }
+  const auto r = mesh_points(p, n, 0.6);
+  TwoLayers out;
+  long interior = 0;
+  for (int k = 0; k < 2 * per_layer; ++k) {
+    for (int v : r.ring[k]) out.cross_spokes += (v / per_layer != k / per_layer) ? 1 : 0;
+    const int i = k % side, j = (k % per_layer) / side;
+    if (i >= 3 && i < side - 3 && j >= 3 && j < side - 3) {
+      out.mean_ring += r.count[k];
+      ++interior;
+    }
+  }
+  out.mean_ring /= interior;
+  return out;
+}
+}  // namespace
+
+TEST(PbdLocalMesh, FilmLayersMeshApartFacingDropletsMeshTogether) {
+  // Xing et al. 2022, sec. 4.3: a film is two layers of surface particles whose normals point away from
+  // each other; a neighbour whose normal differs by more than 45 degrees and that lies on the other side
+  // ((n_i - n_j) . (p_i - p_j) > 0) is left out of the fan, so each layer meshes as its own sheet. Two
+  // volumes approaching each other face to face (normals facing) keep each other, so that they can merge.
+  // Film: layers 2r apart; facing droplet faces: 3r apart (the digest's test U14).
+  const auto film = mesh_two_layers(0.2, true);
+  const auto drops = mesh_two_layers(0.3, false);
+  std::printf("two layers: film %ld spokes between the layers, mean interior ring %.3f; facing faces %ld spokes between "
+              "them\n",
+              film.cross_spokes, film.mean_ring, drops.cross_spokes);
+  EXPECT_EQ(film.cross_spokes, 0);
+  EXPECT_NEAR(film.mean_ring, 6.0, 0.1);  // each layer alone: closed hexagons
+  EXPECT_GT(drops.cross_spokes, 100);     // the faces mesh together
+}
