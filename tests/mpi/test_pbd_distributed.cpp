@@ -55,6 +55,48 @@ Snapshot gather(pbd::PbdXing& m, MPI_Comm comm) {
   m.diagnostics(s.diag);
   return s;
 }
+
+// This job's particles against the one-rank run's, matched by id.
+struct Comparison {
+  size_t here = 0, alone = 0;  // particles in this job's run and in the one-rank run
+  long missing = 0;       // particles of the one-rank run not found in this job's
+  double dx = 0, dv = 0;  // largest position and velocity component differences
+  double vmax = 0;        // largest velocity component of the one-rank run
+  double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};  // one-rank run's bounding box
+};
+
+Comparison compare(const Snapshot& mine, const Snapshot& ref) {
+  Comparison c;
+  c.here = mine.by_id.size();
+  c.alone = ref.by_id.size();
+  for (const auto& [id, a] : ref.by_id) {
+    for (int k = 0; k < 3; ++k) {
+      c.lo[k] = std::min(c.lo[k], a[k]);
+      c.hi[k] = std::max(c.hi[k], a[k]);
+      c.vmax = std::max(c.vmax, std::fabs(a[3 + k]));
+    }
+    auto it = mine.by_id.find(id);
+    if (it == mine.by_id.end()) {
+      ++c.missing;
+      continue;
+    }
+    for (int k = 0; k < 3; ++k) {
+      c.dx = std::max(c.dx, std::fabs(it->second[k] - a[k]));
+      c.dv = std::max(c.dv, std::fabs(it->second[3 + k] - a[3 + k]));
+    }
+  }
+  return c;
+}
+
+// Bit for bit: `count` particles in both runs, every particle of the one-rank run here, at the same
+// position and velocity.
+void expect_identical(const Comparison& c, size_t count) {
+  EXPECT_EQ(c.alone, count) << "particles in the one-rank run";
+  EXPECT_EQ(c.here, count) << "particles in this job's run";
+  EXPECT_EQ(c.missing, 0) << "particles of the one-rank run missing";
+  EXPECT_EQ(c.dx, 0.0) << "largest position difference";
+  EXPECT_EQ(c.dv, 0.0) << "largest velocity difference";
+}
 }  // namespace
 
 TEST(PbdDistributed, FiftyStepsMatchOneRankBitForBit) {
@@ -82,25 +124,13 @@ TEST(PbdDistributed, FiftyStepsMatchOneRankBitForBit) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size > 1) EXPECT_GT(crossed_total, 0) << "no particle changed rank: the test did not exercise migration";
   if (rank != 0) return;
-  ASSERT_EQ(mine.by_id.size(), 216u);
-  ASSERT_EQ(ref.by_id.size(), 216u);
-  double dx = 0, dv = 0, vmax = 0;
-  for (const auto& [id, a] : ref.by_id) {
-    auto it = mine.by_id.find(id);
-    ASSERT_NE(it, mine.by_id.end()) << "particle " << id << " lost";
-    for (int k = 0; k < 3; ++k) {
-      dx = std::max(dx, std::fabs(it->second[k] - a[k]));
-      dv = std::max(dv, std::fabs(it->second[3 + k] - a[3 + k]));
-      vmax = std::max(vmax, std::fabs(a[3 + k]));
-    }
-  }
-  ASSERT_GT(vmax, 0.1);  // the block is still moving: the comparison is not between two resting states
+  const auto c = compare(mine, ref);
+  ASSERT_GT(c.vmax, 0.1);  // the block is still moving: the comparison is not between two resting states
   // The sweeps gather per particle over neighbour rows ordered by global id, so every sum runs in the
   // same order on any rank count: the result is bit-identical, not only equal to round-off. (With
   // rows in storage order the difference starts at 1e-15 and grows about tenfold every 7 steps through
   // the min() of the distance constraints and the wall contacts, to 1e-6 after 50 steps.)
-  EXPECT_EQ(dx, 0.0) << "largest position difference";
-  EXPECT_EQ(dv, 0.0) << "largest velocity difference";
+  expect_identical(c, 216u);
   using test::column;
   EXPECT_GT(column(ref.diag, "collider_projections"), 0);  // the block reached the floor
   // Diagnostics are Kokkos/MPI reductions in rank-dependent order: equal to round-off.
@@ -152,19 +182,8 @@ TEST(PbdDistributed, BalancedStartUpCutsMatchOneRankBitForBit) {
   };
   const auto [mine, ref] = test::run_here_and_alone(MPI_COMM_WORLD, run);
   if (rank != 0) return;
-  ASSERT_EQ(mine.by_id.size(), 504u);
-  ASSERT_EQ(ref.by_id.size(), 504u);
-  double dx = 0, dv = 0;
-  for (const auto& [id, a] : ref.by_id) {
-    auto it = mine.by_id.find(id);
-    ASSERT_NE(it, mine.by_id.end()) << "particle " << id << " lost";
-    for (int k = 0; k < 3; ++k) {
-      dx = std::max(dx, std::fabs(it->second[k] - a[k]));
-      dv = std::max(dv, std::fabs(it->second[3 + k] - a[3 + k]));
-    }
-  }
-  EXPECT_EQ(dx, 0.0) << "largest position difference";
-  EXPECT_EQ(dv, 0.0) << "largest velocity difference";
+  const auto c = compare(mine, ref);
+  expect_identical(c, 504u);
 }
 
 TEST(PbdDistributed, ShellSourcesSeedTheSameFilmOnAnyRankCount) {
@@ -191,13 +210,8 @@ sources:
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return;
   // Film: 4 rows of 60 + 66 points; rings: 2 rows of 126.
-  ASSERT_EQ(ref.by_id.size(), 4u * 126 + 2u * 126);
-  ASSERT_EQ(mine.by_id.size(), ref.by_id.size());
-  for (const auto& [id, a] : ref.by_id) {
-    auto it = mine.by_id.find(id);
-    ASSERT_NE(it, mine.by_id.end()) << "particle " << id << " missing";
-    for (int k = 0; k < 6; ++k) EXPECT_EQ(it->second[k], a[k]) << "particle " << id;
-  }
+  const auto c = compare(mine, ref);
+  expect_identical(c, 4u * 126 + 2u * 126);
 }
 
 namespace {
@@ -242,16 +256,9 @@ TEST(PbdDistributed, EmittedJetMatchesOneRankBitForBit) {
   if (rank != 0) return;
   // 12 points per layer (radius 2 spacings), a layer every d / |u| = 0.0686 s: 15 layers by t = 29/30 s.
   EXPECT_EQ(emitted, 15 * 12);
-  ASSERT_EQ(mine.by_id.size(), ref.by_id.size());
-  double dx = 0, xmax = 0;
-  for (const auto& [id, a] : ref.by_id) {
-    auto it = mine.by_id.find(id);
-    ASSERT_NE(it, mine.by_id.end()) << "particle " << id << " missing";
-    for (int k = 0; k < 6; ++k) dx = std::max(dx, std::fabs(it->second[k] - a[k]));
-    xmax = std::max(xmax, a[0]);
-  }
-  EXPECT_GT(xmax, 2.6);  // the liquid has left the nozzle
-  EXPECT_EQ(dx, 0.0) << "largest position or velocity difference";
+  const auto c = compare(mine, ref);
+  EXPECT_GT(c.hi[0], 2.6);  // the liquid has left the nozzle
+  expect_identical(c, c.alone);
 }
 
 namespace {
@@ -267,29 +274,56 @@ colliders: [{type: box, lower: [-1, -1, 0.6], upper: [6, 4, 0.64], boundary: sli
 sources: [{type: box, material: liquid, lower: [1.8, 1.0, 1.0], upper: [3.0, 2.2, 2.2], particles_per_cell: 1,
            velocity: [1.0, 0, -6]}]
 )";
+
+// `steps` steps of a deck on this job's ranks and on one rank: both snapshots (complete on rank 0).
+std::pair<Snapshot, Snapshot> steps_here_and_alone(const std::string& yaml, int steps) {
+  auto d = test::deck_from_string(yaml);
+  auto run = [&](MPI_Comm comm) {
+    pbd::PbdXing m(MethodContext{comm, d.deck.root(), 3});
+    for (int s = 0; s < steps; ++s) m.step(m.stable_dt());
+    return gather(m, comm);
+  };
+  return test::run_here_and_alone(MPI_COMM_WORLD, run);
+}
+
+int rank_here() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
 }  // namespace
 
 TEST(PbdDistributed, AdhesiveThinPlateMatchesOneRankBitForBit) {
-  auto d = test::deck_from_string(kStickyPlate);
-  auto run = [&](MPI_Comm comm) {
-    pbd::PbdXing m(MethodContext{comm, d.deck.root(), 3});
-    for (int s = 0; s < 30; ++s) m.step(m.stable_dt());
-    return gather(m, comm);
-  };
-  const auto [mine, ref] = test::run_here_and_alone(MPI_COMM_WORLD, run);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) return;
-  ASSERT_EQ(mine.by_id.size(), 216u);
-  ASSERT_EQ(ref.by_id.size(), 216u);
-  double dx = 0, zmin = 1e9;
-  for (const auto& [id, a] : ref.by_id) {
-    auto it = mine.by_id.find(id);
-    ASSERT_NE(it, mine.by_id.end()) << "particle " << id << " lost";
-    for (int k = 0; k < 6; ++k) dx = std::max(dx, std::fabs(it->second[k] - a[k]));
-    zmin = std::min(zmin, a[2]);
-  }
+  const auto [mine, ref] = steps_here_and_alone(kStickyPlate, 30);
+  if (rank_here() != 0) return;
+  const auto c = compare(mine, ref);
   EXPECT_GT(test::column(ref.diag, "collider_projections"), 0);  // the block reached the plate
-  EXPECT_GT(zmin, 0.64);  // and nothing went through it
-  EXPECT_EQ(dx, 0.0) << "largest position or velocity difference";
+  EXPECT_GT(c.lo[2], 0.64);  // and nothing went through it
+  expect_identical(c, 216u);
+}
+
+namespace {
+// Two slabs (6 x 6 x 2 particles, r = 0.1) sliding along x on the two sides of a plate 0.4 r thick across
+// the whole box, across the rank faces; their facing layers are 0.44 apart, closer than h = 0.6, and
+// pbd.split_pairs_by_solids removes the pairs through the plate on every rank alike.
+const std::string kSplitByPlate = R"(
+simulation: {dimension: 3, method: pbd-xing2022, end_time: 10.0}
+domain: {lower: [0, 0, 0], upper: [4.8, 3.2, 3.2], cell_size: 0.2, walls: slip, wall_cells: 1}
+pbd: {particle_radius: 0.1, gravity: [0, 0, 0], iterations: 20, xsph: 0.02, split_pairs_by_solids: true}
+materials: [{name: liquid}]
+colliders: [{type: box, lower: [-1, -1, 1.58], upper: [6, 4, 1.62], boundary: slip}]
+sources:
+  - {type: box, material: liquid, lower: [1.4, 1.0, 1.08], upper: [2.6, 2.2, 1.48], particles_per_cell: 1,
+     velocity: [1.0, 0.2, 0]}
+  - {type: box, material: liquid, lower: [1.4, 1.0, 1.72], upper: [2.6, 2.2, 2.12], particles_per_cell: 1,
+     velocity: [1.0, 0.2, 0]}
+)";
+}  // namespace
+
+TEST(PbdDistributed, PairsSplitByAThinPlateMatchOneRankBitForBit) {
+  const auto [mine, ref] = steps_here_and_alone(kSplitByPlate, 20);
+  if (rank_here() != 0) return;
+  const auto c = compare(mine, ref);
+  EXPECT_GT(c.vmax, 0.5);  // still sliding
+  expect_identical(c, 144u);
 }

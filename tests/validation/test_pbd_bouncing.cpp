@@ -25,6 +25,7 @@
 #include <string>
 
 #include "methods/pbd/pbd_xing.hpp"
+#include "pbd_drop_deck.hpp"
 #include "pbd_shape_metrics.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
@@ -32,14 +33,18 @@
 using namespace meniscus;
 
 namespace {
-const std::string kBounce = R"(
-simulation: {dimension: 3, method: pbd-xing2022, end_time: 10}
-domain: {lower: [-0.6, -0.6, 0], upper: [0.6, 0.6, 1.0], cell_size: 0.05, walls: slip, wall_cells: 1}
-pbd: {particle_radius: 0.025, gravity: [0, 0, 0], iterations: 100, area_cfm: 1, density_cfm: 600, distance_cfm: 40,
-      density_constraint: unilateral, distance_pairs: all, xsph: 0.02}
-materials: [{name: liquid}]
-sources: [{type: sphere, material: liquid, center: [0, 0, 0.4], radius: 0.25, particles_per_cell: 1, velocity: [0, 0, -1.25]}]
-)";
+// A drop of radius 5 spacings thrown down at a slip floor in zero gravity, 100 iterations per step.
+std::string bounce_deck() {
+  test::PbdDrop d;
+  d.lower[0] = d.lower[1] = -0.6;
+  d.upper[0] = d.upper[1] = 0.6;
+  d.slip_walls = true;
+  d.iterations = 100;
+  d.center[2] = 0.4;
+  d.radius = 0.25;
+  d.velocity = -1.25;
+  return test::pbd_drop_deck(d);
+}
 
 // Valid fans that are open although their particle is more than `above` over the floor (z = 0).
 long open_fans_above(pbd::PbdXing& m, double above) {
@@ -54,7 +59,7 @@ long open_fans_above(pbd::PbdXing& m, double above) {
 }  // namespace
 
 TEST(PbdBouncingDroplet, RebouncesWithoutHolesAndKeepsItsVolume) {
-  auto d = test::deck_from_string(kBounce);
+  auto d = test::deck_from_string(bounce_deck());
   pbd::PbdXing m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
   const double dt = m.stable_dt(), v0 = 1.25, h = 0.15;
   const double n = static_cast<double>(m.global_particle_count());

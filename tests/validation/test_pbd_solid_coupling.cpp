@@ -15,6 +15,8 @@
 //    step, so testing only the predicted position pushes particles out of the plate's far face. With
 //    the swept test no particle is ever below the plate, with or without adhesion; without it (the
 //    control) 136 of them are. The test takes about 6 s of one core.
+//  - Neighbour pairs through a thin wall (the paper's teapot; pbd.split_pairs_by_solids): two slabs on the
+//    two sides of the plate, closer than the support through it, are no neighbours and share no fan.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "methods/pbd/pbd_xing.hpp"
+#include "pbd_drop_deck.hpp"
 #include "pbd_shape_metrics.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
@@ -30,15 +33,17 @@
 using namespace meniscus;
 
 namespace {
-const std::string kSessile = R"(
-simulation: {dimension: 3, method: pbd-xing2022, end_time: 10}
-domain: {lower: [-0.5, -0.5, -0.1], upper: [0.5, 0.5, 0.6], cell_size: 0.05, walls: none}
-pbd: {particle_radius: 0.025, gravity: [0, 0, -1], iterations: 30, area_cfm: 1, density_cfm: 600, distance_cfm: 40,
-      density_constraint: unilateral, distance_pairs: all, xsph: 0.02}
-materials: [{name: liquid}]
-colliders: [{type: half-space, point: [0, 0, 0], normal: [0, 0, 1], boundary: slip}]
-sources: [{type: sphere, material: liquid, center: [0, 0, 0.225], radius: 0.2, particles_per_cell: 1}]
-)";
+// A drop of radius 4 spacings resting on a floor (a half-space collider) under gravity 1.
+std::string sessile_deck() {
+  test::PbdDrop d;
+  d.lower[2] = -0.1;
+  d.upper[2] = 0.6;
+  d.gravity = -1;
+  d.center[2] = 0.225;
+  d.radius = 0.2;
+  d.colliders = "[{type: half-space, point: [0, 0, 0], normal: [0, 0, 1], boundary: slip}]";
+  return test::pbd_drop_deck(d);
+}
 
 struct Contact {
   double footprint = 0;  // particles with their centre within 1.5 r of the floor z = 0
@@ -76,7 +81,7 @@ TEST(PbdSolidCoupling, AdhesionSpreadsTheDropletMoreTheSmallerItsCfm) {
   for (const auto& eps : cases) {
     std::vector<std::string> sets;
     if (eps != "off") sets = {"pbd.adhesion=true", "pbd.adhesion_cfm=" + eps};
-    auto d = test::deck_from_string(kSessile, sets);
+    auto d = test::deck_from_string(sessile_deck(), sets);
     pbd::PbdXing m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
     const double v0 = test::colour_volume(m, 0.0125);
     for (int s = 0; s < 45; ++s) m.step(m.stable_dt());
@@ -98,19 +103,20 @@ TEST(PbdSolidCoupling, AdhesionSpreadsTheDropletMoreTheSmallerItsCfm) {
 namespace {
 // A plate 0.01 thick (0.4 r) across the whole box at z = 0.3; the droplet (radius 0.15, 3 spacings) comes
 // down at 4 PU/s: 0.133 = 5.3 r per step of 1/30 s, in zero gravity.
-const std::string kPlate = R"(
-simulation: {dimension: 3, method: pbd-xing2022, end_time: 10}
-domain: {lower: [-0.5, -0.5, 0], upper: [0.5, 0.5, 0.8], cell_size: 0.05, walls: slip, wall_cells: 1}
-pbd: {particle_radius: 0.025, gravity: [0, 0, 0], iterations: 30, area_cfm: 1, density_cfm: 600, distance_cfm: 40,
-      density_constraint: unilateral, distance_pairs: all, xsph: 0.02}
-materials: [{name: liquid}]
-colliders: [{type: box, lower: [-0.7, -0.7, 0.3], upper: [0.7, 0.7, 0.31], boundary: slip}]
-sources: [{type: sphere, material: liquid, center: [0, 0, 0.5], radius: 0.15, particles_per_cell: 1, velocity: [0, 0, -4]}]
-)";
+std::string plate_deck() {
+  test::PbdDrop d;
+  d.upper[2] = 0.8;
+  d.slip_walls = true;
+  d.center[2] = 0.5;
+  d.radius = 0.15;
+  d.velocity = -4;
+  d.colliders = "[{type: box, lower: [-0.7, -0.7, 0.3], upper: [0.7, 0.7, 0.31], boundary: slip}]";
+  return test::pbd_drop_deck(d);
+}
 
 // Largest number of particles below the plate (z < 0.3) over 20 steps, and the lowest centre height.
 std::pair<double, double> below_plate(const std::vector<std::string>& sets) {
-  auto d = test::deck_from_string(kPlate, sets);
+  auto d = test::deck_from_string(plate_deck(), sets);
   pbd::PbdXing m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
   double worst = 0, zmin = 1e9;
   for (int s = 0; s < 20; ++s) {
@@ -141,4 +147,63 @@ TEST(PbdSolidCoupling, ThinPlateIsNotCrossedWithTheSweptTest) {
   EXPECT_EQ(sticky.first, 0);
   EXPECT_GT(swept.second, 0.31);  // the centre stays above the plate
   EXPECT_GT(control.first, 10);   // the control: the plate leaks without the swept test
+}
+
+namespace {
+// Two slabs of liquid (6 x 6 x 2 particles, r = 0.025) at rest on the two sides of a plate 0.4 r thick
+// (z in [0.3, 0.31]), their nearest layers 1.4 r from its faces: particles across the plate are closer
+// than the kernel support h = 6r, so without the split they are neighbours.
+const std::string kTwoSides = R"(
+simulation: {dimension: 3, method: pbd-xing2022, end_time: 10}
+domain: {lower: [-0.4, -0.4, 0], upper: [0.4, 0.4, 0.6], cell_size: 0.05, walls: none}
+pbd: {particle_radius: 0.025, gravity: [0, 0, 0], iterations: 20, area_cfm: 1, density_cfm: 600, distance_cfm: 40,
+      density_constraint: unilateral, distance_pairs: all, xsph: 0.02}
+materials: [{name: liquid}]
+colliders: [{type: box, lower: [-0.7, -0.7, 0.3], upper: [0.7, 0.7, 0.31], boundary: slip}]
+sources:
+  - {type: box, material: liquid, lower: [-0.15, -0.15, 0.19], upper: [0.15, 0.15, 0.29], particles_per_cell: 1}
+  - {type: box, material: liquid, lower: [-0.15, -0.15, 0.32], upper: [0.15, 0.15, 0.42], particles_per_cell: 1}
+)";
+
+struct Across {
+  long below = 0, above = 0;  // owned particles on each side of the plate
+  long pairs = 0;             // neighbour pairs (owned rows) with one end on each side
+  long spokes = 0;            // fan spokes (owned fans) through the plate
+};
+
+// After one step of 20 iterations (the lists and fans of its last rebuild, the positions of its last sweep).
+Across across_the_plate(const std::vector<std::string>& sets) {
+  auto d = test::deck_from_string(kTwoSides, sets);
+  pbd::PbdXing m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  m.step(m.stable_dt());
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.total_positions());
+  auto off = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.neighbor_lists().offset);
+  auto idx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.neighbor_lists().index);
+  auto ring = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.meshes().ring);
+  auto count = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.meshes().count);
+  auto below = [&](int i) { return x(i, 2) < 0.3; };
+  long c[4] = {0, 0, 0, 0};
+  for (int i = 0; i < m.owned(); ++i) {
+    ++c[below(i) ? 0 : 1];
+    for (int k = off(i); k < off(i + 1); ++k) c[2] += below(i) != below(idx(k)) ? 1 : 0;
+    for (int k = 0; k < count(i); ++k) c[3] += below(i) != below(ring(i, k)) ? 1 : 0;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, c, 4, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return {c[0], c[1], c[2], c[3]};
+}
+}  // namespace
+
+TEST(PbdSolidCoupling, ThinPlateSplitsTheNeighbourPairsThroughIt) {
+  // Xing et al. 2022, sec. 3.4 (the teapot): neighbour pairs on opposite sides of a thin wall are
+  // removed (pbd.split_pairs_by_solids), so no density, distance or area constraint acts through it.
+  const auto split = across_the_plate({"pbd.split_pairs_by_solids=true"});
+  const auto control = across_the_plate({});
+  test::print_rank0("PBD slabs on both sides of a plate 0.4 r thick: %ld below, %ld above; neighbour pairs through the "
+                    "plate %ld with the split, %ld without; fan spokes through it %ld and %ld",
+                    split.below, split.above, split.pairs, control.pairs, split.spokes, control.spokes);
+  EXPECT_EQ(split.below, 72);
+  EXPECT_EQ(split.above, 72);
+  EXPECT_EQ(split.pairs, 0);
+  EXPECT_EQ(split.spokes, 0);
+  EXPECT_GT(control.pairs, 500);  // the control: without the split the slabs see each other through the plate
 }

@@ -70,6 +70,11 @@ void declare_pbd_sections(config::Schema& root) {
   s->flag("swept_collisions", "collisions test the whole path of a particle in the step, from its position at the "
           "start of the step to its predicted position, so that it cannot jump through a wall thinner than its "
           "step (a thin plate); false: only the predicted position is tested").def("true");
+  s->flag("split_pairs_by_solids", "thin walls (the paper's teapot, sec. 3.4): at every rebuild, neighbour pairs "
+          "whose segment passes through a collider are removed, so that liquid on the two sides of a wall thinner "
+          "than the kernel support does not interact (no density, distance or area constraint, no viscosity "
+          "across it); costs a sphere trace per pair of the particles within the support of a collider")
+      .def("false");
   s->list("emitters", particles::disc_emitter_schema(),
           "Inflow discs (the dripping faucet, paper Fig. 15): every 2r / |velocity| seconds a layer of particles "
           "on the sources' lattice; the particles within nozzle_length of a disc keep its velocity (the liquid "
@@ -117,6 +122,7 @@ PbdParams read_pbd(const config::Section& root) {
   p.adhesion_cfm = s.real("adhesion_cfm");
   p.adhesion_range = s.real("adhesion_range") > 0 ? s.real("adhesion_range") : p.particle_radius;
   p.swept_collisions = s.flag("swept_collisions");
+  p.split_pairs_by_solids = s.flag("split_pairs_by_solids");
   for (const auto& m : root.list("materials")) {
     const std::string name = m.text("name");
     if (std::find(p.material_names.begin(), p.material_names.end(), name) != p.material_names.end())

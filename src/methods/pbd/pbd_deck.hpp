@@ -44,6 +44,7 @@ struct PbdParams {
   double adhesion_cfm = 1.0;    // epsilon^W
   double adhesion_range = 0.0;  // r_a beyond the contact distance r (0: r)
   bool swept_collisions = true;
+  bool split_pairs_by_solids = false;  // thin walls: neighbour pairs through a collider removed at rebuilds
   std::vector<std::string> material_names;
   // Inflow discs (the faucet, paper Fig. 15); the first nozzle_length of each jet is held at the jet
   // velocity, as in a pipe.

@@ -59,6 +59,7 @@ PbdXing::PbdXing(const MethodContext& ctx) : comm_(ctx.comm) {
                                      2 * h, d));
   }
   colliders_ = physics::read_colliders<3>(root, *decomp_);
+  placed_ = colliders_.at_time(0.0);  // the constructor's rebuild (thin-wall pairs) sees them too
   f_.x = set_.add_field("position", 3);
   f_.v = set_.add_field("velocity", 3);
   f_.ps = set_.add_field("predicted_position", 3, false);
@@ -355,11 +356,15 @@ void PbdXing::rebuild() {
       "pbd::ids", Kokkos::RangePolicy<>(0, total_),
       KOKKOS_LAMBDA(const int i) { ids(i) = i < owned ? own_ids(i) : ghost_ids(i - owned); });
   sort_rows_by_id(lists_.offset, lists_.index, ids_, owned_);
+  // Thin walls (sec. 3.4): pairs through a solid are no neighbours (the same pairs on every rank).
+  const bool split = p_.split_pairs_by_solids;
+  if (split) drop_pairs_through_solids(lists_, xt_, ids_, owned_, placed_, h, p_.particle_radius);
   if (p_.area_constraints) {
     // Fans of ghost rows (within h of this rank's particles, hence with complete neighbourhoods inside
     // the 2h halo) are built here from the same data as on their owners.
     particles::build_neighbor_lists<3>(xt_, total_, h, all_lists_);
     sort_rows_by_id(all_lists_.offset, all_lists_.index, ids_, total_);
+    if (split) drop_pairs_through_solids(all_lists_, xt_, ids_, total_, placed_, h, p_.particle_radius);
   }
   area_ = Kokkos::View<double*>("pbd_area", total_);
   area_lambda_ = Kokkos::View<double*>("pbd_area_lambda", total_);
