@@ -16,8 +16,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "methods/mpm_multiphase/multiphase_method.hpp"
+#include "scene.hpp"
 #include "validation_support.hpp"
 
 namespace meniscus::test {
@@ -38,6 +40,11 @@ struct FloatingSample {
   double top_level = 0;  // far-field top water particle + half a spacing (m), for comparison
   double submerged = 0;  // volume fraction of the body below `level`
   double centres_below = 0;  // fraction of the body's particle centres below `level`
+  // Near field (within far_radius of the body's centre, horizontally): the volume below `level` that
+  // neither water nor body fills (their rest-volume boxes), over the body's volume. At rest, with the
+  // water at rest density and none of it above the level, Archimedes is exactly "void = 0"; a void is
+  // displaced volume the body does not occupy, so the body floats higher by that much of its volume.
+  double void_fraction = 0;
 };
 
 template <int Dim>
@@ -88,6 +95,13 @@ FloatingSample sample_floating(mpm_multiphase::MultiphaseMpm<Dim>& m, const Floa
     }
   s.submerged = below / nb;
   s.centres_below = static_cast<double>(centres) / nb;
+  const double box = std::pow(pool.spacing, Dim);
+  double filled = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (mat(i) == pool.body || horizontal(i) <= pool.far_radius)
+      filled += box * std::clamp((s.level - x(i, 1)) / pool.spacing + 0.5, 0.0, 1.0);
+  const double near_area = Dim == 3 ? M_PI * pool.far_radius * pool.far_radius : 2 * pool.far_radius;
+  s.void_fraction = (near_area * (s.level - pool.floor) - filled) / (nb * box);
   return s;
 }
 
@@ -120,6 +134,7 @@ FloatingSample float_body(mpm_multiphase::MultiphaseMpm<Dim>& m, const FloatingP
     mean.top_level += s.top_level;
     mean.submerged += s.submerged;
     mean.centres_below += s.centres_below;
+    mean.void_fraction += s.void_fraction;
     v2 += s.velocity * s.velocity;
     ++samples;
   }
@@ -128,8 +143,24 @@ FloatingSample float_body(mpm_multiphase::MultiphaseMpm<Dim>& m, const FloatingP
   mean.top_level /= samples;
   mean.submerged /= samples;
   mean.centres_below /= samples;
+  mean.void_fraction /= samples;
   mean.velocity = std::sqrt(v2 / samples);
   return mean;
+}
+
+// The force sharing that the ball-in-water scene deck `deck` (under inputs/) runs with, its default
+// included, so that the buoyancy tests check the setting the scenes use.
+inline std::string scene_force_sharing(const std::string& deck) {
+  const auto d = run::load_deck(source_dir() + "/inputs/" + deck, {});
+  return mpm_multiphase::read_multiphase_settings(d.deck.root(), d.deck.dimension()).shared_forces ? "shared"
+                                                                                                     : "per_group";
+}
+
+// One line per buoyancy result: `label` names the case (e.g. "3D 1:2").
+inline void report_floating(const char* label, const FloatingSample& f) {
+  print_rank0("[buoyancy %s] submerged fraction %.4f (centres below the level %.4f), centre %.4f m, level %.4f m "
+              "(top particle %.4f m), vertical COM velocity rms %.4f m/s, near-field void %.4f of the body",
+              label, f.submerged, f.centres_below, f.centre, f.level, f.top_level, f.velocity, f.void_fraction);
 }
 
 }  // namespace meniscus::test
