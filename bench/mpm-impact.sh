@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # MPM surface-tension benchmark (not a test): the 3D droplet impact of inputs/mpm-droplet-impact-3d.yaml
-# (seed 000 section 6.5: R = 0.15 m, k = 20 N/m, slip ground) at dx = 1/63 (63 x 189 x 63 cells,
+# (Chen et al. 2021, section 6.5: R = 0.15 m, k = 20 N/m, slip ground) at dx = 1/63 (63 x 189 x 63 cells,
 # 8 particles per cell) for a fixed number of steps, in two layouts of a 2-core machine: 1 rank x 2
 # OpenMP threads and 2 ranks x 1 thread, and in two phases: the scene's start (free fall) and the
 # impact itself (the drop placed 1.5 cm above the ground, moving at the impact speed of 6.79 m/s, so

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SPH scene benchmark (not a test): runs an emitter scene of seed 002 at the paper's parameters from
+# SPH scene benchmark (not a test): runs an emitter scene of Jeske et al. 2023 at the paper's parameters from
 # t = 0 to END_TIME in two layouts of a 2-core machine (1 rank x 2 OpenMP threads, 2 ranks x 1 thread)
 # and prints the time per step, the average and final particle counts, particle-steps/s (average
 # count / time per step), the DFSPH (divergence, density) and CG iterations per step averaged over the

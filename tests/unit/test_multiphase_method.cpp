@@ -215,7 +215,7 @@ sources:
 
 namespace {
 // Fluid disc at +1 m/s against an elastic disc at -1 m/s, no gravity, walls far away (Yan et al.
-// 2018 section 4.2 coupling; digest test 6.8). Returns the worst relative momentum drift over all steps
+// 2018 section 4.1 coupling). Returns the worst relative momentum drift over all steps
 // and the solid's final x-velocity.
 struct Collision {
   double drift = 0, solid_vx = 0, fluid_vx = 0;

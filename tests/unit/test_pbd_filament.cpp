@@ -1,4 +1,4 @@
-// Filament detection (Xing et al. 2022, sec. 4.3; digest test U15): the kernel-weighted covariance of a
+// Filament detection (Xing et al. 2022, sec. 4.3): the kernel-weighted covariance of a
 // particle's neighbourhood has e2 / e1 = 0 on a straight line of particles (filament: no density
 // constraint) and e2 ~ e1 on a plane, a two-layer film or inside a ball (not filaments). Also checks
 // the closed-form eigenvalues against a diagonal and a rotated matrix.

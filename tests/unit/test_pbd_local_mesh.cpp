@@ -320,7 +320,7 @@ TEST(PbdLocalMesh, FilmLayersMeshApartFacingDropletsMeshTogether) {
   // each other; a neighbour whose normal differs by more than 45 degrees and that lies on the other side
   // ((n_i - n_j) . (p_i - p_j) > 0) is left out of the fan, so each layer meshes as its own sheet. Two
   // volumes approaching each other face to face (normals facing) keep each other, so that they can merge.
-  // Film: layers 2r apart; facing droplet faces: 3r apart (the digest's test U14).
+  // Film: layers 2r apart; facing droplet faces: 3r apart.
   const auto film = mesh_two_layers(0.2, true);
   const auto drops = mesh_two_layers(0.3, false);
   std::printf("two layers: film %ld spokes between the layers, mean interior ring %.3f; facing faces %ld spokes between "

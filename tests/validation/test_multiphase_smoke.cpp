@@ -218,7 +218,7 @@ sources:
   EXPECT_LT(drift, 1e-12);
 }
 
-// The floor emitter (smoke scene, the digest of Yan et al. 2018 case 4: r = 0.05 m, u_in = 0.5 m/s,
+// The floor emitter (smoke scene, Yan et al. 2018 sec. 5, case 4: r = 0.05 m, u_in = 0.5 m/s,
 // T_in = T_amb + 20 K) in a 2D air box, the groups not interacting and no body force, so that every
 // smoke particle moves at u_in: layer k leaves the disc at t_k = k s / u_in (s = 0.01 m, 2 particles
 // per cell and axis at dx = 0.02), so at t it must sit at y = y_c + u_in (t - t_k) to round-off, with

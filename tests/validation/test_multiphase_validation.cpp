@@ -178,8 +178,9 @@ sources: [{type: box, material: water, lower: [%.17g, %.17g], upper: [%.17g, %.1
 }
 
 TEST(S001_Solid, ColumnWavePeriod) {
-  // Confined hypoelastic column (digest 6.4): L = 0.5, lateral walls holding the normal velocity both
-  // ways (uniaxial strain), sticky bottom, free top, v_y = v0 sin(pi y / 2L). Reference period
+  // Confined hypoelastic column (the Jaumann-rate solid of Yan et al. 2018, sec. 3.2, as a 1D wave):
+  // L = 0.5, lateral walls holding the normal velocity both ways (uniaxial strain), sticky bottom,
+  // free top, v_y = v0 sin(pi y / 2L). Reference period
   // T = 4L/c with c = sqrt((K + 4/3 G)/rho) = 18.7 m/s: T = 0.107 s.
   const double L = 0.5, dx = 0.0125, y0 = 2 * dx, v0 = 0.01, rho = 1000;
   const char* deck = R"(
@@ -240,8 +241,8 @@ colliders:
 
 namespace {
 // Water block 0.2 x 0.1 dropped from 0.2 m above an elastic slab 0.4 x 0.05 (rho 3000, G = 1e6) on the
-// floor (digest 6.7, 2D). Returns the largest fraction of water particles inside the slab (within
-// 0.3 dx of a slab particle) over frames of 0.01 s.
+// floor (anti-penetration, Yan et al. 2018, sec. 4.1, in 2D). Returns the largest fraction of water
+// particles inside the slab (within 0.3 dx of a slab particle) over frames of 0.01 s.
 double penetration(double beta) {
   const std::string deck = R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 10}

@@ -150,7 +150,8 @@ TEST(PbdCollidingDroplets, NonManifoldTrianglesAreRareAndScattered) {
 
 TEST(PbdCollidingDroplets, LongPaperSizeNonManifoldRatios) {
   if (!one_rank()) GTEST_SKIP() << "reads the fans of one rank's rows";
-  // The digest's scene (E2/E6): two cubes of 16 x 17 x 17 particles (9248; the paper's has 9262), Delaunay
+  // The paper's colliding-droplets scene (Xing et al. 2022, sec. 6): two cubes of 16 x 17 x 17
+  // particles (9248; the paper's has 9262), Delaunay
   // test on the lifted quadrilaterals. Measured (2026-11-27, 493-767 s of one core on a loaded
   // machine): frame 1-5 (the cubes meet and merge) 4.9 %, 3.0 %, 3.3 %, 2.4 %, 0.6 %; frame 6:
   // 0.18 % (10 triangles, at most 5 on one particle: two neighbouring quadrilaterals); frames 7-20: none.

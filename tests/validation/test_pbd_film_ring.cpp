@@ -159,13 +159,14 @@ TEST(PbdFilmOnRing, OscillationDecaysAndTheFilmStaysWhole) {
 }
 
 TEST(PbdFilmOnRing, LongThreeHundredFramesComeToRestFlat) {
-  // The full deck (100 iterations per step), 300 frames (digest E5). Measured (2026-11-27, 696 s of one
+  // The full deck (100 iterations per step), 300 frames (Xing et al. 2022, sec. 6, film on a ring).
+  // Measured (2026-11-27, 696 s of one
   // core on a loaded machine): turning points every 10 steps (steps 5, 15, 25, ...), swings 0.01237,
   // 0.00734, 0.00449, 0.00273, 0.00166, 0.00100, ...: a constant ratio 0.59-0.61 per half period, i.e.
   // a linear damped oscillation of the flat film; at rest from about step 130 (the centre then moves by
   // less than 1e-6, round-off of the constraint sweep), flat at the end (max |z| = r: the layers in
   // their planes), thickness 1.997-2.019 r, no open fan. Asserted: no swing above the noise floor (a
-  // thousandth of the first) grows by more than 10 % (digest E5), half periods within one step of the
+  // thousandth of the first) grows by more than 10 %, half periods within one step of the
   // first, the film at rest and flat at the end, whole throughout.
   const auto o = oscillate("pbd-film-on-ring.yaml", 300, {"simulation.end_time=100"});
   test::print_rank0("PBD film on a ring, %ld particles, 300 steps of 100 iterations: %zu turning points, swings %.5f "

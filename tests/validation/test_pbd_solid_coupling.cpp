@@ -1,6 +1,6 @@
 // Solid coupling of pbd-xing2022 (Xing et al. 2022, sec. 3.4): adhesion constraints and thin walls.
 //  - Adhesion (the paper names "adhesion constraints" without their form; ours, methods/pbd/solid_coupling.hpp:
-//    C = phi - r in the shell r <= phi < 2r, CFM epsilon^W). Wetting trend (digest test P6): a droplet of
+//    C = phi - r in the shell r <= phi < 2r, CFM epsilon^W). Wetting trend: a droplet of
 //    radius 4 spacings (280 particles, r = 0.025) set on a floor under gravity 1 spreads the more the
 //    smaller epsilon^W is. The paper gives no model to compare with, so no Young angle is asserted: the
 //    test asserts the order over epsilon^W in {off, 300, 100, 30} of the contact footprint (particles
@@ -9,7 +9,7 @@
 //    Measured (2026-11-27, 45 steps of 30 iterations): footprint 64 / 73 / 92 / 120 particles, centre
 //    0.1077 / 0.1023 / 0.0898 / 0.0773, colour volume 1.001 / 1.005 / 1.006 / 0.993; epsilon^W 3000 gives
 //    62 (no measurable effect), 10 and below a two-layer puddle (124 in contact, centre 0.076), which
-//    is as far as 280 particles spread. With the digest's shell of 2r the second layer is pulled into
+//    is as far as 280 particles spread. With a shell of 2r the second layer is pulled into
 //    the first and the liquid compacts (colour volume 0.58-0.74 for epsilon^W 10 to 0.1).
 //  - Thin wall: a droplet (radius 3 spacings) thrown at 4 PU/s at a plate 0.4 r thick moves 5.3 r per
 //    step, so testing only the predicted position pushes particles out of the plate's far face. With
