@@ -54,15 +54,10 @@ constexpr double kDx = 0.025, kLevel = 0.3, kWidth = 1.6, kHeight = 0.5;
 // 0.05 cm while it returns. Returns the hull's x displacement after `cycles` strokes.
 double robot_displacement(double sigma, int cycles) {
   const auto bodies = robot(0.5 * kWidth, kLevel);
-  mm::FlowParameters p;
-  p.sigma = sigma;
-  p.rho = 1.0;
-  p.gravity[1] = -9.8;
-  p.remesh_edge = 0.5 * kDx;
+  auto p = meniscus::test::pool_parameters(sigma, kDx);
   p.normal_motion = true;
-  mm::CoupledSolveOptions o;
-  o.rtol = 1e-8;
-  auto s = meniscus::test::make_pool_with_bodies(kWidth, kHeight, kDx, kLevel, bodies, p, o);
+  auto s = meniscus::test::make_pool_with_bodies(kWidth, kHeight, kDx, kLevel, bodies, p,
+                                                 meniscus::test::pool_solve_options());
   const double x0 = s.flow->bodies()[0].c[0], end = cycles / 4.0;
   double t = 0;
   while (t < end - 1e-12) {
