@@ -63,8 +63,9 @@ double height_at(mm::MembraneFlow& f, double xs) {
 // bracket F / (m + rho A_sub) .. F / m (added mass between none and the submerged area's) with
 // F = rho g h_m^2 / 2 from the measured h_m, z_inf averaged over the last 0.05 s of the settle window.
 // Measured (session 14): h_m = 0.1043 cm below the zero-pressure level 0.6556, F = 0.0533 dyn/cm
-// (one step's z_inf gave 0.105 and 0.0536; 856 s on the loaded machine in session 14); gap 0.631 -> 0.475 cm in 0.6 s (it first widened from 0.6 during the
-// settle window, as the surface formed its menisci); acceleration 0.653 cm/s^2 against the bracket
+// (one step's z_inf gave 0.105 and 0.0536; 856 s on the loaded machine in session 14); gap
+// 0.631 -> 0.475 cm in 0.6 s (it first widened from 0.6 during the settle window, as the surface
+// formed its menisci); acceleration 0.653 cm/s^2 against the bracket
 // 0.424 .. 0.566, i.e. 15 % above even F / m: the simulated force exceeds rho g h_m^2 / 2 by at
 // least 15 % (inside the 20 % tolerance); midpoint within 0.0033 cm. h_m is measured from the
 // zero-pressure level; the membrane's own flat level lies about 0.005 cm higher (see
