@@ -3,12 +3,16 @@
 // validation tests: a flat pool and a circular drop in a unit box.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "methods/membrane/fluid_kernels.hpp"
 #include "methods/membrane/membrane_flow.hpp"
+#include "methods/membrane/membrane_ruan.hpp"
+#include "scene.hpp"
 
 namespace meniscus::test {
 
@@ -63,6 +67,52 @@ inline MembraneScene make_pool_with_bodies(double width, double height, double d
   s.flow = std::make_unique<membrane::MembraneFlow>(*s.grid, membrane::make_polyline(xy, false), false, p, o,
                                                     std::move(bodies));
   return s;
+}
+
+// Parameters of the pool scenes with bodies (CGS, Ruan 2021 2D): water (rho = 1), g = 9.8 cm/s^2
+// downward, surface tension sigma, remeshing to edges dx / 2; and solve options with rtol 1e-8.
+inline membrane::FlowParameters pool_parameters(double sigma, double dx) {
+  membrane::FlowParameters p;
+  p.sigma = sigma;
+  p.rho = 1.0;
+  p.gravity[1] = -9.8;
+  p.remesh_edge = 0.5 * dx;
+  return p;
+}
+inline membrane::CoupledSolveOptions pool_solve_options() {
+  membrane::CoupledSolveOptions o;
+  o.rtol = 1e-8;
+  return o;
+}
+
+// A deck of the liquid-membrane method in the 2D unit box with cells of `cell_size`; `membrane`
+// holds the keys of its membrane section (the inside of a YAML flow map).
+inline std::string unit_box_membrane_deck(const std::string& name, double cell_size, const std::string& membrane) {
+  return "simulation: {dimension: 2, method: membrane-ruan2021, end_time: 1.0, name: " + name + "}\n" +
+         "domain: {lower: [0, 0], upper: [1.0, 1.0], cell_size: " + std::to_string(cell_size) + "}\n" +
+         "membrane: {" + membrane + "}\n";
+}
+
+// The liquid-membrane method built from a deck given as YAML text (the deck is read by the
+// constructor only, so it need not outlive it).
+inline std::unique_ptr<membrane::MembraneRuan> membrane_method(const std::string& yaml) {
+  auto d = deck_from_string(yaml);
+  return std::make_unique<membrane::MembraneRuan>(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+}
+
+// Largest tangential speed of a closed membrane's vertices (tangent from the two neighbours, as
+// the normal vertex motion uses).
+inline double max_tangential_speed(membrane::Polyline& m) {
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.v);
+  double vt = 0;
+  const long nv = m.vertices();
+  for (long i = 0; i < nv; ++i) {
+    const long a = (i + nv - 1) % nv, b = (i + 1) % nv;
+    const double tx = x(b, 0) - x(a, 0), ty = x(b, 1) - x(a, 1);
+    vt = std::max(vt, std::abs(v(i, 0) * tx + v(i, 1) * ty) / std::hypot(tx, ty));
+  }
+  return vt;
 }
 
 // Mean pressure p-hat / dt over owned fluid cells whose centre lies deeper than `depth` inside the

@@ -43,14 +43,9 @@ Detach pull_out(bool two_solve) {
   d.rotates = false;
   d.fixed = true;  // kinematic: moves with its velocity whatever the forces
   d.v[1] = kLift;
-  mm::FlowParameters p;
-  p.sigma = 0.9;
-  p.gravity[1] = -9.8;
-  p.remesh_edge = 0.5 * kDx;
+  auto p = meniscus::test::pool_parameters(0.9, kDx);
   p.two_solve = two_solve;
-  mm::CoupledSolveOptions o;
-  o.rtol = 1e-8;
-  auto s = meniscus::test::make_pool_with_bodies(1.0, 0.6, kDx, kLevel, {d}, p, o);
+  auto s = meniscus::test::make_pool_with_bodies(1.0, 0.6, kDx, kLevel, {d}, p, meniscus::test::pool_solve_options());
   Detach out{-1, 0, 0};
   const double dt = 1e-3;
   for (int n = 0; n < 1000; ++n) {

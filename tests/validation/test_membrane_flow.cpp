@@ -137,17 +137,7 @@ TEST(MembraneValidation, DropLaplacePressureWithNormalVertexMotion) {
   auto& s = d.s;
   const double radius = d.kRadius, pin = d.pin, umax = d.umax, dv = d.dv;
   const long count = d.count;
-  // Largest tangential speed of a membrane vertex (tangent from its two neighbours, as the motion uses).
-  auto& m = s.flow->membrane();
-  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
-  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.v);
-  double vt = 0;
-  const long nv = m.vertices();
-  for (long i = 0; i < nv; ++i) {
-    const long a = (i + nv - 1) % nv, b = (i + 1) % nv;
-    const double tx = x(b, 0) - x(a, 0), ty = x(b, 1) - x(a, 1), len = std::hypot(tx, ty);
-    vt = std::max(vt, std::abs(v(i, 0) * tx + v(i, 1) * ty) / len);
-  }
+  const double vt = meniscus::test::max_tangential_speed(s.flow->membrane());
   print_rank0("Laplace drop, normal motion: p = %.4f dyn/cm over %ld cells (sigma/R = %.4f, error %.2f %%), spurious "
               "max|u| %.3e cm/s, membrane tangential speed %.3e cm/s, volume change %.3e",
               pin, count, p.sigma / radius, 100 * std::abs(pin / (p.sigma / radius) - 1), umax, vt, dv);
@@ -162,26 +152,13 @@ TEST(MembraneValidation, DropLaplacePressureWithNormalVertexMotion) {
 // no tangential membrane velocity after its steps (with it off the Laplace drop's tangential speed
 // is 0.034 cm/s rms after one step), and its Laplace pressure after 10 steps is sigma / R within 5 %.
 TEST(MembraneValidation, DeckKeyNormalMotionSwitchesTheVertexMotion) {
-  const std::string deck =
-      "simulation: {dimension: 2, method: membrane-ruan2021, end_time: 1.0, name: membrane-normal-deck}\n"
-      "domain: {lower: [0, 0], upper: [1.0, 1.0], cell_size: 0.03125}\n"
-      "membrane: {shape: drop, center: [0.5, 0.5], radius: 0.3, surface_tension: 0.9, gravity: [0, 0],\n"
-      "           normal_motion: true}\n";
-  auto d = meniscus::test::deck_from_string(deck);
-  mm::MembraneRuan m(meniscus::MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
-  EXPECT_TRUE(m.flow().parameters().normal_motion);
-  for (int n = 0; n < 10; ++n) m.step(2e-3);
-  auto& mem = m.flow().membrane();
-  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mem.x);
-  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mem.v);
-  double vt = 0;
-  const long nv = mem.vertices();
-  for (long i = 0; i < nv; ++i) {
-    const long a = (i + nv - 1) % nv, b = (i + 1) % nv;
-    const double tx = x(b, 0) - x(a, 0), ty = x(b, 1) - x(a, 1);
-    vt = std::max(vt, std::abs(v(i, 0) * tx + v(i, 1) * ty) / std::hypot(tx, ty));
-  }
-  const double pin = meniscus::test::mean_interior_pressure(m.flow().grid(), 2e-3, 2.0 / 32);
+  auto m = meniscus::test::membrane_method(meniscus::test::unit_box_membrane_deck(
+      "membrane-normal-deck", 0.03125,
+      "shape: drop, center: [0.5, 0.5], radius: 0.3, surface_tension: 0.9, gravity: [0, 0], normal_motion: true"));
+  EXPECT_TRUE(m->flow().parameters().normal_motion);
+  for (int n = 0; n < 10; ++n) m->step(2e-3);
+  const double vt = meniscus::test::max_tangential_speed(m->flow().membrane());
+  const double pin = meniscus::test::mean_interior_pressure(m->flow().grid(), 2e-3, 2.0 / 32);
   print_rank0("deck key normal_motion: membrane tangential speed %.3e cm/s, p %.4f dyn/cm (sigma/R = 3.0)", vt, pin);
   EXPECT_LT(vt, 1e-3);
   EXPECT_NEAR(pin, 3.0, 0.15);

@@ -31,38 +31,65 @@ constexpr double kRho = 1.0, kG = 9.8, kSigma = 0.9, kRadius = 0.1, kRhoBody = 3
 constexpr double kWidth = 2.0, kHeight = 1.0, kDx = 0.025, kLevel = 0.6;
 
 struct MeniscusFit {
-  double level = 0;   // the membrane's own zero-curvature level
-  double amplitude = 0;
+  double level = 0;   // z_inf the fit was given
+  double depth = 0;   // deepest depression below it among the fitted vertices
   double length = 0;  // fitted l
-  double rms = 0;
+  double rms = 0;     // rms residual of the integral relation (cm^2)
   long points = 0;
 };
 
-// Least squares of z = level - A cosh(u / l) over the vertices (u, z), l scanned on a fine
-// logarithmic grid (for each l the fit is linear in level and A).
-MeniscusFit fit_cosh(const std::vector<double>& u, const std::vector<double>& z, double lmin, double lmax) {
-  MeniscusFit best;
-  best.rms = 1e300;
-  const int n_scan = 2000;
-  for (int k = 0; k <= n_scan && u.size() > 2; ++k) {
-    const double l = lmin * std::pow(lmax / lmin, double(k) / n_scan);
-    double s1 = 0, sc = 0, scc = 0, sz = 0, szc = 0;
-    for (size_t i = 0; i < u.size(); ++i) {
-      const double c = std::cosh(u[i] / l);
-      s1 += 1;
-      sc += c;
-      scc += c * c;
-      sz += z[i];
-      szc += z[i] * c;
+// Fit of the exact (nonlinear) 2D Young-Laplace relation, per side of the body from the tank wall:
+// at rest the pressure under the membrane is rho g (z_inf - z) = -sigma d(sin psi)/dx (psi the
+// membrane's inclination), and the surface meets the wall horizontally (sin psi = 0 there), so
+//   l^2 sin psi(u) = int_0^u (z - z_inf) du',   u the distance from the wall;
+// l^2 by least squares over the segment midpoints of both sides, from the wall to a cell off the
+// body, with z_inf given (the time-averaged zero-pressure level). No small-slope linearisation and
+// no window on the depth: the cosh(u / l) fit of the linearised equation used before (free level,
+// vertices within 0.3 l_c of z_inf) moved from 0.52 to 0.27 cm with its window (0.2 .. 0.45 l_c) on
+// one settled membrane, and freeing z_inf here too (a second unknown, correlated with l^2 on a tank
+// 3.3 l_c wide) gives 0.220 cm where the fixed level gives 0.280. Recovers l of an exact
+// Young-Laplace profile to 1e-4 (ExactProfileFitRecoversTheCapillaryLength).
+// xy: the chain's vertices in order from the left wall to the right one.
+MeniscusFit fit_young_laplace(const std::vector<double>& xy, double width, const mm::Disc& body, double dx,
+                              double level) {
+  double a11 = 0, b1 = 0;
+  std::vector<double> rows;  // (sin psi, J) per midpoint
+  double zmin = 1e300;
+  const long n = static_cast<long>(xy.size() / 2);
+  for (int side = 0; side < 2; ++side) {
+    double integral = 0, pu = 0, pz = 0;
+    for (long k = 0; k < n; ++k) {
+      const long i = side == 0 ? k : n - 1 - k;
+      const double p[2] = {xy[2 * i], xy[2 * i + 1] - level};
+      const double u = side == 0 ? p[0] : width - p[0];
+      const double world[2] = {p[0], xy[2 * i + 1]};
+      if (body.phi(world) < dx || u > 0.5 * width) break;
+      if (k > 0) {
+        const double du = u - pu;
+        if (du <= 0) break;  // the surface turns back: no longer a graph over u
+        const double sn = (p[1] - pz) / std::hypot(du, p[1] - pz);
+        const double j = integral + 0.25 * (3 * pz + p[1]) * 0.5 * du;  // int_0^midpoint (z - z_inf)
+        rows.insert(rows.end(), {sn, j});
+        a11 += sn * sn;
+        b1 += sn * j;
+        integral += 0.5 * (pz + p[1]) * du;
+      }
+      zmin = std::min(zmin, p[1]);
+      pu = u;
+      pz = p[1];
     }
-    const double det = s1 * scc - sc * sc;  // normal equations of z = a + b c
-    const double a = (sz * scc - sc * szc) / det, b = (s1 * szc - sc * sz) / det;
-    double r2 = 0;
-    for (size_t i = 0; i < u.size(); ++i) r2 += std::pow(z[i] - a - b * std::cosh(u[i] / l), 2);
-    const double rms = std::sqrt(r2 / u.size());
-    if (rms < best.rms) best = {a, -b, l, rms, static_cast<long>(u.size())};
   }
-  return best;
+  MeniscusFit fit;
+  fit.level = level;
+  if (rows.size() < 6 || a11 <= 0) return fit;
+  const double l2 = b1 / a11;
+  double r2 = 0;
+  for (size_t q = 0; q < rows.size(); q += 2) r2 += std::pow(rows[q + 1] - l2 * rows[q], 2);
+  fit.points = static_cast<long>(rows.size() / 2);
+  fit.length = l2 > 0 ? std::sqrt(l2) : 0.0;
+  fit.rms = std::sqrt(r2 / fit.points);
+  fit.depth = -zmin;
+  return fit;
 }
 
 // Level of zero hydrostatic pressure, mean of y + p / (rho g) over the fluid cells deeper than two
@@ -136,8 +163,8 @@ RestState float_dense_cylinder_to_rest(double dx = kDx, double c_cap = 1.0, doub
   mm::CoupledSolveOptions o;
   o.rtol = 1e-8;
   auto s = meniscus::test::make_pool_with_bodies(kWidth, kHeight, dx, kLevel, {d}, p, o);
-  double t = 0, last_dt = 0, far_sum = 0;
-  long far_steps = 0, events = 0, late_steps = 0;
+  double t = 0, last_dt = 0, far_sum = 0, tail_sum = 0;
+  long far_steps = 0, tail_steps = 0, events = 0, late_steps = 0;
   double late_time = 0, iterations = 0;
   while (t < t_end - 1e-12) {
     last_dt = s.flow->stable_dt(0.5, c_cap, 2e-3 * c_cap);
@@ -148,6 +175,11 @@ RestState float_dense_cylinder_to_rest(double dx = kDx, double c_cap = 1.0, doub
       late_time += last_dt;
       iterations += rep.second.iterations;
       ++late_steps;
+    }
+    if (t > t_end - 0.1) {  // z_inf averaged over the last 0.1 s (one step's reading scatters)
+      long cells = 0;
+      tail_sum += zero_pressure_level(*s.grid, last_dt, &cells).first;
+      ++tail_steps;
     }
     if (window > 0 && t > t_end - window) {
       long cells = 0;
@@ -177,20 +209,16 @@ RestState float_dense_cylinder_to_rest(double dx = kDx, double c_cap = 1.0, doub
   }
   RestState r{};
   const auto zero = zero_pressure_level(*s.grid, last_dt, &r.level_cells);
-  r.level = window > 0 ? far_sum / far_steps : zero.first;
+  r.level = window > 0 ? far_sum / far_steps : tail_sum / tail_steps;
   r.level_spread = zero.second;
   const double level = r.level;
-  // Meniscus fit: free vertices (off the body by more than a cell, off the walls by more than a
-  // cell) whose depression below z_inf is within the linear range, 0.3 l_c; the fit has its own
-  // level (the membrane's zero-curvature level), so l_c is read from the membrane alone.
-  std::vector<double> u, z;
+  // Meniscus fit from the membrane alone (its own level; fit_young_laplace).
+  std::vector<double> chain(2 * nv);
   for (long i = 0; i < nv; ++i) {
-    const double px[2] = {x(i, 0), x(i, 1)};
-    if (b.phi(px) < dx || px[0] < dx || px[0] > kWidth - dx || level - px[1] > 0.3 * lc) continue;
-    u.push_back(px[0] < b.c[0] ? px[0] : kWidth - px[0]);
-    z.push_back(px[1]);
+    chain[2 * i] = x(i, 0);
+    chain[2 * i + 1] = x(i, 1);
   }
-  r.fit = fit_cosh(u, z, 0.25 * lc, 4 * lc);
+  r.fit = fit_young_laplace(chain, kWidth, b, dx, r.level);
 
   // Displaced area below z_inf: the integral of (z_inf - y) dx along the liquid's upper boundary,
   // the membrane (which wraps the wetted part of the body), wall to wall.
@@ -210,18 +238,63 @@ RestState float_dense_cylinder_to_rest(double dx = kDx, double c_cap = 1.0, doub
 
 }  // namespace
 
-// One test for both checks (they read the same settled state, about 37 s of one core):
+// The meniscus fit against the exact 2D Young-Laplace profile (Ruan 2021's capillarity reference;
+// e.g. de Gennes, Brochard-Wyart and Quere 2004, "Capillarity and Wetting Phenomena", §2.1.3):
+// the profile that leaves a tank wall horizontally at depth d below z_inf, integrated in arc length
+// (x' = cos psi, z' = sin psi, psi' = (z - z_inf) / l_c^2, RK4 with ds = 1e-4 cm) over 0.9 cm, sampled
+// every 0.0125 cm (the membrane's edge length) and mirrored about a tank 2 cm wide. Checked: the fit
+// returns l_c within 0.1 % for a shallow (d = 0.002 cm) and a deep (0.01 cm, 0.1 cm at the far end)
+// profile. Measured: 0.30306 and 0.30305 cm (l_c 0.30305). Milliseconds.
+TEST(MembraneKellerValidation, ExactProfileFitRecoversTheCapillaryLength) {
+  const double lc = std::sqrt(kSigma / (kRho * kG)), zinf = 0.63, width = 2.0;
+  for (const double depth : {0.002, 0.01}) {
+    std::vector<double> left;  // (x, z) from the left wall
+    double st[3] = {0.0, zinf - depth, 0.0};
+    const double ds = 1e-4;
+    double next = 0;
+    auto rhs = [&](const double* q, double* out) {
+      out[0] = std::cos(q[2]);
+      out[1] = std::sin(q[2]);
+      out[2] = (q[1] - zinf) / (lc * lc);
+    };
+    while (st[0] < 0.9) {
+      if (st[0] >= next) {
+        left.insert(left.end(), {st[0], st[1]});
+        next += 0.0125;
+      }
+      double k[4][3], q[3];
+      rhs(st, k[0]);
+      for (int r = 1; r < 4; ++r) {
+        const double h = r == 3 ? ds : 0.5 * ds;
+        for (int c = 0; c < 3; ++c) q[c] = st[c] + h * k[r - 1][c];
+        rhs(q, k[r]);
+      }
+      for (int c = 0; c < 3; ++c) st[c] += ds / 6 * (k[0][c] + 2 * k[1][c] + 2 * k[2][c] + k[3][c]);
+    }
+    std::vector<double> chain = left;
+    for (size_t i = left.size(); i >= 2; i -= 2) chain.insert(chain.end(), {width - left[i - 2], left[i - 1]});
+    mm::Disc far;  // a body out of the way (the fit stops at mid-tank)
+    far.radius = 0.01;
+    far.c[0] = 0.5 * width;
+    far.c[1] = -10;
+    const MeniscusFit fit = fit_young_laplace(chain, width, far, kDx, zinf);
+    print_rank0("exact profile, wall depth %.3f cm (%.4f at x = 0.9): fitted l %.5f cm (l_c %.5f)", depth,
+                zinf - st[1], fit.length, lc);
+    EXPECT_NEAR(fit.length, lc, 1e-3 * lc);
+    EXPECT_GT(fit.points, 100);
+  }
+}
+
 // Keller's balance for a body denser than water (Ruan 2021 §6, paper Fig. 4's "heavier than water
 // floats"): R = 0.1 cm, rho_s = 3 (three times the mass Archimedes alone can carry with the
-// body fully under: 0.0942 g/cm against at most 0.0314): weight = rho g x displaced area within 5 %
-// (measured 1.3 %). The displaced area is measured below the zero-pressure level; below the
-// membrane's own zero-curvature level (0.0054 cm higher, see below) it would be 13 % more.
-// Meniscus shape beside the same floating cylinder: the fitted decay length of the membrane's
-// depression equals l_c = sqrt(sigma / (rho g)) = 0.303 cm within 10 % (measured 0.295).
-// The fit is sensitive to its window (three parameters over a tank 3.3 l_c wide on each side):
-// vertices within 0.2 l_c of z_inf instead of 0.3 l_c give 0.249 (-18 %), 0.45 l_c give 0.299; and
-// the membrane's zero-curvature level lies 0.005 cm (0.2 cells) above the zero-pressure level.
-TEST(MembraneKellerValidation, DenseCylinderObeysKellersBalanceWithAMeniscusOfTheCapillaryLength) {
+// body fully under: 0.0942 g/cm against at most 0.0314): weight = rho g x displaced area within 5 %,
+// the displaced area below z_inf, the zero-pressure level averaged over the last 0.1 s (undamped).
+// Measured: 0.40 % (1.3 % with one step's z_inf; session 14), |v| 0.011 cm/s, z_inf 0.6347 cm.
+// The meniscus of this state is printed, not asserted: fit_young_laplace at this z_inf gives
+// l = 0.263 cm (-13 %): the tank still carries a slosh (the damping stopped 0.1 s earlier; its
+// first mode's period is about 1.7 s), see SettledCylinderHasAMeniscusOfTheCapillaryLength.
+// About 37 s of one core (100 s on the loaded machine).
+TEST(MembraneKellerValidation, DenseCylinderObeysKellersBalance) {
   const RestState r = float_dense_cylinder_to_rest();
   const double err = std::abs(r.displaced / r.mass - 1);
   print_rank0("keller: body mass %.5f g/cm, rho x displaced area %.5f (error %.2f %%), "
@@ -232,12 +305,27 @@ TEST(MembraneKellerValidation, DenseCylinderObeysKellersBalanceWithAMeniscusOfTh
   EXPECT_LT(r.centre_y + kRadius, r.level);       // floats with its top below the far level...
   EXPECT_GT(r.centre_y, 0.25 * kLevel);           // ...and far off the bottom
   const double lc = std::sqrt(kSigma / (kRho * kG));
-  print_rank0("meniscus: fitted l %.4f cm vs l_c %.4f (error %.2f %%), amplitude %.4f cm, rms residual %.2e cm over %ld "
-              "vertices; the membrane's zero-curvature level %.4f cm, the zero-pressure level %.4f cm",
-              r.fit.length, lc, 100 * std::abs(r.fit.length / lc - 1), r.fit.amplitude, r.fit.rms, r.fit.points,
-              r.fit.level, r.level);
+  print_rank0("meniscus (not asserted here): fitted l %.4f cm vs l_c %.4f (error %.2f %%)", r.fit.length, lc,
+              100 * std::abs(r.fit.length / lc - 1));
+}
+
+// T-MEN, meniscus shape beside the same floating cylinder, settled: the settle damping (8 /s) stays
+// on to 0.7 s (it leaves static equilibria unchanged and damps the tank's slosh) and z_inf is the
+// far-field zero-pressure level (cells more than 0.5 cm from the body's axis, as Ruan 2021 T-MEN
+// reads it away from bodies) averaged over the last 0.1 s. The fitted decay length of the exact
+// Young-Laplace relation (fit_young_laplace) equals l_c = sqrt(sigma / (rho g)) = 0.303 cm within
+// 10 %. Measured: 0.2858 cm (-5.7 %), rms residual 1.6e-3 cm^2 over 144 segments. Keller's balance
+// in this state, read at the far-field level (0.6380 cm, 0.0033 above the all-cell mean), is 7.5 %
+// off, so the two checks read different states. About 37 s of one core (100 s on the loaded machine).
+TEST(MembraneKellerValidation, SettledCylinderHasAMeniscusOfTheCapillaryLength) {
+  const RestState r = float_dense_cylinder_to_rest(kDx, 1.0, 0.1);
+  const double lc = std::sqrt(kSigma / (kRho * kG));
+  print_rank0("meniscus: fitted l %.4f cm vs l_c %.4f (error %.2f %%), depth %.4f cm below z_inf %.4f, rms residual "
+              "%.2e cm^2 over %ld segments, |v| %.2e cm/s",
+              r.fit.length, lc, 100 * std::abs(r.fit.length / lc - 1), r.fit.depth, r.level, r.fit.rms, r.fit.points,
+              r.speed);
   EXPECT_NEAR(r.fit.length, lc, 0.10 * lc);
-  EXPECT_GT(r.fit.amplitude, 0.0);  // a depression
+  EXPECT_GT(r.fit.depth, 0.0);  // a depression
   EXPECT_GT(r.fit.points, 40);
 }
 
@@ -303,6 +391,10 @@ TEST(MembraneKellerValidation, LongKellerBalanceConvergesInDx) {
 // length 0.378 -> 0.293 cm (fails); the fit's own level (0.647 / 0.635 cm) moves with it while the
 // averaged zero-pressure level does not (0.63609 / 0.63624); centre y 0.5304 / 0.5262 cm, |v| 0.024
 // cm/s in both at 0.7 s (a slow heave not yet damped). 526 s for the pair on the loaded machine.
+// Session 14, the same pair with the meniscus fitted by the exact Young-Laplace relation at the
+// averaged z_inf (fit_young_laplace; the cosh fit's 0.378 moved with its window): l 0.2914 ->
+// 0.2998 cm, a 2.9 % change (still above 2 %), both within 4 % of l_c and closer at dt / 2; the
+// Long test below asserts the 10 % bound for both.
 TEST(MembraneKellerValidation, DISABLED_LongKellerAndMeniscusConvergeInDt) {
   const double window = std::getenv("MENISCUS_KELLER_WINDOW") ? std::atof(std::getenv("MENISCUS_KELLER_WINDOW")) : 0.0;
   const double settle = std::getenv("MENISCUS_KELLER_SETTLE") ? std::atof(std::getenv("MENISCUS_KELLER_SETTLE")) : 0.6;
@@ -312,8 +404,8 @@ TEST(MembraneKellerValidation, DISABLED_LongKellerAndMeniscusConvergeInDt) {
   print_rank0("dt: Keller ratio %.5f, fitted l %.4f cm; dt / 2: %.5f, %.4f cm", keller(base), base.fit.length,
               keller(half_dt), half_dt.fit.length);
   for (const RestState* r : {&base, &half_dt})
-    print_rank0("  z_inf (pressure) %.5f, membrane zero-curvature level %.5f, centre y %.5f, |v| %.2e, spread %.2e",
-                r->level, r->fit.level, r->centre_y, r->speed, r->level_spread);
+    print_rank0("  z_inf (pressure) %.5f, centre y %.5f, |v| %.2e, spread %.2e", r->level, r->centre_y, r->speed,
+                r->level_spread);
   EXPECT_LT(std::abs(keller(half_dt) / keller(base) - 1), 0.02);
   EXPECT_LT(std::abs(half_dt.fit.length / base.fit.length - 1), 0.02);
 }
@@ -322,8 +414,11 @@ TEST(MembraneKellerValidation, DISABLED_LongKellerAndMeniscusConvergeInDt) {
 // (FlowParameters::normal_motion): the settled cylinder at dt = the capillary bound and at half of
 // it, the settle damping kept on to the end and z_inf averaged over the last 0.1 s of 0.7 s (the
 // one-step pressure reading scatters by 0.01-0.06 cm). Checked: the Keller ratio changes by less
-// than 2 % and both are within 5 % of 1. Measured: 1.0335 -> 1.0366 (0.30 %). The meniscus part of
-// T-DTC does not hold (the disabled test above). About 9 minutes on the loaded machine (526 s).
+// than 2 % and both are within 5 % of 1; the fitted meniscus length (fit_young_laplace at the
+// averaged far-field z_inf) lies within 10 % of l_c in both runs. Measured (session 14): Keller
+// 1.0335 -> 1.0366 (0.30 %); l 0.2914 -> 0.2998 cm (-3.8 % -> -1.1 % of l_c = 0.303, toward it as dt
+// halves), a 2.9 % change: T-DTC's 2 % for the meniscus is not met (the disabled test above).
+// About 9 minutes on the loaded machine (526 s; 20 min at load 12).
 TEST(MembraneKellerValidation, LongKellerBalanceConvergesInDtWithNormalVertexMotion) {
   const RestState base = float_dense_cylinder_to_rest(kDx, 1.0, 0.1, 0.6, true);
   const RestState half_dt = float_dense_cylinder_to_rest(kDx, 0.5, 0.1, 0.6, true);
@@ -335,6 +430,12 @@ TEST(MembraneKellerValidation, LongKellerBalanceConvergesInDtWithNormalVertexMot
   EXPECT_LT(std::abs(keller(half_dt) / keller(base) - 1), 0.02);
   EXPECT_NEAR(keller(base), 1.0, 0.05);
   EXPECT_NEAR(keller(half_dt), 1.0, 0.05);
+  const double lc = std::sqrt(kSigma / (kRho * kG));
+  print_rank0("normal motion, meniscus (fit_young_laplace at the averaged z_inf): l %.4f cm (dt), %.4f (dt / 2), l_c "
+              "%.4f; change %.2f %%",
+              base.fit.length, half_dt.fit.length, lc, 100 * std::abs(half_dt.fit.length / base.fit.length - 1));
+  EXPECT_NEAR(base.fit.length, lc, 0.10 * lc);
+  EXPECT_NEAR(half_dt.fit.length, lc, 0.10 * lc);
 }
 
 // The remesher's churn at rest (issue 17): the settled cylinder of the test above, once with the

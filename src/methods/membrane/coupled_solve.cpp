@@ -95,7 +95,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   const long nbody = static_cast<long>(r.bodies.size());
   std::vector<PetscInt> rigid(nbody, -1);  // first of the body's three unknowns
   for (long b = 0; b < nbody; ++b)
-    if (r.unknowns && !r.bodies[b].fixed) {
+    if (r.unknowns && !r.bodies[b].fixed && r.bodies[b].root < 0) {  // a link shares its root's unknowns
       rigid[b] = nv;
       nv += 3;
     }
@@ -115,17 +115,20 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   const PetscInt nv_local = rank == 0 ? nv : 0;
   std::vector<int> coupled(nv, 0);  // free components that appear in some W row on this rank
 
-  // Velocity component d of body b's point x.
+  // Velocity component d of body b's point x. A point of a link (Disc::root) moves with the root's
+  // J(x) v_root plus the known stroke velocity v_kin (its term goes to the right-hand side).
   auto body_velocity = [&](long b, int d, const double* x) {
     LinearVelocity out;
-    const Disc& body = r.bodies[b];
-    if (rigid[b] >= 0) {
+    const long owner = r.bodies[b].root >= 0 ? r.bodies[b].root : b;
+    const Disc& body = r.bodies[owner];
+    if (rigid[owner] >= 0) {
       double row[3];
       body.jacobian_row(d, x, row);
       for (int q = 0; q < 3; ++q)
-        if (row[q] != 0) out.terms.push_back({rigid[b] + q, row[q]});
+        if (row[q] != 0) out.terms.push_back({rigid[owner] + q, row[q]});
+      if (owner != b) out.known = r.bodies[b].v_kin[d];
     } else {
-      out.known = body.point_velocity(d, x);
+      out.known = r.bodies[b].point_velocity(d, x);  // a link's v is its total velocity
     }
     return out;
   };
@@ -363,10 +366,12 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
           bv_all[t.k] += -t.c * rhs;
         }
       }
-    // Body inertia M_r = diag(m, m, I) and its momentum M_r v_r* (Eq. 27; gravity is in v_r*).
+    // Body inertia M_r = diag(m, m, I) (with the links a root carries) and its momentum M_r v_r*
+    // (Eq. 27; gravity and the links' stroke acceleration are in v_r*).
     for (long b = 0; b < nbody; ++b) {
       if (rigid[b] < 0) continue;
-      const double mr[3] = {r.bodies[b].mass(), r.bodies[b].mass(), r.bodies[b].inertia()};
+      double mr[3];
+      composite_inertia(r.bodies, static_cast<size_t>(b), mr);
       for (int q = 0; q < 3; ++q) {
         c_all[{rigid[b] + q, rigid[b] + q}] += mr[q];
         bv_all[rigid[b] + q] += -mr[q] * r.v_start[3 * b + q];
@@ -382,10 +387,12 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
       for (int d = 0; d < 2 && rigid[b] >= 0; ++d)
         if (held[rigid[b] + d]) {
           const PetscInt q = rigid[b] + d;
-          bv_held[q] = bv_all[q] + r.bodies[b].mass() * r.v_start[3 * b + d];
+          double mr[3];
+          composite_inertia(r.bodies, static_cast<size_t>(b), mr);
+          bv_held[q] = bv_all[q] + mr[d] * r.v_start[3 * b + d];
           bv_all[q] = 0.0;
           for (auto& [ij, val] : c_all)
-            if (ij.first == q && ij.second == q) val = r.bodies[b].mass();
+            if (ij.first == q && ij.second == q) val = mr[d];
         }
   // C with counted preallocation: rank 0 owns every row of the velocity block; a body's rows are
   // long (one entry per membrane component or body it touches), so they are counted, not guessed.

@@ -77,6 +77,16 @@ void declare_membrane_sections(config::Schema& root) {
                "others remain unknowns of the three-way solve, and the diagnostics report the force the liquid and the "
                "membrane exert along each held axis (columns bodyN_held_fx, bodyN_held_fy, dyn/cm in 2D). Not with "
                "fixed; the initial velocity along a held axis must be 0").def("none");
+  body->integer("root", "articulated body (the water-strider robot, Ruan 2021 Fig. 10b-e): index in membrane.bodies "
+                "of the free, non-rotating body that carries this one as a kinematically driven link; the link has no "
+                "unknowns of its own, adds its mass to the root's and follows the root's centre plus the stroke "
+                "(stroke_centre - a_x cos th, + a_y sin th), th = 2 pi stroke_frequency t + stroke_phase, so that "
+                "with a_x, a_y > 0 it sweeps backward (-x) while low and returns while high (a link's center and "
+                "velocity keys are overridden by its root and stroke). -1: not a link").def("-1").min(-1);
+  body->vector("stroke_centre", "cm", "link: mean offset of its centre from the root's centre").def_dim("[0, 0]", "[0, 0, 0]");
+  body->vector("stroke_amplitude", "cm", "link: stroke half-widths (a_x, a_y)").def_dim("[0, 0]", "[0, 0, 0]");
+  body->real("stroke_frequency", "Hz", "link: strokes per second").def(0.0).nonnegative();
+  body->real("stroke_phase", "rad", "link: phase of the stroke at t = 0").def(0.0);
   s->list("bodies", body, "rigid bodies: each is an unknown (v_x, v_y, omega) of the three-way solve, couples to the "
           "liquid through the faces between fluid cells and the cells it covers and to the membrane through the "
           "contact vertices it carries");
@@ -144,8 +154,33 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
         throw InputError(b.file(), b.key_path("held"),
                          log::format("a body held along %s must start with velocity component %d = 0 (velocity gives %g)",
                                      q == 0 ? "x" : "y", q, disc.v[q]));
+    disc.root = static_cast<int>(b.integer("root"));
+    const auto sc = b.vector("stroke_centre"), sa = b.vector("stroke_amplitude");
+    for (int q = 0; q < 2; ++q) {
+      disc.stroke_centre[q] = sc[q];
+      disc.stroke_amplitude[q] = sa[q];
+    }
+    disc.stroke_frequency = b.real("stroke_frequency");
+    disc.stroke_phase = b.real("stroke_phase");
     d.bodies.push_back(disc);
   }
+  const auto listed = s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{};
+  for (size_t k = 0; k < d.bodies.size(); ++k) {
+    const int root = d.bodies[k].root;
+    if (root < 0) continue;
+    const auto& b = listed[k];
+    if (root >= static_cast<int>(d.bodies.size()) || root == static_cast<int>(k))
+      throw InputError(b.file(), b.key_path("root"),
+                       log::format("root %d is not another body of membrane.bodies (%zu bodies)", root, d.bodies.size()));
+    const Disc& r = d.bodies[static_cast<size_t>(root)];
+    if (r.root >= 0 || r.fixed || r.rotates || r.omega != 0 || r.held_x || r.held_y)
+      throw InputError(b.file(), b.key_path("root"),
+                       log::format("the root (body %d) must be a free, non-rotating body that is not itself a link "
+                                   "(rotates: false, angular_velocity 0, not fixed or held)", root));
+    if (d.bodies[k].fixed || d.bodies[k].held_x || d.bodies[k].held_y)
+      throw InputError(b.file(), b.key_path("root"), "a link follows its root: it cannot be fixed or held");
+  }
+  attach_links(d.bodies, 0.0);  // links at their t = 0 stroke position (the initial surface wraps them)
   return d;
 }
 

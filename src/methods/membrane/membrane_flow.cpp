@@ -24,6 +24,7 @@ MembraneFlow::MembraneFlow(MacGrid& grid, Polyline membrane, bool closed, FlowPa
     if (b.held_x) b.v[0] = 0.0;
     if (b.held_y) b.v[1] = 0.0;
   }
+  attach_links(bodies_, time_);
   mark_wall_ends();
   classify_cells(grid_, m_, bodies_);
   classify_contacts();
@@ -143,11 +144,14 @@ MembraneHost MembraneFlow::host_state(bool tension) const {
 StepReport MembraneFlow::step(double dt) {
   StepReport report;
   const long n = m_.vertices();
-  // Stage 1 (Eq. 29): predicted body positions q^{n+1} = q^n + v^n dt; the first solve still sees
-  // the bodies at q^n, where the cell types of the previous step put them.
+  // Stage 1 (Eq. 29): predicted body positions q^{n+1} = q^n + v^n dt (links of articulated bodies
+  // at their stroke position of t + dt on the predicted root); the first solve still sees the bodies
+  // at q^n, where the cell types of the previous step put them.
+  attach_links(bodies_, time_);  // idempotent; places the links after a restart
   const std::vector<Disc> start = bodies_;
   std::vector<Disc> predicted = bodies_;
   predict_positions(predicted, dt);
+  attach_links(predicted, time_ + dt);
   // Stages 2-3: a vertex whose predicted position x* = x + v dt penetrates a body is a contact
   // particle of the first solve, projected to the surface, with the velocity v-dagger = (x** - x)/dt
   // (Eq. 30). Penetration, not the epsilon rule, so that the membrane can peel off (paper Fig. 8c).
@@ -288,6 +292,19 @@ StepReport MembraneFlow::step(double dt) {
     rigid.v_start[3 * b + 1] = body.held_y ? 0.0 : body.v[1] + (body.fixed ? 0.0 : dt * params_.gravity[1]);
     rigid.v_start[3 * b + 2] = body.omega;
   }
+  // Articulated bodies: the momentum of a root and its links, M v_root + sum_k m_k v_kin,k, changes
+  // only by the external impulses, so the root's v_r* loses sum_k m_k (v_kin,k^{n+1} - v_kin,k^n) / M
+  // (the fictitious force -sum_k m_k a_kin,k; links ride on non-rotating roots, so no torque).
+  for (size_t k = 0; k < bodies_.size(); ++k) {
+    const Disc& link = bodies_[k];
+    if (link.root < 0) continue;
+    const auto root = static_cast<size_t>(link.root);
+    double mr[3];
+    composite_inertia(bodies_, root, mr);
+    for (int d = 0; d < 2; ++d)
+      if (!(d == 0 ? bodies_[root].held_x : bodies_[root].held_y) && !bodies_[root].fixed)
+        rigid.v_start[3 * root + d] -= link.mass() * (link.v_kin[d] - start[k].v_kin[d]) / mr[d];
+  }
   if (!bodies_.empty()) {
     second.body = contact_;
     for (int c : contact_) report.contact_vertices += c >= 0;
@@ -327,7 +344,7 @@ StepReport MembraneFlow::step(double dt) {
   {
     const MacGeometry g = grid_.geometry();
     for (auto& b : bodies_) {
-      if (b.fixed) continue;
+      if (b.fixed || b.root >= 0) continue;  // links follow their root
       for (int d = 0; d < 2; ++d) {
         const double lo = g.lower[d], hi = g.lower[d] + g.cells[d] * g.dx;
         const double gap_lo = b.c[d] - b.radius - lo, gap_hi = hi - b.c[d] - b.radius;
@@ -340,6 +357,7 @@ StepReport MembraneFlow::step(double dt) {
   // every velocity is multiplied by (1 - zeta dt) until settle_until.
   if (params_.settle_damping > 0 && time_ < params_.settle_until) damp_velocities(1.0 - params_.settle_damping * dt);
   time_ += dt;
+  attach_links(bodies_, time_);  // the links' velocities from their root's new one
   return report;
 }
 
@@ -352,7 +370,7 @@ void MembraneFlow::damp_velocities(double factor) {
         v(i, 1) *= factor;
       });
   for (auto& b : bodies_)
-    if (!b.fixed) {
+    if (!b.fixed && b.root < 0) {
       b.v[0] *= factor;
       b.v[1] *= factor;
       b.omega *= factor;

@@ -45,8 +45,9 @@ struct FlowParameters {
   //  * free Cheerios pair: acceleration 0.300 cm/s^2 in the bracket 0.287 .. 0.383 from
   //    rho g h_m^2 / 2 (the paper's motion: 0.653, 15 % above its bracket's top).
   // Not the default because the settled cylinder is less settled at 0.7 s (|v| 0.041 against
-  // 0.011 cm/s) and its fitted meniscus length is off (0.375 cm against l_c = 0.303; 0.295 with the
-  // paper's motion). Before session 13 the vertices kept their tangential velocity, which then grew
+  // 0.011 cm/s). Its fitted meniscus length, 0.375 cm against l_c = 0.303 with the linearised fit
+  // of session 13, is 0.280 with the exact Young-Laplace fit of session 14 (0.263 with the paper's
+  // motion; test_membrane_keller.cpp). Before session 13 the vertices kept their tangential velocity, which then grew
   // without bound (Laplace drop 10.3 % low).
   bool normal_motion = false;
   // Fraction of the way toward even spacing that a free vertex slides per step (0: no sliding).

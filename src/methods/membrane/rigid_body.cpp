@@ -74,6 +74,37 @@ std::vector<double> pool_surface(double x0, double x1, double level, double edge
   return xy;
 }
 
+void attach_links(std::vector<Disc>& bodies, double t) {
+  for (auto& link : bodies) {
+    if (link.root < 0) continue;
+    const Disc& root = bodies[static_cast<size_t>(link.root)];
+    const double w = 2 * M_PI * link.stroke_frequency, th = w * t + link.stroke_phase;
+    const double r[2] = {link.stroke_centre[0] - link.stroke_amplitude[0] * std::cos(th),
+                         link.stroke_centre[1] + link.stroke_amplitude[1] * std::sin(th)};
+    link.v_kin[0] = w * link.stroke_amplitude[0] * std::sin(th);
+    link.v_kin[1] = w * link.stroke_amplitude[1] * std::cos(th);
+    for (int d = 0; d < 2; ++d) {
+      link.c[d] = root.c[d] + r[d];
+      link.v[d] = root.v[d] + link.v_kin[d];
+    }
+    link.angle = root.angle;
+    link.omega = 0;
+  }
+}
+
+void composite_inertia(const std::vector<Disc>& bodies, size_t b, double* out) {
+  const Disc& body = bodies[b];
+  out[0] = out[1] = body.mass();
+  out[2] = body.inertia();
+  for (const auto& link : bodies) {
+    if (link.root != static_cast<int>(b)) continue;
+    const double dx = link.c[0] - body.c[0], dy = link.c[1] - body.c[1];
+    out[0] += link.mass();
+    out[1] += link.mass();
+    out[2] += link.inertia() + link.mass() * (dx * dx + dy * dy);
+  }
+}
+
 void predict_positions(std::vector<Disc>& bodies, double dt) {
   for (auto& b : bodies) {
     b.c[0] += dt * b.v[0];

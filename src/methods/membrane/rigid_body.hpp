@@ -29,6 +29,20 @@ struct Disc {
   // velocity component stays 0 while the others remain unknowns; the three-way solve returns the
   // force the liquid and the membrane exert along each held axis (the hold's reaction, negated).
   bool held_x = false, held_y = false;
+  // Kinematically driven link of an articulated body (the water-strider robot of Ruan 2021 Fig. 10b-e;
+  // the reduced form of the paper's articulated bodies: only the root's DOFs are unknowns). root >= 0
+  // makes this disc a link of bodies[root] (a non-rotating free body): it has no unknowns of its own,
+  // its centre follows the root's centre plus the prescribed stroke
+  //   r(t) = (s_x - a_x cos th, s_y + a_y sin th),  th = 2 pi f t + phase,
+  // so that a foot with a_x, a_y > 0 sweeps backward (-x) while low and returns forward while high,
+  // and its points move with J_root(x) v_root + r'(t) (r' the known part, v_kin). attach_links keeps
+  // c, v and v_kin of the links up to date.
+  int root = -1;
+  double stroke_centre[2] = {0, 0};     // s: mean offset of the link's centre from the root's
+  double stroke_amplitude[2] = {0, 0};  // (a_x, a_y)
+  double stroke_frequency = 0;          // f (Hz)
+  double stroke_phase = 0;              // phase (rad)
+  double v_kin[2] = {0, 0};             // r'(t) at the link's current time
 
   double mass() const { return density * M_PI * radius * radius; }
   double inertia() const { return 0.5 * mass() * radius * radius; }
@@ -62,6 +76,13 @@ int body_within(const std::vector<Disc>& bodies, const double* x, double eps);
 // `edge`, wrapping the wetted lower arc of every disc that the level cuts: the liquid starts in
 // contact with each body's submerged part, its contact line at the level.
 std::vector<double> pool_surface(double x0, double x1, double level, double edge, std::vector<Disc> bodies);
+
+// Places every link (Disc::root >= 0) on its root at time t: c = c_root + r(t), v_kin = r'(t),
+// v = v_root + v_kin, omega = 0.
+void attach_links(std::vector<Disc>& bodies, double t);
+// Inertia (m, m, I about the centre) of body b with the links it carries (composite: I_k + m_k |c_k -
+// c_b|^2 per link), the M_r of its unknowns.
+void composite_inertia(const std::vector<Disc>& bodies, size_t b, double* out);
 
 // Stage 1 of the paper's step (Eq. 29 with the Rodrigues form of the rotation): q += v dt.
 void predict_positions(std::vector<Disc>& bodies, double dt);
