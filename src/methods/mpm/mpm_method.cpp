@@ -440,11 +440,7 @@ void MpmMethod<Dim>::g2p(double dt) {
           });
           gv[0] = div;
         }
-        // The grid's velocity at x_p, before the merge: the flow map that J follows below.
-        double u[Dim];
-        for (int a = 0; a < Dim; ++a) u[a] = vp[a];
-        const bool merged = merge && group(p) > 0;
-        if (merged) {
+        if (merge && group(p) > 0) {
           const double share = 1.0 / (2 * group(p) + 1);
           for (int a = 0; a < Dim; ++a) vp[a] = share * (vp[a] + vsum(p, a));
           for (int i = 0; i < Dim * Dim; ++i) B[i] = share * (B[i] + bsum(p, i));
@@ -472,13 +468,6 @@ void MpmMethod<Dim>::g2p(double dt) {
         s2max = s2 > s2max ? s2 : s2max;
         double xn[Dim];
         move_particle<Dim>(colliders, dx, dt, xp, vp, xn);  // with the particle collision (particle_collision.hpp)
-        // A merged parent carries its group's momentum (v_p above), but it moves with the grid's flow map at
-        // its own position, x_p + dt sum_i N_i(x_p) v_i, by which its J and F advance (Chen et al. 2021,
-        // Sec. 4.3: the interior particles are the quadrature points of the grid's deformation; Sec. 5 merges
-        // momentum only and says nothing of the position). Moved with the group's mean
-        // velocity instead, the surface layer drifted inward past what J recorded: a free 3D drop (R = 4 dx)
-        // filled 0.947 of its volume sum V_p J_p after 1 s and 0.843 after 4 s, and its pressure faded.
-        if (merged) move_particle<Dim>(colliders, dx, dt, xp, u, xn);
         for (int d = 0; d < Dim; ++d) {
           v(p, d) = vp[d];
           if (xn[d] < lo_clamp[d] || xn[d] > hi_clamp[d]) {
