@@ -40,16 +40,16 @@ run() {  # label executable hessian petsc-options [--set ...]
   # wall time measures the scheduler's share, while the main thread (busy from start to end: it runs
   # PETSc's single-threaded parts and its share of every OpenMP loop) bounds the wall time a quiet
   # machine would give from below; it is load-independent like the core time.
-  python3 - "$dir" <<'PY' &
+  python3 - "$dir" "$exe" <<'PY' &
 import os, sys, time
-d = sys.argv[1]
+d, comm = sys.argv[1], os.path.basename(sys.argv[2])[:15]  # /proc comm: the name's first 15 characters
 pid, best = None, {}
 while not os.path.exists(d + "/done"):
     if pid is None:
         for p in filter(str.isdigit, os.listdir("/proc")):
             try:
                 args = open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")
-                if open(f"/proc/{p}/comm").read().strip() == "meniscus" and d.encode() in args:
+                if open(f"/proc/{p}/comm").read().strip() == comm and d.encode() in args:
                     pid = p
             except OSError:
                 pass
