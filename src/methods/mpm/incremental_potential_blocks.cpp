@@ -156,15 +156,17 @@ KOKKOS_INLINE_FUNCTION void add_fluid(const PointStencil<Dim>& ps, double visc, 
   if (visc == 0) {
     // An inviscid particle (the droplet decks): only the rank-one pressure part c dN_i dN_j^T, half
     // the work of the general form (whose viscous terms would add zeros).
-    for (int i = 0; i < ps.count; ++i) {
+    // Blocks (i, j >= i) of one i are contiguous in the buffer; the columns j without an unknown
+    // are summed too (clear() zeroed them, flush() skips them), so the loop has no branch.
+    constexpr int M = PointStencil<Dim>::M;
+    for (int i = 0; i < M; ++i) {
       if (ps.row[i] < 0) continue;
-      for (int j = i; j < ps.count; ++j) {
-        if (ps.row[j] < 0) continue;
-        for (int a = 0; a < Dim; ++a) {
-          const double ca = c * ps.grad[i][a];
-          for (int b = 0; b < Dim; ++b) cb.at(i, j, a, b) += ca * ps.grad[j][b];
-        }
-      }
+      double ca[Dim];
+      for (int a = 0; a < Dim; ++a) ca[a] = c * ps.grad[i][a];
+      double* out = &cb.at(i, i, 0, 0);
+      for (int j = i; j < M; ++j, out += Dim * Dim)
+        for (int a = 0; a < Dim; ++a)
+          for (int b = 0; b < Dim; ++b) out[a * Dim + b] += ca[a] * ps.grad[j][b];
     }
     return;
   }
