@@ -7,9 +7,10 @@
 
 namespace meniscus::physics {
 
-// A (N x N, row-major, symmetric) is replaced by V max(Lambda, 0) V^T.
+// A (N x N, row-major, symmetric) is replaced by V max(Lambda, 0) V^T. Returns whether A changed
+// (false: A had no negative eigenvalue and is kept exactly).
 template <int N>
-KOKKOS_INLINE_FUNCTION void project_psd(double* A) {
+KOKKOS_INLINE_FUNCTION bool project_psd(double* A) {
   double V[N * N], D[N * N];
   for (int i = 0; i < N * N; ++i) {
     D[i] = A[i];
@@ -17,7 +18,7 @@ KOKKOS_INLINE_FUNCTION void project_psd(double* A) {
   }
   double scale = 0;
   for (int i = 0; i < N * N; ++i) scale += D[i] * D[i];
-  if (!(scale > 0)) return;
+  if (!(scale > 0)) return false;
   for (int sweep = 0; sweep < 30; ++sweep) {
     double off = 0;
     for (int p = 0; p < N; ++p)
@@ -49,7 +50,7 @@ KOKKOS_INLINE_FUNCTION void project_psd(double* A) {
   }
   bool negative = false;
   for (int i = 0; i < N; ++i) negative = negative || D[i * N + i] < 0;
-  if (!negative) return;  // already PSD: keep A exactly (no round-off from the reconstruction)
+  if (!negative) return false;  // already PSD: keep A exactly (no round-off from the reconstruction)
   for (int i = 0; i < N; ++i)
     for (int j = 0; j < N; ++j) {
       double s = 0;
@@ -59,6 +60,7 @@ KOKKOS_INLINE_FUNCTION void project_psd(double* A) {
       }
       A[i * N + j] = s;
     }
+  return true;
 }
 
 }  // namespace meniscus::physics

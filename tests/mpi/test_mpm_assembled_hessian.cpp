@@ -7,6 +7,7 @@
 #include <petscmat.h>
 
 #include <cmath>
+#include <string>
 
 #include "core/log.hpp"
 #include "methods/mpm/mpm_method.hpp"
@@ -103,3 +104,12 @@ void compare(const char* scene, const std::string& name) {
 
 TEST(ImplicitMPM, AssembledHessianMatchesProduct2D) { compare<2>(kScene2D, "implicit_assembled_hessian_2d"); }
 TEST(ImplicitMPM, AssembledHessianMatchesProduct3D) { compare<3>(kScene3D, "implicit_assembled_hessian_3d"); }
+// The same scene with an inviscid liquid, whose particles take the block kernel's rank-one
+// pressure-only branch (the droplet decks' case).
+TEST(ImplicitMPM, AssembledHessianMatchesProductInviscid3D) {
+  std::string scene = kScene3D;
+  const std::string viscous = "viscosity: 0.05", inviscid = "viscosity: 0";
+  ASSERT_NE(scene.find(viscous), std::string::npos);
+  scene.replace(scene.find(viscous), viscous.size(), inviscid);
+  compare<3>(scene.c_str(), "implicit_assembled_hessian_inviscid_3d");
+}
