@@ -82,7 +82,8 @@ if len(rows) > 1:
     print(f"heat solve per step from step 2 on: assembly {1e3 * lm('heat_assemble_s'):.1f} ms, set-up "
           f"{1e3 * lm('heat_setup_s'):.1f} ms, CG {1e3 * lm('heat_ksp_s'):.1f} ms, G2P {1e3 * lm('heat_gather_s'):.1f} ms")
 its = sum(float(x.get('newton_iterations', 0) or 0) for x in rows) / len(rows)
-print(f"newton iterations per step: {its:.1f}" + (f"; Newton loop per iteration {ours['linear solve'] / its:.0f} ms" if its > 0 else ""))
+cg = sum(float(x.get('cg_iterations', 0) or 0) for x in rows) / len(rows)
+print(f"newton iterations per step: {its:.1f} ({cg:.0f} CG iterations)" + (f"; Newton loop per iteration {ours['linear solve'] / its:.0f} ms" if its > 0 else ""))
 cpu = [open(f"{d}/cpu.{k}").read().split()[-3:] for k in range(ranks)]
 cpu_s = sum(float(u) + float(s_) for u, s_, _ in cpu)
 rss = max(int(m) for _, _, m in cpu) * 1024

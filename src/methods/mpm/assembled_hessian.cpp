@@ -178,6 +178,18 @@ void AssembledHessian<Dim>::configure_pc(PC pc) {
   // The prolongators of the first linearisation with a pattern serve its later ones (the Newton
   // iterations of a step, and steps with the same unknowns): only the Galerkin products are redone.
   petsc_check(PCGAMGSetReuseInterpolation(pc, PETSC_TRUE), "PCGAMGSetReuseInterpolation");
+  // GAMG's level smoother: Chebyshev with SOR instead of PETSc's default Chebyshev with Jacobi
+  // (-<prefix>redistribute_mg_levels_pc_type overrides). The systems that reach GAMG are the stiff
+  // ones, and on the stiffest, the 3D candle's solid wax (Chen et al. 2021, Sec. 6.9: E = 1e6 Pa,
+  // rho = 10, dt = 0.01 s, the elastic wave crossing 100-200 cells per step), Jacobi smoothing left
+  // CG at 100-114 iterations per Newton iteration at dx = 1/31 and 288 at 1/63, more than SOR alone
+  // (65-111); SOR smoothing: 26-35 at 1/31, 118 at 1/63 (docs/performance.md, 3D candle).
+  {
+    const std::string key = "-" + prefix_ + "redistribute_mg_levels_pc_type";
+    PetscBool given = PETSC_FALSE;
+    petsc_check(PetscOptionsHasName(nullptr, nullptr, key.c_str(), &given), "PetscOptionsHasName");
+    if (!given) petsc_check(PetscOptionsSetValue(nullptr, key.c_str(), "sor"), "PetscOptionsSetValue");
+  }
   petsc_check(PCSetFromOptions(pc), "PCSetFromOptions");
   // -<prefix>reuse_preconditioner: the preconditioner built at a step's first linearisation serves
   // the step's later Newton iterations (their operators differ by the Newton updates and the
