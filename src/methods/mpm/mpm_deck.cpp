@@ -34,9 +34,10 @@ void declare_mpm_sections(config::Schema& root) {
       .def("1000")
       .min(1);
   newton->choice("hessian", {"assembled", "matrix_free"},
-                 "Newton's linear solves: the Hessian assembled as a sparse matrix with CG + algebraic multigrid "
-                 "(PCGAMG, rigid-body near null space), or applied matrix-free through the particles with CG + "
-                 "Jacobi; -mpm_newton_ksp_* / -mpm_newton_pc_* override either")
+                 "Newton's linear solves: the Hessian assembled as a sparse matrix with CG + symmetric SOR, "
+                 "switching to algebraic multigrid (PCGAMG, SOR-smoothed) for the rest of the run when a solve "
+                 "needs more than -mpm_newton_sor_max_iterations, or applied matrix-free through the particles "
+                 "with CG + Jacobi; -mpm_newton_ksp_* / -mpm_newton_pc_* override either")
       .def("assembled");
   newton->flag("project_hessian",
                "Newton solves with the exact Hessian; where CG meets negative curvature it falls back to one with "
