@@ -20,6 +20,7 @@ LIMIT=120  # seconds per command: a hang fails the check instead of blocking the
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 
 BASE_DECK=$SRC/inputs/dam-break-2d.yaml
+ROBOT_DECK=$SRC/inputs/membrane-robot-2d-ci.yaml
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/meniscus-cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -132,6 +133,9 @@ serial_checks() {
   expect_error phase_partner_heat 1 "$BASE_DECK" "materials[0].phase_partner" "needs mpm.heat.enabled" run "$BASE_DECK" --set "materials[0].phase_partner=water" "${run_args[@]}"
   expect_error marangoni_temperature_heat 1 "$BASE_DECK" mpm.surface_tension.marangoni.scalar "needs mpm.heat.enabled" run "$BASE_DECK" --set mpm.surface_tension.enabled=true --set mpm.surface_tension.marangoni.enabled=true --set mpm.surface_tension.marangoni.scalar=temperature "${run_args[@]}"
   expect_error heat_robin_samples 1 "$BASE_DECK" mpm.heat.transfer_coefficient "surface samples" run "$BASE_DECK" --set mpm.heat.enabled=true --set mpm.heat.transfer_coefficient=1 "${run_args[@]}"
+  # Articulated membrane bodies (the water-strider robot): a link's root must be another, free, non-rotating body.
+  expect_error robot_root_index 1 "$ROBOT_DECK" "membrane.bodies[1].root" "is not another body" check "$ROBOT_DECK" --set "membrane.bodies[1].root=7"
+  expect_error robot_root_rotates 1 "$ROBOT_DECK" "membrane.bodies[1].root" "non-rotating" check "$ROBOT_DECK" --set "membrane.bodies[0].rotates=true"
   expect_error unknown_option 1 "" "" "unknown option --frobnicate" run "$BASE_DECK" --frobnicate
   expect_error unknown_command 1 "" "" "unknown command 'frobnicate'" frobnicate "$BASE_DECK"
   expect_error no_deck 1 "" "" "run needs a DECK" run

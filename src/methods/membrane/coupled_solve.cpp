@@ -383,17 +383,19 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   auto in_c = [&](PetscInt i, PetscInt j) { return !(held[i] || held[j]) || i == j; };
   std::vector<double> bv_held(nv, 0.0);  // b_v of the held rows less the body momentum (rank 0)
   if (rank == 0)
-    for (long b = 0; b < nbody; ++b)
-      for (int d = 0; d < 2 && rigid[b] >= 0; ++d)
+    for (long b = 0; b < nbody; ++b) {
+      if (rigid[b] < 0) continue;
+      double mr[3];
+      composite_inertia(r.bodies, static_cast<size_t>(b), mr);
+      for (int d = 0; d < 2; ++d)
         if (held[rigid[b] + d]) {
           const PetscInt q = rigid[b] + d;
-          double mr[3];
-          composite_inertia(r.bodies, static_cast<size_t>(b), mr);
           bv_held[q] = bv_all[q] + mr[d] * r.v_start[3 * b + d];
           bv_all[q] = 0.0;
           for (auto& [ij, val] : c_all)
             if (ij.first == q && ij.second == q) val = mr[d];
         }
+    }
   // C with counted preallocation: rank 0 owns every row of the velocity block; a body's rows are
   // long (one entry per membrane component or body it touches), so they are counted, not guessed.
   {

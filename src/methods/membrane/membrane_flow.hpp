@@ -37,7 +37,7 @@ struct FlowParameters {
   // membrane.normal_motion): true moves free vertices with the normal part of v-dagger only, keeps
   // only the normal part of their new velocity after the second solve, and pins the contact
   // vertices in remeshing; false (default) moves them with all of v-dagger (Ruan 2021 Stage 5).
-  // Measured (session 13, normal vs the paper's motion):
+  // Measured (normal vs the paper's motion):
   //  * floating cylinder of the Keller test (dx 0.025 cm, last 0.2 s of 0.7 s): remeshing events
   //    at rest 44 against 1080 per second; Keller balance 0.33 % against 1.33 %; Keller ratio
   //    under dt -> dt / 2 (damping kept on, z_inf averaged over 0.1 s) 1.0335 -> 1.0366 (0.3 %);
@@ -45,10 +45,10 @@ struct FlowParameters {
   //  * free Cheerios pair: acceleration 0.300 cm/s^2 in the bracket 0.287 .. 0.383 from
   //    rho g h_m^2 / 2 (the paper's motion: 0.653, 15 % above its bracket's top).
   // Not the default because the settled cylinder is less settled at 0.7 s (|v| 0.041 against
-  // 0.011 cm/s). Its fitted meniscus length, 0.375 cm against l_c = 0.303 with the linearised fit
-  // of session 13, is 0.280 with the exact Young-Laplace fit of session 14 (0.263 with the paper's
-  // motion; test_membrane_keller.cpp). Before session 13 the vertices kept their tangential velocity, which then grew
-  // without bound (Laplace drop 10.3 % low).
+  // 0.011 cm/s). Its fitted meniscus length is 0.280 cm against l_c = 0.303 with the exact
+  // Young-Laplace fit (0.263 with the paper's motion; test_membrane_keller.cpp; a linearised fit
+  // read 0.375). Without the normal-only rule the vertices kept their tangential velocity, which
+  // then grew without bound (Laplace drop 10.3 % low).
   bool normal_motion = false;
   // Fraction of the way toward even spacing that a free vertex slides per step (0: no sliding).
   // Off by default: on the floating cylinder (rate 0.5, with normal motion) the slides, which leave
