@@ -23,6 +23,7 @@ namespace g = meniscus::geometry;
 namespace fs = std::filesystem;
 using g::testing::distances_on_device;
 using g::testing::normals_on_device;
+using g::testing::uv_sphere;
 
 namespace {
 
@@ -84,28 +85,6 @@ class GeometryMesh : public ::testing::Test {
 
 double box_distance(const double p[3], double lo, double hi) {
   return g::box<3>({lo, lo, lo}, {hi, hi, hi}).distance(p);
-}
-
-// UV sphere: two poles and bands - 1 latitude circles of `segments` vertices.
-g::TriangleMesh uv_sphere(double radius, int bands, int segments) {
-  g::TriangleMesh m;
-  m.vertices.push_back({0.0, 0.0, radius});
-  for (int i = 1; i < bands; ++i)
-    for (int j = 0; j < segments; ++j) {
-      const double th = M_PI * i / bands, ph = 2 * M_PI * j / segments;
-      m.vertices.push_back({radius * std::sin(th) * std::cos(ph), radius * std::sin(th) * std::sin(ph), radius * std::cos(th)});
-    }
-  m.vertices.push_back({0.0, 0.0, -radius});
-  const int south = static_cast<int>(m.vertices.size()) - 1;
-  auto v = [&](int i, int j) { return i == 0 ? 0 : (i == bands ? south : 1 + (i - 1) * segments + j % segments); };
-  for (int i = 0; i < bands; ++i)
-    for (int j = 0; j < segments; ++j) {
-      const int a = v(i, j), b = v(i + 1, j), c = v(i + 1, j + 1), d = v(i, j + 1);
-      if (i != bands - 1) m.triangles.push_back({a, b, c});
-      if (i != 0) m.triangles.push_back({a, c, d});
-    }
-  if (g::signed_volume(m) < 0) g::flip(m);
-  return m;
 }
 
 g::TriangleMesh torus(double major, double minor, int nu, int nv) {

@@ -4,9 +4,11 @@
 #include <Kokkos_Core.hpp>
 
 #include <array>
+#include <cmath>
 #include <vector>
 
 #include "geometry/shapes.hpp"
+#include "geometry/triangle_mesh.hpp"
 
 namespace meniscus::geometry::testing {
 
@@ -52,6 +54,29 @@ std::vector<std::array<double, Dim>> normals_on_device(const Shape<Dim>& shape,
   for (int64_t i = 0; i < n; ++i)
     for (int k = 0; k < Dim; ++k) out[i][k] = hn(i, k);
   return out;
+}
+
+// UV sphere: two poles and bands - 1 latitude circles of `segments` vertices (fans of thin
+// triangles at the poles).
+inline TriangleMesh uv_sphere(double radius, int bands, int segments) {
+  TriangleMesh m;
+  m.vertices.push_back({0.0, 0.0, radius});
+  for (int i = 1; i < bands; ++i)
+    for (int j = 0; j < segments; ++j) {
+      const double th = M_PI * i / bands, ph = 2 * M_PI * j / segments;
+      m.vertices.push_back({radius * std::sin(th) * std::cos(ph), radius * std::sin(th) * std::sin(ph), radius * std::cos(th)});
+    }
+  m.vertices.push_back({0.0, 0.0, -radius});
+  const int south = static_cast<int>(m.vertices.size()) - 1;
+  auto v = [&](int i, int j) { return i == 0 ? 0 : (i == bands ? south : 1 + (i - 1) * segments + j % segments); };
+  for (int i = 0; i < bands; ++i)
+    for (int j = 0; j < segments; ++j) {
+      const int a = v(i, j), b = v(i + 1, j), c = v(i + 1, j + 1), d = v(i, j + 1);
+      if (i != bands - 1) m.triangles.push_back({a, b, c});
+      if (i != 0) m.triangles.push_back({a, c, d});
+    }
+  if (signed_volume(m) < 0) flip(m);
+  return m;
 }
 
 }  // namespace meniscus::geometry::testing

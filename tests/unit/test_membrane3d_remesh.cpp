@@ -9,34 +9,13 @@
 #include <set>
 
 #include "methods/membrane/triangle_remesh.hpp"
+#include "test_geometry_support.hpp"
 
 namespace mm = meniscus::membrane;
 namespace geo = meniscus::geometry;
+using geo::testing::uv_sphere;
 
 namespace {
-
-// Latitude-longitude sphere: poles joined to the first and last ring by fans of thin triangles.
-geo::TriangleMesh uv_sphere(double r, int rings, int segments) {
-  geo::TriangleMesh mesh;
-  mesh.vertices.push_back({0, 0, r});
-  for (int k = 1; k < rings; ++k)
-    for (int s = 0; s < segments; ++s) {
-      const double th = M_PI * k / rings, ph = 2 * M_PI * s / segments;
-      mesh.vertices.push_back({r * std::sin(th) * std::cos(ph), r * std::sin(th) * std::sin(ph), r * std::cos(th)});
-    }
-  mesh.vertices.push_back({0, 0, -r});
-  const int south = static_cast<int>(mesh.vertices.size()) - 1;
-  auto id = [segments](int k, int s) { return 1 + (k - 1) * segments + (s % segments); };
-  for (int s = 0; s < segments; ++s) {
-    mesh.triangles.push_back({0, id(1, s), id(1, s + 1)});
-    mesh.triangles.push_back({south, id(rings - 1, s + 1), id(rings - 1, s)});
-    for (int k = 1; k + 1 < rings; ++k) {
-      mesh.triangles.push_back({id(k, s), id(k + 1, s), id(k + 1, s + 1)});
-      mesh.triangles.push_back({id(k, s), id(k + 1, s + 1), id(k, s + 1)});
-    }
-  }
-  return mesh;
-}
 
 std::pair<double, double> edge_range(const geo::TriangleMesh& mesh) {
   double lo = 1e300, hi = 0;

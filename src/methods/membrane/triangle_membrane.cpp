@@ -33,6 +33,11 @@ KOKKOS_INLINE_FUNCTION void opposite_edge(const double p[3][3], int a, double l[
   for (int d = 0; d < 3; ++d) l[d] = p[(a + 2) % 3][d] - p[(a + 1) % 3][d];
 }
 
+// Signed area of the triangle's projection on the xy-plane (positive when it faces up).
+KOKKOS_INLINE_FUNCTION double projected_area(const double p[3][3]) {
+  return 0.5 * ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[2][0] - p[0][0]) * (p[1][1] - p[0][1]));
+}
+
 // [l]_x, the matrix of l x (.).
 KOKKOS_INLINE_FUNCTION void skew(const double l[3], double s[3][3]) {
   s[0][0] = 0;     s[0][1] = -l[2]; s[0][2] = l[1];
@@ -43,6 +48,14 @@ KOKKOS_INLINE_FUNCTION void skew(const double l[3], double s[3][3]) {
 template <class F>
 void for_triangles(const char* name, long count, const F& body) {
   Kokkos::parallel_for(name, Kokkos::RangePolicy<>(0, count), body);
+}
+
+// Sum of body(t, acc) over the owned triangles (each triangle counted on one rank).
+template <class F>
+double sum_owned_triangles(const char* name, const TriangleMembrane& m, const F& body) {
+  double sum = 0;
+  Kokkos::parallel_reduce(name, Kokkos::RangePolicy<>(0, m.owned_triangles), body, sum);
+  return sum;
 }
 
 }  // namespace
@@ -189,17 +202,12 @@ void capillary_force(const TriangleMembrane& m, double sigma, const Vec3Array& f
 double total_area(const TriangleMembrane& m) {
   auto x = m.x;
   auto tri = m.tri;
-  double sum = 0;
-  Kokkos::parallel_reduce(
-      "membrane3_area", Kokkos::RangePolicy<>(0, m.owned_triangles),
-      KOKKOS_LAMBDA(const long t, double& acc) {
-        double p[3][3], n[3];
-        load_corners(x, tri, t, p);
-        area_vector(p, n);
-        acc += 0.5 * kmath::norm<3>(n);
-      },
-      sum);
-  return sum;
+  return sum_owned_triangles("membrane3_area", m, KOKKOS_LAMBDA(const long t, double& acc) {
+    double p[3][3], n[3];
+    load_corners(x, tri, t, p);
+    area_vector(p, n);
+    acc += 0.5 * kmath::norm<3>(n);
+  });
 }
 
 void lumped_vertex_areas(const TriangleMembrane& m, double scale, const Kokkos::View<double*, MemSpace>& out) {
@@ -305,23 +313,17 @@ void apply_triangle_hessian(const TriangleMembrane& m, const TriangleHessian& h,
 double enclosed_volume(const TriangleMembrane& m, bool closed, double zbase) {
   auto x = m.x;
   auto tri = m.tri;
-  double sum = 0;
-  Kokkos::parallel_reduce(
-      "membrane3_volume", Kokkos::RangePolicy<>(0, m.owned_triangles),
-      KOKKOS_LAMBDA(const long t, double& acc) {
-        double p[3][3];
-        load_corners(x, tri, t, p);
-        if (closed) {
-          double jk[3];
-          kmath::cross(p[1], p[2], jk);
-          acc += kmath::dot<3>(p[0], jk) / 6;
-        } else {
-          const double axy = 0.5 * ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[2][0] - p[0][0]) * (p[1][1] - p[0][1]));
-          acc += axy * ((p[0][2] + p[1][2] + p[2][2]) / 3 - zbase);
-        }
-      },
-      sum);
-  return sum;
+  return sum_owned_triangles("membrane3_volume", m, KOKKOS_LAMBDA(const long t, double& acc) {
+    double p[3][3];
+    load_corners(x, tri, t, p);
+    if (closed) {
+      double jk[3];
+      kmath::cross(p[1], p[2], jk);
+      acc += kmath::dot<3>(p[0], jk) / 6;
+    } else {
+      acc += projected_area(p) * ((p[0][2] + p[1][2] + p[2][2]) / 3 - zbase);
+    }
+  });
 }
 
 void volume_gradient(const TriangleMembrane& m, bool closed, double zbase, const Vec3Array& g) {
@@ -340,7 +342,7 @@ void volume_gradient(const TriangleMembrane& m, bool closed, double zbase, const
       for (int a = 0; a < 3; ++a)
         for (int d = 0; d < 3; ++d) Kokkos::atomic_add(&g(tri(t, a), d), n[d] / 6);
     } else {
-      const double axy = 0.5 * ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[2][0] - p[0][0]) * (p[1][1] - p[0][1]));
+      const double axy = projected_area(p);
       const double height = (p[0][2] + p[1][2] + p[2][2]) / 3 - zbase;
       for (int a = 0; a < 3; ++a) {
         const int j = (a + 1) % 3, k = (a + 2) % 3;
