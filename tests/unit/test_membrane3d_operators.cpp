@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <random>
 
@@ -471,6 +472,54 @@ TEST(Membrane3dOperators, RankLocalPartsReproduceTheWholeMembrane) {
   EXPECT_LT(kerr / max_abs(k_all), 1e-13);
   EXPECT_LT(std::abs(area - a0) / a0, 1e-14);
   EXPECT_LT(std::abs(volume - v0) / v0, 1e-14);
+}
+
+TEST(Membrane3dOperators, LaplacianRowsAssembleTheStiffnessOnEveryPart) {
+  // The triplets the solve inserts into PETSc (K_c = L (x) I_3) give the same matrix as the
+  // matrix-free product; split into 3 parts, each part's owned rows are the whole mesh's rows.
+  const double sigma = 0.9;
+  const auto mesh = jittered_sphere(2, 0.2, {0.1, 0.2, 0.3}, 17);
+  auto whole = mm::make_triangle_membrane(mesh);
+  const long n = whole.vertices();
+  mm::CornerArray w("w", whole.triangles());
+  mm::cotangent_weights(whole, sigma, w);
+  const auto rows = mm::cotangent_laplacian_rows(whole, w);
+  Eigen::MatrixXd k = Eigen::MatrixXd::Zero(3 * n, 3 * n);
+  for (size_t e = 0; e < rows.value.size(); ++e)
+    for (int d = 0; d < 3; ++d) k(3 * rows.row[e] + d, 3 * rows.col[e] + d) += rows.value[e];
+  const Eigen::MatrixXd kref = dense(n, [&](const mm::Vec3Array& u, const mm::Vec3Array& out) {
+    mm::apply_cotangent_stiffness(whole, w, u, out);
+  });
+  std::vector<int> owner(n);
+  for (long g = 0; g < n; ++g) owner[g] = mesh.vertices[g][2] < 0.2 ? 0 : (mesh.vertices[g][1] < 0.1 ? 1 : 2);
+  mm::LaplacianRows merged;
+  for (int rank = 0; rank < 3; ++rank) {
+    auto part = mm::local_triangle_membrane(mesh, owner, rank);
+    mm::CornerArray wp("w", part.triangles());
+    mm::cotangent_weights(part, sigma, wp);
+    const auto pr = mm::cotangent_laplacian_rows(part, wp);
+    merged.row.insert(merged.row.end(), pr.row.begin(), pr.row.end());
+    merged.col.insert(merged.col.end(), pr.col.begin(), pr.col.end());
+    merged.value.insert(merged.value.end(), pr.value.begin(), pr.value.end());
+  }
+  double part_err = 0;
+  bool same_pattern = merged.row.size() == rows.row.size();
+  // The parts own disjoint sets of rows; sorted, their triplets must be the whole's.
+  std::vector<size_t> order(merged.row.size());
+  for (size_t e = 0; e < order.size(); ++e) order[e] = e;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return std::make_pair(merged.row[a], merged.col[a]) < std::make_pair(merged.row[b], merged.col[b]);
+  });
+  for (size_t e = 0; same_pattern && e < order.size(); ++e) {
+    same_pattern = merged.row[order[e]] == rows.row[e] && merged.col[order[e]] == rows.col[e];
+    part_err = std::max(part_err, std::abs(merged.value[order[e]] - rows.value[e]));
+  }
+  const double err = (k - kref).cwiseAbs().maxCoeff() / kref.cwiseAbs().maxCoeff();
+  std::printf("triplets vs matrix-free K_c: %.2e; %zu entries (%.1f per row); parts vs whole %.2e\n", err,
+              rows.value.size(), double(rows.value.size()) / n, part_err / kref.cwiseAbs().maxCoeff());
+  EXPECT_LT(err, 1e-14);
+  EXPECT_TRUE(same_pattern);
+  EXPECT_LT(part_err / kref.cwiseAbs().maxCoeff(), 1e-14);
 }
 
 TEST(Membrane3dOperators, IcosphereIsAValidOutwardMesh) {

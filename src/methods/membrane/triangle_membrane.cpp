@@ -259,6 +259,29 @@ void apply_cotangent_stiffness(const TriangleMembrane& m, const CornerArray& w, 
   });
 }
 
+LaplacianRows cotangent_laplacian_rows(const TriangleMembrane& m, const CornerArray& w) {
+  auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.tri);
+  auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.gid);
+  std::map<std::pair<long, long>, double> entries;
+  for (long t = 0; t < m.triangles(); ++t)
+    for (int c = 0; c < 3; ++c) {
+      const int i = ht(t, (c + 1) % 3), j = ht(t, (c + 2) % 3);
+      for (const auto& [a, b] : {std::pair<int, int>{i, j}, std::pair<int, int>{j, i}}) {
+        if (a >= m.owned_vertices) continue;  // a ghost's row belongs to its owner
+        entries[{hg(a), hg(a)}] += hw(t, c);
+        entries[{hg(a), hg(b)}] -= hw(t, c);
+      }
+    }
+  LaplacianRows rows;
+  for (const auto& [rc, v] : entries) {
+    rows.row.push_back(rc.first);
+    rows.col.push_back(rc.second);
+    rows.value.push_back(v);
+  }
+  return rows;
+}
+
 void area_hessian(const TriangleMembrane& m, double sigma, const TriangleHessian& h) {
   auto x = m.x;
   auto tri = m.tri;

@@ -88,6 +88,16 @@ void cotangent_weights(const TriangleMembrane& m, double sigma, const CornerArra
 void apply_cotangent_stiffness(const TriangleMembrane& m, const CornerArray& w, const Vec3Array& u,
                                const Vec3Array& out);
 
+// The rows of the owned vertices of the scalar cotangent Laplacian L with K_c = L (x) I_3, by global
+// vertex id, each (row, col) once and in increasing order: what the 3D solve inserts into its PETSc
+// AIJ block (value times I_3 in the 3 x 3 block (row, col)). Diagonal entries are the sums of the
+// row's edge weights, off-diagonal ones minus the edge's weight (both of its triangles).
+struct LaplacianRows {
+  std::vector<long> row, col;
+  std::vector<double> value;
+};
+LaplacianRows cotangent_laplacian_rows(const TriangleMembrane& m, const CornerArray& w);
+
 // The exact per-triangle Hessian sigma d2A_t/dx2 as a 9 x 9 block over (x_i, x_j, x_k) in the
 // triangle's vertex order; the exact stiffness is -df/dx = sum_t of these blocks.
 void area_hessian(const TriangleMembrane& m, double sigma, const TriangleHessian& h);
