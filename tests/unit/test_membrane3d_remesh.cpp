@@ -53,7 +53,8 @@ TEST(Membrane3dRemesh, RepairsAThinTriangleSphereAndKeepsItsVolume) {
   const double v1 = geo::signed_volume(mesh), angle1 = mm::min_triangle_angle_deg(mesh);
   const auto [lo1, hi1] = edge_range(mesh);
   std::printf("uv sphere: %ld splits, %ld collapses, %ld flips in %d passes; min angle %.2f -> %.2f deg; "
-              "edges [%.3f, %.3f] -> [%.3f, %.3f] (L0 0.1); volume change %.2e (flips %.3e, restored by a normal offset of %.2e L0)\n",
+              "edges [%.3f, %.3f] -> [%.3f, %.3f] (L0 0.1); volume change %.2e (flips %.3e, restored by a "
+              "normal offset of %.2e L0)\n",
               st.splits, st.collapses, st.flips, st.passes, angle0, angle1, lo0, hi0, lo1, hi1, (v1 - v0) / v0,
               st.flip_volume_change / v0, st.restore_offset / opt.L0);
   EXPECT_NO_THROW(geo::validate(mesh, "test", "uv_sphere"));
