@@ -12,13 +12,13 @@
 #include <random>
 
 #include "methods/membrane/triangle_membrane.hpp"
+#include "test_membrane3d_support.hpp"
 
 namespace mm = meniscus::membrane;
 namespace geo = meniscus::geometry;
+using namespace meniscus::membrane::testing;
 
 namespace {
-
-using Host3 = std::vector<std::array<double, 3>>;
 
 // An icosphere whose vertices are moved radially and tangentially by up to `jitter` of the edge
 // length: no longer a sphere, still a non-degenerate closed surface.
@@ -30,39 +30,6 @@ geo::TriangleMesh jittered_sphere(int level, double jitter, const std::array<dou
   for (auto& p : mesh.vertices)
     for (auto& q : p) q += u(gen);
   return mesh;
-}
-
-// An open sheet z = height(x, y) over the unit square, n x n quads, each split into two triangles
-// counter-clockwise seen from above (the air side).
-template <class F>
-geo::TriangleMesh sheet(int n, const F& height) {
-  geo::TriangleMesh mesh;
-  for (int j = 0; j <= n; ++j)
-    for (int i = 0; i <= n; ++i) {
-      const double x = double(i) / n, y = double(j) / n;
-      mesh.vertices.push_back({x, y, height(x, y)});
-    }
-  auto id = [n](int i, int j) { return j * (n + 1) + i; };
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      mesh.triangles.push_back({id(i, j), id(i + 1, j), id(i + 1, j + 1)});
-      mesh.triangles.push_back({id(i, j), id(i + 1, j + 1), id(i, j + 1)});
-    }
-  return mesh;
-}
-
-Host3 to_host(const mm::Vec3Array& a) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
-  Host3 out(a.extent(0));
-  for (size_t i = 0; i < out.size(); ++i) out[i] = {h(i, 0), h(i, 1), h(i, 2)};
-  return out;
-}
-
-void from_host(const Host3& in, const mm::Vec3Array& a) {
-  auto h = Kokkos::create_mirror_view(a);
-  for (size_t i = 0; i < in.size(); ++i)
-    for (int d = 0; d < 3; ++d) h(i, d) = in[i][d];
-  Kokkos::deep_copy(a, h);
 }
 
 // x + s * dir

@@ -10,6 +10,7 @@
 
 #include "methods/membrane/triangle_remesh.hpp"
 #include "test_geometry_support.hpp"
+#include "test_membrane3d_support.hpp"
 
 namespace mm = meniscus::membrane;
 namespace geo = meniscus::geometry;
@@ -77,16 +78,7 @@ TEST(Membrane3dRemesh, FlatPoolKeepsShapeVolumeBoundaryAndLinearVelocities) {
     return std::array<double, 3>{0.2 + p[0] - 2 * p[1], 3 * p[2], p[0] + p[1]};
   };
   for (const double L0 : {0.3, 0.05}) {
-    geo::TriangleMesh mesh;
-    const int n = 10;
-    for (int j = 0; j <= n; ++j)
-      for (int i = 0; i <= n; ++i) mesh.vertices.push_back({double(i) / n, double(j) / n, 0.3});
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) {
-        const int a = j * (n + 1) + i;
-        mesh.triangles.push_back({a, a + 1, a + n + 2});
-        mesh.triangles.push_back({a, a + n + 2, a + n + 1});
-      }
+    auto mesh = mm::testing::sheet(10, [](double, double) { return 0.3; });
     std::vector<std::array<double, 3>> vel;
     for (const auto& p : mesh.vertices) vel.push_back(field(p));
     std::vector<int> kind;
