@@ -27,6 +27,8 @@
 // partial and are not used); reductions (area, volume) sum owned triangles only, so summing them
 // over ranks counts every triangle once. On one rank everything is owned.
 #include <Kokkos_Core.hpp>
+#include <mpi.h>
+
 #include <array>
 #include <vector>
 
@@ -47,6 +49,7 @@ struct TriangleMembrane {
   Kokkos::View<int*, MemSpace> kind;   // VertexKind per vertex (polyline.hpp)
   long owned_vertices = 0;             // local vertices [0, owned_vertices) belong to this rank
   long owned_triangles = 0;            // triangles [0, owned_triangles) are counted in reductions
+  std::vector<int> ghost_owner;        // rank owning ghost g (local id owned_vertices + g)
   long vertices() const { return static_cast<long>(x.extent(0)); }
   long triangles() const { return static_cast<long>(tri.extent(0)); }
 };
@@ -60,6 +63,18 @@ TriangleMembrane make_triangle_membrane(const geometry::TriangleMesh& mesh);
 // of their other vertices. Used to split a replicated membrane across ranks; see the layout above.
 TriangleMembrane local_triangle_membrane(const geometry::TriangleMesh& mesh, const std::vector<int>& owner,
                                          int rank);
+
+// The exchange that refreshes ghost copies from their owners (after positions or velocities of owned
+// vertices change); built once per topology (after creation or remeshing). Collective over comm.
+struct MembraneHalo {
+  std::vector<int> send_counts, send_displs, recv_counts, recv_displs;  // per rank, in vertices
+  std::vector<long> send_local;  // owned local ids to send, grouped by requesting rank
+  std::vector<long> recv_local;  // ghost local ids to fill, grouped by owning rank
+};
+MembraneHalo make_membrane_halo(const TriangleMembrane& m, MPI_Comm comm);
+
+// Copies the owners' values of an n x 3 vertex field into the ghost slots. Collective over comm.
+void update_ghosts(const MembraneHalo& halo, const Vec3Array& field, MPI_Comm comm);
 
 // Host copy of the positions and triangles (for output and for the geometry layer's checks).
 geometry::TriangleMesh to_triangle_mesh(const TriangleMembrane& m);
