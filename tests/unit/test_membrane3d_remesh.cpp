@@ -62,8 +62,10 @@ TEST(Membrane3dRemesh, RepairsAThinTriangleSphereAndKeepsItsVolume) {
   EXPECT_EQ(euler_characteristic(mesh), 2);
   EXPECT_LE(hi1, opt.split_ratio * opt.L0);
   EXPECT_GT(angle1, opt.min_angle_deg);  // 10.7 -> 28.0 measured
-  // The flips lose volume on the convex drop (-1.4e-3 measured); the offset restores it.
+  // The flips lose volume on the convex drop (-1.4e-3 measured); the offset restores it. Splits and
+  // collapses keep it exactly: all of the change before the offset is the flips'.
   EXPECT_LT(st.flip_volume_change, 0);
+  EXPECT_LT(std::abs(st.volume_change_before_offset - st.flip_volume_change) / v0, 1e-13);
   EXPECT_LT(std::abs(v1 - v0) / v0, 1e-13);
   EXPECT_LT(std::abs(st.restore_offset), 0.01 * opt.L0);
 }
@@ -120,8 +122,9 @@ TEST(Membrane3dRemesh, FlatPoolKeepsShapeVolumeBoundaryAndLinearVelocities) {
 
 TEST(Membrane3dRemesh, ContactVerticesStayAndCollapsesKeepTheVolumeExactly) {
   // Icosphere level 4 (r = 0.5, edges 0.027-0.036) coarsened to L0 = 0.12 through the membrane
-  // wrapper, flips off: only collapses (and a few splits) act, so the volume is kept without the
-  // final offset. Vertices of a contact cap (z > 0.35, kind 3) are neither moved nor removed.
+  // wrapper, flips off. Vertices of a contact cap (z > 0.35, kind 3) are neither moved nor removed;
+  // short edges from free vertices to the cap collapse onto the cap. Before the final offset the
+  // volume has changed by exactly those collapses' changes: the free collapses keep it.
   auto m = mm::make_triangle_membrane(mm::make_icosphere({0, 0, 0}, 0.5, 4));
   auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
   auto hk = Kokkos::create_mirror_view(m.kind);
@@ -148,15 +151,18 @@ TEST(Membrane3dRemesh, ContactVerticesStayAndCollapsesKeepTheVolumeExactly) {
     }
   const auto mesh = mm::to_triangle_mesh(m);
   std::printf("coarsened icosphere: %ld -> %ld vertices (%ld collapses, %ld splits, %d passes); contact cap %zu "
-              "vertices, %ld kept in place; volume change %.2e (offset %.1e); min angle %.1f deg\n",
+              "vertices, %ld kept in place; volume change %.2e (collapses onto the cap %.2e, other %.1e, offset "
+              "%.1e L0); min angle %.1f deg\n",
               n0, m.vertices(), st.collapses, st.splits, st.passes, cap.size(), cap_kept, (v1 - v0) / v0,
-              st.restore_offset, mm::min_triangle_angle_deg(mesh));
+              st.fixed_collapse_volume_change / v0,
+              (st.volume_change_before_offset - st.fixed_collapse_volume_change) / v0, st.restore_offset / opt.L0,
+              mm::min_triangle_angle_deg(mesh));
   EXPECT_GT(st.collapses, n0 / 2);
   EXPECT_EQ(st.flips, 0);
   EXPECT_EQ(cap_kept, static_cast<long>(cap.size()));
   EXPECT_EQ(cap_now, static_cast<long>(cap.size()));
   EXPECT_LT(std::abs(v1 - v0) / v0, 1e-13);
-  EXPECT_LT(std::abs(st.restore_offset), 1e-14);
+  EXPECT_LT(std::abs(st.volume_change_before_offset - st.fixed_collapse_volume_change) / v0, 1e-13);
   EXPECT_NO_THROW(geo::validate(mesh, "test", "coarsened"));
   EXPECT_GE(mm::min_triangle_angle_deg(mesh), opt.min_angle_deg);
 }

@@ -62,6 +62,7 @@ class Remesher {
       if (changes == 0) break;
     }
     rebuild();
+    stats.volume_change_before_offset = volume_and_gradient(nullptr) - volume0;
     stats.restore_offset = restore_volume(volume0);
     compact();
   }
@@ -170,8 +171,10 @@ class Remesher {
     return vol;
   }
 
-  bool try_collapse(int a, int b) {
-    if (fixed_[a] || fixed_[b]) return false;
+  bool try_collapse(int a, int b, TriangleRemeshStats& stats) {
+    if (fixed_[a] && fixed_[b]) return false;
+    const bool onto_fixed = fixed_[a] || fixed_[b];
+    if (fixed_[b]) std::swap(a, b);  // a is the vertex kept
     const auto& shared = edge_tris_.at(edge_key(a, b));
     if (shared.size() != 2) return false;
     std::vector<int> ring = vert_tris_[a];
@@ -216,15 +219,16 @@ class Remesher {
     // the new triangles once, and along z the projected areas do not change), and the volume of the
     // patch before equals that after exactly when the enclosed volume is kept (the patch's boundary
     // loop is the same).
+    // Onto a fixed vertex, p is that vertex and the volume change is left to the final offset.
     const P3 mid = lerp(x_[a], x_[b], 0.5);
     const double target = patch_volume(before, -1, mid, mid);
     const double v0 = patch_volume(after, a, mid, mid);
     const double v1 = patch_volume(after, a, {mid[0] + dir[0], mid[1] + dir[1], mid[2] + dir[2]}, mid);
     const double edge = length(sub(x_[a], x_[b]));
-    if (!(std::abs(v1 - v0) > 0)) return false;
-    const double alpha = (target - v0) / (v1 - v0);
+    if (!onto_fixed && !(std::abs(v1 - v0) > 0)) return false;
+    const double alpha = onto_fixed ? 0.0 : (target - v0) / (v1 - v0);
     if (!(std::abs(alpha) <= 0.5 * edge)) return false;
-    const P3 p{mid[0] + alpha * dir[0], mid[1] + alpha * dir[1], mid[2] + alpha * dir[2]};
+    const P3 p = onto_fixed ? x_[a] : P3{mid[0] + alpha * dir[0], mid[1] + alpha * dir[1], mid[2] + alpha * dir[2]};
     // Quality of the new triangles.
     double old_min = M_PI, new_min = M_PI;
     for (const auto& t : before) old_min = std::min(old_min, min_angle(x_[t[0]], x_[t[1]], x_[t[2]]));
@@ -239,8 +243,12 @@ class Remesher {
     }
     if (new_min < std::min(old_min, o_.min_angle_deg * M_PI / 180)) return false;
 
-    x_[a] = p;
-    v_[a] = lerp(v_[a], v_[b], 0.5);
+    if (onto_fixed) {
+      stats.fixed_collapse_volume_change += patch_volume(after, a, p, mid) - target;
+    } else {
+      x_[a] = p;
+      v_[a] = lerp(v_[a], v_[b], 0.5);
+    }
     vert_dead_[b] = 1;
     for (int t : ring) {
       touched_[t] = 1;
@@ -259,7 +267,7 @@ class Remesher {
     for (const auto& [len, key] : list) {
       if (len >= o_.collapse_ratio * o_.L0) break;
       const int a = static_cast<int>(key >> 32), b = static_cast<int>(key & 0xffffffffu);
-      if (!vert_dead_[a] && !vert_dead_[b] && try_collapse(a, b)) ++n;
+      if (!vert_dead_[a] && !vert_dead_[b] && try_collapse(a, b, stats)) ++n;
     }
     stats.collapses += n;
     return n;

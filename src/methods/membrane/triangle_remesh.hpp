@@ -9,7 +9,9 @@
 //    opposite vertices. The surface does not move, so the enclosed volume is unchanged.
 //  * Collapse: an edge shorter than collapse_ratio L0 merges into one vertex placed on the line
 //    through the edge's midpoint along the local normal (closed surface) or along z (open surface),
-//    at the point that keeps the enclosed volume (the volume is linear in that point). Refused when
+//    at the point that keeps the enclosed volume (the volume is linear in that point); an edge with
+//    one fixed end (below) collapses onto that end, as the 2D chain does, so that short edges at a
+//    contact line or a wall go too (its volume change is restored with the flips'). Refused when
 //    the point lies more than half the edge length off the midpoint, when the one-rings share more
 //    than the two opposite vertices (the link condition, which keeps the mesh a manifold), when a
 //    triangle would turn over or get an edge longer than split_ratio L0, or when its smallest angle
@@ -22,7 +24,7 @@
 //    restores the volume of the start.
 //
 // Vertices on the boundary of an open membrane (its ends on the tank walls) and vertices that are not
-// free (kind != 0: wall, contact; polyline.hpp's VertexKind) never move and are never removed; a
+// free (kind != 0: wall, contact; polyline.hpp's VertexKind) are fixed: never moved, never removed; a
 // split edge between two such vertices of the same kind gives a vertex of that kind. New vertices
 // take the average velocity of the edge's ends (the paper's "velocity interpolation on particles
 // newly created by the mesher"). Host work, on the whole membrane (the digest's phase 1: remesh on
@@ -49,6 +51,8 @@ struct TriangleRemeshStats {
   long splits = 0, collapses = 0, flips = 0;
   int passes = 0;
   double flip_volume_change = 0;    // sum of the flips' signed volume changes
+  double fixed_collapse_volume_change = 0;  // sum of the changes of collapses onto fixed vertices
+  double volume_change_before_offset = 0;   // volume after the operations minus before
   double restore_offset = 0;        // the normal offset that restored the volume afterwards
 };
 
