@@ -3,7 +3,7 @@
 # inputs/mpm-droplet-impact-3d.yaml at dx = 1/63 in free fall (backward Euler, dt_max 1 ms, the
 # Newton and CG tolerances of the deck's defaults), the same steps run back to back with
 #   before:  mpm.newton.hessian = matrix_free (Hessian products through the particles, CG + Jacobi),
-#            with the Newton loop as it was before session 11 (fixed CG rtol, exact Hessian first:
+#            with the Newton loop before its adaptive CG rtol (fixed CG rtol, exact Hessian first:
 #            -mpm_newton_forcing false -mpm_newton_hessian_first exact)
 #   base:    only when BASE_EXE names another build of meniscus (e.g. the previous commit's): its
 #            default assembled solve, for a before/after of a solver change in the same run

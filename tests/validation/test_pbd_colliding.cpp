@@ -156,7 +156,7 @@ TEST(PbdCollidingDroplets, LongPaperSizeNonManifoldRatios) {
   // machine): frame 1-5 (the cubes meet and merge) 4.9 %, 3.0 %, 3.3 %, 2.4 %, 0.6 %; frame 6:
   // 0.18 % (10 triangles, at most 5 on one particle: two neighbouring quadrilaterals); frames 7-20: none.
   // Frames 6-20: max 0.18 %, median 0 %. With the tangent-plane test (the paper's) on 2 x 16^3 the
-  // previous sessions measured max 1.39 %, median 0.68 %, at most 8 on one particle.
+  // earlier code measured max 1.39 %, median 0.68 %, at most 8 on one particle.
   const auto c = collide(16, 17, 20, 5, {"pbd.delaunay_angles=lifted"});
   EXPECT_LT(c.worst_ratio, 0.025);  // paper: below 2.5 % after the first frames
   EXPECT_LT(c.median, 0.005);       // paper: below 0.5 % in most frames

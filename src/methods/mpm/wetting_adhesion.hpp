@@ -19,6 +19,11 @@
 // balance asks. The same weight enters the explicit force (mpm_surface_coupling.cpp) and the implicit
 // incremental potential (incremental_potential.cpp), where phi is taken at the sample's end-of-step
 // position s + dt v(s), linearised about the wall's tangent plane (exact for planes).
+// What it does not give is Young's vertical reaction at the contact line, k_LG sin(theta) per unit length:
+// the footprint on the wall sits on the ramp's flat top (w' = 0) and pulls nothing, and the down-facing
+// surface that hangs in the ramp pulls 0.66-0.69 of that reaction at 100-150 deg (1.2 at 60-80 deg), so above
+// 90 deg the rim peels, the contact line recedes and the angle creeps up (measured, with the remedies tried:
+// docs/theory-mpm-surface-tension.md, "Why drops above 90 deg creep").
 #include <Kokkos_Core.hpp>
 
 #include "physics/collider.hpp"
