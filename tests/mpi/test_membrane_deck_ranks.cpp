@@ -122,7 +122,8 @@ TEST(MembraneDeckRanks, RobotMatchesOneRankWithTheDirectSolver) {
 // the saddle-point system is ill-conditioned (measured at one rank with rtol 1e-12, true residual
 // 3e-13 of ||b||: MINRES and Schur-CG differ from MUMPS by up to 4.4e-4 cm/s in a free vertex's
 // velocity next to the hull, 0.45 %, and by 6.5e-8 cm in the hull's height; the floating-cylinder
-// deck's MINRES agrees with MUMPS to 1e-13). Measured: the 1-rank MINRES run is 2.4e-4 cm (membrane)
+// deck's MINRES agrees with MUMPS to 1e-13, and so does the robot's with its feet not rowing,
+// stroke_amplitude [0, 0]: 4e-15). Measured: the 1-rank MINRES run is 2.4e-4 cm (membrane)
 // and 6.3e-9 cm (body position) from MUMPS; 2 ranks are 3.0e-4 and 4.2e-9 cm from 1 rank, 4 ranks
 // 3.3e-4 and 1.3e-8 cm. A gap of two runs each within e of the exact solution is at most 2e; the
 // bound is 3e.
