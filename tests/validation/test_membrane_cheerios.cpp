@@ -62,8 +62,8 @@ double height_at(mm::MembraneFlow& f, double xs) {
 // and the acceleration right after release (quadratic fit over 0.15 s) lies within 20 % of the
 // bracket F / (m + rho A_sub) .. F / m (added mass between none and the submerged area's) with
 // F = rho g h_m^2 / 2 from the measured h_m, z_inf averaged over the last 0.05 s of the settle window.
-// Measured (session 14): h_m = 0.1043 cm below the zero-pressure level 0.6556, F = 0.0533 dyn/cm
-// (one step's z_inf gave 0.105 and 0.0536; 856 s on the loaded machine in session 14); gap
+// Measured: h_m = 0.1043 cm below the zero-pressure level 0.6556, F = 0.0533 dyn/cm
+// (one step's z_inf gave 0.105 and 0.0536; 856 s on the loaded machine); gap
 // 0.631 -> 0.475 cm in 0.6 s (it first widened from 0.6 during the settle window, as the surface
 // formed its menisci); acceleration 0.653 cm/s^2 against the bracket
 // 0.424 .. 0.566, i.e. 15 % above even F / m: the simulated force exceeds rho g h_m^2 / 2 by at
@@ -71,7 +71,7 @@ double height_at(mm::MembraneFlow& f, double xs) {
 // zero-pressure level; the membrane's own flat level lies about 0.005 cm higher (see
 // test_membrane_keller.cpp), which would raise F by about 10 %. About 80 s of one core (4.5 min on
 // the loaded machine). MENISCUS_CHEERIOS_NORMAL=1 runs it with normal vertex motion
-// (FlowParameters::normal_motion); measured in session 13: h_m 0.0858 cm, F 0.0361 dyn/cm, gap
+// (FlowParameters::normal_motion); measured: h_m 0.0858 cm, F 0.0361 dyn/cm, gap
 // 0.623 -> 0.525 cm, acceleration 0.300 cm/s^2 inside the bracket 0.287 .. 0.383 (passes; 0.24
 // before the membrane's tangential velocity was dropped), midpoint within 0.0076 cm.
 TEST(MembraneCheeriosValidation, LongTwoFloatingDiscsAttractWithTheCapillaryForce) {
@@ -245,7 +245,7 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
 // reaction itself is checked by HeldSubmergedDiscFeelsArchimedesForce (0.47 %). About 2.5 min of
 // one core per distance. MENISCUS_HELD_TRACE=1 prints every step, MENISCUS_HELD_ONLY=0.6 runs one
 // distance, MENISCUS_HELD_NOREMESH=1 switches remeshing off.
-// Session 11: part of the per-step jumps comes with the remesher, which splits and collapses
+// First measurement: part of the per-step jumps comes with the remesher, which splits and collapses
 // hundreds of edges per second near the contact lines of bodies at rest (see the Keller dt test).
 // Without remeshing, L = 0.6: left and right agree (0.01726 and -0.01773), mean over 0.5-0.9 s
 // 0.0173 (standard error 0.0043) against rho g h_m^2 / 2 = 0.0235 (h_m 0.0692): ratio 0.735 (with
@@ -254,7 +254,7 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
 // 0.54-0.58 s with no contact change (cells changing type); after 0.6 s the force is a decaying
 // slosh (+-0.2 dyn/cm at 0.55 s, +-0.03 at 0.85 s). Still outside 20 %; a longer settle and window
 // were not run.
-// Session 12, normal vertex motion (MENISCUS_HELD_NORMAL=1, FlowParameters::normal_motion): the
+// Second, normal vertex motion (MENISCUS_HELD_NORMAL=1, FlowParameters::normal_motion): the
 // remesher's churn is gone (129 splits and collapses in all three runs together, 11 of them after
 // 0.5 s; steps changing the force by more than 0.05 dyn/cm after 0.5 s: 6 in all three runs, 73 in
 // the one run above), but the force still misses: L = 0.4: F_left 0.0246, F_right -0.0263 (standard
@@ -263,7 +263,7 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
 // not symmetric: the two bodies, set symmetrically, settle 0.0023 cm apart in height by 0.5 s, and
 // the right body feels up to twice the left's force; the force still sloshes by +-0.03 dyn/cm
 // within 5 ms at 0.5 s. Not resolved.
-// Session 13, normal motion with the membrane's tangential velocity dropped too, L = 0.6 only:
+// Third, normal motion with the membrane's tangential velocity dropped too, L = 0.6 only:
 // F_left 0.0402, F_right -0.0339 (standard error 0.0031) against 0.0272 (h_m 0.0745): ratios 1.48
 // and 1.25, left and right 16 % apart. Still outside 20 %; 396 s on the loaded machine.
 // Diagnosis of the remaining miss (normal motion, the same pool and schedule, one disc, held in x and

@@ -128,7 +128,7 @@ TEST(MembraneValidation, DropLaplacePressureIsSigmaOverRadius) {
 // velocity. Checked: p within 5 % of sigma / R, spurious currents below 0.2 cm/s (a tenth of the
 // capillary speed; the paper's motion gives 0.70 cm/s above), and the membrane's tangential speed
 // stays below 0.01 cm/s. Measured: p = 2.9859 (0.47 % low), max|u| 0.073 cm/s. Before the
-// membrane's tangential velocity was dropped (session 12), its rms grew by 0.034 cm/s every step
+// membrane's tangential velocity was dropped its rms grew by 0.034 cm/s every step
 // to 1.7 cm/s after 60 steps (nothing restores a tangential velocity that never moves a vertex)
 // and the pressure came out 10.3 % low with spurious currents of 1.09 cm/s.
 TEST(MembraneValidation, DropLaplacePressureWithNormalVertexMotion) {

@@ -289,7 +289,7 @@ TEST(MembraneKellerValidation, ExactProfileFitRecoversTheCapillaryLength) {
 // floats"): R = 0.1 cm, rho_s = 3 (three times the mass Archimedes alone can carry with the
 // body fully under: 0.0942 g/cm against at most 0.0314): weight = rho g x displaced area within 5 %,
 // the displaced area below z_inf, the zero-pressure level averaged over the last 0.1 s (undamped).
-// Measured: 0.40 % (1.3 % with one step's z_inf; session 14), |v| 0.011 cm/s, z_inf 0.6347 cm.
+// Measured: 0.40 % (1.3 % with one step's z_inf), |v| 0.011 cm/s, z_inf 0.6347 cm.
 // The meniscus of this state is printed, not asserted: fit_young_laplace at this z_inf gives
 // l = 0.263 cm (-13 %): the tank still carries a slosh (the damping stopped 0.1 s earlier; its
 // first mode's period is about 1.7 s), see SettledCylinderHasAMeniscusOfTheCapillaryLength.
@@ -356,7 +356,7 @@ TEST(MembraneKellerValidation, LongKellerBalanceConvergesInDx) {
 // length by less than 2 %). DISABLED: it does not hold. Measured at dx = 0.025 cm, dt the capillary
 // bound (1.66e-3 s) against half of it: Keller ratio 1.0133 -> 0.8874 (12.4 % change), fitted length
 // 0.2952 -> 0.2458 cm (16.7 %).
-// Cause, measured (session 11, MENISCUS_KELLER_TRACE=1 prints every step of the last 0.2 s):
+// Cause, measured (first round, MENISCUS_KELLER_TRACE=1 prints every step of the last 0.2 s):
 //  * the two runs are not in the same state: the remesher splits and collapses about 550 (dt) and
 //    650 (dt / 2) edges per second although the body is nearly at rest (the vertices near the
 //    contact lines drift along the membrane), and the runs diverge: at 0.5 s the body sits at
@@ -378,7 +378,7 @@ TEST(MembraneKellerValidation, LongKellerBalanceConvergesInDx) {
 // keeps the damping on and averages a far-field z_inf over the last w seconds (with remeshing,
 // w = 0.1: 1.0748 -> 1.0991, 2.3 %; length 0.336 -> 0.274). About 2 min of one core with
 // remeshing, 13 min on the loaded machine without.
-// Session 12, normal vertex motion (MENISCUS_KELLER_NORMAL=1; free vertices move with the normal
+// Second round, normal vertex motion (MENISCUS_KELLER_NORMAL=1; free vertices move with the normal
 // part of v-dagger, contact vertices are pinned in remeshing): the churn is gone (splits plus
 // collapses over the last 0.2 s: 1089 per second -> 10; MINRES of the second solve 146 -> 141
 // iterations), but the dt pair still differs: Keller ratio 1.0436 -> 0.9958 (4.6 %), fitted
@@ -386,12 +386,12 @@ TEST(MembraneKellerValidation, LongKellerBalanceConvergesInDx) {
 // sinks at about 0.04 cm/s when the damping stops (centre y 0.5164 / 0.5123 cm, |v| 0.013 / 0.055
 // cm/s at 0.7 s). MENISCUS_KELLER_SETTLE=s moves the end of the damped window (the state is read
 // 0.1 s later); a longer settle was not run (11.5 min for the pair on the loaded machine at 0.6 s).
-// Session 13, normal motion with the membrane's tangential velocity dropped as well (and
+// Third round, normal motion with the membrane's tangential velocity dropped as well (and
 // MENISCUS_KELLER_WINDOW=0.1): Keller ratio 1.0335 -> 1.0366 (0.30 %, holds: the test below), fitted
 // length 0.378 -> 0.293 cm (fails); the fit's own level (0.647 / 0.635 cm) moves with it while the
 // averaged zero-pressure level does not (0.63609 / 0.63624); centre y 0.5304 / 0.5262 cm, |v| 0.024
 // cm/s in both at 0.7 s (a slow heave not yet damped). 526 s for the pair on the loaded machine.
-// Session 14, the same pair with the meniscus fitted by the exact Young-Laplace relation at the
+// Fourth round, the same pair with the meniscus fitted by the exact Young-Laplace relation at the
 // averaged z_inf (fit_young_laplace; the cosh fit's 0.378 moved with its window): l 0.2914 ->
 // 0.2998 cm, a 2.9 % change (still above 2 %), both within 4 % of l_c and closer at dt / 2; the
 // Long test below asserts the 10 % bound for both.
@@ -415,7 +415,7 @@ TEST(MembraneKellerValidation, DISABLED_LongKellerAndMeniscusConvergeInDt) {
 // it, the settle damping kept on to the end and z_inf averaged over the last 0.1 s of 0.7 s (the
 // one-step pressure reading scatters by 0.01-0.06 cm). Checked: the Keller ratio changes by less
 // than 2 % and both are within 5 % of 1; the fitted meniscus length (fit_young_laplace at the
-// averaged far-field z_inf) lies within 10 % of l_c in both runs. Measured (session 14): Keller
+// averaged far-field z_inf) lies within 10 % of l_c in both runs. Measured: Keller
 // 1.0335 -> 1.0366 (0.30 %); l 0.2914 -> 0.2998 cm (-3.8 % -> -1.1 % of l_c = 0.303, toward it as dt
 // halves), a 2.9 % change: T-DTC's 2 % for the meniscus is not met (the disabled test above).
 // About 9 minutes on the loaded machine (526 s; 20 min at load 12).
@@ -444,13 +444,13 @@ TEST(MembraneKellerValidation, LongKellerBalanceConvergesInDtWithNormalVertexMot
 // edges per second although the body is nearly at rest (the inviscid liquid's tangential velocity
 // carries the vertices near the contact lines along the membrane); normal motion leaves 44.
 // Checked: more than 300 events per second with the paper's motion (the negative control), fewer
-// than 50 with normal motion, and both bodies at rest (|v| < 0.05 cm/s). Measured (session 13,
-// since normal motion also drops the membrane's tangential velocity): 1080 and 44 per second (10
+// than 50 with normal motion, and both bodies at rest (|v| < 0.05 cm/s). Measured (with
+// normal motion also dropping the membrane's tangential velocity): 1080 and 44 per second (10
 // before), |v| 0.011 and 0.041 cm/s (0.013 before): both bounds are met with little margin; MINRES
 // of the second solve 146 and 126 iterations; with normal motion the Keller error is 0.33 % (1.33 %
 // with the paper's; 4.36 % before) and the fitted meniscus length 0.375 cm (0.295; l_c 0.303),
 // printed, not asserted here (FlowParameters::normal_motion says why it is not the default). About
-// 75 s of one core; 336 s on the loaded machine in session 12, 1157 s in session 13 (load 16).
+// 75 s of one core; 336 s and 1157 s (load 16) on the loaded machine.
 TEST(MembraneKellerValidation, LongNormalVertexMotionStopsTheRemeshingChurnAtRest) {
   const RestState paper = float_dense_cylinder_to_rest(kDx, 1.0, 0, 0.6, false);
   const RestState normal = float_dense_cylinder_to_rest(kDx, 1.0, 0, 0.6, true);
