@@ -188,8 +188,11 @@ FloatingSample float_body(mpm_multiphase::MultiphaseMpm<Dim>& m, const FloatingP
 // included, so that the buoyancy tests check the setting the scenes use.
 inline std::string scene_force_sharing(const std::string& deck) {
   const auto d = run::load_deck(source_dir() + "/inputs/" + deck, {});
-  return mpm_multiphase::read_multiphase_settings(d.deck.root(), d.deck.dimension()).shared_forces ? "shared"
-                                                                                                     : "per_group";
+  switch (mpm_multiphase::read_multiphase_settings(d.deck.root(), d.deck.dimension()).force_sharing) {
+    case mpm_multiphase::ForceSharing::Shared: return "shared";
+    case mpm_multiphase::ForceSharing::Fluids: return "fluids";
+    default: return "per_group";
+  }
 }
 
 // One line per buoyancy result: `label` names the case (e.g. "3D 1:2").

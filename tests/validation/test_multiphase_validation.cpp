@@ -386,7 +386,8 @@ TEST(S001_Coupling, LongBuoyancySevenTenths) {
 // open that per-group forces do not, the disc floats higher with them, and submerged + void is 1/2
 // (Archimedes with the void counted as displaced volume) within 0.05 for both.
 // Measured (one thread, load 12, 105 s): shared submerged 0.4083, void 0.0667 (sum 0.475); per group
-// 0.4677, void 0.0004 (sum 0.468). At t = 1 s (shared | per group): the water within two spacings of
+// 0.4677, void 0.0004 (sum 0.468). Against the far-field surface instead of the count level (94 s):
+// shared 0.4155 + 0.0679, per group 0.4709 - 0.0003. At t = 1 s (shared | per group): the water within two spacings of
 // the submerged disc at rho/rho0 0.92 | 0.98 and pressure 0 | 696 Pa (hydrostatic 456 | 586 Pa); no
 // water centre closer than one particle spacing to a disc particle | 6 of 38.
 TEST(S001_Coupling, LongSharedForcesHoldTheWaterOffAFloatingDisc) {
