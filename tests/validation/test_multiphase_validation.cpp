@@ -329,9 +329,14 @@ test::FloatingSample float_disc(double ratio, double end, std::string sharing = 
 
 }  // namespace
 
-// The disc's area fraction below the far-field level of the water's mass (tests/support/floating_body.hpp),
-// t in [2, 3] s, with the force sharing of the ball-in-water scene decks (per_group since session 14;
+// The disc's area fraction below the far-field free surface (tests/support/floating_body.hpp), t in
+// [2, 3] s, with the force sharing of the ball-in-water scene decks (per_group since session 14;
 // LongSharedForcesHoldTheWaterOffAFloatingDisc below shows why not shared). Measured numbers: in each test.
+// Asserted: that fraction within 0.08 of the density ratio, the disc at rest, and Archimedes with the
+// near-field void counted as displaced volume (submerged + void = ratio within 0.03). The fraction used
+// to be taken below the level of the water's mass (particle count), which moves by 0.36 mm per
+// particle crossing the far-field boundary and read 2-3 mm above the surface here (PoolHoldsItsLevel);
+// against it the same runs read 0.4889, 0.3451 and 0.6821.
 // History of this measurement:
 //  * session 11: the disc floated too low (1:2 0.654, 1:3 0.471) because (a) water seeded inside the
 //    disc stayed trapped between its rows (the method now removes fluid seeded inside a solid,
@@ -347,28 +352,34 @@ test::FloatingSample float_disc(double ratio, double end, std::string sharing = 
 //  * session 14: the shared-force bias is a gap between disc and water (LongSharedForcesHoldTheWaterOffAFloatingDisc).
 TEST(S001_Coupling, LongBuoyancyHalf) {
   // Archimedes: a disc of half the water's density floats with half its area submerged.
-  // Measured (one thread, load 20-25, 505 s): 0.4889 submerged, rms 0.0005 m/s.
+  // Measured (one thread, nice 19, load 11, 154 s): 0.4714 submerged, void 0.0310 (sum 0.5024), rms
+  // 0.0005 m/s.
   const auto f = float_disc(0.5, 3.0);
   test::report_floating("2D 1:2", f);
-  EXPECT_NEAR(f.submerged, 0.5, 0.08);
+  EXPECT_NEAR(f.surface_submerged, 0.5, 0.08);
+  EXPECT_NEAR(f.surface_submerged + f.surface_void, 0.5, 0.03);
   EXPECT_LT(f.velocity, 0.05);
 }
 
 TEST(S001_Coupling, LongBuoyancyThird) {
   // Archimedes: a disc of a third of the water's density floats with a third of its area submerged.
-  // Measured (one thread, load 20-25, 476 s): 0.3451 submerged, rms 0.0004 m/s.
+  // Measured (one thread, nice 19, load 11, 144 s): 0.3289 submerged, void 0.0138 (sum 0.3427), rms
+  // 0.0004 m/s.
   const auto f = float_disc(1.0 / 3.0, 3.0);
   test::report_floating("2D 1:3", f);
-  EXPECT_NEAR(f.submerged, 1.0 / 3.0, 0.08);
+  EXPECT_NEAR(f.surface_submerged, 1.0 / 3.0, 0.08);
+  EXPECT_NEAR(f.surface_submerged + f.surface_void, 1.0 / 3.0, 0.03);
   EXPECT_LT(f.velocity, 0.05);
 }
 
 TEST(S001_Coupling, LongBuoyancySevenTenths) {
   // The same law at a ratio the 1:2 and 1:3 scenes do not show: 70 % of the area submerged.
-  // Measured (one thread, load 20-25, 525 s): 0.6821 submerged, rms 0.0005 m/s.
+  // Measured (one thread, nice 19, load 11, 156 s): 0.6563 submerged, void 0.0548 (sum 0.7111), rms
+  // 0.0005 m/s.
   const auto f = float_disc(0.7, 3.0);
   test::report_floating("2D 7:10", f);
-  EXPECT_NEAR(f.submerged, 0.7, 0.08);
+  EXPECT_NEAR(f.surface_submerged, 0.7, 0.08);
+  EXPECT_NEAR(f.surface_submerged + f.surface_void, 0.7, 0.03);
   EXPECT_LT(f.velocity, 0.05);
 }
 
