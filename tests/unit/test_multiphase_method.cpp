@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "core/cubic_spline.hpp"
 #include "methods/mpm_multiphase/multiphase_method.hpp"
@@ -287,6 +288,48 @@ TEST(S001_Coupling, ZeroGravityThreeGroupsPairwiseConservesMomentum) {
   const auto r = zero_g_collision("each_vs_rest", oil, 0.12);
   std::printf("[zero-g three groups] pairwise drift %.3e; each_vs_rest drift %.3e (reported, not exact)\n", c.drift,
               r.drift);
+}
+
+namespace {
+// Particle positions and velocities after 40 steps of 1e-4 s under gravity: a water block with an oil
+// block beside it and, with `ball`, an elastic ball dropped onto both (0.5 m box, dx = 0.02).
+std::vector<double> sharing_state(const std::string& sharing, bool oil, bool ball) {
+  std::string deck = R"(
+simulation: {dimension: 2, method: mpm-multiphase, end_time: 1.0}
+domain: {lower: [0, 0], upper: [0.5, 0.5], cell_size: 0.02, walls: slip}
+mpm_multiphase: {force_sharing: )" + sharing + R"(}
+materials:
+  - {name: water, model: fluid, density: 1000}
+  - {name: ball, model: hypoelastic, density: 700, youngs_modulus: 2.6e5}
+  - {name: oil, model: fluid, density: 800}
+sources:
+  - {type: box, material: water, lower: [0.04, 0.04], upper: [0.24, 0.2]}
+)";
+  if (oil) deck += "  - {type: box, material: oil, lower: [0.24, 0.04], upper: [0.46, 0.2]}\n";
+  if (ball) deck += "  - {type: sphere, material: ball, center: [0.24, 0.26], radius: 0.05, velocity: [0, -1]}\n";
+  auto d = test::deck_from_string(deck);
+  MultiphaseMpm<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+  for (int k = 0; k < 40; ++k) m.step(1e-4);
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().x));
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().v));
+  std::vector<double> out;
+  for (size_t i = 0; i < m.particles().size(); ++i)
+    for (int a = 0; a < 2; ++a) out.insert(out.end(), {x(i, a), v(i, a)});
+  return out;
+}
+}  // namespace
+
+// force_sharing: fluids sums the internal forces over the fluid groups only (Yan et al. 2018, eq. 20
+// shared among fluids) and leaves a solid group its own: bit for bit `shared` when every group is a
+// fluid, `per_group` when one fluid group meets a solid, and neither with two fluids and a solid.
+TEST(S001_Coupling, FluidsSharingIsSharedAmongFluidsAndPerGroupForSolids) {
+  EXPECT_EQ(sharing_state("fluids", true, false), sharing_state("shared", true, false));
+  EXPECT_NE(sharing_state("per_group", true, false), sharing_state("shared", true, false));
+  EXPECT_EQ(sharing_state("fluids", false, true), sharing_state("per_group", false, true));
+  EXPECT_NE(sharing_state("shared", false, true), sharing_state("per_group", false, true));
+  const auto both = sharing_state("fluids", true, true);
+  EXPECT_NE(both, sharing_state("shared", true, true));
+  EXPECT_NE(both, sharing_state("per_group", true, true));
 }
 
 // A source that fills the whole box, wall layers included (walls two cells thick): the particles in the

@@ -23,11 +23,13 @@ void declare_multiphase_sections(config::Schema& root) {
             "grid shape functions: uniform GIMP with particle half-width dx/4 (Yan et al. 2018, eqs. 5-6) or "
             "quadratic B-splines")
       .def("gimp");
-  s->choice("force_sharing", {"shared", "per_group"},
+  s->choice("force_sharing", {"shared", "per_group", "fluids"},
             "shared: every group present at a node gets the acceleration of the summed internal force over "
             "the summed mass (Yan et al. 2018, eq. 20 read as a shared force); per_group: each group only its "
-            "own force over its own mass, coupled through contact alone")
-      .def("shared");
+            "own force over its own mass, coupled through contact alone; fluids: the fluid groups share "
+            "theirs, solid groups keep their own (fluid layers stay sharp, no gap of expanded water next to "
+            "a solid; the default)")
+      .def("fluids");
   s->choice("contact_mode", {"pairwise", "each_vs_rest", "none"},
             "anti-penetration between groups (eqs. 21-26): every pair (momentum-exact), each group against the "
             "others lumped (the paper's form for three or more fluids), or off")
@@ -136,7 +138,9 @@ MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim
   const auto g = s.vector("gravity");
   for (int d = 0; d < dim; ++d) o.gravity[d] = g[d];
   o.gimp = s.text("shape_function") == "gimp";
-  o.shared_forces = s.text("force_sharing") == "shared";
+  const std::string sharing = s.text("force_sharing");
+  o.force_sharing = sharing == "shared" ? ForceSharing::Shared
+                    : sharing == "fluids" ? ForceSharing::Fluids : ForceSharing::PerGroup;
   const std::string mode = s.text("contact_mode");
   o.contact = mode == "pairwise" ? ContactMode::Pairwise : mode == "each_vs_rest" ? ContactMode::EachVsRest : ContactMode::None;
   o.beta_fluid_solid = s.real("beta_fluid_solid");

@@ -12,6 +12,7 @@
 namespace meniscus::mpm_multiphase {
 
 enum class PhaseKind : int { Fluid = 0, Solid = 1 };
+enum class ForceSharing { Shared, PerGroup, Fluids };
 
 // One material as the kernels see it (copied to the device in a table indexed by material id).
 struct PhaseMaterial {
@@ -32,7 +33,9 @@ struct MultiphaseSettings {
   double cfl = 0.3, dt_max = 1e-4;
   double gravity[3] = {0, -9.81, 0};
   bool gimp = true;             // shape functions: uniform GIMP (paper) or quadratic B-splines
-  bool shared_forces = true;    // force_sharing: shared (sum over groups) or per_group
+  // force_sharing: every group present at a node shares the summed force (shared), each group keeps its
+  // own (per_group), or the fluid groups share theirs and solid groups keep their own (fluids).
+  ForceSharing force_sharing = ForceSharing::Fluids;
   ContactMode contact = ContactMode::Pairwise;
   double beta_fluid_solid = 1.0, beta_fluid_fluid = 0.3, beta_solid_solid = 1.0;
   bool paper_literal_volumetric = false;

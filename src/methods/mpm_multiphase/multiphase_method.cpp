@@ -669,7 +669,16 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
   }
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   const auto colliders = colliders_.at_time(time_);
-  const bool shared = s_.shared_forces;
+  // Groups that share their summed force at a node (eq. 20): all (shared), none (per_group) or the
+  // fluid groups (fluids).
+  Kokkos::View<int*> shares("mp_shares_force", G);
+  {
+    auto h = Kokkos::create_mirror_view(shares);
+    for (int g = 0; g < G; ++g)
+      h(g) = s_.force_sharing == ForceSharing::Shared ||
+             (s_.force_sharing == ForceSharing::Fluids && table_.group_kind[g] == PhaseKind::Fluid);
+    Kokkos::deep_copy(shares, h);
+  }
   const ContactMode mode = s_.contact;
   auto beta = beta_;
   // Internal forces: from the force pass (in the Vec) and/or from the fused P2G (in state_).
@@ -682,20 +691,21 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
         double mt = 0, ft[Dim] = {};
         for (int g = 0; g < G; ++g) {
           m[g] = state(i, g * S);
-          mt += m[g];
           for (int d = 0; d < Dim; ++d) {
             u[g * Dim + d] = state(i, g * S + 1 + d);
             gr[g * Dim + d] = state(i, g * S + 1 + 2 * Dim + d);
             const double fi = (vec_forces ? a(i, g * S + 1 + Dim + d) : 0.0) +
                               (state_forces ? state(i, g * S + 1 + Dim + d) : 0.0);
             f[g * Dim + d] = with_forces ? fi + m[g] * grav[d] : 0.0;
-            ft[d] += f[g * Dim + d];
+            if (shares(g)) ft[d] += f[g * Dim + d];
           }
+          if (shares(g)) mt += m[g];
         }
-        // Predicted velocities (eq. 20 as a shared force: every group present gets f_tot / m_tot).
+        // Predicted velocities (eq. 20 as a shared force: every sharing group present gets f_tot / m_tot
+        // of the sharing groups).
         for (int g = 0; g < G; ++g)
           for (int d = 0; d < Dim; ++d) {
-            const double acc = m[g] > 0 ? (shared ? ft[d] / mt : f[g * Dim + d] / m[g]) : 0.0;
+            const double acc = m[g] > 0 ? (shares(g) ? ft[d] / mt : f[g * Dim + d] / m[g]) : 0.0;
             un[g * Dim + d] = u[g * Dim + d] + dt * acc;
           }
         for (int g = 0; g < G; ++g) floor_mass_gradient<Dim>(gr + g * Dim, m[g], inv_dx);

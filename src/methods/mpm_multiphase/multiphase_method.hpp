@@ -9,8 +9,9 @@
 //   3 Constitutive update: fluids p = Tait(rho); solids the Jaumann hypoelastic rate from their own
 //     group's grid velocity gradient.
 //   4 P2G of internal forces per group (plus the thermal buoyancy body force of smoke), summed across ranks.
-//   5 Grid update: shared (or per-group) acceleration, anti-penetration contact between groups
-//     (contact.hpp), wall and collider conditions, a = (u_new - u)/dt.
+//   5 Grid update: shared acceleration (all groups, the fluid groups only, or none: force_sharing),
+//     anti-penetration contact between groups (contact.hpp), wall and collider conditions,
+//     a = (u_new - u)/dt.
 //   6 G2P per group: PIC/FLIP blend with the material's alpha_pic, advection; then migration.
 // Before step 1: species diffusion, dissolution, the floor emitter and temperature diffusion. With the
 // SPH density, steps 2 and 3 (fluids) come first and the fluids' forces join the P2G of step 1, so
