@@ -1,14 +1,14 @@
 // Archimedes in 3D for the multiphase MPM (Yan et al. 2018, case 2, the ball in water at density
 // ratios 1:2 and 1:3): an elastic ball (R = 0.08 m, G = 1e5 Pa) in a 0.6 x 0.24 x 0.36 m pool at the
 // CI resolution dx = 0.04 m (2 cells per ball radius, 2 particles per cell and axis), SPH density,
-// the force sharing of the ball-in-water scene decks (per_group since session 14, read from the decks). The ball
+// the force sharing of the ball-in-water scene decks (per_group, read from the decks). The ball
 // starts at rest centred on the undisturbed surface; the water seeded inside it is displaced. Measured
 // (tests/support/floating_body.hpp), averaged over t in [2, 3] s: the ball's volume fraction below the
 // far-field level of the water's mass (water more than 2R from the ball's centre, horizontally),
 // against 1/2 and 1/3 within 0.08, and the rms of the ball's vertical centre-of-mass velocity (at rest:
 // < 0.05 m/s). Measured numbers and run times: above each test.
 //
-// History (issue 15, session 13). Until now this test used the default shared forces, took the level
+// History (issue 15). Until now this test used the default shared forces, took the level
 // as the top far-field water particle + half a spacing and the fraction as a count of ball particle
 // centres below it, and read 1:2 at 0.678 (disabled) and 1:3 at 0.314 (passing). Both were artefacts
 // of that measure: the top particle rides 1.5-3 cm above the level of the water's mass (one particle
@@ -16,7 +16,7 @@
 // ball, about 0.19 of it each). Measured properly, the same shared-force runs float too high: 1:2 at
 // 0.389 (centre 0.2528 m, level 0.2408 m), 1:3 at 0.240, both at rest (498 s and 540 s, one thread).
 // With per-group forces the 1:2 ball sits at 0.50-0.51 from t = 0.5 s. The 2D disc shows the same
-// shared-force bias at 4 and 8 cells per radius; its mechanism (session 14) is a gap of expanded water
+// shared-force bias at 4 and 8 cells per radius; its mechanism is a gap of expanded water
 // that shared forces hold open next to the body (S001_Coupling.LongSharedForcesHoldTheWaterOffAFloatingDisc,
 // docs/theory-mpm-multiphase.md, Buoyancy). Also tried: R = 0.16 m (4 cells per radius) in a 0.64 x 0.28 x 0.48 m pool is
 // violent from the start with either force sharing (the ball 9-10 cm up by 0.2-0.26 s, water thrown

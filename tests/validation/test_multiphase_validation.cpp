@@ -330,7 +330,7 @@ test::FloatingSample float_disc(double ratio, double end, std::string sharing = 
 }  // namespace
 
 // The disc's area fraction below the far-field free surface (tests/support/floating_body.hpp), t in
-// [2, 3] s, with the force sharing of the ball-in-water scene decks (per_group since session 14;
+// [2, 3] s, with the force sharing of the ball-in-water scene decks (per_group, read from the decks;
 // LongSharedForcesHoldTheWaterOffAFloatingDisc below shows why not shared). Measured numbers: in each test.
 // Asserted: that fraction within 0.08 of the density ratio, the disc at rest, and Archimedes with the
 // near-field void counted as displaced volume (submerged + void = ratio within 0.03). The fraction used
@@ -338,18 +338,18 @@ test::FloatingSample float_disc(double ratio, double end, std::string sharing = 
 // particle crossing the far-field boundary and read 2-3 mm above the surface here (PoolHoldsItsLevel);
 // against it the same runs read 0.4889, 0.3451 and 0.6821.
 // History of this measurement:
-//  * session 11: the disc floated too low (1:2 0.654, 1:3 0.471) because (a) water seeded inside the
+//  * first: the disc floated too low (1:2 0.654, 1:3 0.471) because (a) water seeded inside the
 //    disc stayed trapped between its rows (the method now removes fluid seeded inside a solid,
 //    keep_fluid_inside_solids: false) and (b) with fluid_density: volume the pressure does not see the
 //    particle packing and voids open in the pool; the paper's SPH density (eq. 17) closes them.
-//  * session 13: the level used to be the top far-field water particle + half a spacing, which rides
+//  * then: the level used to be the top far-field water particle + half a spacing, which rides
 //    0.5-1 spacing above the level of the water's mass, and the fraction a count of particle centres,
 //    which moves in steps of one particle layer. That measure read 1:2 at 0.500. Measured properly, the
 //    disc with the default shared forces floats too high: 1:2 at 0.41 (t in [0.5, 1.5] s) at 4 cells per
 //    radius, and still 0.42 at 8 cells per radius (dx = 0.01), so the bias is not resolution alone; at
 //    2 cells per radius it is 0.21. Per-group forces give 0.47 at 4 cells per radius (1:3 0.350), so
 //    these tests use them.
-//  * session 14: the shared-force bias is a gap between disc and water (LongSharedForcesHoldTheWaterOffAFloatingDisc).
+//  * then: the shared-force bias is a gap between disc and water (LongSharedForcesHoldTheWaterOffAFloatingDisc).
 TEST(S001_Coupling, LongBuoyancyHalf) {
   // Archimedes: a disc of half the water's density floats with half its area submerged.
   // Measured (one thread, nice 19, load 11, 154 s): 0.4714 submerged, void 0.0310 (sum 0.5024), rms
