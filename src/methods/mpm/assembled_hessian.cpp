@@ -467,7 +467,6 @@ void AssembledHessian<Dim>::create_matrix() {
   for (Vec* v : {&rb_, &rx_})
     if (*v) petsc_check(VecDestroy(v), "VecDestroy");
   values_ = Kokkos::View<double*>("hessian_values", entries_ * Dim * Dim);
-  scatter_ = Kokkos::Experimental::create_scatter_view(values_);
   // Global block columns of the layout's entries and, per owned row, its blocks in the diagonal
   // (owned) and off-diagonal parts: the exact preallocation of every block row. Values are then
   // added row by row (MatSetValuesBlocked reads a row's Dim x (entries x Dim) values in the layout's
@@ -579,9 +578,7 @@ template <int Dim>
 void AssembledHessian<Dim>::assemble(const IncrementalPotential<Dim>& potential, Kokkos::View<const double*> owned_mass) {
   if (retype_) create_matrix();  // the switch to multigrid needs AIJ storage
   Kokkos::deep_copy(values_, 0.0);
-  scatter_.reset();
-  potential.add_hessian_blocks(layout_, scatter_);
-  Kokkos::Experimental::contribute(values_, scatter_);
+  potential.add_hessian_blocks(layout_, values_);
   // Inertia on owned diagonal blocks, then P_i B P_j, then (I - P_i) on owned diagonal blocks (the
   // same P H P + (I - P) as the matrix-free product). A rank's partial sums for a ghost row are
   // projected with that node's own P, so their sum on the owner is the projected block.

@@ -101,7 +101,6 @@ class AssembledHessian {
   Kokkos::View<PetscInt*> block_cols_;               // entries: global reduced column node
   Kokkos::View<PetscInt*> row_node_;                 // rows: ghost-local node
   Kokkos::View<double*> values_;                     // the layout's blocks, row by row
-  HessianScatter scatter_;                           // sums into values_ (allocated with the pattern)
   long rows_ = 0, entries_ = 0, builds_ = 0, owned_unknowns_ = 0, first_unknown_ = 0;
 };
 
