@@ -14,8 +14,8 @@
 #   after + forcing: the same with the opt-in forcing term (-mpm_newton_forcing true; off by default
 #            because Newton stagnated with it on a candle test, docs/theory-mpm-implicit.md)
 # on 1 rank x 2 OpenMP threads. The Newton tolerance is the same in all. Prints per implicit step: wall time, Newton iterations, CG
-# iterations (and per Newton iteration), the Newton stage's share, and core time (user + sys of the
-# process, start-up included) per particle-step, then the ratios of wall time and core time per step of
+# iterations (and per Newton iteration), the Newton stage's share, core time (user + sys of the
+# process, start-up included) per particle-step and the peak resident set, then the ratios of wall time and core time per step of
 # each configuration against "before" (and against "base" when given): the table rows of
 # docs/performance.md. Idle OpenMP threads sleep (OMP_WAIT_POLICY=passive unless set), so the core
 # times count work rather than spinning while single-threaded PETSc runs.
@@ -66,7 +66,7 @@ open(d + "/threads", "w").write(f"{best.get(pid, 0) / tick} {sum(best.values()) 
 PY
   local poller=$!
   PETSC_OPTIONS="$petsc" OMP_NUM_THREADS=2 mpirun --bind-to none -x PETSC_OPTIONS -x OMP_WAIT_POLICY -x OMP_PROC_BIND=spread -x OMP_PLACES=threads -n 1 \
-    /usr/bin/time -f "%U %S" -o "$dir/cpu" "$exe" run "$deck" --steps "$steps" --threads 2 --quiet --output "$dir" \
+    /usr/bin/time -f "%M %U %S" -o "$dir/cpu" "$exe" run "$deck" --steps "$steps" --threads 2 --quiet --output "$dir" \
     --set domain.cell_size=$dx --set diagnostics.every=1 --set output.every_time=0 \
     --set mpm.integrator=implicit --set mpm.dt_max=1e-3 --set mpm.newton.hessian=$hessian "$@" > "$dir/log" 2>&1 \
     || { touch "$dir/done"; cat "$dir/log"; exit 1; }
@@ -76,6 +76,7 @@ PY
 import json, sys, csv
 d, label = sys.argv[1], sys.argv[2]
 cpu_s = sum(float(x) for x in open(d + "/cpu").read().split()[-2:])
+rss_mb = float(open(d + "/cpu").read().split()[-3]) / 1024
 r = json.load(open(d + "/run.json"))
 rows = [x for x in csv.DictReader(open(d + "/diagnostics.csv")) if int(float(x["step"])) > 0]
 n = int(float(rows[0]["particles"]))
@@ -90,7 +91,8 @@ print(f"{label:32s} particles={n} steps={steps} dt={float(rows[-1]['dt']):.2e}  
 main_s = float(open(d + "/threads").read().split()[0])
 print(f"{'':32s} per step: Newton " + " ".join(f"{float(x['newton_iterations']):.0f}" for x in rows) +
       ", CG " + " ".join(f"{float(x['cg_iterations']):.0f}" for x in rows) +
-      f"; main-thread CPU {main_s / steps:.2f} s/step (quiet-machine wall estimate, start-up included)")
+      f"; main-thread CPU {main_s / steps:.2f} s/step (quiet-machine wall estimate, start-up included)"
+      f"; peak RSS {rss_mb:.0f} MB ({rss_mb * 1048576 / n / 1024:.1f} kB per particle)")
 with open(d + "/../summary", "a") as f:
     f.write(f"{label}\t{step_s}\t{cpu_s / steps}\t{main_s / steps}\n")
 PY

@@ -3,7 +3,9 @@
 # of bench/mpm-vs-exampm.sh (0.4375 x 0.625 x 0.4375 against 2-cell slip walls, 8 particles per cell)
 # at CELLS^3, in the two layouts of a 2-core machine, 1 rank x 2 threads and 2 ranks x 1 thread; and
 # the fixed part, the resident set of `meniscus check` on each rank (libraries, MPI, PETSc and Kokkos
-# start-up), which every extra rank pays again.
+# start-up), which every extra rank pays again; and the peak of the physical pages resident in any rank,
+# each counted once (bench/distinct-pages.py: the shared libraries' pages, which the sum of resident
+# sets counts once per rank, are in the node's memory once).
 #   bash bench/mpm-memory.sh [CELLS] [STEPS]        e.g. 64 (250,880 particles) or 96 (846,720)
 # Memory is independent of the machine's load, unlike the timings of the other bench scripts.
 set -euo pipefail
@@ -23,8 +25,11 @@ args=(run "$deck" --steps "$steps" --quiet --set domain.cell_size="$dx" --set do
 measure() {  # ranks threads label
   local ranks=$1 threads=$2 dir="$out/$1x$2"
   mkdir -p "$dir"
+  python3 "$root/bench/distinct-pages.py" "$dir/run" "$exe" "$dir/distinct" &
+  local sampler=$!
   OMP_NUM_THREADS=$threads mpirun --bind-to none -n "$ranks" "$root/bench/per-rank-time.sh" "%M" "$dir/rss" \
     "$exe" "${args[@]}" --threads "$threads" --output "$dir/run" > "$dir/log" 2>&1 || { tail -20 "$dir/log"; exit 1; }
+  wait "$sampler"
   OMP_NUM_THREADS=$threads mpirun --bind-to none -n "$ranks" "$root/bench/per-rank-time.sh" "%M" "$dir/fixed" \
     "$exe" check "$deck" > /dev/null 2>&1
   python3 - "$dir" "$ranks" "$threads" <<'PY'
@@ -34,12 +39,14 @@ kb = lambda pat: sum(int(open(f).read().split()[-1]) for f in glob.glob(d + "/" 
 rows = list(csv.DictReader(open(d + "/run/diagnostics.csv")))
 n = int(rows[-1]["particles"])
 total, fixed = kb("rss"), kb("fixed")
+distinct = open(d + "/distinct").read().strip()
+once = "-" if distinct == "-" else f"{int(distinct) / 1024:.1f} MB, {int(distinct) * 1024 / n:.0f} B"
 print(f"| {ranks} rank(s) x {threads} thread(s) | {n:,} | {total / 1024:.1f} MB | {total * 1024 / n:.0f} B | "
-      f"{fixed / 1024:.1f} MB | {(total - fixed) * 1024 / n:.0f} B |")
+      f"{fixed / 1024:.1f} MB | {(total - fixed) * 1024 / n:.0f} B | {once} |")
 PY
 }
 
-echo "| layout | particles | peak RSS, all ranks | per particle | fixed part (check), all ranks | per particle without it |"
-echo "|---|---|---|---|---|---|"
+echo "| layout | particles | peak RSS, all ranks | per particle | fixed part (check), all ranks | per particle without it | peak, each physical page once (root only) |"
+echo "|---|---|---|---|---|---|---|"
 measure 1 2
 measure 2 1

@@ -4,12 +4,13 @@
 //   H' = P (H_particles + M) P + (I - P),
 // P the constraint projection per node (0 for held and inactive nodes, I - n n^T on a slip
 // collider, I for free nodes). Held and inactive nodes are identity rows and most of the box, so
-// only the unknown nodes are assembled: a "reduced" MATAIJ with block size Dim whose rows are the
-// owned unknown nodes (numbered rank by rank), so that GAMG aggregates node blocks (optionally
-// with the rigid-body modes as near null space: -<prefix>near_null_space rigid). Each row holds its unknown neighbours within +-2 nodes, given to PETSc once as
-// a COO pattern (MatSetPreallocationCOO); the pattern (and the Mat) is kept while the set of
-// unknowns is unchanged (every Newton iteration of a step, and across steps where the set stays),
-// and each linearisation hands over values only (one MatSetValuesCOO).
+// only the unknown nodes are assembled: a "reduced" matrix with block size Dim whose rows are the
+// owned unknown nodes (numbered rank by rank), MATBAIJ for the default CG + SOR and MATAIJ for
+// multigrid, so that GAMG aggregates node blocks (optionally with the rigid-body modes as near null
+// space: -<prefix>near_null_space rigid). Each row holds its unknown neighbours within +-2 nodes,
+// preallocated exactly once per set of unknowns; the Mat is kept while that set is unchanged (every
+// Newton iteration of a step, and across steps where the set stays), and each linearisation adds
+// values only (one MatSetValuesBlocked per ghosted row).
 // Toward the Newton solver (which works on the DMDA's vectors) the operator is a MATSHELL of the
 // box size, blockdiag(reduced, I), and the preconditioner a PCSHELL that copies the unknown rows
 // into the reduced system, solves it with an inner KSP (CG + SOR, switching to CG + GAMG for the
@@ -88,6 +89,8 @@ class AssembledHessian {
   bool multigrid_ = false;  // the automatic choice has switched to GAMG (for the rest of the run)
   int sor_max_iterations_ = 60;  // -<prefix>sor_max_iterations: a longer SOR solve switches
   bool refresh_ = true;                // the next solve sets the preconditioner up (a new step)
+  bool blocked_ = false;  // MATBAIJ (create_matrix says when), else MATAIJ
+  bool retype_ = false;   // the next assembly recreates the matrix (BAIJ -> AIJ for multigrid)
   Vec rb_ = nullptr, rx_ = nullptr;
   Kokkos::View<PetscInt*> reduced_index_;            // ghost node -> global reduced node, -1 if held
   Kokkos::View<long*> owned_unknown_;                // reduced local node -> owned node index
@@ -95,9 +98,9 @@ class AssembledHessian {
   Kokkos::View<int*> constraint_;                    // the last call's constraints
   Kokkos::View<double**, Kokkos::LayoutRight> normal_;
   Kokkos::View<PetscInt*> cols_;                     // entries: ghost-local column node
+  Kokkos::View<PetscInt*> block_cols_;               // entries: global reduced column node
   Kokkos::View<PetscInt*> row_node_;                 // rows: ghost-local node
-  Kokkos::View<double*> values_;                     // COO order: the layout's blocks
-  HessianScatter scatter_;                           // sums into values_ (allocated with the pattern)
+  Kokkos::View<double*> values_;                     // the layout's blocks, row by row
   long rows_ = 0, entries_ = 0, builds_ = 0, owned_unknowns_ = 0, first_unknown_ = 0;
 };
 

@@ -6,15 +6,10 @@
 // stored row-oriented, Dim rows of (entries x Dim) numbers, exactly as MatSetValuesBlockedLocal reads
 // one block row, so the array is handed to PETSc without reordering.
 #include <Kokkos_Core.hpp>
-#include <Kokkos_ScatterView.hpp>
 
 #include "grid/grid_field.hpp"
 
 namespace meniscus::mpm {
-
-// Sums of the points' blocks into the value array (per-thread copies on OpenMP, atomics on GPUs),
-// kept by the assembled Hessian between linearisations so that the copies are allocated once.
-using HessianScatter = Kokkos::Experimental::ScatterView<double*>;
 
 template <int Dim>
 struct HessianLayout {

@@ -56,11 +56,11 @@ class IncrementalPotential {
   void add_hessian(const grid::NodeArray& d, grid::NodeArray& out) const;
   void add_diagonal(grid::NodeArray& out) const;
   // Adds the node-pair blocks H_ij[a][b] = sum_q dN_i(q)[c] d2e_q/dG[a c]dG[b d] dN_j(q)[d] of this
-  // rank's particles and samples at the last linearisation into `scatter` (over the value array
-  // laid out by `layout`; pairs it does not store are skipped; the caller contributes it). The same
+  // rank's particles and samples at the last linearisation into `values` (laid out by `layout`;
+  // pairs it does not store are skipped). The same
   // per-point Hessians as add_hessian, so the assembled matrix and the product agree to round-off
   // (incremental_potential_blocks.cpp).
-  void add_hessian_blocks(const HessianLayout<Dim>& layout, HessianScatter& scatter) const;
+  void add_hessian_blocks(const HessianLayout<Dim>& layout, const Kokkos::View<double*>& values) const;
 
  private:
   PotentialInputs<Dim> in_;
