@@ -588,6 +588,40 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
     MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, comm);
     return std::sqrt(s);
   };
+  // -mpm_newton_monitor: where the residual sqrt(sum |g|^2 / m) sits, by node-mass class (fractions of the
+  // heaviest node, as the speed line after the solve) and at its largest node (this rank's; a diagnostic).
+  problem.describe_residual = [&](Vec gv) {
+    solvers::VecAccess ga(gv, Dim, false);
+    auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ga.view);
+    auto m = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass);
+    auto k = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), kind);
+    const auto obox = grid.owned_box();
+    double mmax = 0;
+    for (size_t i = 0; i < m.extent(0); ++i) mmax = std::max(mmax, m(i));
+    MPI_Allreduce(MPI_IN_PLACE, &mmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    const double edges[5] = {0, 1e-4, 1e-2, 1e-1, 2};
+    double share[4] = {0, 0, 0, 0}, worst = -1;
+    long at = -1;
+    for (size_t i = 0; i < m.extent(0); ++i) {
+      if (k(i) == Inactive) continue;
+      double r2 = 0;
+      for (int c = 0; c < Dim; ++c) r2 += g(i, c) * g(i, c) / m(i);
+      for (int c = 0; c < 4; ++c)
+        if (m(i) >= edges[c] * mmax && m(i) < edges[c + 1] * mmax) share[c] += r2;
+      if (r2 > worst) worst = r2, at = static_cast<long>(i);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, share, 4, MPI_DOUBLE, MPI_SUM, comm);
+    std::string line = "residual by node-mass class (sqrt of the class's sum |g|^2/m):";
+    for (int c = 0; c < 4; ++c) line += log::format(" [%g,%g) %.3e;", edges[c], edges[c + 1], std::sqrt(share[c]));
+    if (at >= 0) {
+      int ijk[Dim];
+      obox.node(at, ijk);
+      line += log::format(" largest on this rank %.3e at node mass %.3g of the heaviest, x = (", std::sqrt(worst), m(at) / mmax);
+      for (int d = 0; d < Dim; ++d) line += log::format(d ? ", %.4f" : "%.4f", decomp_.lower()[d] + ijk[d] * decomp_.dx());
+      line += log::format("), held %d", held(k(at)) ? 1 : 0);
+    }
+    return line;
+  };
   problem.step_norm = [&](Vec dv) {
     solvers::VecAccess da(dv, Dim, false);
     auto d = da.view;
