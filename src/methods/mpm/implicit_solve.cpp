@@ -732,6 +732,28 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
       if (count > 0)
         line += log::format(" [%g,%g): %.0f, %.3g, %.3g;", edges[c], edges[c + 1], count, std::sqrt(vmax), std::sqrt(dvmax));
     }
+    {
+      // Where this rank's fastest node (by |v - v^n|) sits.
+      auto vh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+      auto vnh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), vn);
+      auto mh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass);
+      auto kh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), kind);
+      double best = -1;
+      long at = -1;
+      for (size_t i = 0; i < mh.extent(0); ++i) {
+        if (kh(i) == Inactive) continue;
+        double s2 = 0;
+        for (int d = 0; d < Dim; ++d) s2 += (vh(i, d) - vnh(i, d)) * (vh(i, d) - vnh(i, d));
+        if (s2 > best) best = s2, at = static_cast<long>(i);
+      }
+      if (at >= 0) {
+        int ijk[Dim];
+        grid.owned_box().node(at, ijk);
+        line += log::format(" fastest on this rank %.3g m/s at node mass %.3g of the heaviest, x = (", std::sqrt(best), mh(at) / mmax);
+        for (int d = 0; d < Dim; ++d) line += log::format(d ? ", %.4f" : "%.4f", decomp_.lower()[d] + ijk[d] * decomp_.dx());
+        line += ")";
+      }
+    }
     log::info("%s", line.c_str());
   }
   ImplicitStats stats{result.iterations, result.linear_iterations, result.residual, light_count_};
