@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -33,6 +34,16 @@ KSP reduced_ksp(KSP ksp, const AssembledHessian<Dim>& matrix) {
 // not shifted (the collider takes up momentum there anyway).
 enum NodeKind : int { Inactive = 0, Free = 1, NormalFixed = 2, Fixed = 3, Light = 4, LightOnCollider = 5 };
 KOKKOS_INLINE_FUNCTION bool held(int k) { return k == Inactive || k == Fixed || k == Light || k == LightOnCollider; }
+
+// "(x, y[, z])" of owned node i, for the -mpm_newton_monitor lines.
+template <int Dim>
+std::string node_position(const grid::Decomposition<Dim>& decomp, const grid::NodeBox<Dim>& box, long i) {
+  int ijk[Dim];
+  box.node(i, ijk);
+  std::string s = "(";
+  for (int d = 0; d < Dim; ++d) s += log::format(d ? ", %.4f" : "%.4f", decomp.lower()[d] + ijk[d] * decomp.dx());
+  return s + ")";
+}
 
 // PETSc log events (-log_view) of the Newton stage's particle work, beside PETSc's own (KSPSolve,
 // PCSetUp, MatSetValuesCOO): where a step's time goes (docs/theory-mpm-implicit.md, profile).
@@ -613,13 +624,9 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
     MPI_Allreduce(MPI_IN_PLACE, share, 4, MPI_DOUBLE, MPI_SUM, comm);
     std::string line = "residual by node-mass class (sqrt of the class's sum |g|^2/m):";
     for (int c = 0; c < 4; ++c) line += log::format(" [%g,%g) %.3e;", edges[c], edges[c + 1], std::sqrt(share[c]));
-    if (at >= 0) {
-      int ijk[Dim];
-      obox.node(at, ijk);
-      line += log::format(" largest on this rank %.3e at node mass %.3g of the heaviest, x = (", std::sqrt(worst), m(at) / mmax);
-      for (int d = 0; d < Dim; ++d) line += log::format(d ? ", %.4f" : "%.4f", decomp_.lower()[d] + ijk[d] * decomp_.dx());
-      line += log::format("), held %d", held(k(at)) ? 1 : 0);
-    }
+    if (at >= 0)
+      line += log::format(" largest on this rank %.3e at node mass %.3g of the heaviest, x = %s, held %d", std::sqrt(worst),
+                          m(at) / mmax, node_position<Dim>(decomp_, obox, at).c_str(), held(k(at)) ? 1 : 0);
     return line;
   };
   problem.step_norm = [&](Vec dv) {
@@ -746,13 +753,9 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
         for (int d = 0; d < Dim; ++d) s2 += (vh(i, d) - vnh(i, d)) * (vh(i, d) - vnh(i, d));
         if (s2 > best) best = s2, at = static_cast<long>(i);
       }
-      if (at >= 0) {
-        int ijk[Dim];
-        grid.owned_box().node(at, ijk);
-        line += log::format(" fastest on this rank %.3g m/s at node mass %.3g of the heaviest, x = (", std::sqrt(best), mh(at) / mmax);
-        for (int d = 0; d < Dim; ++d) line += log::format(d ? ", %.4f" : "%.4f", decomp_.lower()[d] + ijk[d] * decomp_.dx());
-        line += ")";
-      }
+      if (at >= 0)
+        line += log::format(" fastest on this rank %.3g m/s at node mass %.3g of the heaviest, x = %s", std::sqrt(best),
+                            mh(at) / mmax, node_position<Dim>(decomp_, grid.owned_box(), at).c_str());
     }
     log::info("%s", line.c_str());
   }
