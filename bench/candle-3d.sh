@@ -15,6 +15,14 @@
 # not in the "linear solve" and "time step" rows. For a resolution where a full step does not fit the
 # machine time at hand (dx = 1/127 on a shared 2-core machine); the linear solves are then extrapolated from
 # a full run at a coarser dx, and the output says so.
+# The wick is one cell wide at every N: the deck's wick is one 1/127 cell, which at N = 63 would be half a
+# cell, sampled by one or two particles across and held by the surface samples alone; Newton then spent 6
+# of its 10 iterations on the four nodes around the wick's top (1.7 % of the heaviest node's mass;
+# residual 4e-3 to 6e-2, docs/performance.md). For N != 127 the wick box and the four wax boxes around it
+# are therefore redrawn with a wick of one cell of 1/N around the axis x = z = 0.5.
+# MONITOR=1 in the environment logs every Newton iteration (-mpm_newton_monitor: residual, where it sits by
+# node-mass class, KSP outcome, line-search step) to the run's log, whose path is printed first, so a long
+# run can be followed (tail -f) and, if stopped, says how far it got.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/mpi-env.sh"
@@ -24,12 +32,34 @@ ranks=${3:-1}
 threads=${4:-2}
 mode=${5:-full}
 extra=()
+quiet=(--quiet)
+petsc=()
+if [ "${MONITOR:-0}" = 1 ]; then quiet=(); petsc=(-- -mpm_newton_monitor); fi
 case "$mode" in
   full) ;;
   transfers) extra=(--set mpm.newton.tolerance=1e30) ;;
   *) echo "MODE must be full or transfers" >&2; exit 2 ;;
 esac
+wick=()
+if [ "$n" != 127 ]; then
+  mapfile -t wick < <(python3 - "$n" <<'PY'
+import sys
+n = int(sys.argv[1])
+a, b = 0.5 - 0.5 / n, 0.5 + 0.5 / n          # the wick's x and z range: one cell around the axis
+lo, hi, y0, y1, top = 50 / 127, 77 / 127, 2 / 127, 78 / 127, 84 / 127  # the deck's wax block and wick top
+v = lambda *c: "[" + ",".join(repr(x) for x in c) + "]"
+sets = {"sources[0].upper": v(a, y1, hi), "sources[1].lower": v(b, y0, lo),
+        "sources[2].lower": v(a, y0, lo), "sources[2].upper": v(b, y1, a),
+        "sources[3].lower": v(a, y0, b), "sources[3].upper": v(b, y1, hi),
+        "sources[4].lower": v(a, y0, a), "sources[4].upper": v(b, top, b)}
+for k, x in sets.items():
+    print("--set")
+    print(f"{k}={x}")
+PY
+  )
+fi
 out=$(mktemp -d)
+echo "log: $out/log"
 dx=$(python3 -c "print(repr(1.0 / $n))")
 # Each rank runs under /usr/bin/time: its CPU seconds (user + system) and peak RSS in $out/cpu.RANK. On a
 # shared machine the CPU seconds say how much of the machine the run got (the wall timers do not).
@@ -37,8 +67,8 @@ OMP_NUM_THREADS=$threads OMP_PROC_BIND=false /usr/bin/time -f "%M %e" -o "$out/r
   mpirun -n "$ranks" -x OMP_NUM_THREADS -x OMP_PROC_BIND \
   bash -c '/usr/bin/time -f "%U %S %M" -o "$0.$OMPI_COMM_WORLD_RANK" "$@"' "$out/cpu" \
   "$root/build/bin/meniscus" run "$root/inputs/candle-3d.yaml" \
-  --steps "$steps" --quiet --output "$out/run" --set domain.cell_size="$dx" --set mpm.heat.heating_start_time=0 \
-  --set diagnostics.every=1 --set output.every_time=0 --set checkpoint.every_minutes=0 "${extra[@]}" > "$out/log" 2>&1 \
+  --steps "$steps" "${quiet[@]}" --output "$out/run" --set domain.cell_size="$dx" --set mpm.heat.heating_start_time=0 \
+  --set diagnostics.every=1 --set output.every_time=0 --set checkpoint.every_minutes=0 "${wick[@]}" "${extra[@]}" "${petsc[@]}" > "$out/log" 2>&1 \
   || { cat "$out/log"; exit 1; }
 python3 - "$out" "$ranks" "$threads" "$n" "$mode" <<'PY'
 import csv, json, sys

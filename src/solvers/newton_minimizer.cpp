@@ -91,6 +91,8 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
       result.reason = "Newton " + options_.prefix + ": non-finite residual";
       return result;
     }
+    if (monitor && problem.describe_residual)
+      log::info("%s %d: %s", options_.prefix.c_str(), it, problem.describe_residual(g_).c_str());
     if (result.residual <= target) {
       result.converged = true;
       return result;

@@ -67,6 +67,9 @@ struct NewtonProblem {
   // Optional: the KSP whose relative tolerance the forcing term sets (an inner KSP when the outer
   // one only applies a preconditioner); the outer KSP when empty.
   std::function<KSP(KSP ksp)> working_ksp;
+  // Optional, -<prefix>monitor only: one line on where the residual of gradient g sits (printed before
+  // each iteration's line).
+  std::function<std::string(Vec g)> describe_residual;
   // Converged when residual_norm <= tolerance * reference, or when an accepted step has
   // step_norm <= tolerance * reference (the residual of nearly massless unknowns can stagnate at a
   // level that moves nothing).

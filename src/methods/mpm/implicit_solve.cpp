@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -33,6 +34,16 @@ KSP reduced_ksp(KSP ksp, const AssembledHessian<Dim>& matrix) {
 // not shifted (the collider takes up momentum there anyway).
 enum NodeKind : int { Inactive = 0, Free = 1, NormalFixed = 2, Fixed = 3, Light = 4, LightOnCollider = 5 };
 KOKKOS_INLINE_FUNCTION bool held(int k) { return k == Inactive || k == Fixed || k == Light || k == LightOnCollider; }
+
+// "(x, y[, z])" of owned node i, for the -mpm_newton_monitor lines.
+template <int Dim>
+std::string node_position(const grid::Decomposition<Dim>& decomp, const grid::NodeBox<Dim>& box, long i) {
+  int ijk[Dim];
+  box.node(i, ijk);
+  std::string s = "(";
+  for (int d = 0; d < Dim; ++d) s += log::format(d ? ", %.4f" : "%.4f", decomp.lower()[d] + ijk[d] * decomp.dx());
+  return s + ")";
+}
 
 // PETSc log events (-log_view) of the Newton stage's particle work, beside PETSc's own (KSPSolve,
 // PCSetUp, MatSetValuesCOO): where a step's time goes (docs/theory-mpm-implicit.md, profile).
@@ -588,6 +599,36 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
     MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_SUM, comm);
     return std::sqrt(s);
   };
+  // -mpm_newton_monitor: where the residual sqrt(sum |g|^2 / m) sits, by node-mass class (fractions of the
+  // heaviest node, as the speed line after the solve) and at its largest node (this rank's; a diagnostic).
+  problem.describe_residual = [&](Vec gv) {
+    solvers::VecAccess ga(gv, Dim, false);
+    auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ga.view);
+    auto m = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass);
+    auto k = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), kind);
+    const auto obox = grid.owned_box();
+    double mmax = 0;
+    for (size_t i = 0; i < m.extent(0); ++i) mmax = std::max(mmax, m(i));
+    MPI_Allreduce(MPI_IN_PLACE, &mmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    const double edges[5] = {0, 1e-4, 1e-2, 1e-1, 2};
+    double share[4] = {0, 0, 0, 0}, worst = -1;
+    long at = -1;
+    for (size_t i = 0; i < m.extent(0); ++i) {
+      if (k(i) == Inactive) continue;
+      double r2 = 0;
+      for (int c = 0; c < Dim; ++c) r2 += g(i, c) * g(i, c) / m(i);
+      for (int c = 0; c < 4; ++c)
+        if (m(i) >= edges[c] * mmax && m(i) < edges[c + 1] * mmax) share[c] += r2;
+      if (r2 > worst) worst = r2, at = static_cast<long>(i);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, share, 4, MPI_DOUBLE, MPI_SUM, comm);
+    std::string line = "residual by node-mass class (sqrt of the class's sum |g|^2/m):";
+    for (int c = 0; c < 4; ++c) line += log::format(" [%g,%g) %.3e;", edges[c], edges[c + 1], std::sqrt(share[c]));
+    if (at >= 0)
+      line += log::format(" largest on this rank %.3e at node mass %.3g of the heaviest, x = %s, held %d", std::sqrt(worst),
+                          m(at) / mmax, node_position<Dim>(decomp_, obox, at).c_str(), held(k(at)) ? 1 : 0);
+    return line;
+  };
   problem.step_norm = [&](Vec dv) {
     solvers::VecAccess da(dv, Dim, false);
     auto d = da.view;
@@ -697,6 +738,24 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
       MPI_Allreduce(MPI_IN_PLACE, &dvmax, 1, MPI_DOUBLE, MPI_MAX, comm);
       if (count > 0)
         line += log::format(" [%g,%g): %.0f, %.3g, %.3g;", edges[c], edges[c + 1], count, std::sqrt(vmax), std::sqrt(dvmax));
+    }
+    {
+      // Where this rank's fastest node (by |v - v^n|) sits.
+      auto vh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+      auto vnh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), vn);
+      auto mh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass);
+      auto kh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), kind);
+      double best = -1;
+      long at = -1;
+      for (size_t i = 0; i < mh.extent(0); ++i) {
+        if (kh(i) == Inactive) continue;
+        double s2 = 0;
+        for (int d = 0; d < Dim; ++d) s2 += (vh(i, d) - vnh(i, d)) * (vh(i, d) - vnh(i, d));
+        if (s2 > best) best = s2, at = static_cast<long>(i);
+      }
+      if (at >= 0)
+        line += log::format(" fastest on this rank %.3g m/s at node mass %.3g of the heaviest, x = %s", std::sqrt(best),
+                            mh(at) / mmax, node_position<Dim>(decomp_, grid.owned_box(), at).c_str());
     }
     log::info("%s", line.c_str());
   }

@@ -48,7 +48,10 @@ HeatSolver<Dim>::HeatSolver(const grid::Decomposition<Dim>& decomp, const HeatOp
     : decomp_(decomp), options_(options) {
   materials_ = Kokkos::View<physics::ThermalProperties*>("thermal_materials", materials.size());
   auto h = Kokkos::create_mirror_view(materials_);
-  for (size_t i = 0; i < materials.size(); ++i) h(i) = materials[i];
+  for (size_t i = 0; i < materials.size(); ++i) {
+    h(i) = materials[i];
+    any_source_ = any_source_ || materials[i].heat_source != 0;
+  }
   Kokkos::deep_copy(materials_, h);
   gbox_ = box_of<Dim>(decomp.ghost_lo(), decomp.ghost_hi());
   obox_ = box_of<Dim>(decomp.owned_lo(), decomp.owned_hi());
@@ -266,8 +269,9 @@ void HeatSolver<Dim>::mark_weak_nodes() {
 // entry A_ij of each weak neighbour j onto its own diagonal, i.e. reads T_j as T_i in row i. The result is
 // symmetric, the columns of the conduction part still sum to zero over the remaining nodes (so with
 // thermal_transfer: conservative sum m c_p T stays exact: the weak nodes keep C_j T_j^n), and a uniform
-// ambient temperature stays a solution of the Robin rows. A weak node's own Robin and flux forcing is
-// dropped (it is of the order of its B-spline tail weight).
+// ambient temperature stays a solution of the Robin rows. The Robin entries and the forcing never reach a
+// weak node: the boundary and source points spread them over the coupled nodes (for_each_coupled_node in
+// mpm_heat.hpp), so no heat is lost with the weak rows.
 template <int Dim>
 void HeatSolver<Dim>::decouple_weak_nodes() {
   constexpr int W = Dim == 2 ? 25 : 125, centre = Dim == 2 ? 12 : 62;
@@ -324,7 +328,7 @@ void HeatSolver<Dim>::scatter(double dt, const Particles& p, const Samples& s) {
         const physics::ThermalProperties& tp = th(mat(q));
         const double share = split ? 1.0 / (2 * group(q) + 1) : 1.0;
         const double mc = share * mass(q, 0) * tp.heat_capacity, Tq = T(q, 0);
-        const double source = tp.heat_source * vol(q, 0) * J(q, 0), fill = share * vol(q, 0) * J(q, 0) * inv_cell;
+        const double fill = share * vol(q, 0) * J(q, 0) * inv_cell;
         grid::Stencil<Dim> st;
         st.compute(xp, lower, inv_dx);
         double g[Dim];
@@ -338,18 +342,12 @@ void HeatSolver<Dim>::scatter(double dt, const Particles& p, const Samples& s) {
           for (int d = 0; d < Dim; ++d) Ti += g[d] * r[d];
           acc(idx, 0) += w * mc;
           acc(idx, 1) += w * mc * Ti;
-          acc(idx, 2) += w * source;
           acc(idx, 3) += w * fill;
         });
       });
   if (s.active && s.size > 0) {
     auto pos = s.position;
     auto par = s.parent;
-    const double hTbar = options_.transfer_coefficient * options_.ambient_temperature, b = options_.boundary_flux;
-    const FluxRegion region = options_.flux;
-    const double time = time_;
-    auto by = boundary_y_;
-    auto bdA = boundary_dA_;
     Kokkos::parallel_for(
         "heat::p2g_surface", Kokkos::RangePolicy<>(0, s.size), KOKKOS_LAMBDA(const int r) {
           const int q = par(r);
@@ -374,16 +372,6 @@ void HeatSolver<Dim>::scatter(double dt, const Particles& p, const Samples& s) {
               acc(idx, 3) += w * fill;
             });
           }
-          // The boundary heat (h T-bar + b) dA_r at the sample's boundary point y_r (boundary_quadrature).
-          double y[Dim];
-          for (int d = 0; d < Dim; ++d) y[d] = by(r, d);
-          const double robin = (hTbar + (region.template contains<Dim>(y, time) ? b : 0.0)) * bdA(r);
-          if (robin != 0) {
-            grid::Stencil<Dim> st;
-            st.compute(y, lower, inv_dx);
-            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, y,
-                                             [&](long idx, double w, const double*, const double*) { acc(idx, 2) += w * robin; });
-          }
         });
   }
   Kokkos::Experimental::contribute(local, sc);
@@ -398,6 +386,69 @@ void HeatSolver<Dim>::scatter(double dt, const Particles& p, const Samples& s) {
   petsc_check(VecRestoreArrayRead(rhs_nodal_, &g), "VecRestoreArrayRead(heat)");
 }
 
+// The forcing f^h + f^H (dof 2 of the nodal sums), once the weak nodes are known: each sample's boundary heat
+// (h T-bar + b) |dA_r| at its boundary point y_r (boundary_quadrature) and each particle's source H V_p,
+// both spread over the coupled nodes only (for_each_coupled_node, mpm_heat.hpp). Returns the number of
+// samples whose stencil holds no coupled node (their heat is not taken in; boundary_power leaves them out).
+template <int Dim>
+long HeatSolver<Dim>::scatter_forcing(const Particles& p, const Samples& s) {
+  const auto gbox = gbox_;
+  Kokkos::View<double*> local("heat_forcing", gbox.size());
+  auto sc = Kokkos::Experimental::create_scatter_view(local);
+  double lower[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_.lower()[d];
+  const double dx = decomp_.dx(), inv_dx = 1.0 / dx;
+  auto weak = weak_;
+  auto th = materials_;
+  if (any_source_) {
+    auto x = p.x, vol = p.volume, J = p.J;
+    auto mat = p.material;
+    Kokkos::parallel_for(
+        "heat::p2g_source", Kokkos::RangePolicy<>(0, p.size), KOKKOS_LAMBDA(const int q) {
+          const double source = th(mat(q)).heat_source * vol(q, 0) * J(q, 0);
+          if (source == 0) return;
+          double xp[Dim];
+          for (int d = 0; d < Dim; ++d) xp[d] = x(q, d);
+          grid::Stencil<Dim> st;
+          st.compute(xp, lower, inv_dx);
+          auto acc = sc.access();
+          for_each_coupled_node<Dim>(st, gbox, lower, dx, xp, weak, [&](long idx, double w) { acc(idx) += w * source; });
+        });
+  }
+  long uncoupled = 0;
+  if (s.active && s.size > 0) {
+    const double hTbar = options_.transfer_coefficient * options_.ambient_temperature, b = options_.boundary_flux;
+    const FluxRegion region = options_.flux;
+    const double time = time_;
+    auto by = boundary_y_;
+    auto bdA = boundary_dA_;
+    Kokkos::parallel_reduce(
+        "heat::p2g_boundary", Kokkos::RangePolicy<>(0, s.size),
+        KOKKOS_LAMBDA(const int r, long& lost) {
+          double y[Dim];
+          for (int d = 0; d < Dim; ++d) y[d] = by(r, d);
+          const double heat = (hTbar + (region.template contains<Dim>(y, time) ? b : 0.0)) * bdA(r);
+          grid::Stencil<Dim> st;
+          st.compute(y, lower, inv_dx);
+          auto acc = sc.access();
+          if (for_each_coupled_node<Dim>(st, gbox, lower, dx, y, weak, [&](long idx, double w) { acc(idx) += w * heat; }) <= 0)
+            ++lost;
+        },
+        uncoupled);
+  }
+  Kokkos::Experimental::contribute(local, sc);
+  sum_ghosted_into_owners(dm1_, local, localT_, b_, "heat forcing");
+  const PetscScalar* f = nullptr;
+  petsc_check(VecGetArrayRead(b_, &f), "VecGetArrayRead(heat forcing)");
+  Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> fh(f, obox_.size());
+  auto own = owned_;
+  auto fd = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), fh);
+  Kokkos::parallel_for(
+      "heat::forcing_to_owned", Kokkos::RangePolicy<>(0, obox_.size()), KOKKOS_LAMBDA(const long i) { own(i, 2) = fd(i); });
+  petsc_check(VecRestoreArrayRead(b_, &f), "VecRestoreArrayRead(heat forcing)");
+  MPI_Allreduce(MPI_IN_PLACE, &uncoupled, 1, MPI_LONG, MPI_SUM, decomp_.comm());
+  return uncoupled;
+}
 
 // Whether a free node lies outside A_'s pattern on any rank (collective). A pattern built for a set of nodes
 // serves every subset of it: a node that is no longer free keeps its entries as stored zeros (its row is
@@ -635,6 +686,7 @@ double HeatSolver<Dim>::boundary_power(const Samples& s, Kokkos::View<const doub
   const double time = time_;
   auto by = boundary_y_;
   auto bdA = boundary_dA_;
+  auto weak = weak_;
   double power = 0;
   Kokkos::parallel_reduce(
       "heat::boundary_power", Kokkos::RangePolicy<>(0, s.size),
@@ -644,8 +696,10 @@ double HeatSolver<Dim>::boundary_power(const Samples& s, Kokkos::View<const doub
         double Ty = 0;
         grid::Stencil<Dim> st;
         st.compute(y, lower, inv_dx);
-        grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, y,
-                                         [&](long idx, double w, const double*, const double*) { Ty += w * nodal_T(idx); });
+        // The temperature the solve's Robin rows see at y_r (the coupled nodes' partition of unity); a sample
+        // without a coupled node took no heat in (scatter_forcing).
+        if (for_each_coupled_node<Dim>(st, gbox, lower, dx, y, weak, [&](long idx, double w) { Ty += w * nodal_T(idx); }) <= 0)
+          return;
         acc += ((region.template contains<Dim>(y, time) ? b : 0.0) + h * (Tbar - Ty)) * bdA(r);
       },
       power);
@@ -667,6 +721,7 @@ HeatStats HeatSolver<Dim>::solve(double dt, const Particles& p, const Samples& s
   scatter(dt, p, s);
   if (any_fixed_) mark_fixed_nodes();
   mark_weak_nodes();
+  stats.uncoupled_samples = scatter_forcing(p, s);
   assemble(dt, p, s);
   // Right-hand side C T^n / dt + f and the initial guess T^n = (C T^n) / C on the owned nodes.
   const long no = obox_.size();

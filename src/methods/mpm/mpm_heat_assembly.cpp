@@ -1,5 +1,6 @@
 // The conduction and Robin entries of the heat matrix (mpm_heat.hpp):
 //   K^cond_ab = sum_q K_q V_q grad N_a(x_q) . grad N_b(x_q),   R^h_ab = sum_r h |dA_r| N_a(y_r) N_b(y_r)
+// (R^h with the coupled nodes' weights, for_each_coupled_node in mpm_heat.hpp)
 // over the quadrature points: the particles, and while surface samples exist each sample s_r, its balance
 // particle 2 x_p - s_r (both with the parent's shared conduction volume) and its boundary point y_r.
 // Every point whose quadratic stencil starts at the same node (its "bin") adds to the same 3^Dim x 3^Dim
@@ -137,11 +138,14 @@ void HeatSolver<Dim>::accumulate_entries(const Particles& p, const Samples& s) {
   Kokkos::deep_copy(bins, bins_h);
 
   auto vals = values_;
+  auto weak = weak_;
   const long s1 = gbox.n[0], s2 = Dim == 3 ? static_cast<long>(gbox.n[0]) * gbox.n[1] : 0;
   for (int c = 0; c < colours; ++c) {
     if (colour_start[c + 1] == colour_start[c]) continue;
     Kokkos::parallel_for(
         "heat::assemble_bins", Kokkos::RangePolicy<>(colour_start[c], colour_start[c + 1]), KOKKOS_LAMBDA(const long b) {
+          const long node0 = bins(b, 0);
+          auto node_of = [&](int a) { return node0 + a % 3 + ((a / 3) % 3) * s1 + (Dim == 3 ? (a / 9) * s2 : 0); };
           double E[S * S];
           for (int e = 0; e < S * S; ++e) E[e] = 0;
           for (long k = bins(b, 1); k < bins(b, 2); ++k) {
@@ -174,21 +178,27 @@ void HeatSolver<Dim>::accumulate_entries(const Particles& p, const Samples& s) {
                   E[a * S + bb] += v;
                 }
               }
+            if (hdA != 0) {
+              // The coupled nodes' partition of unity (for_each_coupled_node, mpm_heat.hpp): no Robin entry
+              // couples a weak node, and a boundary point without a coupled node has none.
+              double z = 0;
+              for (int a = 0; a < S; ++a) z += weak(node_of(a)) ? 0.0 : w[a];
+              for (int a = 0; a < S; ++a) w[a] = z > 0 && !weak(node_of(a)) ? w[a] / z : 0.0;
+            }
             if (hdA != 0)
               for (int a = 0; a < S; ++a) {
                 const double ha = hdA * w[a];
                 for (int bb = a; bb < S; ++bb) E[a * S + bb] += ha * w[bb];
               }
           }
-          const long node0 = bins(b, 0);
           for (int a = 0; a < S; ++a) {
-            const long na = node0 + a % 3 + ((a / 3) % 3) * s1 + (Dim == 3 ? (a / 9) * s2 : 0);
+            const long na = node_of(a);
             for (int bb = a; bb < S; ++bb) {
               const double v = E[a * S + bb];
               if (v == 0) continue;
               vals(na * W + pair_slot<Dim>(a, bb)) += v;
               if (bb != a) {
-                const long nb = node0 + bb % 3 + ((bb / 3) % 3) * s1 + (Dim == 3 ? (bb / 9) * s2 : 0);
+                const long nb = node_of(bb);
                 vals(nb * W + pair_slot<Dim>(bb, a)) += v;
               }
             }

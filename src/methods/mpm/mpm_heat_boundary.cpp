@@ -25,8 +25,9 @@
 // rho, n(s) = (s - c) / rho is affine in s, so n_i - n_r = (s_i - s_r) / rho and the fit gives 1 / rho
 // exactly; elsewhere it is an average of the normal curvatures. The nodal moments are summed over the
 // ranks before the fit, so the result does not depend on the decomposition.
-// The weights N_i(y_r) sum to one, so the boundary heat enters the nodes whole and conservative transfer
-// keeps its exact balance.
+// The heat is spread at y_r with the coupled nodes' weights N_i(y_r) / sum_coupled N_k(y_r), which sum to one
+// over the nodes in the system, so the boundary heat enters them whole and the conservative transfer keeps
+// its exact balance (for_each_coupled_node, mpm_heat.hpp).
 #include <Kokkos_ScatterView.hpp>
 #include <cstring>
 
