@@ -11,6 +11,11 @@ failed=0
 pass() { echo "ok    $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL  $*"; failed=$((failed + 1)); }
 
+# The local cluster is one per machine and `start` restarts its daemons, so two checkouts testing at
+# once would stop each other's jobs: hold a machine-wide lock for the whole test.
+exec 9> /run/lock/meniscus-slurm-local.lock
+flock -w 600 9 || { echo "FAIL  another Slurm test held /run/lock/meniscus-slurm-local.lock for 600 s"; exit 1; }
+
 bash "$src/scripts/slurm-local.sh" start
 rc=$?
 if [ "$rc" = 3 ]; then echo "skip: Slurm cannot run on this machine"; exit 77; fi
