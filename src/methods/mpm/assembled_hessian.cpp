@@ -527,7 +527,7 @@ void AssembledHessian<Dim>::create_matrix() {
               "PetscOptionsGetString");
   const std::string requested = type;
   if (!requested.empty() && requested != "aij" && requested != "baij")
-    throw RuntimeError("-" + prefix_ + "matrix_type: '" + requested + "' is not aij or baij");
+    throw InputError("PETSc options database", "-" + prefix_ + "matrix_type", "'" + requested + "' is not aij or baij");
   const int bs = mode == "scalar" ? 1 : Dim;
   blocked_ = requested.empty() ? !explicit_pc && !multigrid_ && bs == Dim : requested == "baij";
   if (blocked_ && bs != Dim) throw RuntimeError("-" + prefix_ + "matrix_type baij needs node blocks (not -" + prefix_ + "near_null_space scalar)");

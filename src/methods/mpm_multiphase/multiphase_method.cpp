@@ -136,6 +136,16 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
       }
     Kokkos::deep_copy(beta_, h);
   }
+  // Groups that share their summed force at a node (eq. 20): all (shared), none (per_group) or the
+  // fluid groups (fluids).
+  shares_force_ = Kokkos::View<int*>("mp_shares_force", G);
+  {
+    auto h = Kokkos::create_mirror_view(shares_force_);
+    for (int g = 0; g < G; ++g)
+      h(g) = s_.force_sharing == ForceSharing::Shared ||
+             (s_.force_sharing == ForceSharing::Fluids && table_.group_kind[g] == PhaseKind::Fluid);
+    Kokkos::deep_copy(shares_force_, h);
+  }
 
   f_.x = set_.add_field("position", Dim);
   f_.v = set_.add_field("velocity", Dim);
@@ -669,16 +679,7 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
   }
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   const auto colliders = colliders_.at_time(time_);
-  // Groups that share their summed force at a node (eq. 20): all (shared), none (per_group) or the
-  // fluid groups (fluids).
-  Kokkos::View<int*> shares("mp_shares_force", G);
-  {
-    auto h = Kokkos::create_mirror_view(shares);
-    for (int g = 0; g < G; ++g)
-      h(g) = s_.force_sharing == ForceSharing::Shared ||
-             (s_.force_sharing == ForceSharing::Fluids && table_.group_kind[g] == PhaseKind::Fluid);
-    Kokkos::deep_copy(shares, h);
-  }
+  auto shares = shares_force_;
   const ContactMode mode = s_.contact;
   auto beta = beta_;
   // Internal forces: from the force pass (in the Vec) and/or from the fused P2G (in state_).

@@ -114,6 +114,7 @@ class MultiphaseMpm : public Method {
   MultiphaseTable table_;
   Kokkos::View<PhaseMaterial*> materials_;
   Kokkos::View<double*> beta_;  // G x G anti-penetration strengths
+  Kokkos::View<int*> shares_force_;  // per group: 1 if it shares the summed force (force_sharing)
   std::unique_ptr<grid::Decomposition<Dim>> decomp_;
   std::unique_ptr<grid::GridField<Dim>> grid_;
   grid::NodeArray state_;  // owned nodes after step 1: m, u, -, G per group (the force pass reuses the Vec)
