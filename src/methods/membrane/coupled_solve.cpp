@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "methods/membrane/interpolation.hpp"
+#include "methods/membrane/kkt_assembly.hpp"
 #include "methods/membrane/kkt_solve.hpp"
 #include "methods/membrane/polyline.hpp"
 #include "solvers/petsc_check.hpp"
@@ -26,22 +27,6 @@ void KktBlocks::destroy() {
 
 CoupledSolver::CoupledSolver(MacGrid& grid, CoupledSolveOptions options) : grid_(grid), options_(std::move(options)) {}
 CoupledSolver::~CoupledSolver() { blocks_.destroy(); }
-
-namespace {
-
-Mat create_aij(MPI_Comm comm, PetscInt mloc, PetscInt nloc, PetscInt m, PetscInt n, PetscInt per_row) {
-  Mat a;
-  MEMBRANE_PETSC(MatCreate(comm, &a));
-  MEMBRANE_PETSC(MatSetSizes(a, mloc, nloc, m, n));
-  MEMBRANE_PETSC(MatSetType(a, MATAIJ));
-  MEMBRANE_PETSC(MatSeqAIJSetPreallocation(a, per_row, nullptr));
-  MEMBRANE_PETSC(MatMPIAIJSetPreallocation(a, per_row, nullptr, per_row, nullptr));
-  // Rows of the membrane block are few and their length depends on how many faces a vertex feeds.
-  MEMBRANE_PETSC(MatSetOption(a, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  return a;
-}
-
-}  // namespace
 
 CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, double dt, int src_u, int dst_u,
                                         std::vector<double>& v_new) {
@@ -162,10 +147,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   KktBlocks& k = blocks_;
   MEMBRANE_PETSC(DMCreateMatrix(dmp, &k.A));
   MEMBRANE_PETSC(MatSetOption(k.A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
-  k.Bt = create_aij(comm, np_local, nv_local, np, nv, 24);
-  Vec bv;
-  MEMBRANE_PETSC(VecCreateMPI(comm, nv_local, nv, &bv));
-  MEMBRANE_PETSC(VecSet(bv, 0.0));
+  k.Bt = create_kkt_aij(comm, np_local, nv_local, np, nv, 24);
   MEMBRANE_PETSC(VecSet(bp, 0.0));
 
   SegmentIndex index(m.xy, m.seg, g.lower[0], g.lower[1], dx, g.cells[0], g.cells[1]);
@@ -205,7 +187,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
     return i >= i0 && i < i0 + g.owned.n[0] && j >= j0 && j < j0 + g.owned.n[1] && i < g.cells[0] && j < g.cells[1];
   };
   std::vector<double> bv_mine(nv, 0.0);       // this rank's part of b_v
-  std::map<std::pair<PetscInt, PetscInt>, double> c_mine;  // and of C
+  VelocityEntries c_mine;                    // and of C
   for (int j = j0; j <= j0 + g.owned.n[1]; ++j)
     for (int i = i0; i <= i0 + g.owned.n[0]; ++i) {
       if (!g.in_ghost(i, j)) continue;
@@ -296,36 +278,9 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
       }
     }
   // The velocity rows live on rank 0: every rank's contributions, added in rank order.
-  std::map<std::pair<PetscInt, PetscInt>, double> c_all;
-  std::vector<double> bv_all(rank == 0 ? nv : 0, 0.0);
-  {
-    int size = 1;
-    MPI_Comm_size(comm, &size);
-    std::vector<double> triplets;
-    triplets.reserve(3 * c_mine.size());
-    for (const auto& [ij, val] : c_mine) {
-      triplets.push_back(static_cast<double>(ij.first));
-      triplets.push_back(static_cast<double>(ij.second));
-      triplets.push_back(val);
-    }
-    int count = static_cast<int>(triplets.size());
-    std::vector<int> counts(size, 0), offsets(size, 0);
-    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
-    std::vector<double> all_c, all_bv(rank == 0 ? static_cast<size_t>(nv) * size : 0);
-    if (rank == 0) {
-      for (int q = 1; q < size; ++q) offsets[q] = offsets[q - 1] + counts[q - 1];
-      all_c.resize(static_cast<size_t>(offsets[size - 1] + counts[size - 1]));
-    }
-    MPI_Gatherv(triplets.data(), count, MPI_DOUBLE, all_c.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0, comm);
-    MPI_Gather(bv_mine.data(), static_cast<int>(nv), MPI_DOUBLE, all_bv.data(), static_cast<int>(nv), MPI_DOUBLE, 0,
-               comm);
-    if (rank == 0) {
-      for (size_t q = 0; q + 2 < all_c.size(); q += 3)
-        c_all[{static_cast<PetscInt>(all_c[q]), static_cast<PetscInt>(all_c[q + 1])}] += all_c[q + 2];
-      for (int q = 0; q < size; ++q)
-        for (PetscInt c = 0; c < nv; ++c) bv_all[c] += all_bv[static_cast<size_t>(q) * nv + c];
-    }
-  }
+  VelocityEntries c_all;
+  std::vector<double> bv_all;
+  gather_velocity_block(comm, nv, c_mine, bv_mine, c_all, bv_all);
 
   // Membrane and body inertia and the capillary terms: added once, by rank 0 (the membrane is
   // replicated, the rigid unknowns live there). Each vertex term is mapped through its linear
@@ -396,73 +351,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
             if (ij.first == q && ij.second == q) val = mr[d];
         }
     }
-  // C with counted preallocation: rank 0 owns every row of the velocity block; a body's rows are
-  // long (one entry per membrane component or body it touches), so they are counted, not guessed.
-  {
-    std::vector<PetscInt> nnz(nv_local, 0);
-    for (const auto& [ij, val] : c_all)
-      if (in_c(ij.first, ij.second)) ++nnz[ij.first];
-    MEMBRANE_PETSC(MatCreate(comm, &k.C));
-    MEMBRANE_PETSC(MatSetSizes(k.C, nv_local, nv_local, nv, nv));
-    MEMBRANE_PETSC(MatSetType(k.C, MATAIJ));
-    MEMBRANE_PETSC(MatSeqAIJSetPreallocation(k.C, 0, nnz.data()));
-    MEMBRANE_PETSC(MatMPIAIJSetPreallocation(k.C, 0, nnz.data(), 0, nullptr));
-    for (const auto& [ij, val] : c_all) {
-      if (!in_c(ij.first, ij.second)) continue;
-      const PetscInt ki = ij.first, kj = ij.second;
-      const PetscScalar c = val;
-      MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &kj, &c, ADD_VALUES));
-    }
-    for (PetscInt q = 0; q < nv_local; ++q)
-      if (bv_all[q] != 0) MEMBRANE_PETSC(VecSetValues(bv, 1, &q, &bv_all[q], ADD_VALUES));
-  }
-  for (Mat mat : {k.A, k.Bt, k.C}) {
-    MEMBRANE_PETSC(MatAssemblyBegin(mat, MAT_FINAL_ASSEMBLY));
-    MEMBRANE_PETSC(MatAssemblyEnd(mat, MAT_FINAL_ASSEMBLY));
-  }
-  for (Vec vec : {bp, bv}) {
-    MEMBRANE_PETSC(VecAssemblyBegin(vec));
-    MEMBRANE_PETSC(VecAssemblyEnd(vec));
-  }
-  MEMBRANE_PETSC(MatTranspose(k.Bt, MAT_INITIAL_MATRIX, &k.B));
-  MEMBRANE_PETSC(MatDuplicate(k.C, MAT_COPY_VALUES, &k.negC));
-  MEMBRANE_PETSC(MatScale(k.negC, -1.0));
-
-  // Preconditioner blocks: S^ = A + B^T diag(C)^-1 B (SPD when every fluid region meets the
-  // membrane) and C itself.
-  {
-    Vec dinv;
-    MEMBRANE_PETSC(MatCreateVecs(k.C, &dinv, nullptr));
-    MEMBRANE_PETSC(MatGetDiagonal(k.C, dinv));
-    MEMBRANE_PETSC(VecReciprocal(dinv));
-    Mat bts;
-    MEMBRANE_PETSC(MatDuplicate(k.Bt, MAT_COPY_VALUES, &bts));
-    MEMBRANE_PETSC(MatDiagonalScale(bts, nullptr, dinv));
-    MEMBRANE_PETSC(MatMatMult(bts, k.B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &k.S));
-    MEMBRANE_PETSC(MatAXPY(k.S, 1.0, k.A, DIFFERENT_NONZERO_PATTERN));
-    MEMBRANE_PETSC(MatDestroy(&bts));
-    MEMBRANE_PETSC(VecDestroy(&dinv));
-  }
-  Mat kb[4] = {k.A, k.Bt, k.B, k.negC};
-  MEMBRANE_PETSC(MatCreateNest(comm, 2, nullptr, 2, nullptr, kb, &k.K));
-  Mat pb[4] = {k.S, nullptr, nullptr, k.C};
-  MEMBRANE_PETSC(MatCreateNest(comm, 2, nullptr, 2, nullptr, pb, &k.P));
-  IS rows[2];
-  MEMBRANE_PETSC(MatNestGetISs(k.K, rows, nullptr));
-  k.is[0] = rows[0];
-  k.is[1] = rows[1];
-  MEMBRANE_PETSC(VecCreateMPI(comm, np_local + nv_local, np + nv, &k.b));
-  MEMBRANE_PETSC(VecDuplicate(k.b, &k.z));
-  MEMBRANE_PETSC(VecSet(k.z, 0.0));
-  {
-    Vec sub;
-    MEMBRANE_PETSC(VecGetSubVector(k.b, rows[0], &sub));
-    MEMBRANE_PETSC(VecCopy(bp, sub));
-    MEMBRANE_PETSC(VecRestoreSubVector(k.b, rows[0], &sub));
-    MEMBRANE_PETSC(VecGetSubVector(k.b, rows[1], &sub));
-    MEMBRANE_PETSC(VecCopy(bv, sub));
-    MEMBRANE_PETSC(VecRestoreSubVector(k.b, rows[1], &sub));
-  }
+  build_kkt_system(comm, k, bp, nv, c_all, bv_all, in_c);
 
   // Solve (the mode from the deck or -<prefix>solver_mode, kkt_solve.hpp).
   const KktSolveStats stats = solve_kkt(k, options_, comm);
@@ -484,22 +373,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   }
 
   // The velocity block to every rank; membrane and body velocities from their linear maps.
-  std::vector<double> z(nv, 0.0);
-  {
-    Vec sub, all;
-    VecScatter sc;
-    MEMBRANE_PETSC(VecGetSubVector(k.z, rows[1], &sub));
-    MEMBRANE_PETSC(VecScatterCreateToAll(sub, &sc, &all));
-    MEMBRANE_PETSC(VecScatterBegin(sc, sub, all, INSERT_VALUES, SCATTER_FORWARD));
-    MEMBRANE_PETSC(VecScatterEnd(sc, sub, all, INSERT_VALUES, SCATTER_FORWARD));
-    const PetscScalar* vals;
-    MEMBRANE_PETSC(VecGetArrayRead(all, &vals));
-    for (PetscInt q = 0; q < nv; ++q) z[q] = vals[q];
-    MEMBRANE_PETSC(VecRestoreArrayRead(all, &vals));
-    MEMBRANE_PETSC(VecScatterDestroy(&sc));
-    MEMBRANE_PETSC(VecDestroy(&all));
-    MEMBRANE_PETSC(VecRestoreSubVector(k.z, rows[1], &sub));
-  }
+  const std::vector<double> z = velocity_block_on_all_ranks(k, nv);
   auto evaluate = [&](const LinearVelocity& l) {
     double u = l.known;
     for (const Term& t : l.terms) u += t.c * z[t.k];
@@ -513,7 +387,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   if (std::any_of(held.begin(), held.end(), [](char h) { return h != 0; })) {
     std::vector<double> impulse(nv, 0.0);
     Vec sub;
-    MEMBRANE_PETSC(VecGetSubVector(k.z, rows[0], &sub));
+    MEMBRANE_PETSC(VecGetSubVector(k.z, k.is[0], &sub));
     PetscInt lo = 0, hi = 0;
     MEMBRANE_PETSC(VecGetOwnershipRange(sub, &lo, &hi));
     const PetscScalar* vals;
@@ -523,7 +397,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
       impulse[rq.second] += val * vals[rq.first - lo];  // (B^T)_{c,x} p-hat_c = B_{x,c} p-hat_c
     }
     MEMBRANE_PETSC(VecRestoreArrayRead(sub, &vals));
-    MEMBRANE_PETSC(VecRestoreSubVector(k.z, rows[0], &sub));
+    MEMBRANE_PETSC(VecRestoreSubVector(k.z, k.is[0], &sub));
     if (rank == 0)
       for (const auto& [ij, val] : c_all)
         if (held[ij.first]) impulse[ij.first] -= val * z[ij.second];
@@ -544,74 +418,14 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
     for (int q = 0; q < 3; ++q) vr_new[3 * b + q] = rigid[b] >= 0 ? z[rigid[b] + q] : known[q];
   }
   // p-hat into dof kP of the owned nodes, then ghosts.
-  {
-    Vec sub;
-    MEMBRANE_PETSC(VecGetSubVector(k.z, rows[0], &sub));
-    const PetscScalar* vals;
-    MEMBRANE_PETSC(VecGetArrayRead(sub, &vals));
-    Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> hp(vals, np_local);
-    auto p = Kokkos::create_mirror_view_and_copy(grid::MemSpace(), hp);
-    MEMBRANE_PETSC(VecRestoreArrayRead(sub, &vals));
-    MEMBRANE_PETSC(VecRestoreSubVector(k.z, rows[0], &sub));
-    auto owned = grid_.field().acquire_owned();
-    Kokkos::parallel_for(
-        "membrane_store_pressure", np_local, KOKKOS_LAMBDA(const long n) { owned(n, kP) = p(n); });
-    grid_.field().release_owned(owned);
-    grid_.field().global_to_local();
-  }
-  // New face velocities: u** - G p-hat / rho on all-fluid faces, W v on fluid-air faces, zero else.
-  {
-    auto local = grid_.field().acquire_local(false);
-    auto owned = grid_.field().acquire_owned();
-    const double inv_rho_dx = 1.0 / (rho * dx);
-    Kokkos::parallel_for(
-        "membrane_project_faces", g.owned.size(), KOKKOS_LAMBDA(const long n) {
-          int ij[2];
-          g.owned.node(n, ij);
-          const long l = g.local(ij[0], ij[1]);
-          for (int d = 0; d < 2; ++d) {
-            const int type = g.face_type(local, d, ij[0], ij[1]);
-            double u = 0;
-            if (type == kAllFluid) {
-              const long la = d == 0 ? g.local(ij[0] - 1, ij[1]) : g.local(ij[0], ij[1] - 1);
-              u = local(l, src_u + d) - (local(l, kP) - local(la, kP)) * inv_rho_dx;
-            }
-            owned(n, dst_u + d) = u;
-          }
-        });
-    const long nmixed = static_cast<long>(mixed_node.size());
-    auto to_device_l = [](const std::vector<long>& s, const char* name) {
-      Kokkos::View<long*, grid::MemSpace> v(std::string(name), s.size());
-      auto h = Kokkos::create_mirror_view(v);
-      for (size_t q = 0; q < s.size(); ++q) h(q) = s[q];
-      Kokkos::deep_copy(v, h);
-      return v;
-    };
-    auto to_device_i = [](const std::vector<int>& s, const char* name) {
-      Kokkos::View<int*, grid::MemSpace> v(std::string(name), s.size());
-      auto h = Kokkos::create_mirror_view(v);
-      for (size_t q = 0; q < s.size(); ++q) h(q) = s[q];
-      Kokkos::deep_copy(v, h);
-      return v;
-    };
-    auto node = to_device_l(mixed_node, "mixed_node");
-    auto axis = to_device_i(mixed_axis, "mixed_axis");
-    // Mixed faces take the structure velocity (Stage 8): W v on fluid-air faces, J_r v_r on
-    // fluid-rigid ones, both already in the faces' linear maps.
-    Kokkos::View<double*, grid::MemSpace> value("mixed_velocity", nmixed);
-    {
-      auto h = Kokkos::create_mirror_view(value);
-      for (long q = 0; q < nmixed; ++q) h(q) = evaluate(mixed_row[q]);
-      Kokkos::deep_copy(value, h);
-    }
-    Kokkos::parallel_for(
-        "membrane_mixed_faces", nmixed, KOKKOS_LAMBDA(const long q) { owned(node(q), dst_u + axis(q)) = value(q); });
-    grid_.field().release_owned(owned);
-    grid_.field().release_local(local);
-    grid_.field().global_to_local();
-  }
+  store_pressure(k, grid_.field(), kP);
+  // New face velocities: u** - G p-hat / rho on all-fluid faces; mixed faces take the structure
+  // velocity (Stage 8): W v on fluid-air faces, J_r v_r on fluid-rigid ones, both already in the
+  // faces' linear maps; zero elsewhere.
+  std::vector<double> value(mixed_row.size());
+  for (size_t q = 0; q < mixed_row.size(); ++q) value[q] = evaluate(mixed_row[q]);
+  write_back_faces(grid_, rho, src_u, dst_u, kP, mixed_node, mixed_axis, value);
   MEMBRANE_PETSC(VecDestroy(&bp));
-  MEMBRANE_PETSC(VecDestroy(&bv));
   if (!keep_) blocks_.destroy();
   return result;
 }

@@ -27,4 +27,24 @@ void gather_vertices_to_root(MPI_Comm comm, particles::ParticleSet& set);
 // Collective.
 Polyline broadcast_membrane(MPI_Comm comm, particles::ParticleSet& set, bool closed);
 
+// The membrane's vertices (positions x, velocities v: n x Dim views) become the particle set's
+// first n entries (fields position, velocity, mass), each carrying the mass share `share`.
+template <class X>
+void copy_vertices(particles::ParticleSet& set, const X& mx, const X& mv, long n, double share) {
+  auto x = set.field(0), v = set.field(1), mass = set.field(2);
+  auto id = set.id();
+  auto mat = set.material();
+  const int dim = static_cast<int>(mx.extent(1));
+  Kokkos::parallel_for(
+      "membrane_publish_vertices", n, KOKKOS_LAMBDA(const long i) {
+        for (int d = 0; d < dim; ++d) {
+          x(i, d) = mx(i, d);
+          v(i, d) = mv(i, d);
+        }
+        mass(i, 0) = share;
+        id(i) = i;
+        mat(i) = 0;
+      });
+}
+
 }  // namespace meniscus::membrane

@@ -104,34 +104,16 @@ std::vector<std::pair<int, double>> interpolation_row(const SegmentIndex& index,
   return interpolation_row(index, centre, h2);
 }
 
+double SegmentIndex::clipped_measure(int e, const double* lo, const double* hi) const {
+  return clipped_length(&xy_[2 * seg_[2 * e]], &xy_[2 * seg_[2 * e + 1]], lo, hi);
+}
+
 std::vector<std::pair<int, double>> interpolation_row(const SegmentIndex& index, const double centre[2],
                                                      const double halfw[2]) {
   const double lo[2] = {centre[0] - halfw[0], centre[1] - halfw[1]};
   const double hi[2] = {centre[0] + halfw[0], centre[1] + halfw[1]};
-  const double half = std::min(halfw[0], halfw[1]);
-  std::vector<int> cand;
-  index.candidates(lo, hi, cand);
-  std::map<int, double> w;  // ordered by vertex: rows are identical on every rank count
-  double total = 0;
-  const auto& xy = index.xy();
-  const auto& seg = index.seg();
-  for (int e : cand) {
-    const int i = seg[2 * e], j = seg[2 * e + 1];
-    const double len = clipped_length(&xy[2 * i], &xy[2 * j], lo, hi);
-    // Slivers below 1e-12 dx are round-off of a segment grazing the box.
-    if (len <= 1e-12 * half) continue;
-    w[i] += len;
-    w[j] += len;
-    total += 2 * len;
-  }
-  std::vector<std::pair<int, double>> row;
-  if (total == 0) {
-    const int e = index.nearest_segment(centre);
-    if (e >= 0) row = {{seg[2 * e], 0.5}, {seg[2 * e + 1], 0.5}};
-    return row;
-  }
-  for (const auto& kv : w) row.emplace_back(kv.first, kv.second / total);
-  return row;
+  // Slivers below 1e-12 dx are round-off of a segment grazing the box.
+  return interpolation_row_of(index, centre, lo, hi, 1e-12 * std::min(halfw[0], halfw[1]));
 }
 
 }  // namespace meniscus::membrane

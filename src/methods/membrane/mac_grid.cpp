@@ -4,35 +4,38 @@
 
 namespace meniscus::membrane {
 
-MacGrid::MacGrid(MPI_Comm comm, const double lower[2], const int cells[2], double dx, const std::string& deck_file,
-                 std::array<int, 2> procs, std::array<std::vector<int>, 2> ranges)
+template <int Dim>
+MacGridT<Dim>::MacGridT(MPI_Comm comm, const double* lower, const int* cells, double dx, const std::string& deck_file,
+                        std::array<int, Dim> procs, std::array<std::vector<int>, Dim> ranges)
     : dx_(dx) {
-  grid::Decomposition<2>::Spec spec;
-  for (int d = 0; d < 2; ++d) {
+  typename grid::Decomposition<Dim>::Spec spec;
+  for (int d = 0; d < Dim; ++d) {
     lower_[d] = lower[d];
     cells_[d] = cells[d];
     spec.lower[d] = lower[d];
     spec.upper[d] = lower[d] + cells[d] * dx;
   }
   spec.dx = dx;
-  spec.dof = kDofs;
+  spec.dof = mac_dofs<Dim>();
   spec.stencil_width = 2;  // semi-Lagrangian back-traces up to a cell plus the bilinear stencil
   spec.deck_file = deck_file;
   spec.procs = procs;
   spec.ranges = std::move(ranges);
-  decomp_ = std::make_unique<grid::Decomposition<2>>(comm, spec);
-  field_ = std::make_unique<grid::GridField<2>>(*decomp_);
+  decomp_ = std::make_unique<grid::Decomposition<Dim>>(comm, spec);
+  field_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
   solvers::petsc_check(DMDACreateCompatibleDMDA(decomp_->dm(), 1, &dm_p_), "DMDACreateCompatibleDMDA");
 }
 
-MacGrid::~MacGrid() {
+template <int Dim>
+MacGridT<Dim>::~MacGridT() {
   field_.reset();
   if (dm_p_) solvers::petsc_check_noexcept(DMDestroy(&dm_p_), "DMDestroy");
 }
 
-MacGeometry MacGrid::geometry() const {
-  MacGeometry g;
-  for (int d = 0; d < 2; ++d) {
+template <int Dim>
+MacGeometryT<Dim> MacGridT<Dim>::geometry() const {
+  MacGeometryT<Dim> g;
+  for (int d = 0; d < Dim; ++d) {
     g.lower[d] = lower_[d];
     g.cells[d] = cells_[d];
   }
@@ -41,5 +44,8 @@ MacGeometry MacGrid::geometry() const {
   g.owned = field_->owned_box();
   return g;
 }
+
+template class MacGridT<2>;
+template class MacGridT<3>;
 
 }  // namespace meniscus::membrane

@@ -1,6 +1,7 @@
 #pragma once
-// The liquid of Ruan et al. 2021 (§4.1): an incompressible, inviscid fluid on a 2D MAC grid
-// distributed with the shared DMDA decomposition. The DMDA has one node per cell corner
+// The liquid of Ruan et al. 2021 (§4.1): an incompressible, inviscid fluid on a MAC grid
+// distributed with the shared DMDA decomposition (2D and 3D; the 3D packing is described at
+// MacGeometryT<3> below). The DMDA has one node per cell corner
 // ((nx+1) x (ny+1) nodes); node (i, j) stores, as separate dofs, the pressure of cell (i, j), the
 // x velocity of the face x = i dx (row j), the y velocity of the face y = j dx (column i), and the
 // cell's type and signed liquid distance. Entries past the last cell or face are unused (zero).
@@ -28,14 +29,37 @@ enum FaceType : int { kNoFace = -1, kInactive = 0, kAllFluid = 1, kFluidAir = 2,
 // dofs of a node: p-hat (pressure x dt), face velocities u, v, cell type, signed distance phi
 // (negative in the liquid), the advection velocity of the first solve, and extrapolation flags.
 enum Dof : int { kP = 0, kU = 1, kV = 2, kCell = 3, kPhi = 4, kUdag = 5, kVdag = 6, kValidU = 7, kValidV = 8, kDofs = 9 };
+// dofs of a 3D node (i, j, k): p-hat of cell (i, j, k); the face velocities u, v, w of the faces
+// x = i dx, y = j dx, z = k dx through that node's cell (dofs k3U + d); cell type; phi; the first
+// solve's advection velocities (k3Udag + d).
+enum Dof3 : int { k3P = 0, k3U = 1, k3Cell = 4, k3Phi = 5, k3Udag = 6, k3Dofs = 9 };
+
+// Face classification from the two incident cell types (Ruan 2021 §4.3; shared by 2D and 3D).
+KOKKOS_INLINE_FUNCTION int pair_face_type(int ta, int tb) {
+  if (ta == kFluid && tb == kFluid) return kAllFluid;
+  if ((ta == kFluid && tb == kAir) || (ta == kAir && tb == kFluid)) return kFluidAir;
+  if ((ta == kFluid && tb == kSolid) || (ta == kSolid && tb == kFluid)) return kFluidRigid;
+  return kInactive;
+}
+
+// The grid and its local (ghosted and owned) boxes, shared by both dimensions' geometry.
+template <int Dim>
+struct MacBoxes {
+  double lower[Dim];
+  double dx;
+  int cells[Dim];
+  grid::NodeBox<Dim> ghost;
+  grid::NodeBox<Dim> owned;
+  KOKKOS_INLINE_FUNCTION long local(const int* c) const { return ghost.index(c); }
+};
+
+template <int Dim>
+struct MacGeometryT;
 
 // Device-copyable geometry of the grid and its local (ghosted) box.
-struct MacGeometry {
-  double lower[2];
-  double dx;
-  int cells[2];
-  grid::NodeBox<2> ghost;
-  grid::NodeBox<2> owned;
+template <>
+struct MacGeometryT<2> : MacBoxes<2> {
+  using MacBoxes<2>::local;
 
   KOKKOS_INLINE_FUNCTION bool in_ghost(int i, int j) const {
     return i >= ghost.lo[0] && i < ghost.lo[0] + ghost.n[0] && j >= ghost.lo[1] && j < ghost.lo[1] + ghost.n[1];
@@ -58,11 +82,11 @@ struct MacGeometry {
     const int k = d == 0 ? i : j;
     if (k == 0 || k == cells[d]) return kWall;
     const int ta = d == 0 ? cell_type(a, i - 1, j) : cell_type(a, i, j - 1);
-    const int tb = cell_type(a, i, j);
-    if (ta == kFluid && tb == kFluid) return kAllFluid;
-    if ((ta == kFluid && tb == kAir) || (ta == kAir && tb == kFluid)) return kFluidAir;
-    if ((ta == kFluid && tb == kSolid) || (ta == kSolid && tb == kFluid)) return kFluidRigid;
-    return kInactive;
+    return pair_face_type(ta, cell_type(a, i, j));
+  }
+  template <class A>
+  KOKKOS_INLINE_FUNCTION int face_type(const A& a, int d, const int* c) const {
+    return face_type(a, d, c[0], c[1]);
   }
   KOKKOS_INLINE_FUNCTION void face_centre(int d, int i, int j, double* x) const {
     x[0] = lower[0] + (i + (d == 0 ? 0.0 : 0.5)) * dx;
@@ -93,31 +117,107 @@ struct MacGeometry {
   }
 };
 
-class MacGrid {
+using MacGeometry = MacGeometryT<2>;
+
+// 3D: node (i, j, k) of the DMDA, (nx+1) x (ny+1) x (nz+1) nodes, stores cell (i, j, k) and the
+// three faces through its low corner (Dof3). Same rules as in 2D: cells outside the box are solid
+// (the tank walls), domain-boundary faces are walls.
+template <>
+struct MacGeometryT<3> : MacBoxes<3> {
+  using MacBoxes<3>::local;
+
+  KOKKOS_INLINE_FUNCTION static bool in_box(const grid::NodeBox<3>& b, int i, int j, int k) {
+    const int c[3] = {i, j, k};
+    for (int d = 0; d < 3; ++d)
+      if (c[d] < b.lo[d] || c[d] >= b.lo[d] + b.n[d]) return false;
+    return true;
+  }
+  KOKKOS_INLINE_FUNCTION bool in_ghost(int i, int j, int k) const { return in_box(ghost, i, j, k); }
+  KOKKOS_INLINE_FUNCTION bool in_owned(int i, int j, int k) const { return in_box(owned, i, j, k); }
+  KOKKOS_INLINE_FUNCTION long local(int i, int j, int k) const {
+    const int ijk[3] = {i, j, k};
+    return ghost.index(ijk);
+  }
+  template <class A>
+  KOKKOS_INLINE_FUNCTION int cell_type(const A& a, int i, int j, int k) const {
+    if (i < 0 || j < 0 || k < 0 || i >= cells[0] || j >= cells[1] || k >= cells[2]) return kSolid;
+    return static_cast<int>(a(local(i, j, k), k3Cell));
+  }
+  // Type of the face of axis d stored at node c = (i, j, k): between cells c - e_d and c.
+  template <class A>
+  KOKKOS_INLINE_FUNCTION int face_type(const A& a, int d, const int* c) const {
+    for (int e = 0; e < 3; ++e)
+      if (c[e] > cells[e] || (e != d && c[e] == cells[e])) return kNoFace;
+    if (c[d] == 0 || c[d] == cells[d]) return kWall;
+    const int ta = cell_type(a, c[0] - (d == 0), c[1] - (d == 1), c[2] - (d == 2));
+    return pair_face_type(ta, cell_type(a, c[0], c[1], c[2]));
+  }
+  KOKKOS_INLINE_FUNCTION void face_centre(int d, const int* c, double* x) const {
+    for (int e = 0; e < 3; ++e) x[e] = lower[e] + (c[e] + (e == d ? 0.0 : 0.5)) * dx;
+  }
+  KOKKOS_INLINE_FUNCTION void cell_centre(const int* c, double* x) const {
+    for (int e = 0; e < 3; ++e) x[e] = lower[e] + (c[e] + 0.5) * dx;
+  }
+};
+
+// Stage 8 on the all-fluid faces (Eq. 7): dst_u + d <- u** - G p-hat / rho from the ghosted array
+// `local` (u** in dofs src_u + d, p-hat in dof p) into the owned array; every other face gets 0
+// (mixed faces are written afterwards with the structure velocity).
+template <int Dim, class A>
+void project_fluid_faces(const MacGeometryT<Dim>& g, const A& local, const A& owned, double rho, int src_u, int dst_u,
+                         int p) {
+  const double inv_rho_dx = 1.0 / (rho * g.dx);
+  Kokkos::parallel_for(
+      "membrane_project_faces", g.owned.size(), KOKKOS_LAMBDA(const long n) {
+        int c[Dim];
+        g.owned.node(n, c);
+        const long l = g.local(c);
+        for (int d = 0; d < Dim; ++d) {
+          double u = 0;
+          if (g.face_type(local, d, c) == kAllFluid) {
+            int ca[Dim];
+            for (int e = 0; e < Dim; ++e) ca[e] = c[e] - (e == d);
+            u = local(l, src_u + d) - (local(l, p) - local(g.local(ca), p)) * inv_rho_dx;
+          }
+          owned(n, dst_u + d) = u;
+        }
+      });
+}
+
+template <int Dim>
+constexpr int mac_dofs() {
+  return Dim == 2 ? static_cast<int>(kDofs) : static_cast<int>(k3Dofs);
+}
+
+template <int Dim>
+class MacGridT {
  public:
   // procs: the process grid (0 entries: chosen by the DMDA); ranges: nodes per block along each axis
   // (grid/balance.hpp; they override procs), empty for the even split.
-  MacGrid(MPI_Comm comm, const double lower[2], const int cells[2], double dx, const std::string& deck_file,
-          std::array<int, 2> procs = {0, 0}, std::array<std::vector<int>, 2> ranges = {});
-  ~MacGrid();
-  MacGrid(const MacGrid&) = delete;
-  MacGrid& operator=(const MacGrid&) = delete;
+  MacGridT(MPI_Comm comm, const double* lower, const int* cells, double dx, const std::string& deck_file,
+           std::array<int, Dim> procs = {}, std::array<std::vector<int>, Dim> ranges = {});
+  ~MacGridT();
+  MacGridT(const MacGridT&) = delete;
+  MacGridT& operator=(const MacGridT&) = delete;
 
-  const grid::Decomposition<2>& decomposition() const { return *decomp_; }
-  grid::GridField<2>& field() { return *field_; }
+  const grid::Decomposition<Dim>& decomposition() const { return *decomp_; }
+  grid::GridField<Dim>& field() { return *field_; }
   DM pressure_dm() const { return dm_p_; }  // one dof per node (cell), same ownership
-  MacGeometry geometry() const;
+  MacGeometryT<Dim> geometry() const;
   MPI_Comm comm() const { return decomp_->comm(); }
   double dx() const { return dx_; }
   int cells(int d) const { return cells_[d]; }
 
  private:
-  std::unique_ptr<grid::Decomposition<2>> decomp_;
-  std::unique_ptr<grid::GridField<2>> field_;
+  std::unique_ptr<grid::Decomposition<Dim>> decomp_;
+  std::unique_ptr<grid::GridField<Dim>> field_;
   DM dm_p_ = nullptr;
-  double lower_[2];
-  int cells_[2];
+  double lower_[Dim];
+  int cells_[Dim];
   double dx_;
 };
+
+using MacGrid = MacGridT<2>;
+using MacGrid3 = MacGridT<3>;
 
 }  // namespace meniscus::membrane

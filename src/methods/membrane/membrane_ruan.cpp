@@ -93,26 +93,6 @@ MembraneRuan::MembraneRuan(const MethodContext& ctx) : comm_(ctx.comm) {
   publish_vertices();
 }
 
-namespace {
-// The membrane's vertices become the particle set's first n entries, each carrying the mass share
-// `share` (a free function: nvcc rejects device lambdas in private member functions).
-void copy_vertices(particles::ParticleSet& set, const Polyline& m, long n, double share) {
-  auto x = set.field(0), v = set.field(1), mass = set.field(2);
-  auto mx = m.x, mv = m.v;
-  auto id = set.id();
-  auto mat = set.material();
-  Kokkos::parallel_for(
-      "membrane_publish_vertices", n, KOKKOS_LAMBDA(const long i) {
-        for (int d = 0; d < 2; ++d) {
-          x(i, d) = mx(i, d);
-          v(i, d) = mv(i, d);
-        }
-        mass(i, 0) = share;
-        id(i) = i;
-        mat(i) = 0;
-      });
-}
-}  // namespace
 
 void MembraneRuan::publish_vertices() {
   int rank = 0;
@@ -121,7 +101,7 @@ void MembraneRuan::publish_vertices() {
   const long n = rank == 0 ? m.vertices() : 0;
   set_.resize(static_cast<size_t>(n));
   if (n == 0) return;
-  copy_vertices(set_, m, n, deck_.flow.rho * flow_->volume() / static_cast<double>(n));
+  copy_vertices(set_, m.x, m.v, n, deck_.flow.rho * flow_->volume() / static_cast<double>(n));
 }
 
 double MembraneRuan::stable_dt() { return flow_->stable_dt(deck_.cfl, deck_.capillary_factor, deck_.dt_max); }

@@ -1,0 +1,213 @@
+#include "methods/membrane/kkt_assembly.hpp"
+
+#include "solvers/petsc_check.hpp"
+
+#define MEMBRANE_PETSC(call) ::meniscus::solvers::petsc_check((call), #call)
+
+namespace meniscus::membrane {
+
+Mat create_kkt_aij(MPI_Comm comm, PetscInt mloc, PetscInt nloc, PetscInt m, PetscInt n, PetscInt per_row) {
+  Mat a;
+  MEMBRANE_PETSC(MatCreate(comm, &a));
+  MEMBRANE_PETSC(MatSetSizes(a, mloc, nloc, m, n));
+  MEMBRANE_PETSC(MatSetType(a, MATAIJ));
+  MEMBRANE_PETSC(MatSeqAIJSetPreallocation(a, per_row, nullptr));
+  MEMBRANE_PETSC(MatMPIAIJSetPreallocation(a, per_row, nullptr, per_row, nullptr));
+  MEMBRANE_PETSC(MatSetOption(a, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  return a;
+}
+
+void gather_velocity_block(MPI_Comm comm, PetscInt nv, const VelocityEntries& c_mine, const std::vector<double>& bv_mine,
+                           VelocityEntries& c_all, std::vector<double>& bv_all) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  bv_all.assign(rank == 0 ? nv : 0, 0.0);
+  std::vector<double> triplets;
+  triplets.reserve(3 * c_mine.size());
+  for (const auto& [ij, val] : c_mine) {
+    triplets.push_back(static_cast<double>(ij.first));
+    triplets.push_back(static_cast<double>(ij.second));
+    triplets.push_back(val);
+  }
+  int count = static_cast<int>(triplets.size());
+  std::vector<int> counts(size, 0), offsets(size, 0);
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  std::vector<double> all_c, all_bv(rank == 0 ? static_cast<size_t>(nv) * size : 0);
+  if (rank == 0) {
+    for (int q = 1; q < size; ++q) offsets[q] = offsets[q - 1] + counts[q - 1];
+    all_c.resize(static_cast<size_t>(offsets[size - 1] + counts[size - 1]));
+  }
+  MPI_Gatherv(triplets.data(), count, MPI_DOUBLE, all_c.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0, comm);
+  MPI_Gather(bv_mine.data(), static_cast<int>(nv), MPI_DOUBLE, all_bv.data(), static_cast<int>(nv), MPI_DOUBLE, 0,
+             comm);
+  if (rank == 0) {
+    for (size_t q = 0; q + 2 < all_c.size(); q += 3)
+      c_all[{static_cast<PetscInt>(all_c[q]), static_cast<PetscInt>(all_c[q + 1])}] += all_c[q + 2];
+    for (int q = 0; q < size; ++q)
+      for (PetscInt c = 0; c < nv; ++c) bv_all[c] += all_bv[static_cast<size_t>(q) * nv + c];
+  }
+}
+
+void build_kkt_system(MPI_Comm comm, KktBlocks& k, Vec bp, PetscInt nv, const VelocityEntries& c_all,
+                      const std::vector<double>& bv_all, const std::function<bool(PetscInt, PetscInt)>& keep) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const PetscInt nv_local = rank == 0 ? nv : 0;
+  PetscInt np_local = 0, np = 0;
+  MEMBRANE_PETSC(VecGetLocalSize(bp, &np_local));
+  MEMBRANE_PETSC(VecGetSize(bp, &np));
+  Vec bv;
+  MEMBRANE_PETSC(VecCreateMPI(comm, nv_local, nv, &bv));
+  MEMBRANE_PETSC(VecSet(bv, 0.0));
+  // C with counted preallocation: rank 0 owns every row of the velocity block; a body's rows are
+  // long (one entry per membrane component or body it touches), so they are counted, not guessed.
+  {
+    std::vector<PetscInt> nnz(nv_local, 0);
+    for (const auto& [ij, val] : c_all)
+      if (keep(ij.first, ij.second)) ++nnz[ij.first];
+    MEMBRANE_PETSC(MatCreate(comm, &k.C));
+    MEMBRANE_PETSC(MatSetSizes(k.C, nv_local, nv_local, nv, nv));
+    MEMBRANE_PETSC(MatSetType(k.C, MATAIJ));
+    MEMBRANE_PETSC(MatSeqAIJSetPreallocation(k.C, 0, nnz.data()));
+    MEMBRANE_PETSC(MatMPIAIJSetPreallocation(k.C, 0, nnz.data(), 0, nullptr));
+    for (const auto& [ij, val] : c_all) {
+      if (!keep(ij.first, ij.second)) continue;
+      const PetscInt ki = ij.first, kj = ij.second;
+      const PetscScalar c = val;
+      MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &kj, &c, ADD_VALUES));
+    }
+    for (PetscInt q = 0; q < nv_local; ++q)
+      if (bv_all[q] != 0) MEMBRANE_PETSC(VecSetValues(bv, 1, &q, &bv_all[q], ADD_VALUES));
+  }
+  for (Mat mat : {k.A, k.Bt, k.C}) {
+    MEMBRANE_PETSC(MatAssemblyBegin(mat, MAT_FINAL_ASSEMBLY));
+    MEMBRANE_PETSC(MatAssemblyEnd(mat, MAT_FINAL_ASSEMBLY));
+  }
+  for (Vec vec : {bp, bv}) {
+    MEMBRANE_PETSC(VecAssemblyBegin(vec));
+    MEMBRANE_PETSC(VecAssemblyEnd(vec));
+  }
+  MEMBRANE_PETSC(MatTranspose(k.Bt, MAT_INITIAL_MATRIX, &k.B));
+  MEMBRANE_PETSC(MatDuplicate(k.C, MAT_COPY_VALUES, &k.negC));
+  MEMBRANE_PETSC(MatScale(k.negC, -1.0));
+
+  // Preconditioner blocks: S^ = A + B^T diag(C)^-1 B (SPD when every fluid region meets the
+  // membrane) and C itself.
+  {
+    Vec dinv;
+    MEMBRANE_PETSC(MatCreateVecs(k.C, &dinv, nullptr));
+    MEMBRANE_PETSC(MatGetDiagonal(k.C, dinv));
+    MEMBRANE_PETSC(VecReciprocal(dinv));
+    Mat bts;
+    MEMBRANE_PETSC(MatDuplicate(k.Bt, MAT_COPY_VALUES, &bts));
+    MEMBRANE_PETSC(MatDiagonalScale(bts, nullptr, dinv));
+    MEMBRANE_PETSC(MatMatMult(bts, k.B, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &k.S));
+    MEMBRANE_PETSC(MatAXPY(k.S, 1.0, k.A, DIFFERENT_NONZERO_PATTERN));
+    MEMBRANE_PETSC(MatDestroy(&bts));
+    MEMBRANE_PETSC(VecDestroy(&dinv));
+  }
+  Mat kb[4] = {k.A, k.Bt, k.B, k.negC};
+  MEMBRANE_PETSC(MatCreateNest(comm, 2, nullptr, 2, nullptr, kb, &k.K));
+  Mat pb[4] = {k.S, nullptr, nullptr, k.C};
+  MEMBRANE_PETSC(MatCreateNest(comm, 2, nullptr, 2, nullptr, pb, &k.P));
+  IS rows[2];
+  MEMBRANE_PETSC(MatNestGetISs(k.K, rows, nullptr));
+  k.is[0] = rows[0];
+  k.is[1] = rows[1];
+  MEMBRANE_PETSC(VecCreateMPI(comm, np_local + nv_local, np + nv, &k.b));
+  MEMBRANE_PETSC(VecDuplicate(k.b, &k.z));
+  MEMBRANE_PETSC(VecSet(k.z, 0.0));
+  {
+    Vec sub;
+    MEMBRANE_PETSC(VecGetSubVector(k.b, rows[0], &sub));
+    MEMBRANE_PETSC(VecCopy(bp, sub));
+    MEMBRANE_PETSC(VecRestoreSubVector(k.b, rows[0], &sub));
+    MEMBRANE_PETSC(VecGetSubVector(k.b, rows[1], &sub));
+    MEMBRANE_PETSC(VecCopy(bv, sub));
+    MEMBRANE_PETSC(VecRestoreSubVector(k.b, rows[1], &sub));
+  }
+  MEMBRANE_PETSC(VecDestroy(&bv));
+}
+
+std::vector<double> velocity_block_on_all_ranks(KktBlocks& k, PetscInt nv) {
+  std::vector<double> z(nv, 0.0);
+  Vec sub, all;
+  VecScatter sc;
+  MEMBRANE_PETSC(VecGetSubVector(k.z, k.is[1], &sub));
+  MEMBRANE_PETSC(VecScatterCreateToAll(sub, &sc, &all));
+  MEMBRANE_PETSC(VecScatterBegin(sc, sub, all, INSERT_VALUES, SCATTER_FORWARD));
+  MEMBRANE_PETSC(VecScatterEnd(sc, sub, all, INSERT_VALUES, SCATTER_FORWARD));
+  const PetscScalar* vals;
+  MEMBRANE_PETSC(VecGetArrayRead(all, &vals));
+  for (PetscInt q = 0; q < nv; ++q) z[q] = vals[q];
+  MEMBRANE_PETSC(VecRestoreArrayRead(all, &vals));
+  MEMBRANE_PETSC(VecScatterDestroy(&sc));
+  MEMBRANE_PETSC(VecDestroy(&all));
+  MEMBRANE_PETSC(VecRestoreSubVector(k.z, k.is[1], &sub));
+  return z;
+}
+
+template <int Dim>
+void store_pressure(KktBlocks& k, grid::GridField<Dim>& field, int dof) {
+  Vec sub;
+  MEMBRANE_PETSC(VecGetSubVector(k.z, k.is[0], &sub));
+  PetscInt np_local = 0;
+  MEMBRANE_PETSC(VecGetLocalSize(sub, &np_local));
+  const PetscScalar* vals;
+  MEMBRANE_PETSC(VecGetArrayRead(sub, &vals));
+  Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> hp(vals, np_local);
+  auto p = Kokkos::create_mirror_view_and_copy(grid::MemSpace(), hp);
+  MEMBRANE_PETSC(VecRestoreArrayRead(sub, &vals));
+  MEMBRANE_PETSC(VecRestoreSubVector(k.z, k.is[0], &sub));
+  auto owned = field.acquire_owned();
+  Kokkos::parallel_for(
+      "membrane_store_pressure", np_local, KOKKOS_LAMBDA(const long n) { owned(n, dof) = p(n); });
+  field.release_owned(owned);
+  field.global_to_local();
+}
+
+namespace {
+void write_mixed_faces(const grid::NodeArray& owned, int dof_base, const std::vector<long>& node,
+                       const std::vector<int>& axis, const std::vector<double>& value) {
+  const long nmixed = static_cast<long>(node.size());
+  Kokkos::View<long*, grid::MemSpace> dn("mixed_node", nmixed);
+  Kokkos::View<int*, grid::MemSpace> da("mixed_axis", nmixed);
+  Kokkos::View<double*, grid::MemSpace> dv("mixed_velocity", nmixed);
+  auto hn = Kokkos::create_mirror_view(dn);
+  auto ha = Kokkos::create_mirror_view(da);
+  auto hv = Kokkos::create_mirror_view(dv);
+  for (long q = 0; q < nmixed; ++q) {
+    hn(q) = node[q];
+    ha(q) = axis[q];
+    hv(q) = value[q];
+  }
+  Kokkos::deep_copy(dn, hn);
+  Kokkos::deep_copy(da, ha);
+  Kokkos::deep_copy(dv, hv);
+  Kokkos::parallel_for(
+      "membrane_mixed_faces", nmixed, KOKKOS_LAMBDA(const long q) { owned(dn(q), dof_base + da(q)) = dv(q); });
+}
+}  // namespace
+
+template <int Dim>
+void write_back_faces(MacGridT<Dim>& grid, double rho, int src_u, int dst_u, int p, const std::vector<long>& node,
+                      const std::vector<int>& axis, const std::vector<double>& value) {
+  auto local = grid.field().acquire_local(false);
+  auto owned = grid.field().acquire_owned();
+  project_fluid_faces(grid.geometry(), local, owned, rho, src_u, dst_u, p);
+  write_mixed_faces(owned, dst_u, node, axis, value);
+  grid.field().release_owned(owned);
+  grid.field().release_local(local);
+  grid.field().global_to_local();
+}
+
+template void write_back_faces<2>(MacGridT<2>&, double, int, int, int, const std::vector<long>&, const std::vector<int>&,
+                                  const std::vector<double>&);
+template void write_back_faces<3>(MacGridT<3>&, double, int, int, int, const std::vector<long>&, const std::vector<int>&,
+                                  const std::vector<double>&);
+
+template void store_pressure<2>(KktBlocks&, grid::GridField<2>&, int);
+template void store_pressure<3>(KktBlocks&, grid::GridField<3>&, int);
+
+}  // namespace meniscus::membrane
