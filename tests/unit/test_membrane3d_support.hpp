@@ -6,6 +6,7 @@
 #include <array>
 #include <vector>
 
+#include "methods/membrane/membrane_flow_3d.hpp"
 #include "methods/membrane/triangle_membrane.hpp"
 
 namespace meniscus::membrane::testing {
@@ -16,18 +17,9 @@ using Host3 = std::vector<std::array<double, 3>>;
 // counter-clockwise seen from above (the air side).
 template <class F>
 geometry::TriangleMesh sheet(int n, const F& height) {
-  geometry::TriangleMesh mesh;
-  for (int j = 0; j <= n; ++j)
-    for (int i = 0; i <= n; ++i) {
-      const double x = double(i) / n, y = double(j) / n;
-      mesh.vertices.push_back({x, y, height(x, y)});
-    }
-  auto id = [n](int i, int j) { return j * (n + 1) + i; };
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      mesh.triangles.push_back({id(i, j), id(i + 1, j), id(i + 1, j + 1)});
-      mesh.triangles.push_back({id(i, j), id(i + 1, j + 1), id(i, j + 1)});
-    }
+  const double lo[2] = {0, 0}, hi[2] = {1, 1};
+  geometry::TriangleMesh mesh = flat_sheet(lo, hi, 0.0, n);
+  for (auto& v : mesh.vertices) v[2] = height(v[0], v[1]);
   return mesh;
 }
 

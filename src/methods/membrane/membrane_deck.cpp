@@ -11,21 +11,25 @@ namespace meniscus::membrane {
 
 void declare_membrane_sections(config::Schema& root) {
   auto s = std::make_shared<config::Schema>();
-  s->real("density", "g/cm^2", "liquid density rho (areal in 2D; Ruan 2021: 1.0)").def(1.0).positive();
-  s->real("surface_tension", "dyn", "surface tension sigma carried by the membrane (Ruan 2021 2D water: 0.9)")
+  s->real("density", "g/cm^2", "liquid density rho (areal in 2D, g/cm^3 in 3D; Ruan 2021: 1.0)").def(1.0).positive();
+  s->real("surface_tension", "dyn", "surface tension sigma carried by the membrane (dyn in 2D, dyn/cm in 3D; Ruan 2021 2D water: 0.9)")
       .def(0.9).nonnegative();
   s->vector("gravity", "cm/s^2", "gravitational acceleration of the liquid (Ruan 2021 2D: 9.8 cm/s^2); the "
             "membrane itself feels none, as in the paper").def_dim("[0, -9.8]", "[0, 0, -980]");
   s->real("thickness_over_dx", "1", "virtual membrane thickness h in cells (Ruan 2021: 0.5; it sets the "
-          "membrane mass rho h L / 2 per vertex)").def(0.5).positive();
-  s->real("edge_over_dx", "1", "initial membrane edge length in cells (Ruan 2021: 0.5, twice the grid resolution)")
+          "membrane mass rho h L / 2 per vertex in 2D, rho h sum A_t / 3 in 3D)").def(0.5).positive();
+  s->real("edge_over_dx", "1", "initial membrane edge length in cells (Ruan 2021: 0.5, twice the grid resolution); in 3D the "
+          "drop is the icosphere whose edges are at most this long and the pool a sheet of right triangles with legs of "
+          "this length")
       .def(0.5).positive();
   s->choice("shape", {"pool", "drop"}, "initial liquid: a flat pool spanning the box (its ends slide on the x "
-            "walls) or a closed drop").def("pool");
+            "walls; in 3D its boundary slides on the x and y walls and the surface is horizontal, z = level) or a closed "
+            "drop").def("pool");
   s->real("level", "cm", "pool: height of the flat surface").def(0.5).positive();
   s->vector("center", "cm", "drop: centre").def_dim("[0.5, 0.5]", "[0.5, 0.5, 0.5]");
   s->real("radius", "cm", "drop: radius").def(0.3).positive();
-  s->real("perturbation", "1", "drop: relative amplitude of the n = 2 shape mode r = R (1 + a cos 2 theta)")
+  s->real("perturbation", "1", "drop: relative amplitude of the n = 2 shape mode r = R (1 + a cos 2 theta); in 3D "
+            "the l = 2 mode about the z axis, r = R (1 + a P2(cos theta))")
       .def(0.0).min(-0.5).max(0.5);
   s->real("cfl", "1", "time step <= cfl dx / max|u|").def(0.5).positive();
   s->real("capillary_factor", "1", "time step <= factor sqrt(rho dx^3 / (2 pi sigma)), the capillary wave bound")
@@ -56,7 +60,7 @@ void declare_membrane_sections(config::Schema& root) {
           "only the normal part of their new velocity; contact vertices are pinned in remeshing (not in Ruan 2021, "
           "whose vertices move with the whole velocity: the inviscid liquid's tangential velocity then carries them "
           "along the membrane and the remesher splits and collapses about 1000 edges per second beside a body at rest; "
-          "docs/theory-membrane.md, \"Normal vertex motion\")").def("false");
+          "docs/theory-membrane.md, \"Normal vertex motion\"; in 3D the vertex normal is the area-weighted one)").def("false");
   s->flag("remesh", "split edges longer than 1.5 and collapse edges shorter than 0.5 times the initial edge length "
           "after every advection (Ruan 2021 Stage 6). Off by default: on the 2D Laplace drop it keeps the edges even "
           "but raises the area loss from 1.5 % to 4.4 % over 0.12 s (docs/theory-membrane.md)").def("false");
@@ -107,6 +111,7 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   const auto g = s.vector("gravity");
   d.flow.gravity[0] = g[0];
   d.flow.gravity[1] = g[1];
+  for (size_t q = 0; q < g.size() && q < 3; ++q) d.gravity[q] = g[q];
   d.flow.extrapolation_layers = static_cast<int>(s.integer("extrapolation_layers"));
   d.flow.two_solve = s.flag("two_solve");
   d.flow.preserve_volume = s.flag("preserve_volume");
@@ -117,8 +122,7 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   d.shape = s.text("shape");
   d.level = s.real("level");
   const auto c = s.vector("center");
-  d.center[0] = c[0];
-  d.center[1] = c[1];
+  for (size_t q = 0; q < c.size() && q < 3; ++q) d.center[q] = c[q];
   d.radius = s.real("radius");
   d.perturbation = s.real("perturbation");
   d.cfl = s.real("cfl");
@@ -186,13 +190,12 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
 
 void check_membrane_geometry(const config::Section& root) {
   const auto sim = root.section("simulation");
-  if (sim.integer("dimension") != 2)
-    throw InputError(sim.file(), sim.key_path("dimension"), "membrane-ruan2021 is implemented in 2D only so far");
+  const int dim = static_cast<int>(sim.integer("dimension"));
   const auto dom = root.section("domain");
   const auto lo = dom.vector("lower"), hi = dom.vector("upper");
   const double dx = dom.real("cell_size");
-  double lower[2], upper[2];
-  for (int d = 0; d < 2; ++d) {
+  double lower[3] = {0, 0, 0}, upper[3] = {0, 0, 0};
+  for (int d = 0; d < dim; ++d) {
     const double n = (hi[d] - lo[d]) / dx;
     const double cells = std::round(n);
     if (!(cells >= 1) || std::abs(n - cells) > 1e-6 * n)
@@ -202,12 +205,26 @@ void check_membrane_geometry(const config::Section& root) {
   }
   const auto ms = root.section("membrane");
   const MembraneDeck deck = read_membrane_deck(root);
+  if (dim == 3) {
+    // What the 3D step (membrane_flow_3d.hpp, phase 1) does not implement yet.
+    const char* missing = nullptr;
+    if (ms.has("bodies") && !ms.list("bodies").empty()) missing = "bodies";
+    else if (deck.remesh) missing = "remesh";
+    else if (!deck.flow.two_solve) missing = "two_solve";
+    else if (deck.flow.settle_damping > 0) missing = "settle_damping";
+    if (missing)
+      throw InputError(ms.file(), ms.key_path(missing),
+                       "the 3D membrane step does not implement this key yet (3D has no rigid bodies, no remeshing "
+                       "inside the step, no one-solve control and no settle window); "
+                       "remove it or run in 2D");
+  }
+  const int up = dim - 1;  // the vertical axis
   if (deck.shape == "pool") {
-    if (!(deck.level > lower[1] + dx && deck.level < upper[1] - dx))
+    if (!(deck.level > lower[up] + dx && deck.level < upper[up] - dx))
       throw InputError(ms.file(), ms.key_path("level"), "the pool surface must lie inside the box, a cell away from its top and bottom");
   } else {
     const double reach = deck.radius * (1 + std::abs(deck.perturbation));
-    for (int d = 0; d < 2; ++d)
+    for (int d = 0; d < dim; ++d)
       if (deck.center[d] - reach < lower[d] + dx || deck.center[d] + reach > upper[d] - dx)
         throw InputError(ms.file(), ms.key_path("radius"), "the drop must lie inside the box, a cell away from its walls");
   }

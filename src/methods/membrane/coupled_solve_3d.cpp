@@ -1,0 +1,224 @@
+#include "methods/membrane/coupled_solve_3d.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "methods/membrane/kkt_assembly.hpp"
+#include "methods/membrane/triangle_interpolation.hpp"
+#include "solvers/petsc_check.hpp"
+
+#define MEMBRANE_PETSC(call) ::meniscus::solvers::petsc_check((call), #call)
+
+namespace meniscus::membrane {
+
+CoupledSolver3::CoupledSolver3(MacGrid3& grid, CoupledSolveOptions options)
+    : grid_(grid), options_(std::move(options)) {}
+CoupledSolver3::~CoupledSolver3() { blocks_.destroy(); }
+
+CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, double rho, double dt, int src_u, int dst_u,
+                                         std::vector<double>& v_new) {
+  blocks_.destroy();
+  MPI_Comm comm = grid_.comm();
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const MacGeometryT<3> g = grid_.geometry();
+  const double dx = g.dx, vol = dx * dx * dx;
+  DM dmp = grid_.pressure_dm();
+
+  auto dev = grid_.field().acquire_local(false);
+  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dev);
+  grid_.field().release_local(dev);
+
+  // Unknowns of the velocity block: every membrane component not held by a wall.
+  const long nvert = m.vertices();
+  std::vector<PetscInt> unknown(3 * nvert, -1);
+  PetscInt nv = 0;
+  for (long i = 0; i < nvert; ++i)
+    for (int d = 0; d < 3; ++d)
+      if (m.fixed.empty() || !(m.fixed[i] & (1 << d))) unknown[3 * i + d] = nv++;
+  KktBlocks& k = blocks_;
+  k.membrane_unknowns = nv;
+  k.rigid_unknowns = 0;
+  const PetscInt nv_local = rank == 0 ? nv : 0;
+  std::vector<int> coupled(nv, 0);
+
+  ISLocalToGlobalMapping ltog;
+  MEMBRANE_PETSC(DMGetLocalToGlobalMapping(dmp, &ltog));
+  auto global_cell = [&](const int* c) {
+    PetscInt l = static_cast<PetscInt>(g.local(c[0], c[1], c[2])), out = -1;
+    MEMBRANE_PETSC(ISLocalToGlobalMappingApply(ltog, 1, &l, &out));
+    return out;
+  };
+  auto cell_type = [&](const int* c) { return g.cell_type(a, c[0], c[1], c[2]); };
+  auto owned_cell = [&](const int* c) {
+    return g.in_owned(c[0], c[1], c[2]) && c[0] < g.cells[0] && c[1] < g.cells[1] && c[2] < g.cells[2];
+  };
+  Vec bp;
+  MEMBRANE_PETSC(DMCreateGlobalVector(dmp, &bp));
+  MEMBRANE_PETSC(VecSet(bp, 0.0));
+  PetscInt np_local = 0, np = 0;
+  MEMBRANE_PETSC(VecGetLocalSize(bp, &np_local));
+  MEMBRANE_PETSC(VecGetSize(bp, &np));
+  MEMBRANE_PETSC(DMCreateMatrix(dmp, &k.A));
+  MEMBRANE_PETSC(MatSetOption(k.A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  k.Bt = create_kkt_aij(comm, np_local, nv_local, np, nv, 64);
+
+  // A: (V/rho) G^T G over all-fluid faces, V/(rho dx^2) = dx/rho per face; identity rows on cells
+  // that are not fluid (p-hat = 0 there).
+  const int* lo = g.owned.lo;
+  const int* n = g.owned.n;
+  for (int kk = lo[2]; kk < lo[2] + n[2]; ++kk)
+    for (int j = lo[1]; j < lo[1] + n[1]; ++j)
+      for (int i = lo[0]; i < lo[0] + n[0]; ++i) {
+        const int c[3] = {i, j, kk};
+        const PetscInt row = static_cast<PetscInt>(g.local(i, j, kk));
+        if (cell_type(c) != kFluid) {
+          const PetscScalar one = 1.0;
+          MEMBRANE_PETSC(MatSetValuesLocal(k.A, 1, &row, 1, &row, &one, ADD_VALUES));
+          continue;
+        }
+        for (int d = 0; d < 3; ++d)
+          for (int s = -1; s <= 1; s += 2) {
+            int nb[3] = {i, j, kk};
+            nb[d] += s;
+            if (cell_type(nb) != kFluid) continue;
+            const PetscInt col = static_cast<PetscInt>(g.local(nb[0], nb[1], nb[2]));
+            const PetscScalar diag = dx / rho, off = -dx / rho;
+            MEMBRANE_PETSC(MatSetValuesLocal(k.A, 1, &row, 1, &row, &diag, ADD_VALUES));
+            MEMBRANE_PETSC(MatSetValuesLocal(k.A, 1, &row, 1, &col, &off, ADD_VALUES));
+          }
+      }
+
+  std::vector<double> xyz = m.x;
+  const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
+  TriangleIndex index(std::move(xyz), m.tri, g.lower, dx, buckets);
+
+  // Faces: each rank adds to its own pressure rows (visiting the faces on the high side of its box
+  // through the ghosts) and keeps its velocity-block contributions for the gather on rank 0.
+  std::vector<long> mixed_node;
+  std::vector<int> mixed_axis;
+  std::vector<std::vector<std::pair<PetscInt, double>>> mixed_row;
+  VelocityEntries c_mine;
+  std::vector<double> bv_mine(nv, 0.0);
+  for (int kk = lo[2]; kk <= lo[2] + n[2]; ++kk)
+    for (int j = lo[1]; j <= lo[1] + n[1]; ++j)
+      for (int i = lo[0]; i <= lo[0] + n[0]; ++i) {
+        if (!g.in_ghost(i, j, kk)) continue;
+        const int cb[3] = {i, j, kk};
+        const bool face_owned = g.in_owned(i, j, kk);
+        for (int d = 0; d < 3; ++d) {
+          const int type = g.face_type(a, d, cb);
+          if (type != kAllFluid && type != kFluidAir) continue;
+          int ca[3] = {i, j, kk};
+          --ca[d];
+          if (!face_owned && !owned_cell(ca)) continue;
+          const double uf = a(g.local(i, j, kk), src_u + d);
+          if (type == kAllFluid) {
+            // b_p = V G^T P_F u**: (G^T u)_a = -u / dx, (G^T u)_b = +u / dx.
+            const PetscScalar va = -vol / dx * uf, vb = vol / dx * uf;
+            if (owned_cell(ca)) {
+              const PetscInt ra = global_cell(ca);
+              MEMBRANE_PETSC(VecSetValues(bp, 1, &ra, &va, ADD_VALUES));
+            }
+            if (owned_cell(cb)) {
+              const PetscInt rb = global_cell(cb);
+              MEMBRANE_PETSC(VecSetValues(bp, 1, &rb, &vb, ADD_VALUES));
+            }
+            continue;
+          }
+          const bool a_fluid = cell_type(ca) == kFluid;
+          const int* cf = a_fluid ? ca : cb;  // the fluid cell
+          const int* co = a_fluid ? cb : ca;  // the air cell
+          const bool row_mine = owned_cell(cf);
+          if (!face_owned && !row_mine) continue;
+          const double s = a_fluid ? -1.0 : 1.0;  // dx G_{f, fluid cell}
+          // Ghost-fluid fraction of the dual cell (mass M, Ruan 2021 §4.3), clamped as in 2D.
+          double alpha = 0.5;
+          const double phi_f = a(g.local(cf[0], cf[1], cf[2]), k3Phi), phi_a = a(g.local(co[0], co[1], co[2]), k3Phi);
+          if (phi_f < 0 && phi_a > 0) alpha = -phi_f / (phi_a - phi_f);
+          alpha = std::clamp(alpha, 0.05, 1.0);
+          const double mass = rho * alpha * vol;
+          double centre[3], support[3] = {0.5 * dx, 0.5 * dx, 0.5 * dx};
+          g.face_centre(d, cb, centre);
+          support[d] *= options_.w_normal_extent;
+          std::vector<std::pair<PetscInt, double>> row;  // (unknown, weight) of W's row on this face
+          for (auto& [vi, wi] : interpolation_row(index, centre, support))
+            if (unknown[3 * vi + d] >= 0) row.emplace_back(unknown[3 * vi + d], wi);
+          if (row_mine) {
+            const PetscInt rc = global_cell(cf);
+            for (auto& [q, w] : row) {
+              const PetscScalar bt = -vol * (s / dx) * w;  // B^T = -V G^T W
+              MEMBRANE_PETSC(MatSetValues(k.Bt, 1, &rc, 1, &q, &bt, ADD_VALUES));
+            }
+          }
+          if (!face_owned) continue;
+          const int c0[3] = {i - lo[0], j - lo[1], kk - lo[2]};
+          mixed_node.push_back(c0[0] + static_cast<long>(n[0]) * (c0[1] + static_cast<long>(n[1]) * c0[2]));
+          mixed_axis.push_back(d);
+          for (auto& [q, w] : row) {
+            coupled[q] = 1;
+            bv_mine[q] += -w * mass * uf;  // -W^T M u**
+            for (auto& [p, wp] : row) c_mine[{q, p}] += w * mass * wp;  // W^T M W
+          }
+          mixed_row.push_back(std::move(row));
+        }
+      }
+  VelocityEntries c_all;
+  std::vector<double> bv_all;
+  gather_velocity_block(comm, nv, c_mine, bv_mine, c_all, bv_all);
+
+  // Membrane inertia and capillarity, once on rank 0 (the membrane is replicated):
+  // C += M_s + dt^2 K_c, b_v += -(M_s v^n + dt (f_c + dt K_c v^n)) (Eq. 17 linearised about x^{n+1}).
+  if (rank == 0) {
+    std::vector<double> kv(3 * nvert, 0.0);
+    for (size_t e = 0; e < m.k_value.size(); ++e) {
+      const long r = m.k_row[e], c = m.k_col[e];
+      for (int d = 0; d < 3; ++d) {
+        kv[3 * r + d] += m.k_value[e] * m.v[3 * c + d];
+        const PetscInt ur = unknown[3 * r + d], uc = unknown[3 * c + d];
+        if (ur >= 0 && uc >= 0) c_all[{ur, uc}] += dt * dt * m.k_value[e];
+      }
+    }
+    for (long vi = 0; vi < nvert; ++vi)
+      for (int d = 0; d < 3; ++d) {
+        const PetscInt q = unknown[3 * vi + d];
+        if (q < 0) continue;
+        c_all[{q, q}] += m.mass[vi];
+        bv_all[q] += -(m.mass[vi] * m.v[3 * vi + d] + dt * (m.force[3 * vi + d] + dt * kv[3 * vi + d]));
+      }
+  }
+  build_kkt_system(comm, k, bp, nv, c_all, bv_all, [](PetscInt, PetscInt) { return true; });
+  const KktSolveStats stats = solve_kkt(k, options_, comm);
+
+  CoupledSolveResult result;
+  result.iterations = stats.iterations;
+  result.reason = stats.reason;
+  result.unknowns = static_cast<long>(np + nv);
+  {
+    long count = static_cast<long>(mixed_node.size()), total = 0;
+    MPI_Allreduce(&count, &total, 1, MPI_LONG, MPI_SUM, comm);
+    result.fluid_air_faces = total;
+    std::vector<int> any(nv, 0);
+    MPI_Allreduce(coupled.data(), any.data(), static_cast<int>(nv), MPI_INT, MPI_MAX, comm);
+    for (PetscInt q = 0; q < nv; ++q) result.uncoupled_components += any[q] == 0;
+  }
+  const std::vector<double> z = velocity_block_on_all_ranks(k, nv);
+  v_new.assign(3 * nvert, 0.0);
+  for (long q = 0; q < 3 * nvert; ++q)
+    if (unknown[q] >= 0) v_new[q] = z[unknown[q]];
+  store_pressure(k, grid_.field(), k3P);
+
+  // New face velocities: u** - G p-hat / rho on all-fluid faces, W v on fluid-air faces (Stage 8),
+  // zero elsewhere.
+  std::vector<double> value(mixed_row.size(), 0.0);
+  for (size_t q = 0; q < mixed_row.size(); ++q)
+    for (auto& [p, w] : mixed_row[q]) value[q] += w * z[p];
+  write_back_faces(grid_, rho, src_u, dst_u, k3P, mixed_node, mixed_axis, value);
+  MEMBRANE_PETSC(VecDestroy(&bp));
+  if (!keep_) blocks_.destroy();
+  return result;
+}
+
+}  // namespace meniscus::membrane

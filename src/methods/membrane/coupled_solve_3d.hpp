@@ -1,0 +1,59 @@
+#pragma once
+// The 3D liquid-membrane saddle-point solve of Ruan et al. 2021 (Eq. 28 without rigid bodies; the
+// first solve is Eq. 19 with f_c = K_c = 0), on the 3D MAC grid:
+//
+//   [ A   B^T ] [ p-hat ]   [ b_p ]      A   = (V/rho) G^T P_F G        (all-fluid faces)
+//   [ B   -C  ] [ v_F   ] = [ b_v ]      B^T = -V G^T W                 (fluid-air faces)
+//                                        C   = M_s + dt^2 K_c + W^T M W
+//   b_p = V G^T P_F u**,   b_v = -(M_s v^n + dt f~_c + W^T M u**),   f~_c = f_c(x) + dt K_c v^n
+//
+// V = dx^3, W the triangle-clipping interpolation (triangle_interpolation.hpp), K_c = sigma L_cot
+// (x) I_3 (Eq. 11), M = rho alpha_f V with alpha_f the ghost-fluid fraction. The system and its
+// solver modes are the 2D solve's (kkt_assembly.hpp, kkt_solve.hpp; same options and prefix).
+// Phase 1: no rigid bodies and no contact particles; the membrane is replicated on every rank.
+#include <vector>
+
+#include "methods/membrane/coupled_solve.hpp"
+#include "methods/membrane/mac_grid.hpp"
+
+namespace meniscus::membrane {
+
+// Host copy of the 3D membrane as the assembly needs it (the same on every rank).
+struct MembraneHost3 {
+  std::vector<double> x;      // 3 per vertex
+  std::vector<double> v;      // 3 per vertex, v^n
+  std::vector<int> fixed;     // per vertex, bit d set: component d is held at zero (a vertex on a wall)
+  std::vector<int> tri;       // 3 per triangle, counter-clockwise seen from the air
+  std::vector<double> mass;   // lumped vertex masses rho h sum A_t / 3
+  std::vector<double> force;  // capillary force f_c(x), 3 per vertex (zero without tension)
+  // K_c = L (x) I_3 as rows of the scalar matrix L (sigma times the cotangent Laplacian), each
+  // (row, col) once; empty without tension.
+  std::vector<long> k_row, k_col;
+  std::vector<double> k_value;
+  long vertices() const { return static_cast<long>(x.size() / 3); }
+};
+
+class CoupledSolver3 {
+ public:
+  CoupledSolver3(MacGrid3& grid, CoupledSolveOptions options);
+  ~CoupledSolver3();
+  CoupledSolver3(const CoupledSolver3&) = delete;
+  CoupledSolver3& operator=(const CoupledSolver3&) = delete;
+
+  // Reads cell types, phi and u** (dofs src_u + d) from the grid's ghosted array, solves, writes
+  // p-hat into dof k3P and the new face velocities into dofs dst_u + d of owned faces (u** - G p-hat
+  // / rho on all-fluid faces, W v on fluid-air faces, zero elsewhere) and refreshes ghosts. v_new
+  // receives the membrane velocities (3 per vertex, held components zero). Collective.
+  CoupledSolveResult solve(const MembraneHost3& m, double rho, double dt, int src_u, int dst_u, std::vector<double>& v_new);
+
+  void keep_blocks(bool keep) { keep_ = keep; }
+  const KktBlocks& blocks() const { return blocks_; }
+
+ private:
+  MacGrid3& grid_;
+  CoupledSolveOptions options_;
+  bool keep_ = false;
+  KktBlocks blocks_;
+};
+
+}  // namespace meniscus::membrane

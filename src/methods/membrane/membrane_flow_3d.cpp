@@ -1,0 +1,251 @@
+#include "methods/membrane/membrane_flow_3d.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "methods/membrane/triangle_interpolation.hpp"
+
+namespace meniscus::membrane {
+
+namespace {
+
+std::vector<double> host_vec3(const Vec3Array& a) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  std::vector<double> out(3 * a.extent(0));
+  for (size_t i = 0; i < a.extent(0); ++i)
+    for (int d = 0; d < 3; ++d) out[3 * i + d] = h(i, d);
+  return out;
+}
+
+void to_device_vec3(const std::vector<double>& in, const Vec3Array& a) {
+  auto h = Kokkos::create_mirror_view(a);
+  for (size_t i = 0; i < a.extent(0); ++i)
+    for (int d = 0; d < 3; ++d) h(i, d) = in[3 * i + d];
+  Kokkos::deep_copy(a, h);
+}
+
+// v_i <- (v_i . n_i) n_i with n_i the unit area-weighted vertex normal (sum of the incident
+// triangles' (x_j - x_i) x (x_k - x_i)).
+void keep_normal_part(const std::vector<double>& x, const std::vector<int>& tri, std::vector<double>& v) {
+  std::vector<double> n(x.size(), 0.0);
+  for (size_t t = 0; t + 2 < tri.size(); t += 3) {
+    const double* a = &x[3 * tri[t]];
+    const double* b = &x[3 * tri[t + 1]];
+    const double* c = &x[3 * tri[t + 2]];
+    const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    const double cr[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+    for (int q = 0; q < 3; ++q)
+      for (int d = 0; d < 3; ++d) n[3 * tri[t + q] + d] += cr[d];
+  }
+  for (size_t i = 0; i < x.size() / 3; ++i) {
+    const double len = std::sqrt(n[3 * i] * n[3 * i] + n[3 * i + 1] * n[3 * i + 1] + n[3 * i + 2] * n[3 * i + 2]);
+    if (len == 0) continue;
+    double vn = 0;
+    for (int d = 0; d < 3; ++d) vn += v[3 * i + d] * n[3 * i + d] / len;
+    for (int d = 0; d < 3; ++d) v[3 * i + d] = vn * n[3 * i + d] / len;
+  }
+}
+
+}  // namespace
+
+geometry::TriangleMesh flat_sheet(const double lower[2], const double upper[2], double level, int n) {
+  geometry::TriangleMesh mesh;
+  for (int j = 0; j <= n; ++j)
+    for (int i = 0; i <= n; ++i)
+      mesh.vertices.push_back({lower[0] + (upper[0] - lower[0]) * i / n, lower[1] + (upper[1] - lower[1]) * j / n, level});
+  auto id = [n](int i, int j) { return j * (n + 1) + i; };
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      mesh.triangles.push_back({id(i, j), id(i + 1, j), id(i + 1, j + 1)});
+      mesh.triangles.push_back({id(i, j), id(i + 1, j + 1), id(i, j + 1)});
+    }
+  return mesh;
+}
+
+int icosphere_level_for_edge(double r, double edge) {
+  double e = 1.0515 * r;  // the regular icosahedron's edge over its circumradius
+  int level = 0;
+  while (e > edge && level < 7) {
+    e *= 0.5;
+    ++level;
+  }
+  return level;
+}
+
+geometry::TriangleMesh perturbed_sphere(const std::array<double, 3>& c, double r, double a, double edge) {
+  geometry::TriangleMesh mesh = make_icosphere(c, r, icosphere_level_for_edge(r, edge));
+  for (auto& v : mesh.vertices) {
+    const double d[3] = {v[0] - c[0], v[1] - c[1], v[2] - c[2]};
+    const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), s = d[2] / len;
+    const double rr = r * (1 + a * 0.5 * (3 * s * s - 1));
+    for (int q = 0; q < 3; ++q) v[q] = c[q] + rr * d[q] / len;
+  }
+  return mesh;
+}
+
+std::array<double, 2> max_speeds_3d(MacGrid3& grid, const TriangleMembrane& m) {
+  auto owned = grid.field().acquire_owned();
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), owned);
+  grid.field().release_owned(owned);
+  std::array<double, 2> out = {0, 0};
+  for (size_t q = 0; q < h.extent(0); ++q)
+    for (int d = 0; d < 3; ++d) out[0] = std::max(out[0], std::abs(h(q, k3U + d)));
+  for (double v : host_vec3(m.v)) out[1] = std::max(out[1], std::abs(v));
+  MPI_Allreduce(MPI_IN_PLACE, out.data(), 2, MPI_DOUBLE, MPI_MAX, grid.comm());
+  return out;
+}
+
+double l2_amplitude(const TriangleMembrane& m, const std::array<double, 3>& c) {
+  const double r = std::cbrt(3 * enclosed_volume(m, true, 0.0) / (4 * M_PI));
+  Kokkos::View<double*, MemSpace> area("membrane3_vertex_area", m.vertices());
+  lumped_vertex_areas(m, 1.0, area);
+  auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), area);
+  const std::vector<double> x = host_vec3(m.x);
+  double num = 0, den = 0;
+  for (long i = 0; i < m.vertices(); ++i) {
+    const double d[3] = {x[3 * i] - c[0], x[3 * i + 1] - c[1], x[3 * i + 2] - c[2]};
+    const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), s = d[2] / len;
+    const double p2 = 0.5 * (3 * s * s - 1);
+    num += ha(i) * (len / r - 1) * p2;
+    den += ha(i) * p2 * p2;
+  }
+  return den > 0 ? num / den : 0.0;
+}
+
+void add_gravity_3d(MacGrid3& grid, const double g[3], double dt) {
+  auto owned = grid.field().acquire_owned();
+  const double gx = g[0] * dt, gy = g[1] * dt, gz = g[2] * dt;
+  Kokkos::parallel_for(
+      "membrane3_gravity", owned.extent(0), KOKKOS_LAMBDA(const long q) {
+        owned(q, k3U + 0) += gx;
+        owned(q, k3U + 1) += gy;
+        owned(q, k3U + 2) += gz;
+      });
+  grid.field().release_owned(owned);
+  grid.field().global_to_local();
+}
+
+MembraneFlow3::MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Parameters params,
+                             CoupledSolveOptions solve)
+    : grid_(grid), m_(std::move(membrane)), params_(params), solver_(grid, std::move(solve)) {
+  const MacGeometryT<3> g = grid_.geometry();
+  zbase_ = g.lower[2];
+  // An open surface: vertices on an x (y) wall slide along it, their x (y) component held at zero.
+  const std::vector<double> x = host_vec3(m_.x);
+  fixed_.assign(m_.vertices(), 0);
+  if (!params_.closed) {
+    const double tol = 1e-9 * g.dx;
+    for (long i = 0; i < m_.vertices(); ++i)
+      for (int d = 0; d < 2; ++d) {
+        const double lo = g.lower[d], hi = g.lower[d] + g.cells[d] * g.dx;
+        if (std::abs(x[3 * i + d] - lo) < tol || std::abs(x[3 * i + d] - hi) < tol) fixed_[i] |= 1 << d;
+      }
+  }
+  classify();
+  target_volume_ = volume();
+}
+
+double MembraneFlow3::volume() const { return enclosed_volume(m_, params_.closed, zbase_); }
+
+MembraneHost3 MembraneFlow3::host_state(bool tension) const {
+  MembraneHost3 h;
+  h.x = host_vec3(m_.x);
+  h.v = host_vec3(m_.v);
+  h.fixed = fixed_;
+  auto tri = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.tri);
+  h.tri.resize(3 * tri.extent(0));
+  for (size_t t = 0; t < tri.extent(0); ++t)
+    for (int c = 0; c < 3; ++c) h.tri[3 * t + c] = tri(t, c);
+  Kokkos::View<double*, MemSpace> mass("membrane3_mass", m_.vertices());
+  lumped_vertex_areas(m_, params_.rho * params_.h, mass);
+  auto hm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass);
+  h.mass.assign(hm.data(), hm.data() + hm.extent(0));
+  h.force.assign(3 * m_.vertices(), 0.0);
+  if (tension && params_.sigma != 0) {
+    Vec3Array f("membrane3_force", m_.vertices());
+    capillary_force(m_, params_.sigma, f);
+    h.force = host_vec3(f);
+    CornerArray w("membrane3_cot", m_.triangles());
+    cotangent_weights(m_, params_.sigma, w);
+    LaplacianRows rows = cotangent_laplacian_rows(m_, w);
+    h.k_row = std::move(rows.row);
+    h.k_col = std::move(rows.col);
+    h.k_value = std::move(rows.value);
+  }
+  return h;
+}
+
+void MembraneFlow3::classify() {
+  const MacGeometryT<3> g = grid_.geometry();
+  const MembraneHost3 h = host_state(false);
+  const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
+  TriangleIndex index(h.x, h.tri, g.lower, g.dx, buckets);
+  const double reach = 2 * g.dx;
+  auto owned = grid_.field().acquire_owned();
+  auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), owned);
+  for (long q = 0; q < g.owned.size(); ++q) {
+    int c[3];
+    g.owned.node(q, c);
+    if (c[0] >= g.cells[0] || c[1] >= g.cells[1] || c[2] >= g.cells[2]) {
+      ho(q, k3Cell) = kAir;  // the node past the last cell stores faces only
+      ho(q, k3Phi) = reach;
+      continue;
+    }
+    double x[3];
+    g.cell_centre(c, x);
+    const bool liquid = index.crossings_above(x) % 2 == 1;
+    const double dist = index.distance(x, reach);
+    ho(q, k3Cell) = liquid ? kFluid : kAir;
+    ho(q, k3Phi) = liquid ? -dist : dist;
+  }
+  Kokkos::deep_copy(owned, ho);
+  grid_.field().release_owned(owned);
+  grid_.field().global_to_local();
+}
+
+Step3Report MembraneFlow3::step(double dt) {
+  Step3Report report;
+  // 1. First solve (Eq. 19, no tension): advection velocities into k3Udag, v-dagger.
+  std::vector<double> vdag;
+  std::optional<Timers::Scope> stage(std::in_place, timers_, "solve1");
+  const MembraneHost3 before = host_state(false);
+  report.first = solver_.solve(before, params_.rho, dt, k3U, k3Udag, vdag);
+  if (params_.normal_motion) keep_normal_part(before.x, before.tri, vdag);
+  // 2. Membrane advection (Eq. 32), then the volume restored along its gradient.
+  stage.emplace(timers_, "advection");
+  std::vector<double> x = host_vec3(m_.x);
+  for (size_t q = 0; q < x.size(); ++q) x[q] += dt * vdag[q];
+  to_device_vec3(x, m_.x);
+  if (params_.preserve_volume) {
+    Vec3Array grad("membrane3_volume_gradient", m_.vertices());
+    for (int it = 0; it < 2; ++it) {
+      volume_gradient(m_, params_.closed, zbase_, grad);
+      std::vector<double> gv = host_vec3(grad);
+      double gg = 0;
+      for (long i = 0; i < m_.vertices(); ++i)
+        for (int d = 0; d < 3; ++d) {
+          if (fixed_[i] & (1 << d)) gv[3 * i + d] = 0;
+          gg += gv[3 * i + d] * gv[3 * i + d];
+        }
+      if (gg == 0) break;
+      const double lambda = (target_volume_ - volume()) / gg;
+      for (size_t q = 0; q < x.size(); ++q) x[q] += lambda * gv[q];
+      to_device_vec3(x, m_.x);
+    }
+  }
+  // 3. Retype the cells; 4. gravity and the second solve with f_c and K_c.
+  stage.emplace(timers_, "classify");
+  classify();
+  stage.emplace(timers_, "solve2");
+  add_gravity_3d(grid_, params_.gravity, dt);
+  std::vector<double> vnew;
+  const MembraneHost3 after = host_state(true);
+  report.second = solver_.solve(after, params_.rho, dt, k3U, k3U, vnew);
+  if (params_.normal_motion) keep_normal_part(after.x, after.tri, vnew);
+  to_device_vec3(vnew, m_.v);
+  report.volume = volume();
+  return report;
+}
+
+}  // namespace meniscus::membrane

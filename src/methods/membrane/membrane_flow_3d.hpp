@@ -1,0 +1,99 @@
+#pragma once
+// The 3D liquid + membrane time step of Ruan et al. 2021 (§5, Fig. 5), phase 1 (no rigid bodies):
+//  1. first solve, fluid-membrane without surface tension (Eq. 19 with f_c = K_c = 0), giving the
+//     divergence-free advection velocities u-dagger (grid dofs k3Udag) and v-dagger;
+//  2. the membrane moves with v-dagger (Eq. 32), then (not in the paper, as the 2D step does) a
+//     shift along the volume gradient restores the initial enclosed volume;
+//  3. cells are retyped from the moved membrane (ray parity) and get phi;
+//  4. gravity u** = u + g dt, then the second solve with the capillary force f_c(x^{n+1})
+//     (Eqs. 9-10) and its implicit stiffness K_c (Eq. 11, linearised as in Eq. 17) gives the new
+//     grid and membrane velocities (Eqs. 24-28 without bodies).
+// Not yet in 3D: semi-Lagrangian advection of the grid velocity (u* = u^n: the step has no u.grad u
+// term), remeshing inside the step (triangle_remesh.hpp exists), rigid bodies and contact/adhesion
+// (Eqs. 20-22), vertex migration (the membrane is replicated on every rank; the deck path allows one
+// rank only).
+#include <array>
+#include <vector>
+
+#include "core/timers.hpp"
+#include "methods/membrane/coupled_solve_3d.hpp"
+#include "methods/membrane/mac_grid.hpp"
+#include "methods/membrane/triangle_membrane.hpp"
+
+namespace meniscus::membrane {
+
+struct Flow3Parameters {
+  double rho = 1.0;    // liquid density (g/cm^3)
+  double sigma = 0.0;  // surface tension (dyn/cm)
+  double gravity[3] = {0.0, 0.0, -980.0};
+  double h = 0.0;      // membrane thickness (paper default 0.5 dx)
+  bool closed = true;  // a drop; false: an open pool surface whose boundary lies on the x/y walls
+  bool preserve_volume = true;
+  // Vertices move with the normal part of v-dagger only and keep only the normal part of their new
+  // velocity (deck key membrane.normal_motion; not in the paper, as in 2D: tangential_motion.hpp).
+  bool normal_motion = false;
+};
+
+struct Step3Report {
+  CoupledSolveResult first, second;
+  double volume = 0;  // enclosed liquid volume after the step
+};
+
+class MembraneFlow3 {
+ public:
+  MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Parameters params, CoupledSolveOptions solve);
+  Step3Report step(double dt);
+  double volume() const;
+  double target_volume() const { return target_volume_; }
+  TriangleMembrane& membrane() { return m_; }
+  MacGrid3& grid() { return grid_; }
+  const Flow3Parameters& parameters() const { return params_; }
+  CoupledSolver3& solver() { return solver_; }
+  // Retypes the cells (k3Cell) and sets phi (k3Phi) from the current membrane. Collective.
+  void classify();
+  // The solve's host view of the membrane; tension false: no f_c and no K_c (the first solve).
+  MembraneHost3 host_state(bool tension) const;
+  // Per-stage wall time: solve1, advection, classify, solve2.
+  Timers& timers() { return timers_; }
+
+ private:
+  Timers timers_;
+  MacGrid3& grid_;
+  TriangleMembrane m_;
+  Flow3Parameters params_;
+  CoupledSolver3 solver_;
+  std::vector<int> fixed_;
+  double zbase_ = 0;
+  double target_volume_ = 0;
+};
+
+// An open flat sheet z = level over [lower, upper] in x and y, n x n quads each split into two
+// triangles counter-clockwise seen from above (the air side): the surface of a pool whose boundary
+// lies on the x and y walls.
+geometry::TriangleMesh flat_sheet(const double lower[2], const double upper[2], double level, int n);
+// The icosphere level whose edges are at most `edge` for a sphere of radius r.
+int icosphere_level_for_edge(double r, double edge);
+// A sphere of radius r around c with the l = 2 axisymmetric shape mode about the z axis,
+// r(theta) = r (1 + a P2(cos theta)), P2(s) = (3 s^2 - 1) / 2 (the drop of Lamb 1932 §275), as an
+// icosphere with edges at most `edge`.
+geometry::TriangleMesh perturbed_sphere(const std::array<double, 3>& c, double r, double a, double edge);
+
+// u += g dt on every face of the owned nodes (dofs k3U + d), then a ghost refresh. Collective.
+void add_gravity_3d(MacGrid3& grid, const double g[3], double dt);
+
+// Largest |u| over the faces of the owned nodes (dofs k3U + d) and largest |v| component over the
+// membrane vertices, over all ranks.
+std::array<double, 2> max_speeds_3d(MacGrid3& grid, const TriangleMembrane& m);
+
+// Amplitude a of the axisymmetric l = 2 shape mode about the z axis through c of a closed membrane,
+// r = R (1 + a P2(cos theta)) (R the equal-volume radius): the vertex-area-weighted projection of
+// r_i / R - 1 on P2, the signal of the Rayleigh oscillation (Lamb 1932 §275). Host.
+double l2_amplitude(const TriangleMembrane& m, const std::array<double, 3>& c);
+
+// Mean pressure p-hat / dt over the FLUID cells whose centre satisfies `select`, over all ranks.
+template <class F>
+double mean_fluid_pressure_3d(MacGrid3& grid, double dt, const F& select);
+
+}  // namespace meniscus::membrane
+
+#include "methods/membrane/membrane_flow_3d_impl.hpp"

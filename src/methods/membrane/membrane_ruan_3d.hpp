@@ -1,0 +1,45 @@
+#pragma once
+// Method `membrane-ruan2021` in 3D (phase 1): liquid on the 3D MAC grid with a triangle-mesh
+// surface-tension membrane (Ruan et al. 2021), no rigid bodies yet (membrane_flow_3d.hpp). The
+// membrane vertices are the method's particles (held by rank 0; the membrane is replicated). Runs on
+// one rank only: membrane vertex migration between ranks is not implemented, and a multi-rank run is
+// refused with an input error.
+#include <memory>
+
+#include "methods/membrane/membrane_deck.hpp"
+#include "methods/membrane/membrane_flow_3d.hpp"
+#include "methods/method.hpp"
+
+namespace meniscus::membrane {
+
+class MembraneRuan3 : public Method {
+ public:
+  explicit MembraneRuan3(const MethodContext& ctx);
+  double stable_dt() override;
+  void step(double dt) override;
+  void diagnostics(DiagnosticRow& row) override;
+  long global_particle_count() override;
+  Timers& timers() override { return flow_->timers(); }
+  particles::ParticleSet& particles() override { return set_; }
+  int position_field() const override { return 0; }
+  int dimension() const override { return 3; }
+  void restore_state(const std::vector<std::pair<std::string, double>>& state) override;
+  void redistribute_particles() override {}
+
+  MembraneFlow3& flow() { return *flow_; }
+
+ private:
+  MPI_Comm comm_;
+  MembraneDeck deck_;
+  std::unique_ptr<MacGrid3> grid_;
+  std::unique_ptr<MembraneFlow3> flow_;
+  particles::ParticleSet set_;
+  double volume0_ = 0, last_dt_ = 0;
+  Step3Report last_;
+  long steps_ = 0;
+};
+
+// Host-side max |u| over the faces of the owned nodes and max |v| over the membrane vertices.
+double max_face_speed_3d(MacGrid3& grid);
+
+}  // namespace meniscus::membrane
