@@ -334,6 +334,7 @@ struct Sessile3D {
   double underside_dx = 0;  // height of the sampled underside above the floor plane, in cells (about -0.5: attached)
   double theta_volume_deg = 0;  // cap of the liquid's volume whose sphere is the fitted one less the level-set offset
   double volume = 0;            // liquid volume sum(V_p J_p)
+  double footprint_dx = 0;      // radius of the footprint (samples on the floor plane), in cells
   size_t particles = 0;
   long steps = 0;
 };
@@ -395,8 +396,10 @@ Sessile3D measure_drop_3d(mpm::MpmMethod<3>& m, double floor_z, double dx) {
   // Kasa fit: minimise sum (|x|^2 + D.x + F)^2 over the points of all ranks.
   double A[4][5] = {};
   double under[2] = {0, 0};  // the flat underside of the sampled surface (outward normal down)
+  double foot = 0;
   for (size_t r = 0; r < s.size(); ++r) {
     const double a = std::sqrt(area(r, 0) * area(r, 0) + area(r, 1) * area(r, 1) + area(r, 2) * area(r, 2));
+    if (std::abs(pos(r, 2) - floor_z) < 0.05 * dx) foot += std::abs(area(r, 2));
     if (area(r, 2) < -0.95 * a) {
       under[0] += a * pos(r, 2);
       under[1] += a;
@@ -411,6 +414,8 @@ Sessile3D measure_drop_3d(mpm::MpmMethod<3>& m, double floor_z, double dx) {
   }
   MPI_Allreduce(MPI_IN_PLACE, &A[0][0], 20, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, under, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &foot, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  out.footprint_dx = std::sqrt(foot / M_PI) / dx;
   for (int col = 0; col < 4; ++col)
     for (int r = 0; r < 4; ++r) {
       if (r == col) continue;
@@ -510,8 +515,9 @@ sources: [%s]
       run_to(c.t_end * i / c.checkpoints);
       const auto r = measure_drop_3d(m, floor_z, dx);
       test::print_rank0("  t = %.2f s: shrunk sphere %.2f, volume-radius %.2f, underside %.2f deg, underside %.2f dx, "
-                        "radius %.4f, volume %.6f, KE %.1e J", t, r.theta_shrunk_deg, r.theta_volume_deg, r.theta_deg,
-                        r.underside_dx, r.radius, r.volume, r.kinetic);
+                        "radius %.4f, volume %.6f, KE %.1e J, floor plane %.2f, footprint %.2f dx",
+                        t, r.theta_shrunk_deg, r.theta_volume_deg, r.theta_deg, r.underside_dx, r.radius, r.volume,
+                        r.kinetic, r.theta_floor_deg, r.footprint_dx);
     }
   run_to(c.t_end);
   const auto r = measure_drop_3d(m, floor_z, dx);
