@@ -350,3 +350,102 @@ TEST(MembraneCheeriosValidation, DeckKeyHeldHoldsTheBodyAndReportsItsForce) {
     EXPECT_EQ(meniscus::test::column(row, "body0_y"), 0.4);
   }
 }
+
+namespace {
+
+// Mirror asymmetry of the pool state about x = width / 2 (one rank): the largest difference between
+// a quantity and its mirror image, for the membrane (positions and velocities; vertex i against
+// vertex n-1-i of the open chain), the face velocities, the pressure and the cell types.
+struct Asymmetry {
+  double membrane_x = 0, membrane_v = 0, face_u = 0, face_v = 0, pressure = 0;
+  long cell_types = 0, vertex_count = 0;
+};
+
+Asymmetry mirror_asymmetry(mm::MembraneFlow& f, mm::MacGrid& grid, double width) {
+  Asymmetry a;
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().x);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().v);
+  const long n = f.membrane().vertices();
+  a.vertex_count = n;
+  for (long i = 0; i < n; ++i) {
+    const long k = n - 1 - i;
+    a.membrane_x = std::max({a.membrane_x, std::abs(x(i, 0) + x(k, 0) - width), std::abs(x(i, 1) - x(k, 1))});
+    a.membrane_v = std::max({a.membrane_v, std::abs(v(i, 0) + v(k, 0)), std::abs(v(i, 1) - v(k, 1))});
+  }
+  const auto g = grid.geometry();
+  auto loc = grid.field().acquire_local(false);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), loc);
+  grid.field().release_local(loc);
+  const int nx = g.cells[0], ny = g.cells[1];
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const long l = g.local(i, j), r = g.local(nx - 1 - i, j);
+      a.cell_types += h(l, mm::kCell) != h(r, mm::kCell);
+      if (h(l, mm::kCell) == mm::kFluid) a.pressure = std::max(a.pressure, std::abs(h(l, mm::kP) - h(r, mm::kP)));
+      a.face_v = std::max(a.face_v, std::abs(h(l, mm::kV) - h(r, mm::kV)));
+      a.face_u = std::max(a.face_u, std::abs(h(g.local(i, j), mm::kU) + h(g.local(nx - i, j), mm::kU)));
+    }
+  return a;
+}
+
+}  // namespace
+
+// A disc held mid-tank (the symmetric scene of the held-Cheerios diagnosis: R = 0.1, rho_s = 3,
+// held in x, free in y, on the face x = 1.2 of the 2.4 cm tank, normal vertex motion) stays the
+// mirror image of itself about x = 1.2: membrane positions and velocities, face velocities,
+// pressure and cell types agree with their mirror images to round-off, and the held reaction F_x,
+// zero by symmetry, is round-off. Checked over 40 steps of 2 ms: positions within 1e-10 cm,
+// velocities 1e-8 cm/s, F_x 1e-8 dyn/cm (rho g h_m^2 / 2 of the pair at L = 0.6 is about 0.03).
+// Measured: 7.6e-13 cm, 6.1e-11 cm/s, |F_x| <= 4.6e-11 (300 steps: 1e-12 cm, |F_x| <= 3e-11; with the
+// paper's full vertex motion 7e-9 cm after 300 steps, its remeshing churn amplifying round-off).
+// Before, the first solve slaved the vertices whose predicted position was inside the body by
+// round-off: the initial membrane wraps the wetted arc with vertices on the circle, and three of
+// them on the right and none of their mirror images on the left tested inside. The positions were
+// 2.1e-5 cm asymmetric after the second step and 4.3e-3 cm after 23, F_x -3.2e-5 dyn/cm by then:
+// the origin of the spurious 0.004 dyn/cm and the lopsided meniscus of the disabled test above.
+// MENISCUS_MIRROR_STEPS=n runs n steps, MENISCUS_MIRROR_PAPER=1 the paper's vertex motion.
+// About 4 s of one core.
+TEST(MembraneCheeriosValidation, HeldDiscCentredInTheTankStaysMirrorSymmetric) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1) GTEST_SKIP() << "one-rank check (the mirror image is read from one rank's grid)";
+  std::vector<mm::Disc> discs(1);
+  discs[0].radius = 0.1;
+  discs[0].density = 3.0;
+  discs[0].rotates = false;
+  discs[0].held_x = true;
+  discs[0].c[0] = 0.5 * kWidth;
+  discs[0].c[1] = kLevel - 0.05;
+  mm::FlowParameters p;
+  p.sigma = 0.9;
+  p.rho = kRho;
+  p.gravity[1] = -kG;
+  p.remesh_edge = 0.5 * kDx;
+  p.settle_damping = 8.0;
+  p.settle_until = 1.0;
+  p.normal_motion = std::getenv("MENISCUS_MIRROR_PAPER") == nullptr;
+  mm::CoupledSolveOptions o;
+  o.rtol = 1e-10;
+  auto s = meniscus::test::make_pool_with_bodies(kWidth, 1.0, kDx, kLevel, discs, p, o);
+  const int steps = std::getenv("MENISCUS_MIRROR_STEPS") ? std::atoi(std::getenv("MENISCUS_MIRROR_STEPS")) : 40;
+  Asymmetry worst;
+  double worst_force = 0;
+  for (int step = 1; step <= steps; ++step) {
+    const auto r = s.flow->step(2e-3);
+    const Asymmetry a = mirror_asymmetry(*s.flow, *s.grid, kWidth);
+    worst.membrane_x = std::max(worst.membrane_x, a.membrane_x);
+    worst.membrane_v = std::max(worst.membrane_v, a.membrane_v);
+    worst.face_u = std::max({worst.face_u, a.face_u, a.face_v});
+    worst.pressure = std::max(worst.pressure, a.pressure);
+    worst.cell_types = std::max(worst.cell_types, a.cell_types);
+    worst_force = std::max(worst_force, std::abs(r.second.held_force[0]));
+  }
+  print_rank0("held disc mid-tank, %d steps: mirror asymmetry of membrane positions %.2e cm, velocities %.2e cm/s, face "
+              "velocities %.2e cm/s, p-hat %.2e, cell types %ld; |F_x| <= %.2e dyn/cm",
+              steps, worst.membrane_x, worst.membrane_v, worst.face_u, worst.pressure, worst.cell_types, worst_force);
+  EXPECT_LT(worst.membrane_x, 1e-10);
+  EXPECT_LT(worst.membrane_v, 1e-8);
+  EXPECT_LT(worst.face_u, 1e-8);
+  EXPECT_EQ(worst.cell_types, 0);
+  EXPECT_LT(worst_force, 1e-8);
+}
