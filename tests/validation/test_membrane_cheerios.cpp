@@ -157,8 +157,9 @@ struct HeldPair {
 
 // Two discs R = 0.1, rho_s = 3, held horizontally with centres `separation` apart (vertical motion
 // free, rotation locked as in the free test), settled under damping 8 /s until t_end; the force is
-// the mean of the last `window` seconds.
-HeldPair held_pair(double separation, double t_end, double window, double dt_max = 2e-3, double dx = kDx) {
+// the mean of the last `window` seconds. normal: FlowParameters::normal_motion.
+HeldPair held_pair(double separation, double t_end, double window, double dt_max = 2e-3, double dx = kDx,
+                   bool normal = false) {
   std::vector<mm::Disc> discs(2);
   for (int k = 0; k < 2; ++k) {
     discs[k].radius = 0.1;
@@ -173,7 +174,7 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
   p.rho = kRho;
   p.gravity[1] = -kG;
   p.remesh_edge = std::getenv("MENISCUS_HELD_NOREMESH") ? 0.0 : 0.5 * dx;
-  if (std::getenv("MENISCUS_HELD_NORMAL")) p.normal_motion = true;
+  p.normal_motion = normal || std::getenv("MENISCUS_HELD_NORMAL") != nullptr;
   p.settle_damping = 8.0;
   p.settle_until = t_end;
   mm::CoupledSolveOptions o;
@@ -275,6 +276,16 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
 // matches the left-right difference ((0.0402 - 0.0339) / 2 = 0.003). The symmetric part of the pair's
 // force, 0.037, is still 1.36 x rho g h_m^2 / 2. The outer walls do not explain it: the finite tank
 // gives F = rho g (h_m^2 - h_w^2) / 2 with h_w, the depression at a wall, 0.003 cm (0.2 % of h_m^2).
+// Fourth, the cause of the spurious force found (HeldDiscCentredInTheTankStaysMirrorSymmetric): the
+// first solve slaved the surface vertices that round-off put inside the disc, three on the right
+// and none on the left, and the remesher collapsed runs of short edges from the left end. Both
+// fixed, the single disc stays its own mirror image to 1e-12 cm and feels |F_x| < 1e-10 dyn/cm.
+// The pair then (normal motion, L = 0.6, MENISCUS_HELD_NORMAL=1 MENISCUS_HELD_ONLY=0.6): F_left
+// 0.033114, F_right -0.033114 dyn/cm (equal to all printed digits; 16 % apart before), standard
+// error 0.0061, h_m 0.0655 cm below z_inf 0.6428: rho g h_m^2 / 2 = 0.02104, ratio 1.57 +- 0.29.
+// The symmetric part of the force stays above the 2D reference by more than 20 % (1.36 and 1.57
+// in the two measurements, each with a standard error of 10-20 % from the slosh); not resolved
+// (see LongHeldDiscPairFeelsEqualInwardForces below for what holds). 363 s on the loaded machine.
 TEST(MembraneCheeriosValidation, DISABLED_LongHeldDiscsFeelRhoGHm2Over2) {
   double previous = 1e300;
   for (double separation : {0.4, 0.6, 0.9}) {
@@ -292,6 +303,29 @@ TEST(MembraneCheeriosValidation, DISABLED_LongHeldDiscsFeelRhoGHm2Over2) {
     EXPECT_LT(h.force_left, previous);
     previous = h.force_left;
   }
+}
+
+// What holds of T-CHE1 (documented behaviour; the 20 % bound is the disabled test above): the pair
+// held 0.6 cm apart with normal vertex motion, as there, is pulled together (the Cheerios effect of
+// Vella and Mahadevan 2005: in 2D the force per unit length on each body is rho g h_m^2 / 2, from a
+// horizontal force balance on the liquid between the symmetry plane, where the surface is level,
+// and the far field, the tank wall adding -rho g h_w^2 / 2 = 0.2 %), and the forces on the two
+// bodies are equal and opposite: the scene is mirror-symmetric and the scheme now keeps it so.
+// Checked: F_left > 0, F_left = -F_right within 1e-6 relative, and F_left / (rho g h_m^2 / 2)
+// within [1, 2.2]: the measured excess over the reference, with room for the slosh's standard
+// error, is asserted as documented behaviour, not as agreement. Measured: F_left 0.033114,
+// F_right -0.033114 dyn/cm (standard error 0.0061), rho g h_m^2 / 2 = 0.02104 (h_m 0.0655 cm):
+// ratio 1.574. About 6 min on the loaded machine.
+TEST(MembraneCheeriosValidation, LongHeldDiscPairFeelsEqualInwardForces) {
+  const HeldPair h = held_pair(0.6, 0.9, 0.4, 2e-3, kDx, true);
+  const double expected = 0.5 * kRho * kG * h.hm * h.hm;
+  print_rank0("cheerios held pair L = 0.6 cm (normal motion): F_left %.6e, F_right %.6e dyn/cm (standard error %.1e); "
+              "h_m %.4f cm (z_inf %.4f) -> rho g h_m^2 / 2 = %.4e; ratio %.3f",
+              h.force_left, h.force_right, h.spread, h.hm, h.level, expected, h.force_left / expected);
+  EXPECT_GT(h.force_left, 0.0);
+  EXPECT_NEAR(h.force_left, -h.force_right, 1e-6 * h.force_left);
+  EXPECT_GT(h.force_left / expected, 1.0);
+  EXPECT_LT(h.force_left / expected, 2.2);
 }
 
 // The reaction of a held body against Archimedes (issue 17: "Archimedes with sigma = 0"; here the
