@@ -41,6 +41,30 @@ double zero_pressure_level(mm::MacGrid& grid, double dt) {
   return sum[1] > 0 ? sum[0] / sum[1] : 0.0;
 }
 
+// The scenes' disc (R = 0.1, rho_s = 3, rotation locked) centred at x, 0.05 cm below the level.
+mm::Disc cheerios_disc(double x) {
+  mm::Disc d;
+  d.radius = 0.1;
+  d.density = 3.0;
+  d.rotates = false;
+  d.c[0] = x;
+  d.c[1] = kLevel - 0.05;
+  return d;
+}
+
+// The scenes' flow: sigma = 0.9, remeshing to dx / 2, settle damping 8 /s until settle_until.
+mm::FlowParameters cheerios_parameters(double settle_until, bool normal) {
+  mm::FlowParameters p;
+  p.sigma = 0.9;
+  p.rho = kRho;
+  p.gravity[1] = -kG;
+  p.remesh_edge = 0.5 * kDx;
+  p.settle_damping = 8.0;
+  p.settle_until = settle_until;
+  p.normal_motion = normal;
+  return p;
+}
+
 // Membrane height where it crosses x = xs (the first crossing along the chain).
 double height_at(mm::MembraneFlow& f, double xs) {
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().x);
@@ -75,22 +99,8 @@ double height_at(mm::MembraneFlow& f, double xs) {
 // 0.623 -> 0.525 cm, acceleration 0.300 cm/s^2 inside the bracket 0.287 .. 0.383 (passes; 0.24
 // before the membrane's tangential velocity was dropped), midpoint within 0.0076 cm.
 TEST(MembraneCheeriosValidation, LongTwoFloatingDiscsAttractWithTheCapillaryForce) {
-  std::vector<mm::Disc> discs(2);
-  for (int k = 0; k < 2; ++k) {
-    discs[k].radius = 0.1;
-    discs[k].density = 3.0;
-    discs[k].rotates = false;
-    discs[k].c[0] = 0.5 * kWidth + (k == 0 ? -0.3 : 0.3);
-    discs[k].c[1] = kLevel - 0.05;
-  }
-  mm::FlowParameters p;
-  p.sigma = 0.9;
-  p.rho = kRho;
-  p.gravity[1] = -kG;
-  p.remesh_edge = 0.5 * kDx;
-  p.settle_damping = 8.0;
-  p.settle_until = 0.6;
-  p.normal_motion = std::getenv("MENISCUS_CHEERIOS_NORMAL") != nullptr;
+  std::vector<mm::Disc> discs = {cheerios_disc(0.5 * kWidth - 0.3), cheerios_disc(0.5 * kWidth + 0.3)};
+  const mm::FlowParameters p = cheerios_parameters(0.6, std::getenv("MENISCUS_CHEERIOS_NORMAL") != nullptr);
   mm::CoupledSolveOptions o;
   o.rtol = 1e-8;
   auto s = meniscus::test::make_pool_with_bodies(kWidth, 1.0, kDx, kLevel, discs, p, o);
@@ -160,23 +170,11 @@ struct HeldPair {
 // the mean of the last `window` seconds. normal: FlowParameters::normal_motion.
 HeldPair held_pair(double separation, double t_end, double window, double dt_max = 2e-3, double dx = kDx,
                    bool normal = false) {
-  std::vector<mm::Disc> discs(2);
-  for (int k = 0; k < 2; ++k) {
-    discs[k].radius = 0.1;
-    discs[k].density = 3.0;
-    discs[k].rotates = false;
-    discs[k].held_x = true;
-    discs[k].c[0] = 0.5 * kWidth + (k == 0 ? -0.5 : 0.5) * separation;
-    discs[k].c[1] = kLevel - 0.05;
-  }
-  mm::FlowParameters p;
-  p.sigma = 0.9;
-  p.rho = kRho;
-  p.gravity[1] = -kG;
+  std::vector<mm::Disc> discs = {cheerios_disc(0.5 * kWidth - 0.5 * separation),
+                                 cheerios_disc(0.5 * kWidth + 0.5 * separation)};
+  for (auto& d : discs) d.held_x = true;
+  mm::FlowParameters p = cheerios_parameters(t_end, normal || std::getenv("MENISCUS_HELD_NORMAL") != nullptr);
   p.remesh_edge = std::getenv("MENISCUS_HELD_NOREMESH") ? 0.0 : 0.5 * dx;
-  p.normal_motion = normal || std::getenv("MENISCUS_HELD_NORMAL") != nullptr;
-  p.settle_damping = 8.0;
-  p.settle_until = t_end;
   mm::CoupledSolveOptions o;
   o.rtol = 1e-8;
   auto s = meniscus::test::make_pool_with_bodies(kWidth, 1.0, dx, kLevel, discs, p, o);
@@ -443,21 +441,9 @@ TEST(MembraneCheeriosValidation, HeldDiscCentredInTheTankStaysMirrorSymmetric) {
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size > 1) GTEST_SKIP() << "one-rank check (the mirror image is read from one rank's grid)";
-  std::vector<mm::Disc> discs(1);
-  discs[0].radius = 0.1;
-  discs[0].density = 3.0;
-  discs[0].rotates = false;
+  std::vector<mm::Disc> discs = {cheerios_disc(0.5 * kWidth)};
   discs[0].held_x = true;
-  discs[0].c[0] = 0.5 * kWidth;
-  discs[0].c[1] = kLevel - 0.05;
-  mm::FlowParameters p;
-  p.sigma = 0.9;
-  p.rho = kRho;
-  p.gravity[1] = -kG;
-  p.remesh_edge = 0.5 * kDx;
-  p.settle_damping = 8.0;
-  p.settle_until = 1.0;
-  p.normal_motion = std::getenv("MENISCUS_MIRROR_PAPER") == nullptr;
+  const mm::FlowParameters p = cheerios_parameters(1.0, std::getenv("MENISCUS_MIRROR_PAPER") == nullptr);
   mm::CoupledSolveOptions o;
   o.rtol = 1e-10;
   auto s = meniscus::test::make_pool_with_bodies(kWidth, 1.0, kDx, kLevel, discs, p, o);
