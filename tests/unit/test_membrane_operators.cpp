@@ -289,3 +289,37 @@ TEST(MembraneRemesh, OpenChainKeepsItsWallEnds) {
   }
   EXPECT_NEAR(mm::total_length(m), 1.0, 1e-14);
 }
+
+// Remeshing does not depend on the direction of traversal: an open chain symmetric about x = 0.5,
+// with a run of three short edges (0.01, collapse threshold 0.025) on each side, stays symmetric.
+// The earlier single walk from vertex 0 merged each run from its left end (successive midpoints),
+// leaving the left run's survivor at x = 0.22125 and the right one's at 0.79125, 0.0125 off the
+// mirror image 0.77875; such a walk breaks the symmetry of a disc held mid-tank.
+TEST(MembraneRemesh, MirrorSymmetricChainStaysSymmetric) {
+  std::vector<double> half = {0.0, 0.05, 0.1, 0.15, 0.2, 0.21, 0.22, 0.23, 0.28, 0.33, 0.38, 0.43};
+  std::vector<double> xs = half;
+  for (auto it = half.rbegin(); it != half.rend(); ++it) xs.push_back(1.0 - *it);
+  std::vector<double> xy;
+  for (double xx : xs) {
+    xy.push_back(xx);
+    xy.push_back(0.5 + 0.1 * (xx - 0.5) * (xx - 0.5));
+  }
+  auto m = mm::make_polyline(xy, false);
+  auto k = Kokkos::create_mirror_view(m.kind);
+  Kokkos::deep_copy(k, mm::kFree);
+  k(0) = mm::kWallX;
+  k(m.vertices() - 1) = mm::kWallX;
+  Kokkos::deep_copy(m.kind, k);
+  const auto st = mm::remesh_chain(m, false, 0.05);
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
+  const long n = m.vertices();
+  double worst = 0, shortest = 1e9;
+  for (long i = 0; i < n; ++i) {
+    worst = std::max({worst, std::abs(x(i, 0) + x(n - 1 - i, 0) - 1.0), std::abs(x(i, 1) - x(n - 1 - i, 1))});
+    if (i + 1 < n) shortest = std::min(shortest, std::hypot(x(i + 1, 0) - x(i, 0), x(i + 1, 1) - x(i, 1)));
+  }
+  EXPECT_EQ(st.collapses % 2, 0);
+  EXPECT_GE(st.collapses, 4);
+  EXPECT_LT(worst, 1e-14);
+  EXPECT_GE(shortest, 0.025);
+}

@@ -41,6 +41,30 @@ double zero_pressure_level(mm::MacGrid& grid, double dt) {
   return sum[1] > 0 ? sum[0] / sum[1] : 0.0;
 }
 
+// The scenes' disc (R = 0.1, rho_s = 3, rotation locked) centred at x, 0.05 cm below the level.
+mm::Disc cheerios_disc(double x) {
+  mm::Disc d;
+  d.radius = 0.1;
+  d.density = 3.0;
+  d.rotates = false;
+  d.c[0] = x;
+  d.c[1] = kLevel - 0.05;
+  return d;
+}
+
+// The scenes' flow: sigma = 0.9, remeshing to dx / 2, settle damping 8 /s until settle_until.
+mm::FlowParameters cheerios_parameters(double settle_until, bool normal) {
+  mm::FlowParameters p;
+  p.sigma = 0.9;
+  p.rho = kRho;
+  p.gravity[1] = -kG;
+  p.remesh_edge = 0.5 * kDx;
+  p.settle_damping = 8.0;
+  p.settle_until = settle_until;
+  p.normal_motion = normal;
+  return p;
+}
+
 // Membrane height where it crosses x = xs (the first crossing along the chain).
 double height_at(mm::MembraneFlow& f, double xs) {
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().x);
@@ -62,35 +86,21 @@ double height_at(mm::MembraneFlow& f, double xs) {
 // and the acceleration right after release (quadratic fit over 0.15 s) lies within 20 % of the
 // bracket F / (m + rho A_sub) .. F / m (added mass between none and the submerged area's) with
 // F = rho g h_m^2 / 2 from the measured h_m, z_inf averaged over the last 0.05 s of the settle window.
-// Measured: h_m = 0.1043 cm below the zero-pressure level 0.6556, F = 0.0533 dyn/cm
-// (one step's z_inf gave 0.105 and 0.0536; 856 s on the loaded machine); gap
-// 0.631 -> 0.475 cm in 0.6 s (it first widened from 0.6 during the settle window, as the surface
-// formed its menisci); acceleration 0.653 cm/s^2 against the bracket
-// 0.424 .. 0.566, i.e. 15 % above even F / m: the simulated force exceeds rho g h_m^2 / 2 by at
-// least 15 % (inside the 20 % tolerance); midpoint within 0.0033 cm. h_m is measured from the
-// zero-pressure level; the membrane's own flat level lies about 0.005 cm higher (see
-// test_membrane_keller.cpp), which would raise F by about 10 %. About 80 s of one core (4.5 min on
+// Measured: h_m = 0.0910 cm below the zero-pressure level 0.6555, F = 0.0406 dyn/cm; gap
+// 0.6224 -> 0.4808 cm in 0.6 s (it first widened from 0.6 during the settle window, as the surface
+// formed its menisci); acceleration 0.379 cm/s^2 inside the bracket 0.323 .. 0.431 (the force is
+// rho g h_m^2 / 2 with an added mass of 0.41 rho A_sub); midpoint within
+// 1.9e-4 cm; 372 s at nice 19 on the loaded machine. Before the round-off margin of the first
+// solve's contact test (HeldDiscCentredInTheTankStaysMirrorSymmetric): h_m 0.1043 cm, F 0.0533,
+// acceleration 0.653 against 0.424 .. 0.566 (15 % above even F / m), midpoint within 0.0033 cm:
+// the pair was lopsided. About 80 s of one core (4.5 min on
 // the loaded machine). MENISCUS_CHEERIOS_NORMAL=1 runs it with normal vertex motion
-// (FlowParameters::normal_motion); measured: h_m 0.0858 cm, F 0.0361 dyn/cm, gap
+// (FlowParameters::normal_motion); measured before that margin: h_m 0.0858 cm, F 0.0361 dyn/cm, gap
 // 0.623 -> 0.525 cm, acceleration 0.300 cm/s^2 inside the bracket 0.287 .. 0.383 (passes; 0.24
 // before the membrane's tangential velocity was dropped), midpoint within 0.0076 cm.
 TEST(MembraneCheeriosValidation, LongTwoFloatingDiscsAttractWithTheCapillaryForce) {
-  std::vector<mm::Disc> discs(2);
-  for (int k = 0; k < 2; ++k) {
-    discs[k].radius = 0.1;
-    discs[k].density = 3.0;
-    discs[k].rotates = false;
-    discs[k].c[0] = 0.5 * kWidth + (k == 0 ? -0.3 : 0.3);
-    discs[k].c[1] = kLevel - 0.05;
-  }
-  mm::FlowParameters p;
-  p.sigma = 0.9;
-  p.rho = kRho;
-  p.gravity[1] = -kG;
-  p.remesh_edge = 0.5 * kDx;
-  p.settle_damping = 8.0;
-  p.settle_until = 0.6;
-  p.normal_motion = std::getenv("MENISCUS_CHEERIOS_NORMAL") != nullptr;
+  std::vector<mm::Disc> discs = {cheerios_disc(0.5 * kWidth - 0.3), cheerios_disc(0.5 * kWidth + 0.3)};
+  const mm::FlowParameters p = cheerios_parameters(0.6, std::getenv("MENISCUS_CHEERIOS_NORMAL") != nullptr);
   mm::CoupledSolveOptions o;
   o.rtol = 1e-8;
   auto s = meniscus::test::make_pool_with_bodies(kWidth, 1.0, kDx, kLevel, discs, p, o);
@@ -157,25 +167,14 @@ struct HeldPair {
 
 // Two discs R = 0.1, rho_s = 3, held horizontally with centres `separation` apart (vertical motion
 // free, rotation locked as in the free test), settled under damping 8 /s until t_end; the force is
-// the mean of the last `window` seconds.
-HeldPair held_pair(double separation, double t_end, double window, double dt_max = 2e-3, double dx = kDx) {
-  std::vector<mm::Disc> discs(2);
-  for (int k = 0; k < 2; ++k) {
-    discs[k].radius = 0.1;
-    discs[k].density = 3.0;
-    discs[k].rotates = false;
-    discs[k].held_x = true;
-    discs[k].c[0] = 0.5 * kWidth + (k == 0 ? -0.5 : 0.5) * separation;
-    discs[k].c[1] = kLevel - 0.05;
-  }
-  mm::FlowParameters p;
-  p.sigma = 0.9;
-  p.rho = kRho;
-  p.gravity[1] = -kG;
+// the mean of the last `window` seconds. normal: FlowParameters::normal_motion.
+HeldPair held_pair(double separation, double t_end, double window, double dt_max = 2e-3, double dx = kDx,
+                   bool normal = false) {
+  std::vector<mm::Disc> discs = {cheerios_disc(0.5 * kWidth - 0.5 * separation),
+                                 cheerios_disc(0.5 * kWidth + 0.5 * separation)};
+  for (auto& d : discs) d.held_x = true;
+  mm::FlowParameters p = cheerios_parameters(t_end, normal || std::getenv("MENISCUS_HELD_NORMAL") != nullptr);
   p.remesh_edge = std::getenv("MENISCUS_HELD_NOREMESH") ? 0.0 : 0.5 * dx;
-  if (std::getenv("MENISCUS_HELD_NORMAL")) p.normal_motion = true;
-  p.settle_damping = 8.0;
-  p.settle_until = t_end;
   mm::CoupledSolveOptions o;
   o.rtol = 1e-8;
   auto s = meniscus::test::make_pool_with_bodies(kWidth, 1.0, dx, kLevel, discs, p, o);
@@ -275,6 +274,21 @@ HeldPair held_pair(double separation, double t_end, double window, double dt_max
 // matches the left-right difference ((0.0402 - 0.0339) / 2 = 0.003). The symmetric part of the pair's
 // force, 0.037, is still 1.36 x rho g h_m^2 / 2. The outer walls do not explain it: the finite tank
 // gives F = rho g (h_m^2 - h_w^2) / 2 with h_w, the depression at a wall, 0.003 cm (0.2 % of h_m^2).
+// Fourth, the cause of the spurious force found (HeldDiscCentredInTheTankStaysMirrorSymmetric): the
+// first solve slaved the surface vertices that round-off put inside the disc, three on the right
+// and none on the left, and the remesher collapsed runs of short edges from the left end. Both
+// fixed, the single disc stays its own mirror image to 1e-12 cm and feels |F_x| < 1e-10 dyn/cm.
+// The pair then (normal motion, L = 0.6, MENISCUS_HELD_NORMAL=1 MENISCUS_HELD_ONLY=0.6): F_left
+// 0.033114, F_right -0.033114 dyn/cm (equal to all printed digits; 16 % apart before), standard
+// error 0.0061, h_m 0.0655 cm below z_inf 0.6428: rho g h_m^2 / 2 = 0.02104, ratio 1.57 +- 0.29.
+// The symmetric part of the force stays above the 2D reference by more than 20 % (1.36 and 1.57
+// in the two measurements, each with a standard error of 10-20 % from the slosh); not resolved
+// (see LongHeldDiscPairFeelsEqualInwardForces below for what holds). 363 s on the loaded machine.
+// With the paper's full vertex motion after the fix (L = 0.6, MENISCUS_HELD_ONLY=0.6): F_left
+// 0.0055, F_right -0.0075 dyn/cm with a standard error of 0.019 against 0.0543 (h_m 0.1052 cm):
+// the remeshing churn's per-step jumps swamp the mean, and over 540 steps they amplify round-off
+// into a left-right difference. The free pair (LongTwoFloatingDiscsAttract..., paper motion) now
+// meets rho g h_m^2 / 2: the body's inertia averages the jumps that the held reaction shows.
 TEST(MembraneCheeriosValidation, DISABLED_LongHeldDiscsFeelRhoGHm2Over2) {
   double previous = 1e300;
   for (double separation : {0.4, 0.6, 0.9}) {
@@ -292,6 +306,29 @@ TEST(MembraneCheeriosValidation, DISABLED_LongHeldDiscsFeelRhoGHm2Over2) {
     EXPECT_LT(h.force_left, previous);
     previous = h.force_left;
   }
+}
+
+// What holds of T-CHE1 (documented behaviour; the 20 % bound is the disabled test above): the pair
+// held 0.6 cm apart with normal vertex motion, as there, is pulled together (the Cheerios effect of
+// Vella and Mahadevan 2005: in 2D the force per unit length on each body is rho g h_m^2 / 2, from a
+// horizontal force balance on the liquid between the symmetry plane, where the surface is level,
+// and the far field, the tank wall adding -rho g h_w^2 / 2 = 0.2 %), and the forces on the two
+// bodies are equal and opposite: the scene is mirror-symmetric and the scheme now keeps it so.
+// Checked: F_left > 0, F_left = -F_right within 1e-6 relative, and F_left / (rho g h_m^2 / 2)
+// within [1, 2.2]: the measured excess over the reference, with room for the slosh's standard
+// error, is asserted as documented behaviour, not as agreement. Measured: F_left 0.033114,
+// F_right -0.033114 dyn/cm (standard error 0.0061), rho g h_m^2 / 2 = 0.02104 (h_m 0.0655 cm):
+// ratio 1.574. About 6 min on the loaded machine.
+TEST(MembraneCheeriosValidation, LongHeldDiscPairFeelsEqualInwardForces) {
+  const HeldPair h = held_pair(0.6, 0.9, 0.4, 2e-3, kDx, true);
+  const double expected = 0.5 * kRho * kG * h.hm * h.hm;
+  print_rank0("cheerios held pair L = 0.6 cm (normal motion): F_left %.6e, F_right %.6e dyn/cm (standard error %.1e); "
+              "h_m %.4f cm (z_inf %.4f) -> rho g h_m^2 / 2 = %.4e; ratio %.3f",
+              h.force_left, h.force_right, h.spread, h.hm, h.level, expected, h.force_left / expected);
+  EXPECT_GT(h.force_left, 0.0);
+  EXPECT_NEAR(h.force_left, -h.force_right, 1e-6 * h.force_left);
+  EXPECT_GT(h.force_left / expected, 1.0);
+  EXPECT_LT(h.force_left / expected, 2.2);
 }
 
 // The reaction of a held body against Archimedes (issue 17: "Archimedes with sigma = 0"; here the
@@ -349,4 +386,91 @@ TEST(MembraneCheeriosValidation, DeckKeyHeldHoldsTheBodyAndReportsItsForce) {
     EXPECT_EQ(meniscus::test::column(row, "body0_x"), 0.5075);
     EXPECT_EQ(meniscus::test::column(row, "body0_y"), 0.4);
   }
+}
+
+namespace {
+
+// Mirror asymmetry of the pool state about x = width / 2 (one rank): the largest difference between
+// a quantity and its mirror image, for the membrane (positions and velocities; vertex i against
+// vertex n-1-i of the open chain), the face velocities, the pressure and the cell types.
+struct Asymmetry {
+  double membrane_x = 0, membrane_v = 0, face_u = 0, face_v = 0, pressure = 0;
+  long cell_types = 0, vertex_count = 0;
+};
+
+Asymmetry mirror_asymmetry(mm::MembraneFlow& f, mm::MacGrid& grid, double width) {
+  Asymmetry a;
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().x);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().v);
+  const long n = f.membrane().vertices();
+  a.vertex_count = n;
+  for (long i = 0; i < n; ++i) {
+    const long k = n - 1 - i;
+    a.membrane_x = std::max({a.membrane_x, std::abs(x(i, 0) + x(k, 0) - width), std::abs(x(i, 1) - x(k, 1))});
+    a.membrane_v = std::max({a.membrane_v, std::abs(v(i, 0) + v(k, 0)), std::abs(v(i, 1) - v(k, 1))});
+  }
+  const auto g = grid.geometry();
+  auto loc = grid.field().acquire_local(false);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), loc);
+  grid.field().release_local(loc);
+  const int nx = g.cells[0], ny = g.cells[1];
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const long l = g.local(i, j), r = g.local(nx - 1 - i, j);
+      a.cell_types += h(l, mm::kCell) != h(r, mm::kCell);
+      if (h(l, mm::kCell) == mm::kFluid) a.pressure = std::max(a.pressure, std::abs(h(l, mm::kP) - h(r, mm::kP)));
+      a.face_v = std::max(a.face_v, std::abs(h(l, mm::kV) - h(r, mm::kV)));
+      a.face_u = std::max(a.face_u, std::abs(h(g.local(i, j), mm::kU) + h(g.local(nx - i, j), mm::kU)));
+    }
+  return a;
+}
+
+}  // namespace
+
+// A disc held mid-tank (the symmetric scene of the held-Cheerios diagnosis: R = 0.1, rho_s = 3,
+// held in x, free in y, on the face x = 1.2 of the 2.4 cm tank, normal vertex motion) stays the
+// mirror image of itself about x = 1.2: membrane positions and velocities, face velocities,
+// pressure and cell types agree with their mirror images to round-off, and the held reaction F_x,
+// zero by symmetry, is round-off. Checked over 40 steps of 2 ms: positions within 1e-10 cm,
+// velocities 1e-8 cm/s, F_x 1e-8 dyn/cm (rho g h_m^2 / 2 of the pair at L = 0.6 is about 0.03).
+// Measured: 7.6e-13 cm, 6.1e-11 cm/s, |F_x| <= 4.6e-11 (300 steps: 1e-12 cm, |F_x| <= 3e-11; with the
+// paper's full vertex motion 7e-9 cm after 300 steps, its remeshing churn amplifying round-off).
+// Before, the first solve slaved the vertices whose predicted position was inside the body by
+// round-off: the initial membrane wraps the wetted arc with vertices on the circle, and three of
+// them on the right and none of their mirror images on the left tested inside. The positions were
+// 2.1e-5 cm asymmetric after the second step and 4.3e-3 cm after 23, F_x -3.2e-5 dyn/cm by then:
+// the origin of the spurious 0.004 dyn/cm and the lopsided meniscus of the disabled test above.
+// MENISCUS_MIRROR_STEPS=n runs n steps, MENISCUS_MIRROR_PAPER=1 the paper's vertex motion.
+// About 4 s of one core.
+TEST(MembraneCheeriosValidation, HeldDiscCentredInTheTankStaysMirrorSymmetric) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1) GTEST_SKIP() << "one-rank check (the mirror image is read from one rank's grid)";
+  std::vector<mm::Disc> discs = {cheerios_disc(0.5 * kWidth)};
+  discs[0].held_x = true;
+  const mm::FlowParameters p = cheerios_parameters(1.0, std::getenv("MENISCUS_MIRROR_PAPER") == nullptr);
+  mm::CoupledSolveOptions o;
+  o.rtol = 1e-10;
+  auto s = meniscus::test::make_pool_with_bodies(kWidth, 1.0, kDx, kLevel, discs, p, o);
+  const int steps = std::getenv("MENISCUS_MIRROR_STEPS") ? std::atoi(std::getenv("MENISCUS_MIRROR_STEPS")) : 40;
+  Asymmetry worst;
+  double worst_force = 0;
+  for (int step = 1; step <= steps; ++step) {
+    const auto r = s.flow->step(2e-3);
+    const Asymmetry a = mirror_asymmetry(*s.flow, *s.grid, kWidth);
+    worst.membrane_x = std::max(worst.membrane_x, a.membrane_x);
+    worst.membrane_v = std::max(worst.membrane_v, a.membrane_v);
+    worst.face_u = std::max({worst.face_u, a.face_u, a.face_v});
+    worst.pressure = std::max(worst.pressure, a.pressure);
+    worst.cell_types = std::max(worst.cell_types, a.cell_types);
+    worst_force = std::max(worst_force, std::abs(r.second.held_force[0]));
+  }
+  print_rank0("held disc mid-tank, %d steps: mirror asymmetry of membrane positions %.2e cm, velocities %.2e cm/s, face "
+              "velocities %.2e cm/s, p-hat %.2e, cell types %ld; |F_x| <= %.2e dyn/cm",
+              steps, worst.membrane_x, worst.membrane_v, worst.face_u, worst.pressure, worst.cell_types, worst_force);
+  EXPECT_LT(worst.membrane_x, 1e-10);
+  EXPECT_LT(worst.membrane_v, 1e-8);
+  EXPECT_LT(worst.face_u, 1e-8);
+  EXPECT_EQ(worst.cell_types, 0);
+  EXPECT_LT(worst_force, 1e-8);
 }

@@ -10,6 +10,12 @@
 
 namespace meniscus::membrane {
 
+namespace {
+// Distance (in cells) within which a vertex counts as on a body's surface: far above the round-off
+// of coordinates of order one (1e-16) and far below any motion a step resolves.
+constexpr double kSurfaceMargin = 1e-9;
+}  // namespace
+
 MembraneFlow::MembraneFlow(MacGrid& grid, Polyline membrane, bool closed, FlowParameters params,
                            CoupledSolveOptions solve, std::vector<Disc> bodies)
     : grid_(grid),
@@ -163,7 +169,11 @@ StepReport MembraneFlow::step(double dt) {
     for (long i = 0; i < n; ++i) {
       if (first.kind[i] != kFree) continue;
       const double xs[2] = {first.xy[2 * i] + dt * first.v[2 * i], first.xy[2 * i + 1] + dt * first.v[2 * i + 1]};
-      const int b = body_containing(predicted, xs);
+      // Penetration with a round-off margin: a vertex on the body's surface (the initial membrane
+      // wraps the wetted arc, a projection puts vertices there) lies inside or outside by the last
+      // bits of its coordinates, which differ between mirror-image vertices; without the margin a
+      // symmetric state slaved one side's surface vertices and not the other's.
+      const int b = body_within(predicted, xs, kSurfaceMargin * grid_.dx());
       if (b < 0) continue;
       double proj[2];
       predicted[b].project(xs, proj);

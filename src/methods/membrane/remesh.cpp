@@ -35,31 +35,50 @@ RemeshStats remesh_chain(Polyline& m, bool closed, double L0, double split_ratio
   std::vector<Vertex> chain(m.vertices());
   for (long i = 0; i < m.vertices(); ++i) chain[i] = {{hx(i, 0), hx(i, 1)}, {hv(i, 0), hv(i, 1)}, hk(i), !pinned.empty() && pinned[i] != 0};
 
-  // Collapses: walk the chain once, merging each short edge; a wall vertex absorbs its neighbour.
-  std::vector<Vertex> merged;
-  for (size_t i = 0; i < chain.size(); ++i) {
-    if (merged.empty()) {
-      merged.push_back(chain[i]);
-      continue;
+  // Collapses, in passes that do not depend on the direction of traversal: a short edge collapses
+  // when it is strictly shorter than each neighbouring edge (two such edges never share a vertex),
+  // and passes repeat until no short edge is left or none can go. The earlier single walk from the
+  // first vertex merged a run of short edges from its left end, so that a mirror-symmetric chain
+  // (a disc held mid-tank) was remeshed asymmetrically and its meniscus became lopsided.
+  std::vector<Vertex> merged = chain;
+  const auto min_vertices = static_cast<size_t>(closed ? 3 : 2);
+  for (int pass = 0; pass < 64; ++pass) {
+    const size_t nv = merged.size();
+    const size_t ne = closed ? nv : nv - 1;
+    if (nv <= min_vertices + 1 || ne < 1) break;
+    std::vector<double> len(ne);
+    for (size_t e = 0; e < ne; ++e) len[e] = edge_length(merged[e], merged[(e + 1) % nv]);
+    std::vector<char> go(ne, 0);
+    size_t count = 0;
+    for (size_t e = 0; e < ne; ++e) {
+      const Vertex &a = merged[e], &b = merged[(e + 1) % nv];
+      if (len[e] >= collapse_ratio * L0 || (a.kind != kFree && b.kind != kFree)) continue;
+      const bool has_prev = closed || e > 0, has_next = closed || e + 1 < ne;
+      if (has_prev && !(len[e] < len[(e + ne - 1) % ne])) continue;
+      if (has_next && !(len[e] < len[(e + 1) % ne])) continue;
+      go[e] = 1;
+      ++count;
     }
-    Vertex& last = merged.back();
-    if (edge_length(last, chain[i]) < collapse_ratio * L0 && merged.size() + (chain.size() - i) > 3) {
-      if (last.kind != kFree && chain[i].kind != kFree) {
-        merged.push_back(chain[i]);  // two wall vertices: keep both ends of an open chain
-        continue;
-      }
-      if (priority(chain[i]) > priority(last)) last = chain[i];
-      else if (priority(chain[i]) == priority(last)) last = midpoint(last, chain[i]);
+    if (count == 0) break;
+    if (nv - count < min_vertices + 1) break;  // keep a chain of at least four vertices
+    std::vector<Vertex> next;
+    std::vector<char> drop(nv, 0);
+    std::vector<Vertex> replaced = merged;
+    for (size_t e = 0; e < ne; ++e) {
+      if (!go[e]) continue;
+      const size_t ia = e, ib = (e + 1) % nv;
+      const Vertex &a = merged[ia], &b = merged[ib];
+      replaced[ia] = priority(b) > priority(a) ? b : priority(a) > priority(b) ? a : midpoint(a, b);
+      drop[ib] = 1;
       ++stats.collapses;
-      continue;
     }
-    merged.push_back(chain[i]);
-  }
-  if (closed && merged.size() > 3 && edge_length(merged.back(), merged.front()) < collapse_ratio * L0) {
-    if (priority(merged.back()) > priority(merged.front())) merged.front() = merged.back();
-    else if (priority(merged.back()) == priority(merged.front())) merged.front() = midpoint(merged.back(), merged.front());
-    merged.pop_back();
-    ++stats.collapses;
+    for (size_t q = 0; q < nv; ++q)
+      if (!drop[q]) next.push_back(replaced[q]);
+    if (closed && drop[0]) {  // the wrap-around edge's survivor took the last slot: keep vertex 0 first
+      next.insert(next.begin(), next.back());
+      next.pop_back();
+    }
+    merged.swap(next);
   }
   // Splits: a long edge gets as many midpoints as it needs (recursive halving).
   std::vector<Vertex> out;
