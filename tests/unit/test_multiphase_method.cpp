@@ -119,50 +119,62 @@ sources: [{type: box, material: water, lower: [0.2, 0.2], upper: [0.6, 0.6]}]
 namespace {
 
 // sph_density() on jittered particles of a fluid and a solid against the plain O(N^2) sum
-// rho_i = m_i C_W sum_j W(|x_i - x_j|) with kernels::CubicSpline (j over both groups, i included).
+// rho_i = m_i C_W sum_j W(|x_i - x_j|) with kernels::CubicSpline (j over both groups, i included):
+// after the first call (the Verlet list is built), after moves under half the skin (the list is kept:
+// pairs that crossed the support inside the skin must still count exactly) and after moves over it
+// (the list is rebuilt).
 template <int Dim>
 void expect_cell_sum_equals_pairwise_sum(const char* deck) {
   auto d = test::deck_from_string(deck);
   MultiphaseMpm<Dim> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
-  auto xd = m.particles().field(m.fields().x);
-  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xd);
   const size_t n = m.particles().size();
   ASSERT_GT(n, 200u);
-  std::srand(7);
-  for (size_t p = 0; p < n; ++p)
-    for (int a = 0; a < Dim; ++a) x(p, a) += 0.004 * (2.0 * std::rand() / RAND_MAX - 1.0);
-  Kokkos::deep_copy(xd, x);
+  const double skin = m.settings().sph_skin * m.decomposition().dx();
   auto rho0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().density));
-  m.sph_density();
-  auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().density));
-  auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().mass));
-  auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().material());
-  const double h = 1.25 * m.decomposition().dx();
-  const kernels::CubicSpline<Dim> W(h);
-  double worst = 0;
-  int fluids = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (mat(i) != 0) {
-      EXPECT_EQ(rho(i, 0), rho0(i, 0));  // solids keep their own density
-      continue;
+  std::srand(7);
+  // Moves every particle by up to `amplitude` along each axis, then compares the density with the O(N^2) sum.
+  auto move_and_compare = [&](double amplitude, long builds) {
+    auto xd = m.particles().field(m.fields().x);
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xd);
+    for (size_t p = 0; p < n; ++p)
+      for (int a = 0; a < Dim; ++a) x(p, a) += amplitude * (2.0 * std::rand() / RAND_MAX - 1.0);
+    Kokkos::deep_copy(xd, x);
+    m.sph_density();
+    EXPECT_EQ(m.sph_list_builds(), builds) << "moved by up to " << amplitude << " per axis";
+    auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().density));
+    auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().mass));
+    auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().material());
+    const double h = 1.25 * m.decomposition().dx();
+    const kernels::CubicSpline<Dim> W(h);
+    double worst = 0;
+    int fluids = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (mat(i) != 0) {
+        EXPECT_EQ(rho(i, 0), rho0(i, 0));  // solids keep their own density
+        continue;
+      }
+      ++fluids;
+      double s = 0;
+      for (size_t j = 0; j < n; ++j) {
+        double r2 = 0;
+        for (int a = 0; a < Dim; ++a) r2 += (x(i, a) - x(j, a)) * (x(i, a) - x(j, a));
+        if (r2 < h * h) s += W.value(std::sqrt(r2));
+      }
+      worst = std::max(worst, std::fabs(rho(i, 0) / (mass(i, 0) * m.density_calibration() * s) - 1));
     }
-    ++fluids;
-    double s = 0;
-    for (size_t j = 0; j < n; ++j) {
-      double r2 = 0;
-      for (int a = 0; a < Dim; ++a) r2 += (x(i, a) - x(j, a)) * (x(i, a) - x(j, a));
-      if (r2 < h * h) s += W.value(std::sqrt(r2));
-    }
-    worst = std::max(worst, std::fabs(rho(i, 0) / (mass(i, 0) * m.density_calibration() * s) - 1));
-  }
-  EXPECT_GT(fluids, 100);
-  EXPECT_LT(worst, 1e-13);
+    EXPECT_GT(fluids, 100);
+    EXPECT_LT(worst, 1e-13) << "moved by up to " << amplitude << " per axis";
+  };
+  move_and_compare(0.004, 1);
+  move_and_compare(0.25 * skin, 1);  // |move| <= 0.25 sqrt(3) skin < skin / 2: the list is kept
+  move_and_compare(3.0 * skin, 2);
 }
 
 }  // namespace
 
-// The density sum scans cells of edge h/2 two deep without a neighbour list; it must count exactly the
-// pairs closer than h, in 2D and 3D, fluids next to solids included.
+// The density sum runs over a Verlet list (pairs within h + skin, built by scanning cells of edge
+// (h + skin)/2 two deep); it must count exactly the pairs closer than h, in 2D and 3D, fluids next to
+// solids included, whether the list is kept or rebuilt.
 TEST(S001_SPH, CellSumEqualsPairwiseSum) {
   expect_cell_sum_equals_pairwise_sum<2>(R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 1.0}
