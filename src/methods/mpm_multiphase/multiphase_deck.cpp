@@ -105,7 +105,11 @@ void declare_multiphase_sections(config::Schema& root) {
           "species operator of eq. 27 in its conservative weak form, so sum V0 T is kept). 0: off")
       .def(0.0)
       .nonnegative();
-  s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
+  s->integer("sort_every",
+             "reorder particles by cell every this many steps (0: never); with fluid_density: sph the sort "
+             "then waits for the next rebuild of the SPH neighbour list (see sph_skin)")
+      .def("20")
+      .min(0);
   root.section("mpm_multiphase", s,
                "Multiphase MPM of Yan et al. 2018: material groups with their own grid velocities on one grid, "
                "SPH-density Tait fluids, hypoelastic solids, anti-penetration contact.");

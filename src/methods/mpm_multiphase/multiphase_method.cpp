@@ -13,7 +13,6 @@
 #include "grid/stencil_loop.hpp"
 #include "methods/mpm_multiphase/particle_walls.hpp"
 #include "particles/balance.hpp"
-#include "particles/cell_bins.hpp"
 #include "particles/max_speed.hpp"
 #include "methods/sph/sph_kernels.hpp"
 #include "particles/keep_if.hpp"
@@ -554,6 +553,11 @@ void MultiphaseMpm<Dim>::sph_density() {
   }
   MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_DOUBLE, MPI_MAX, comm_);
   const bool rebuild = !(moved <= 0.25 * skin * skin);
+  if (rebuild && sort_pending_) {
+    auto ts = timers_.scope("sort");
+    particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+    sort_pending_ = false;
+  }
   if (rebuild) halo_.build(set_, *decomp_, f_.x, reach);
   const int total = owned + static_cast<int>(halo_.ghost_count());
   if (static_cast<int>(sph_x_.extent(0)) != total)
@@ -567,47 +571,12 @@ void MultiphaseMpm<Dim>::sph_density() {
   halo_.refresh_position_rows(particles::RealField(xt), static_cast<size_t>(owned));
   if (rebuild) {
     auto tb = timers_.scope("sph_list");
-    // Each fluid row's neighbours within the reach, in the order of the cell scan (cells of edge
-    // reach/2 scanned two deep: about half the candidates of reach-sized cells in 3D): count, offsets,
-    // fill. Other rows get none (a relabelled solid invalidates the list, see dissolve()).
-    const auto bins = particles::bin_rows_by_cell<Dim>(xt, total, 0.5 * reach, 2);
-    const double r2 = reach * reach;
-    if (static_cast<int>(sph_offset_.extent(0)) != owned + 1)
-      sph_offset_ = Kokkos::View<int*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mp_sph_offset"), owned + 1);
-    auto off = sph_offset_;
-    Kokkos::parallel_for(
-        "mp::sph_count", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) {
-          if (i == 0) off(0) = 0;
-          int c = 0;
-          if (mats(mat(i)).kind == PhaseKind::Fluid) {
-            double xp[Dim];
-            for (int d = 0; d < Dim; ++d) xp[d] = xt(i, d);
-            bins.for_each_near(xp, r2, [&](const int j, const double) { c += j != i ? 1 : 0; });
-          }
-          off(i + 1) = c;
-        });
-    int pairs = 0;
-    Kokkos::parallel_scan(
-        "mp::sph_offsets", Kokkos::RangePolicy<>(0, owned + 1),
-        KOKKOS_LAMBDA(const int i, int& acc, const bool final) {
-          acc += off(i);
-          if (final) off(i) = acc;
-        },
-        pairs);
-    if (static_cast<int>(sph_index_.extent(0)) < pairs)  // grows only (10 % spare)
-      sph_index_ = Kokkos::View<int*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mp_sph_index"),
-                                      pairs + pairs / 10 + 1);
-    auto idx = sph_index_;
-    Kokkos::parallel_for(
-        "mp::sph_fill", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) {
-          if (mats(mat(i)).kind != PhaseKind::Fluid) return;
-          double xp[Dim];
-          for (int d = 0; d < Dim; ++d) xp[d] = xt(i, d);
-          int k = off(i);
-          bins.for_each_near(xp, r2, [&](const int j, const double) {
-            if (j != i) idx(k++) = j;
-          });
-        });
+    // Every owned row's neighbours within the reach (the particles' neighbour search: cells of edge
+    // reach, ordered by cell and row, so that the sum does not depend on thread scheduling).
+    particles::NeighborLists near;
+    particles::build_neighbor_lists<Dim>(xt, owned, reach, near);
+    sph_offset_ = near.offset;
+    sph_index_ = near.index;
     if (static_cast<int>(sph_x0_.extent(0)) != owned)
       sph_x0_ = Kokkos::View<double**, Kokkos::LayoutRight>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "mp_sph_x0"), owned, Dim);
@@ -1302,8 +1271,14 @@ void MultiphaseMpm<Dim>::step(double dt) {
   ++steps_;
   time_ += dt;
   if (s_.sort_every > 0 && steps_ % s_.sort_every == 0) {
-    auto t = timers_.scope("sort");
-    particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+    // With the SPH density a sort reorders the rows, which forces a list rebuild: it waits for the next
+    // rebuild instead (until then no row has moved half a skin, so the order is still the sorted one).
+    if (s_.sph_density) {
+      sort_pending_ = true;
+    } else {
+      auto t = timers_.scope("sort");
+      particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+    }
   }
 }
 
@@ -1391,7 +1366,8 @@ std::vector<std::pair<std::string, double>> MultiphaseMpm<Dim>::state() {
           {"time", time_},
           {"relabelled", static_cast<double>(relabelled_)},
           {"emitted_layers", static_cast<double>(emitted_layers_)},
-          {"next_id", static_cast<double>(next_id_)}};
+          {"next_id", static_cast<double>(next_id_)},
+          {"sort_pending", sort_pending_ ? 1.0 : 0.0}};
 }
 
 template <int Dim>
@@ -1402,6 +1378,7 @@ void MultiphaseMpm<Dim>::restore_state(const std::vector<std::pair<std::string, 
     if (k == "relabelled") relabelled_ = static_cast<long>(v);
     if (k == "emitted_layers") emitted_layers_ = static_cast<long>(v);
     if (k == "next_id") next_id_ = static_cast<int64_t>(v);
+    if (k == "sort_pending") sort_pending_ = v != 0;
   }
   sph_valid_ = false;
 }

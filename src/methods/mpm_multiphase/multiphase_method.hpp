@@ -147,6 +147,7 @@ class MultiphaseMpm : public Method {
   size_t sph_owned_ = 0;
   double sph_built_reach_ = 0;
   bool sph_valid_ = false;
+  bool sort_pending_ = false;  // a sort is due and waits for the next list rebuild
   long sph_builds_ = 0;
   Timers timers_;
 };
