@@ -194,6 +194,69 @@ sources:
 )");
 }
 
+// A sort that is due waits for the next SPH list rebuild and then reorders the particles inside the
+// density stage: the densities must still land on their own particles. Two runs of one scene, one
+// sorting (sort_every: 1) and one never, from particles in reversed row order (far from sorted), with the list
+// rebuilt in the second step (every particle jittered), and the ball inside the pool so that sorting
+// interleaves its rows with the water's (a material view taken before the sort then misreads rows):
+// per particle id, densities and positions agree to round-off.
+TEST(S001_SPH, SortAtListRebuildKeepsEveryDensityOnItsParticle) {
+  auto run = [](int sort_every, std::vector<double>& rho_by_id, std::vector<double>& y_by_id) {
+    const std::string deck = R"(
+simulation: {dimension: 2, method: mpm-multiphase, end_time: 1.0}
+domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.02, walls: slip}
+mpm_multiphase: {fluid_density: sph, sort_every: )" + std::to_string(sort_every) + R"(}
+materials: [{name: water, model: fluid, density: 1000}, {name: ball, model: hypoelastic, density: 500, youngs_modulus: 1e5}]
+sources:
+  - {type: box, material: water, lower: [0.1, 0.1], upper: [0.6, 0.4]}
+  - {type: sphere, material: ball, center: [0.35, 0.3], radius: 0.06}
+)";
+    auto d = test::deck_from_string(deck);
+    MultiphaseMpm<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+    // Every particle (all fields) in reversed row order.
+    const size_t n = m.particles().size();
+    particles::IndexList order("reversed", n);
+    auto h = Kokkos::create_mirror_view(order);
+    for (size_t p = 0; p < n; ++p) h(p) = static_cast<int>(n - 1 - p);
+    Kokkos::deep_copy(order, h);
+    m.particles().gather(order, n);
+    m.step(1e-4);  // builds the list; with sort_every 1 a sort is now due
+    // Both runs still hold the same rows: jitter them alike by a fifth of a cell, so that the next
+    // density stage rebuilds the list (and sorts) and every density changes by several per cent.
+    auto xd = m.particles().field(m.fields().x);
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xd);
+    std::srand(3);
+    for (size_t p = 0; p < n; ++p)
+      for (int k = 0; k < 2; ++k) x(p, k) += 0.004 * (2.0 * std::rand() / RAND_MAX - 1.0);
+    Kokkos::deep_copy(xd, x);
+    m.step(1e-4);
+    EXPECT_EQ(m.sph_list_builds(), 2);
+    EXPECT_EQ(m.timers().total("sort") > 0, sort_every > 0);
+    auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().id());
+    auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().density));
+    auto xe = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().x));
+    long ids = 0;  // seeded ids have gaps where particles were removed
+    for (size_t p = 0; p < m.particles().size(); ++p) ids = std::max<long>(ids, id(p) + 1);
+    rho_by_id.assign(ids, 0);
+    y_by_id.assign(ids, 0);
+    for (size_t p = 0; p < m.particles().size(); ++p) {
+      rho_by_id.at(id(p)) = rho(p, 0);
+      y_by_id.at(id(p)) = xe(p, 1);
+    }
+    return m.particles().size();
+  };
+  std::vector<double> rho_sorted, y_sorted, rho_plain, y_plain;
+  ASSERT_EQ(run(1, rho_sorted, y_sorted), run(0, rho_plain, y_plain));
+  double worst_rho = 0, worst_y = 0;
+  for (size_t i = 0; i < rho_plain.size(); ++i) {
+    if (rho_plain[i] == 0) continue;  // no particle with this id
+    worst_rho = std::max(worst_rho, std::fabs(rho_sorted[i] / rho_plain[i] - 1));
+    worst_y = std::max(worst_y, std::fabs(y_sorted[i] - y_plain[i]));
+  }
+  EXPECT_LT(worst_rho, 1e-12);
+  EXPECT_LT(worst_y, 1e-14);
+}
+
 TEST(S001_Normals, Planar) {
   const char* deck = R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 1.0}

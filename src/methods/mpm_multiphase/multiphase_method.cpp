@@ -557,6 +557,9 @@ void MultiphaseMpm<Dim>::sph_density() {
     auto ts = timers_.scope("sort");
     particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
     sort_pending_ = false;
+    // The sort gathers every field into new storage: the views taken above are the old order.
+    x = set_.field(f_.x);
+    mat = set_.material();
   }
   if (rebuild) halo_.build(set_, *decomp_, f_.x, reach);
   const int total = owned + static_cast<int>(halo_.ghost_count());
