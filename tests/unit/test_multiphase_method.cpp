@@ -119,50 +119,62 @@ sources: [{type: box, material: water, lower: [0.2, 0.2], upper: [0.6, 0.6]}]
 namespace {
 
 // sph_density() on jittered particles of a fluid and a solid against the plain O(N^2) sum
-// rho_i = m_i C_W sum_j W(|x_i - x_j|) with kernels::CubicSpline (j over both groups, i included).
+// rho_i = m_i C_W sum_j W(|x_i - x_j|) with kernels::CubicSpline (j over both groups, i included):
+// after the first call (the Verlet list is built), after moves under half the skin (the list is kept:
+// pairs that crossed the support inside the skin must still count exactly) and after moves over it
+// (the list is rebuilt).
 template <int Dim>
 void expect_cell_sum_equals_pairwise_sum(const char* deck) {
   auto d = test::deck_from_string(deck);
   MultiphaseMpm<Dim> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
-  auto xd = m.particles().field(m.fields().x);
-  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xd);
   const size_t n = m.particles().size();
   ASSERT_GT(n, 200u);
-  std::srand(7);
-  for (size_t p = 0; p < n; ++p)
-    for (int a = 0; a < Dim; ++a) x(p, a) += 0.004 * (2.0 * std::rand() / RAND_MAX - 1.0);
-  Kokkos::deep_copy(xd, x);
+  const double skin = m.settings().sph_skin * m.decomposition().dx();
   auto rho0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().density));
-  m.sph_density();
-  auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().density));
-  auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().mass));
-  auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().material());
-  const double h = 1.25 * m.decomposition().dx();
-  const kernels::CubicSpline<Dim> W(h);
-  double worst = 0;
-  int fluids = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (mat(i) != 0) {
-      EXPECT_EQ(rho(i, 0), rho0(i, 0));  // solids keep their own density
-      continue;
+  std::srand(7);
+  // Moves every particle by up to `amplitude` along each axis, then compares the density with the O(N^2) sum.
+  auto move_and_compare = [&](double amplitude, long builds) {
+    auto xd = m.particles().field(m.fields().x);
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xd);
+    for (size_t p = 0; p < n; ++p)
+      for (int a = 0; a < Dim; ++a) x(p, a) += amplitude * (2.0 * std::rand() / RAND_MAX - 1.0);
+    Kokkos::deep_copy(xd, x);
+    m.sph_density();
+    EXPECT_EQ(m.sph_list_builds(), builds) << "moved by up to " << amplitude << " per axis";
+    auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().density));
+    auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().mass));
+    auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().material());
+    const double h = 1.25 * m.decomposition().dx();
+    const kernels::CubicSpline<Dim> W(h);
+    double worst = 0;
+    int fluids = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (mat(i) != 0) {
+        EXPECT_EQ(rho(i, 0), rho0(i, 0));  // solids keep their own density
+        continue;
+      }
+      ++fluids;
+      double s = 0;
+      for (size_t j = 0; j < n; ++j) {
+        double r2 = 0;
+        for (int a = 0; a < Dim; ++a) r2 += (x(i, a) - x(j, a)) * (x(i, a) - x(j, a));
+        if (r2 < h * h) s += W.value(std::sqrt(r2));
+      }
+      worst = std::max(worst, std::fabs(rho(i, 0) / (mass(i, 0) * m.density_calibration() * s) - 1));
     }
-    ++fluids;
-    double s = 0;
-    for (size_t j = 0; j < n; ++j) {
-      double r2 = 0;
-      for (int a = 0; a < Dim; ++a) r2 += (x(i, a) - x(j, a)) * (x(i, a) - x(j, a));
-      if (r2 < h * h) s += W.value(std::sqrt(r2));
-    }
-    worst = std::max(worst, std::fabs(rho(i, 0) / (mass(i, 0) * m.density_calibration() * s) - 1));
-  }
-  EXPECT_GT(fluids, 100);
-  EXPECT_LT(worst, 1e-13);
+    EXPECT_GT(fluids, 100);
+    EXPECT_LT(worst, 1e-13) << "moved by up to " << amplitude << " per axis";
+  };
+  move_and_compare(0.004, 1);
+  move_and_compare(0.25 * skin, 1);  // |move| <= 0.25 sqrt(3) skin < skin / 2: the list is kept
+  move_and_compare(3.0 * skin, 2);
 }
 
 }  // namespace
 
-// The density sum scans cells of edge h/2 two deep without a neighbour list; it must count exactly the
-// pairs closer than h, in 2D and 3D, fluids next to solids included.
+// The density sum runs over a Verlet list (pairs within h + skin, built by scanning cells of edge
+// (h + skin)/2 two deep); it must count exactly the pairs closer than h, in 2D and 3D, fluids next to
+// solids included, whether the list is kept or rebuilt.
 TEST(S001_SPH, CellSumEqualsPairwiseSum) {
   expect_cell_sum_equals_pairwise_sum<2>(R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 1.0}
@@ -180,6 +192,69 @@ sources:
   - {type: box, material: water, lower: [0.2, 0.2, 0.2], upper: [0.4, 0.36, 0.36], particles_per_cell: 8}
   - {type: sphere, material: ball, center: [0.47, 0.28, 0.28], radius: 0.06, particles_per_cell: 8}
 )");
+}
+
+// A sort that is due waits for the next SPH list rebuild and then reorders the particles inside the
+// density stage: the densities must still land on their own particles. Two runs of one scene, one
+// sorting (sort_every: 1) and one never, from particles in reversed row order (far from sorted), with the list
+// rebuilt in the second step (every particle jittered), and the ball inside the pool so that sorting
+// interleaves its rows with the water's (a material view taken before the sort then misreads rows):
+// per particle id, densities and positions agree to round-off.
+TEST(S001_SPH, SortAtListRebuildKeepsEveryDensityOnItsParticle) {
+  auto run = [](int sort_every, std::vector<double>& rho_by_id, std::vector<double>& y_by_id) {
+    const std::string deck = R"(
+simulation: {dimension: 2, method: mpm-multiphase, end_time: 1.0}
+domain: {lower: [0, 0], upper: [1, 1], cell_size: 0.02, walls: slip}
+mpm_multiphase: {fluid_density: sph, sort_every: )" + std::to_string(sort_every) + R"(}
+materials: [{name: water, model: fluid, density: 1000}, {name: ball, model: hypoelastic, density: 500, youngs_modulus: 1e5}]
+sources:
+  - {type: box, material: water, lower: [0.1, 0.1], upper: [0.6, 0.4]}
+  - {type: sphere, material: ball, center: [0.35, 0.3], radius: 0.06}
+)";
+    auto d = test::deck_from_string(deck);
+    MultiphaseMpm<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+    // Every particle (all fields) in reversed row order.
+    const size_t n = m.particles().size();
+    particles::IndexList order("reversed", n);
+    auto h = Kokkos::create_mirror_view(order);
+    for (size_t p = 0; p < n; ++p) h(p) = static_cast<int>(n - 1 - p);
+    Kokkos::deep_copy(order, h);
+    m.particles().gather(order, n);
+    m.step(1e-4);  // builds the list; with sort_every 1 a sort is now due
+    // Both runs still hold the same rows: jitter them alike by a fifth of a cell, so that the next
+    // density stage rebuilds the list (and sorts) and every density changes by several per cent.
+    auto xd = m.particles().field(m.fields().x);
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), xd);
+    std::srand(3);
+    for (size_t p = 0; p < n; ++p)
+      for (int k = 0; k < 2; ++k) x(p, k) += 0.004 * (2.0 * std::rand() / RAND_MAX - 1.0);
+    Kokkos::deep_copy(xd, x);
+    m.step(1e-4);
+    EXPECT_EQ(m.sph_list_builds(), 2);
+    EXPECT_EQ(m.timers().total("sort") > 0, sort_every > 0);
+    auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().id());
+    auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().density));
+    auto xe = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().x));
+    long ids = 0;  // seeded ids have gaps where particles were removed
+    for (size_t p = 0; p < m.particles().size(); ++p) ids = std::max<long>(ids, id(p) + 1);
+    rho_by_id.assign(ids, 0);
+    y_by_id.assign(ids, 0);
+    for (size_t p = 0; p < m.particles().size(); ++p) {
+      rho_by_id.at(id(p)) = rho(p, 0);
+      y_by_id.at(id(p)) = xe(p, 1);
+    }
+    return m.particles().size();
+  };
+  std::vector<double> rho_sorted, y_sorted, rho_plain, y_plain;
+  ASSERT_EQ(run(1, rho_sorted, y_sorted), run(0, rho_plain, y_plain));
+  double worst_rho = 0, worst_y = 0;
+  for (size_t i = 0; i < rho_plain.size(); ++i) {
+    if (rho_plain[i] == 0) continue;  // no particle with this id
+    worst_rho = std::max(worst_rho, std::fabs(rho_sorted[i] / rho_plain[i] - 1));
+    worst_y = std::max(worst_y, std::fabs(y_sorted[i] - y_plain[i]));
+  }
+  EXPECT_LT(worst_rho, 1e-12);
+  EXPECT_LT(worst_y, 1e-14);
 }
 
 TEST(S001_Normals, Planar) {

@@ -49,6 +49,12 @@ void declare_multiphase_sections(config::Schema& root) {
             "(Archimedes buoyancy within 0.01) but reads low next to walls and free surfaces")
       .def("volume");
   s->real("sph_support", "1", "support radius of the SPH density sum, in cells (paper: 1.25)").def(1.25).positive();
+  s->real("sph_skin", "1",
+          "Verlet skin of the SPH density's neighbour list, in cells: the list holds every pair within "
+          "sph_support + sph_skin and is rebuilt only when some particle has moved more than half the skin since "
+          "(or the particle set changed); the density is the same sum to round-off for any skin")
+      .def(0.1)
+      .positive();
   s->flag("clamp_negative_pressure",
           "fluid pressure below zero (free-surface particles missing SPH neighbours) is set to zero")
       .def("true");
@@ -99,7 +105,11 @@ void declare_multiphase_sections(config::Schema& root) {
           "species operator of eq. 27 in its conservative weak form, so sum V0 T is kept). 0: off")
       .def(0.0)
       .nonnegative();
-  s->integer("sort_every", "reorder particles by cell every this many steps (0: never)").def("20").min(0);
+  s->integer("sort_every",
+             "reorder particles by cell every this many steps (0: never); with fluid_density: sph the sort "
+             "then waits for the next rebuild of the SPH neighbour list (see sph_skin)")
+      .def("20")
+      .min(0);
   root.section("mpm_multiphase", s,
                "Multiphase MPM of Yan et al. 2018: material groups with their own grid velocities on one grid, "
                "SPH-density Tait fluids, hypoelastic solids, anti-penetration contact.");
@@ -149,6 +159,7 @@ MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim
   o.paper_literal_volumetric = s.text("hypoelastic_volumetric") == "paper_literal";
   o.sph_density = s.text("fluid_density") == "sph";
   o.sph_support = s.real("sph_support");
+  o.sph_skin = s.real("sph_skin");
   o.clamp_negative_pressure = s.flag("clamp_negative_pressure");
   o.separate_fluid_from_solids = s.flag("separate_fluid_from_solids");
   o.keep_fluid_inside_solids = s.flag("keep_fluid_inside_solids");

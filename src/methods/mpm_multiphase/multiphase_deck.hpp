@@ -43,6 +43,7 @@ struct MultiphaseSettings {
   // velocity divergence) or the SPH number-density sum of the paper (eq. 17).
   bool sph_density = false;
   double sph_support = 1.25;  // SPH support radius in cells
+  double sph_skin = 0.1;  // Verlet skin of the SPH neighbour list, in cells
   bool clamp_negative_pressure = true;
   bool separate_fluid_from_solids = true;
   bool keep_fluid_inside_solids = false;  // false: solids displace the fluid particles seeded inside them

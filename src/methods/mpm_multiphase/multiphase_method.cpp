@@ -3,6 +3,7 @@
 #include <Kokkos_ScatterView.hpp>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -12,7 +13,6 @@
 #include "grid/stencil_loop.hpp"
 #include "methods/mpm_multiphase/particle_walls.hpp"
 #include "particles/balance.hpp"
-#include "particles/cell_bins.hpp"
 #include "particles/max_speed.hpp"
 #include "methods/sph/sph_kernels.hpp"
 #include "particles/keep_if.hpp"
@@ -136,6 +136,15 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
       }
     Kokkos::deep_copy(beta_, h);
   }
+  // Rest density of every solid group (0 for fluid groups): G2P compares volumes rather than masses.
+  solid_rest_ = Kokkos::View<double*>("mp_solid_group", G);
+  {
+    auto h = Kokkos::create_mirror_view(solid_rest_);
+    for (int g = 0; g < G; ++g) h(g) = 0;
+    for (const auto& mt : table_.materials)
+      if (mt.kind == PhaseKind::Solid) h(mt.group) = mt.rest_density;
+    Kokkos::deep_copy(solid_rest_, h);
+  }
   // Groups that share their summed force at a node (eq. 20): all (shared), none (per_group) or the
   // fluid groups (fluids).
   shares_force_ = Kokkos::View<int*>("mp_shares_force", G);
@@ -181,6 +190,9 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
     throw InputError(root.file(), "sources",
                      "mpm-multiphase needs one particle volume for its SPH density: give every source the same "
                      "particles_per_cell");
+  // G2P's GIMP half-width of a particle of the seeded volume, so that its kernel needs no pow per particle.
+  ref_volume_ = vmax;
+  ref_half_width_ = 0.5 * std::pow(vmax, 1.0 / Dim);
   if (vmax > 0) calibration_ = lattice_calibration<Dim>(std::pow(vmax, 1.0 / Dim), s_.sph_support * decomp_->dx());
   // A solid placed in a pool seeded as a full box (e.g. a ball half in the water) displaces the water:
   // the fluid particles seeded inside it would otherwise stay trapped between its particles, adding
@@ -339,6 +351,7 @@ void MultiphaseMpm<Dim>::fill_seeded_particles(const particles::SeededParticles&
 template <int Dim>
 long MultiphaseMpm<Dim>::remove_fluid_inside_solids(double spacing) {
   const int owned = static_cast<int>(set_.size());
+  sph_valid_ = false;  // the halo is rebuilt here with another width
   halo_.build(set_, *decomp_, f_.x, spacing);
   const int total = owned + static_cast<int>(halo_.ghost_count());
   Kokkos::View<double**, Kokkos::LayoutRight> xt("mp_seed_x", total, Dim), solid("mp_seed_solid", total, 1);
@@ -514,28 +527,80 @@ void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
 template <int Dim>
 void MultiphaseMpm<Dim>::sph_density() {
   auto t = timers_.scope("sph_density");
-  const double support = s_.sph_support * decomp_->dx();
+  const double support = s_.sph_support * decomp_->dx(), skin = s_.sph_skin * decomp_->dx();
+  const double reach = support + skin;
   const int owned = static_cast<int>(set_.size());
-  halo_.build(set_, *decomp_, f_.x, support);
-  const int total = owned + static_cast<int>(halo_.ghost_count());
-  Kokkos::View<double**, Kokkos::LayoutRight> xt(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mp_sph_x"), total, Dim);
   auto x = set_.field(f_.x);
+  auto mat = set_.material();
+  auto mats = materials_;
+  // Verlet list (Verlet 1967): a list of every pair within support + skin stays complete for the
+  // support as long as no row has moved more than half the skin since it was built. Rows, not
+  // particles: a reordered or migrated set moves rows by a particle spacing or more, so it is rebuilt
+  // too. A ghost row is an owned row of another rank, so the largest owned displacement over all ranks
+  // bounds every row's; the decision is global because the halo plan is built collectively.
+  double moved = std::numeric_limits<double>::infinity();
+  if (sph_valid_ && sph_owned_ == set_.size() && sph_built_reach_ == reach) {
+    auto x0 = sph_x0_;
+    moved = 0;
+    Kokkos::parallel_reduce(
+        "mp::sph_moved", Kokkos::RangePolicy<>(0, owned),
+        KOKKOS_LAMBDA(const int i, double& worst) {
+          double r2 = 0;
+          for (int d = 0; d < Dim; ++d) r2 += (x(i, d) - x0(i, d)) * (x(i, d) - x0(i, d));
+          worst = r2 > worst ? r2 : worst;
+        },
+        Kokkos::Max<double>(moved));
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_DOUBLE, MPI_MAX, comm_);
+  const bool rebuild = !(moved <= 0.25 * skin * skin);
+  if (rebuild && sort_pending_) {
+    auto ts = timers_.scope("sort");
+    particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+    sort_pending_ = false;
+    // The sort gathers every field into new storage: the views taken above are the old order.
+    x = set_.field(f_.x);
+    mat = set_.material();
+  }
+  if (rebuild) halo_.build(set_, *decomp_, f_.x, reach);
+  const int total = owned + static_cast<int>(halo_.ghost_count());
+  if (static_cast<int>(sph_x_.extent(0)) != total)
+    sph_x_ = Kokkos::View<double**, Kokkos::LayoutRight>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "mp_sph_x"),
+                                                         total, Dim);
+  auto xt = sph_x_;
   Kokkos::parallel_for(
       "mp::sph_rows", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) {
         for (int d = 0; d < Dim; ++d) xt(i, d) = x(i, d);
       });
   halo_.refresh_position_rows(particles::RealField(xt), static_cast<size_t>(owned));
-  // The sum needs no neighbour list: each fluid row scans the cells around it once and adds the kernel
-  // on the fly. Cells of edge h/2 scanned two deep visit about half the candidates of h-cells in 3D.
-  const auto bins = particles::bin_rows_by_cell<Dim>(xt, total, 0.5 * support, 2);
+  if (rebuild) {
+    auto tb = timers_.scope("sph_list");
+    // Every owned row's neighbours within the reach (the particles' neighbour search: cells of edge
+    // reach, ordered by cell and row, so that the sum does not depend on thread scheduling).
+    particles::NeighborLists near;
+    particles::build_neighbor_lists<Dim>(xt, owned, reach, near);
+    sph_offset_ = near.offset;
+    sph_index_ = near.index;
+    if (static_cast<int>(sph_x0_.extent(0)) != owned)
+      sph_x0_ = Kokkos::View<double**, Kokkos::LayoutRight>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "mp_sph_x0"), owned, Dim);
+    auto x0 = sph_x0_;
+    Kokkos::parallel_for(
+        "mp::sph_x0", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) {
+          for (int d = 0; d < Dim; ++d) x0(i, d) = x(i, d);
+        });
+    sph_owned_ = set_.size();
+    sph_built_reach_ = reach;
+    sph_valid_ = true;
+    ++sph_builds_;
+  }
   const double h2 = support * support, inv_h2 = 1.0 / h2;
   // rho = m C_W k sum_k w(q_jk): the kernel's normalisation k and the lattice calibration C_W are one
   // factor; w(q) = 6q^3 - 6q^2 + 1 (q <= 1/2), 2 (1 - q)^3 (q < 1), the cubic spline of
   // kernels::CubicSpline without its k.
   const double scale = calibration_ * sph::CubicSpline<Dim>(support).k;
   auto mass = set_.field(f_.mass), rho = set_.field(f_.density);
-  auto mat = set_.material();
-  auto mats = materials_;
+  auto off = sph_offset_;
+  auto idx = sph_index_;
   // Number-density form over every group (Solenthaler & Pajarola 2008): rho_j = (m_j/V0_j) V0_j C_W
   // sum_k W_jk, i.e. each particle's own rest density times its neighbour count relative to a rest
   // lattice, so that density contrasts between groups do not smear into each other.
@@ -545,12 +610,19 @@ void MultiphaseMpm<Dim>::sph_density() {
         double xp[Dim];
         for (int d = 0; d < Dim; ++d) xp[d] = xt(i, d);
         double s = 1.0;  // w(0): the particle itself
-        bins.for_each_near(xp, h2, [&](const int j, const double r2) {
-          if (j == i) return;
+        const int end = off(i + 1);
+        for (int k = off(i); k < end; ++k) {
+          const int j = idx(k);
+          double r2 = 0;
+          for (int d = 0; d < Dim; ++d) {
+            const double dd = xp[d] - xt(j, d);
+            r2 += dd * dd;
+          }
+          if (r2 >= h2) continue;
           const double q = kmath::sqrt(r2 * inv_h2);
           const double a = 1.0 - q;
           s += q <= 0.5 ? 1.0 - 6.0 * q * q * a : 2.0 * a * a * a;
-        });
+        }
         rho(i, 0) = mass(i, 0) * scale * s;
       });
 }
@@ -745,15 +817,7 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
   auto ids = set_.id();
   const auto colliders = colliders_.at_time(time_ + dt);
   const int G = table_.groups;
-  // Rest density of every solid group (0 for fluid groups), to compare volumes rather than masses.
-  Kokkos::View<double*> solid_group("mp_solid_group", G);
-  {
-    auto h = Kokkos::create_mirror_view(solid_group);
-    for (int g = 0; g < G; ++g) h(g) = 0;
-    for (const auto& mt : table_.materials)
-      if (mt.kind == PhaseKind::Solid) h(mt.group) = mt.rest_density;
-    Kokkos::deep_copy(solid_group, h);
-  }
+  auto solid_group = solid_rest_;
   const bool separate = s_.separate_fluid_from_solids && has_solids_;  // no solid group: nothing to leave
   double lower[Dim], lo_clamp[Dim], hi_clamp[Dim];
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
@@ -763,6 +827,7 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
     hi_clamp[d] = decomp_->upper()[d] - dx;
   }
   const bool gimp = s_.gimp;
+  const double vref = ref_volume_, half_ref = ref_half_width_;
   Kokkos::View<int64_t*> bad("mp_bad_particle", 1);
   Kokkos::deep_copy(bad, -1);
   Kokkos::parallel_for(
@@ -776,19 +841,18 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
         double vpic[Dim] = {}, acc[Dim] = {};
         // The volumes and solid normal of the separation below are gathered in the same stencil pass.
         const bool check = separate && m.kind == PhaseKind::Fluid;
-        double vs = 0, vf = 0, gs[Dim] = {};
+        // The grid masses of the separation below are gathered in the same stencil pass and turned into
+        // volumes once per particle; the solids' normal needs a second pass only where it is used.
+        double mf = 0, ms[kMaxGroups] = {};
         grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
           for (int a = 0; a < Dim; ++a) {
             vpic[a] += w * local(idx, o + 1 + a);
             acc[a] += w * local(idx, o + 1 + Dim + a);
           }
           if (check) {
-            vf += w * local(idx, o) / m.rest_density;
-            for (int g = 0; g < G; ++g) {
-              if (solid_group(g) <= 0) continue;
-              vs += w * local(idx, g * S) / solid_group(g);
-              for (int d = 0; d < Dim; ++d) gs[d] += w * local(idx, g * S + 1 + 2 * Dim + d);
-            }
+            mf += w * local(idx, o);
+            for (int g = 0; g < G; ++g)
+              if (solid_group(g) > 0) ms[g] += w * local(idx, g * S);
           }
         });
         // Eqs. (8)-(10): PIC from the final grid velocity, FLIP from the whole grid increment.
@@ -803,14 +867,27 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
         // normals of the contact are undefined: it is moved a quarter cell per step along the solids'
         // outward normal (position only, so momentum is untouched) until it is out.
         if (check) {
-          double len = 0;
-          for (int d = 0; d < Dim; ++d) len += gs[d] * gs[d];
-          len = kmath::sqrt(len);
-          if (vs > vf && len > 0)
-            for (int d = 0; d < Dim; ++d) xn[d] += 0.25 * dx * gs[d] / len;
+          double vs = 0;
+          for (int g = 0; g < G; ++g)
+            if (solid_group(g) > 0) vs += ms[g] / solid_group(g);
+          if (vs > mf / m.rest_density) {
+            double gs[Dim] = {};
+            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+              for (int g = 0; g < G; ++g) {
+                if (solid_group(g) <= 0) continue;
+                for (int d = 0; d < Dim; ++d) gs[d] += w * local(idx, g * S + 1 + 2 * Dim + d);
+              }
+            });
+            double len = 0;
+            for (int d = 0; d < Dim; ++d) len += gs[d] * gs[d];
+            len = kmath::sqrt(len);
+            if (len > 0)
+              for (int d = 0; d < Dim; ++d) xn[d] += 0.25 * dx * gs[d] / len;
+          }
         }
         // The particle's GIMP box (half a particle spacing) stays outside every wall and collider.
-        keep_particle_outside<Dim>(colliders, 0.5 * kmath::pow(vol0(p, 0), 1.0 / Dim), xn, vn);
+        const double half = vol0(p, 0) == vref ? half_ref : 0.5 * kmath::pow(vol0(p, 0), 1.0 / Dim);
+        keep_particle_outside<Dim>(colliders, half, xn, vn);
         for (int d = 0; d < Dim; ++d) {
           v(p, d) = vn[d];
           x(p, d) = xn[d] < lo_clamp[d] ? lo_clamp[d] : (xn[d] > hi_clamp[d] ? hi_clamp[d] : xn[d]);
@@ -1148,6 +1225,7 @@ void MultiphaseMpm<Dim>::dissolve(double dt) {
   Kokkos::deep_copy(r, relabel);
   MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_LONG, MPI_SUM, comm_);
   relabelled_ += r;
+  if (r > 0) sph_valid_ = false;  // new fluid rows have no SPH neighbour list
 }
 
 template <int Dim>
@@ -1196,8 +1274,14 @@ void MultiphaseMpm<Dim>::step(double dt) {
   ++steps_;
   time_ += dt;
   if (s_.sort_every > 0 && steps_ % s_.sort_every == 0) {
-    auto t = timers_.scope("sort");
-    particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+    // With the SPH density a sort reorders the rows, which forces a list rebuild: it waits for the next
+    // rebuild instead (until then no row has moved half a skin, so the order is still the sorted one).
+    if (s_.sph_density) {
+      sort_pending_ = true;
+    } else {
+      auto t = timers_.scope("sort");
+      particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+    }
   }
 }
 
@@ -1285,7 +1369,8 @@ std::vector<std::pair<std::string, double>> MultiphaseMpm<Dim>::state() {
           {"time", time_},
           {"relabelled", static_cast<double>(relabelled_)},
           {"emitted_layers", static_cast<double>(emitted_layers_)},
-          {"next_id", static_cast<double>(next_id_)}};
+          {"next_id", static_cast<double>(next_id_)},
+          {"sort_pending", sort_pending_ ? 1.0 : 0.0}};
 }
 
 template <int Dim>
@@ -1296,13 +1381,16 @@ void MultiphaseMpm<Dim>::restore_state(const std::vector<std::pair<std::string, 
     if (k == "relabelled") relabelled_ = static_cast<long>(v);
     if (k == "emitted_layers") emitted_layers_ = static_cast<long>(v);
     if (k == "next_id") next_id_ = static_cast<int64_t>(v);
+    if (k == "sort_pending") sort_pending_ = v != 0;
   }
+  sph_valid_ = false;
 }
 
 template <int Dim>
 void MultiphaseMpm<Dim>::redistribute_particles() {
   particles::send_to_owners<Dim>(set_, *decomp_, f_.x);
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+  sph_valid_ = false;
 }
 
 template class MultiphaseMpm<2>;

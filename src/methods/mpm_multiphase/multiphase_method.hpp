@@ -79,7 +79,11 @@ class MultiphaseMpm : public Method {
   // fluid_forces: also scatter the fluids' internal and buoyancy forces (SPH density mode, after
   // sph_density() and constitutive(dt, Phases::Fluids)); then p2g_forces(Phases::Solids) adds the rest.
   void p2g(bool fluid_forces);
+  // SPH density through a Verlet list (owned + ghost rows within support + skin), rebuilt with the
+  // halo only when a row has moved more than half the skin since the last build, the particle count
+  // changed or a particle changed phase (a global decision: the halo plan is collective).
   void sph_density();
+  long sph_list_builds() const { return sph_builds_; }
   void constitutive(double dt, Phases which = Phases::All);
   void p2g_forces(Phases which = Phases::All);
   void grid_update(double dt, bool with_forces);
@@ -114,6 +118,7 @@ class MultiphaseMpm : public Method {
   MultiphaseTable table_;
   Kokkos::View<PhaseMaterial*> materials_;
   Kokkos::View<double*> beta_;  // G x G anti-penetration strengths
+  Kokkos::View<double*> solid_rest_;  // per group: rest density of a solid group, 0 for a fluid group
   Kokkos::View<int*> shares_force_;  // per group: 1 if it shares the summed force (force_sharing)
   std::unique_ptr<grid::Decomposition<Dim>> decomp_;
   std::unique_ptr<grid::GridField<Dim>> grid_;
@@ -134,6 +139,16 @@ class MultiphaseMpm : public Method {
   bool has_solids_ = false;  // some material is a solid (dissolution only turns solids into fluid)
   bool forces_in_state_ = false, forces_in_vec_ = false;  // where grid_update finds the internal forces
   double time_ = 0;
+  double ref_volume_ = 0, ref_half_width_ = 0;  // the seeded particle volume and its GIMP half-width
+  // SPH Verlet list: positions of owned + ghost rows, owned positions at the last build, CSR list of
+  // every fluid row's neighbours within support + skin at that build.
+  Kokkos::View<double**, Kokkos::LayoutRight> sph_x_, sph_x0_;
+  Kokkos::View<int*> sph_offset_, sph_index_;
+  size_t sph_owned_ = 0;
+  double sph_built_reach_ = 0;
+  bool sph_valid_ = false;
+  bool sort_pending_ = false;  // a sort is due and waits for the next list rebuild
+  long sph_builds_ = 0;
   Timers timers_;
 };
 
