@@ -299,9 +299,27 @@ double MpmMethod<Dim>::stable_dt() {
 }
 
 template <int Dim>
-void MpmMethod<Dim>::p2g(double dt) {
+void MpmMethod<Dim>::p2g(double dt, const grid::NodeBox<Dim>* cover) {
   auto t = timers_.scope("p2g");
-  grid::NodeArray local = compact_grid_ ? grid_->acquire_active(particle_node_box()) : grid_->acquire_local(true);
+  grid::NodeArray local;
+  if (compact_grid_) {
+    auto box = particle_node_box();
+    if (cover && cover->size() > 0) {
+      if (box.size() == 0) {
+        box = *cover;
+      } else {
+        for (int d = 0; d < Dim; ++d) {
+          const int lo = std::min(box.lo[d], cover->lo[d]);
+          const int hi = std::max(box.lo[d] + box.n[d], cover->lo[d] + cover->n[d]);
+          box.lo[d] = lo;
+          box.n[d] = hi - lo;
+        }
+      }
+    }
+    local = grid_->acquire_active(box);
+  } else {
+    local = grid_->acquire_local(true);
+  }
   grid::scatter_into(local, [&](auto& scatter) { p2g_particles(scatter, dt); });
   if (st_.active) {
     t.pause();  // the split has its own timer
@@ -614,17 +632,17 @@ bool MpmMethod<Dim>::grid_snapshot(GridSnapshot& out, bool shared_faces) {
   // A P2G without stress (dt = 0) gives the nodal mass and the momentum the particles carry,
   // also before the first step; the next step rebuilds the grid from scratch anyway. The summed
   // values are then brought to the ghost layer so that a block can reach past its upper faces.
-  p2g(0.0);
-  auto t = timers_.scope("output_grid");
-  if (implicit_) grid_->global_to_local();  // the explicit P2G summed the ghosts in place
-  // Nodes outside the compact box hold no mass (no particle of any rank reaches them from here).
-  const auto gbox = node_box();
   grid::NodeBox<Dim> block;
   for (int d = 0; d < Dim; ++d) {
     block.lo[d] = decomp_->owned_lo()[d];
     const int hi = shared_faces ? std::min(decomp_->owned_hi()[d] + 1, decomp_->nodes()[d]) : decomp_->owned_hi()[d];
     block.n[d] = hi - block.lo[d];
   }
+  // The compact grid covers the block too, so other ranks' particles that reach into it are summed.
+  p2g(0.0, &block);
+  auto t = timers_.scope("output_grid");
+  if (implicit_) grid_->global_to_local();  // the explicit P2G summed the ghosts in place
+  const auto gbox = node_box();
   const long n = block.size();
   grid::NodeArray a = compact_grid_ ? grid_->active() : grid_->acquire_local(false);
   Kokkos::View<double**, Kokkos::LayoutRight> mv("grid_output", n, 4);

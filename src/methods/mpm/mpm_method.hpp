@@ -91,7 +91,8 @@ class MpmMethod : public Method {
 
   // The stages of one step. Public only because they hold Kokkos device lambdas, which CUDA does not
   // allow in private or protected member functions; nothing outside the class calls them.
-  void p2g(double dt);
+  // cover: nodes the compact grid must hold besides the particles' (the output block), else none.
+  void p2g(double dt, const grid::NodeBox<Dim>* cover = nullptr);
   template <class Scatter>
   void p2g_particles(Scatter& scatter, double dt);
   void grid_update(double dt);
