@@ -10,26 +10,28 @@
 
 namespace meniscus::grid {
 
-template <int Dim>
-GridField<Dim>::GridField(const Decomposition<Dim>& decomp) : decomp_(decomp) {
+namespace {
+// A Vec made (and zeroed) on first use.
+Vec made(DM dm, Vec& v, PetscErrorCode (*create)(DM, Vec*), const char* what) {
+  if (!v) {
+    solvers::petsc_check(create(dm, &v), what);
+    solvers::petsc_check(VecZeroEntries(v), "VecZeroEntries");
+  }
+  return v;
 }
+}  // namespace
+
+template <int Dim>
+GridField<Dim>::GridField(const Decomposition<Dim>& decomp) : decomp_(decomp) {}
 
 template <int Dim>
 Vec GridField<Dim>::local() const {
-  if (!local_) {
-    solvers::petsc_check(DMCreateLocalVector(decomp_.dm(), &local_), "DMCreateLocalVector");
-    solvers::petsc_check(VecZeroEntries(local_), "VecZeroEntries");
-  }
-  return local_;
+  return made(decomp_.dm(), local_, DMCreateLocalVector, "DMCreateLocalVector");
 }
 
 template <int Dim>
 Vec GridField<Dim>::global() const {
-  if (!global_) {
-    solvers::petsc_check(DMCreateGlobalVector(decomp_.dm(), &global_), "DMCreateGlobalVector");
-    solvers::petsc_check(VecZeroEntries(global_), "VecZeroEntries");
-  }
-  return global_;
+  return made(decomp_.dm(), global_, DMCreateGlobalVector, "DMCreateGlobalVector");
 }
 
 template <int Dim>
