@@ -7,13 +7,14 @@
 # each counted once (bench/distinct-pages.py: the shared libraries' pages, which the sum of resident
 # sets counts once per rank, are in the node's memory once).
 #   bash bench/mpm-memory.sh [CELLS] [STEPS]        e.g. 64 (250,880 particles) or 96 (846,720)
+#   MENISCUS_EXE=/path/to/meniscus bash bench/mpm-memory.sh 64   (the same for another build)
 # Memory is independent of the machine's load, unlike the timings of the other bench scripts.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/mpi-env.sh"
 cells=${1:-64}
 steps=${2:-25}
-exe="$root/build/bin/meniscus"
+exe=${MENISCUS_EXE:-"$root/build/bin/meniscus"}  # MENISCUS_EXE: another build (a before row)
 deck="$root/inputs/bench/mpm-dam-break-3d.yaml"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <stdexcept>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -224,6 +225,16 @@ long Decomposition<Dim>::owned_node_count() const {
   long n = 1;
   for (int d = 0; d < Dim; ++d) n *= owned_hi_[d] - owned_lo_[d];
   return n;
+}
+
+template <int Dim>
+void Decomposition<Dim>::ghost_box_of(int rank, int* lo, int* hi) const {
+  const auto c = coords_of(rank);
+  for (int d = 0; d < Dim; ++d) {
+    if (spec_.periodic[d]) throw std::logic_error("ghost_box_of: periodic axes are not supported");
+    lo[d] = std::max(0, starts_[d][c[d]] - spec_.stencil_width);
+    hi[d] = std::min(nodes_[d], starts_[d][c[d] + 1] + spec_.stencil_width);
+  }
 }
 
 template <int Dim>

@@ -107,6 +107,9 @@ class Decomposition {
   const std::array<int, Dim>& ghost_hi() const { return ghost_hi_; }
   long owned_node_count() const;
   long ghost_node_count() const;
+  // The ghosted node box [lo, hi) of any rank (the DMDA's box stencil, clipped at the box faces;
+  // non-periodic axes only, as in MPM).
+  void ghost_box_of(int rank, int* lo, int* hi) const;
 
   // Process coordinates of a rank, and the rank of process coordinates (x fastest, as DMDA).
   std::array<int, Dim> coords_of(int rank) const;

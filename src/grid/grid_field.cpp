@@ -1,16 +1,37 @@
 #include "grid/grid_field.hpp"
 
+#include <mpi.h>
+
+#include <algorithm>
+#include <stdexcept>
+
 #include "core/error.hpp"
 #include "solvers/petsc_check.hpp"
 
 namespace meniscus::grid {
 
+namespace {
+// A Vec made (and zeroed) on first use.
+Vec made(DM dm, Vec& v, PetscErrorCode (*create)(DM, Vec*), const char* what) {
+  if (!v) {
+    solvers::petsc_check(create(dm, &v), what);
+    solvers::petsc_check(VecZeroEntries(v), "VecZeroEntries");
+  }
+  return v;
+}
+}  // namespace
+
 template <int Dim>
-GridField<Dim>::GridField(const Decomposition<Dim>& decomp) : decomp_(decomp) {
-  solvers::petsc_check(DMCreateGlobalVector(decomp.dm(), &global_), "DMCreateGlobalVector");
-  solvers::petsc_check(DMCreateLocalVector(decomp.dm(), &local_), "DMCreateLocalVector");
-  solvers::petsc_check(VecZeroEntries(global_), "VecZeroEntries");
-  solvers::petsc_check(VecZeroEntries(local_), "VecZeroEntries");
+GridField<Dim>::GridField(const Decomposition<Dim>& decomp) : decomp_(decomp) {}
+
+template <int Dim>
+Vec GridField<Dim>::local() const {
+  return made(decomp_.dm(), local_, DMCreateLocalVector, "DMCreateLocalVector");
+}
+
+template <int Dim>
+Vec GridField<Dim>::global() const {
+  return made(decomp_.dm(), global_, DMCreateGlobalVector, "DMCreateGlobalVector");
 }
 
 template <int Dim>
@@ -41,8 +62,8 @@ NodeBox<Dim> GridField<Dim>::ghost_box() const {
 
 template <int Dim>
 NodeArray GridField<Dim>::acquire_local(bool zero) {
-  if (zero) solvers::petsc_check(VecZeroEntries(local_), "VecZeroEntries");
-  solvers::petsc_check(VecGetArray(local_, &local_ptr_), "VecGetArray");
+  if (zero) solvers::petsc_check(VecZeroEntries(local()), "VecZeroEntries");
+  solvers::petsc_check(VecGetArray(local(), &local_ptr_), "VecGetArray");
   local_host_ = HostNodeArray(local_ptr_, ghost_box().size(), dof());
   return Kokkos::create_mirror_view_and_copy(MemSpace(), local_host_);
 }
@@ -57,7 +78,7 @@ void GridField<Dim>::release_local(NodeArray& a) {
 
 template <int Dim>
 NodeArray GridField<Dim>::acquire_owned() {
-  solvers::petsc_check(VecGetArray(global_, &owned_ptr_), "VecGetArray");
+  solvers::petsc_check(VecGetArray(global(), &owned_ptr_), "VecGetArray");
   owned_host_ = HostNodeArray(owned_ptr_, owned_box().size(), dof());
   return Kokkos::create_mirror_view_and_copy(MemSpace(), owned_host_);
 }
@@ -72,15 +93,166 @@ void GridField<Dim>::release_owned(NodeArray& a) {
 
 template <int Dim>
 void GridField<Dim>::local_to_global_add() {
-  solvers::petsc_check(VecZeroEntries(global_), "VecZeroEntries");
-  solvers::petsc_check(DMLocalToGlobalBegin(decomp_.dm(), local_, ADD_VALUES, global_), "DMLocalToGlobalBegin");
-  solvers::petsc_check(DMLocalToGlobalEnd(decomp_.dm(), local_, ADD_VALUES, global_), "DMLocalToGlobalEnd");
+  solvers::petsc_check(VecZeroEntries(global()), "VecZeroEntries");
+  solvers::petsc_check(DMLocalToGlobalBegin(decomp_.dm(), local(), ADD_VALUES, global_), "DMLocalToGlobalBegin");
+  solvers::petsc_check(DMLocalToGlobalEnd(decomp_.dm(), local(), ADD_VALUES, global_), "DMLocalToGlobalEnd");
 }
 
 template <int Dim>
 void GridField<Dim>::global_to_local() {
-  solvers::petsc_check(DMGlobalToLocalBegin(decomp_.dm(), global_, INSERT_VALUES, local_), "DMGlobalToLocalBegin");
-  solvers::petsc_check(DMGlobalToLocalEnd(decomp_.dm(), global_, INSERT_VALUES, local_), "DMGlobalToLocalEnd");
+  solvers::petsc_check(DMGlobalToLocalBegin(decomp_.dm(), global(), INSERT_VALUES, local()), "DMGlobalToLocalBegin");
+  solvers::petsc_check(DMGlobalToLocalEnd(decomp_.dm(), global_, INSERT_VALUES, local()), "DMGlobalToLocalEnd");
+}
+
+template <int Dim>
+void GridField<Dim>::sum_ghosts_in_place() {
+  const NodeBox<Dim> gbox = ghost_box();
+  if (!overlaps_known_) {
+    // The ranks whose ghosted boxes meet ours: the same box seen from both sides, so the messages
+    // pair up. Not only the face/edge/corner neighbours: a block thinner than the ghost width
+    // reaches further.
+    int lo[Dim], hi[Dim];
+    decomp_.ghost_box_of(decomp_.rank(), lo, hi);
+    for (int d = 0; d < Dim; ++d)
+      if (lo[d] != gbox.lo[d] || hi[d] != gbox.lo[d] + gbox.n[d])
+        throw std::logic_error("GridField: the ghosted box disagrees with the DMDA's");
+    for (int r = 0; r < decomp_.size(); ++r) {
+      if (r == decomp_.rank()) continue;
+      Overlap o{};
+      o.rank = r;
+      decomp_.ghost_box_of(r, o.lo, o.hi);
+      bool empty = false;
+      for (int d = 0; d < Dim; ++d) {
+        o.lo[d] = std::max(o.lo[d], lo[d]);
+        o.hi[d] = std::min(o.hi[d], hi[d]);
+        empty = empty || o.lo[d] >= o.hi[d];
+      }
+      if (!empty) overlaps_.push_back(o);
+    }
+    overlaps_known_ = true;
+  }
+  PetscScalar* a = nullptr;
+  solvers::petsc_check(VecGetArray(local(), &a), "VecGetArray");
+  sum_overlaps(a, gbox, overlaps_);
+  solvers::petsc_check(VecRestoreArray(local_, &a), "VecRestoreArray");
+}
+
+template <int Dim>
+NodeArray GridField<Dim>::acquire_active(const NodeBox<Dim>& box) {
+  const auto g = ghost_box();
+  for (int d = 0; d < Dim; ++d)
+    if (box.lo[d] < g.lo[d] || box.n[d] < 0 || box.lo[d] + box.n[d] > g.lo[d] + g.n[d])
+      throw std::logic_error("GridField::acquire_active: the box leaves the ghosted box");
+  bool same = active_.extent(0) == static_cast<size_t>(box.size());
+  for (int d = 0; d < Dim; ++d) same = same && box.lo[d] == active_box_.lo[d] && box.n[d] == active_box_.n[d];
+  if (same) {
+    Kokkos::deep_copy(active_, 0.0);
+  } else {
+    active_ = NodeArray();  // the old array first: the two never coexist
+    active_ = NodeArray("active_nodes", box.size(), dof());
+    active_box_ = box;
+  }
+  return active_;
+}
+
+template <int Dim>
+void GridField<Dim>::sum_active_in_place() {
+  const int size = decomp_.size();
+  std::vector<Overlap> overlaps;
+  if (size > 1) {
+    std::vector<int> mine(2 * Dim), all(2 * Dim * size);
+    for (int d = 0; d < Dim; ++d) {
+      mine[d] = active_box_.lo[d];
+      mine[Dim + d] = active_box_.lo[d] + active_box_.n[d];
+    }
+    MPI_Allgather(mine.data(), 2 * Dim, MPI_INT, all.data(), 2 * Dim, MPI_INT, decomp_.comm());
+    for (int r = 0; r < size; ++r) {
+      if (r == decomp_.rank()) continue;
+      Overlap o{};
+      o.rank = r;
+      bool empty = false;
+      for (int d = 0; d < Dim; ++d) {
+        o.lo[d] = std::max(all[2 * Dim * r + d], mine[d]);
+        o.hi[d] = std::min(all[2 * Dim * r + Dim + d], mine[Dim + d]);
+        empty = empty || o.lo[d] >= o.hi[d];
+      }
+      if (!empty) overlaps.push_back(o);
+    }
+  }
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), active_);
+  sum_overlaps(host.data(), active_box_, overlaps);
+  Kokkos::deep_copy(active_, host);  // a no-op when the views alias (host backends)
+}
+
+template <int Dim>
+void GridField<Dim>::sum_overlaps(double* a, const NodeBox<Dim>& gbox, const std::vector<Overlap>& overlaps) const {
+  const int dof = this->dof();
+  // As the sum into a zeroed global Vec does: a -0 contribution becomes +0.
+  const long total = gbox.size() * dof;
+  for (long i = 0; i < total; ++i) a[i] = 0.0 + a[i];
+  const size_t n = overlaps.size();
+  auto box_of = [](const Overlap& o) {
+    NodeBox<Dim> b;
+    for (int d = 0; d < Dim; ++d) {
+      b.lo[d] = o.lo[d];
+      b.n[d] = o.hi[d] - o.lo[d];
+    }
+    return b;
+  };
+  if (n > 0) {
+    std::vector<std::vector<double>> send(n), recv(n);
+    std::vector<MPI_Request> requests(2 * n);
+    const int tag = 7613;
+    for (size_t k = 0; k < n; ++k) {
+      const NodeBox<Dim> ob = box_of(overlaps[k]);
+      const long m = ob.size();
+      send[k].resize(m * dof);
+      recv[k].resize(m * dof);
+      for (long i = 0; i < m; ++i) {
+        int node[Dim];
+        ob.node(i, node);
+        const long g = gbox.index(node) * dof;
+        for (int c = 0; c < dof; ++c) send[k][i * dof + c] = a[g + c];
+      }
+      MPI_Irecv(recv[k].data(), static_cast<int>(m * dof), MPI_DOUBLE, overlaps[k].rank, tag, decomp_.comm(),
+                &requests[2 * k]);
+      MPI_Isend(send[k].data(), static_cast<int>(m * dof), MPI_DOUBLE, overlaps[k].rank, tag, decomp_.comm(),
+                &requests[2 * k + 1]);
+    }
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    send.clear();
+    // Each node of the union once (in the first overlap that holds it): its contributions from +0 in
+    // ascending rank order, ours at our place in that order.
+    const int me = decomp_.rank();
+    for (size_t k = 0; k < n; ++k) {
+      const NodeBox<Dim> ob = box_of(overlaps[k]);
+      for (long i = 0; i < ob.size(); ++i) {
+        int node[Dim];
+        ob.node(i, node);
+        bool earlier = false;
+        for (size_t j = 0; j < k && !earlier; ++j) earlier = overlaps[j].contains(node);
+        if (earlier) continue;
+        const long g = gbox.index(node) * dof;
+        for (int c = 0; c < dof; ++c) {
+          double sum = 0.0;
+          bool mine = false;
+          for (size_t j = 0; j < n; ++j) {
+            if (!mine && overlaps[j].rank > me) {
+              sum += a[g + c];
+              mine = true;
+            }
+            if (j == k) {
+              sum += recv[j][i * dof + c];
+            } else if (overlaps[j].contains(node)) {
+              sum += recv[j][box_of(overlaps[j]).index(node) * dof + c];
+            }
+          }
+          if (!mine) sum += a[g + c];
+          a[g + c] = sum;
+        }
+      }
+    }
+  }
 }
 
 template class GridField<2>;

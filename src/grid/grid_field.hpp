@@ -1,10 +1,13 @@
 #pragma once
-// A nodal field on the decomposition's DMDA: a global Vec (owned nodes) and a ghosted local Vec,
-// exposed to kernels as Kokkos views (nodes x dof). On host backends the views alias PETSc's arrays;
-// on a device backend acquire()/release() copy explicitly, so kernels never touch host memory.
+// A nodal field on the decomposition's DMDA: a ghosted local Vec and, created on first use, a global
+// Vec (owned nodes), exposed to kernels as Kokkos views (nodes x dof). On host backends the views
+// alias PETSc's arrays; on a device backend acquire()/release() copy explicitly, so kernels never
+// touch host memory. The explicit MPM step needs no global Vec: sum_ghosts_in_place() gives every
+// rank the summed values on its whole ghosted box, so a nodewise update can run there directly.
 #include <petscdmda.h>
 
 #include <Kokkos_Core.hpp>
+#include <vector>
 
 #include "grid/decomposition.hpp"
 
@@ -62,13 +65,51 @@ class GridField {
 
   void local_to_global_add();  // global = sum of every rank's local contributions
   void global_to_local();      // ghosts <- owners
+  // Every node of the ghosted local Vec becomes the sum of all ranks' local contributions to it,
+  // added in ascending rank order from +0 (the order, for every rank that holds the node, is the
+  // same, so owners and ghosts agree bit for bit; with at most two contributions it equals
+  // local_to_global_add() followed by global_to_local()). Needs no global Vec: the ranks whose
+  // ghosted boxes overlap exchange the overlap. Non-periodic decompositions only.
+  void sum_ghosts_in_place();
 
-  Vec global() const { return global_; }
-  Vec local() const { return local_; }
+  // Compact arrays for the explicit MPM step: a zeroed Kokkos array over `box` (a sub-box of the
+  // ghosted box: the nodes this rank's particles reach), kept until the next call. Neither PETSc
+  // Vec is created for them: a dense box would hold every node of the rank's part of the domain,
+  // most of them empty where the material fills a corner.
+  NodeArray acquire_active(const NodeBox<Dim>& box);
+  NodeArray active() const { return active_; }
+  NodeBox<Dim> active_box() const { return active_box_; }
+  // As sum_ghosts_in_place(), over the ranks' active boxes (collective: the boxes are gathered).
+  void sum_active_in_place();
+
+  Vec global() const;
+  Vec local() const;
 
  private:
+  struct Overlap {
+    int rank;
+    int lo[Dim], hi[Dim];
+    long size() const {
+      long s = 1;
+      for (int d = 0; d < Dim; ++d) s *= hi[d] - lo[d];
+      return s;
+    }
+    bool contains(const int* i) const {
+      for (int d = 0; d < Dim; ++d)
+        if (i[d] < lo[d] || i[d] >= hi[d]) return false;
+      return true;
+    }
+  };
+  // Sums the shared nodes of `a` (over `box`, dof values per node) with the overlapping ranks'.
+  void sum_overlaps(double* a, const NodeBox<Dim>& box, const std::vector<Overlap>& overlaps) const;
+
   const Decomposition<Dim>& decomp_;
-  Vec global_ = nullptr, local_ = nullptr;
+  // Both created on first use: the explicit MPM step without surface tension needs neither.
+  mutable Vec global_ = nullptr, local_ = nullptr;
+  std::vector<Overlap> overlaps_;  // other ranks' ghosted boxes met by ours, ascending rank
+  bool overlaps_known_ = false;
+  NodeArray active_;
+  NodeBox<Dim> active_box_{};
   PetscScalar* local_ptr_ = nullptr;
   PetscScalar* owned_ptr_ = nullptr;
   HostNodeArray local_host_, owned_host_;

@@ -55,7 +55,7 @@ std::unique_ptr<grid::Decomposition<Dim>> balanced_decomposition(MPI_Comm comm,
   // colliders) are counted too.
   std::array<std::vector<long>, Dim> hist;
   {
-    const auto seeded = seed_sources<Dim>(root, *even, material_names);
+    const auto seeded = seed_sources<Dim>(root, *even, material_names, /*positions_only=*/true);
     hist = node_histograms<Dim>(seeded.x, *even);
   }
   std::array<int, Dim> procs{};

@@ -88,7 +88,7 @@ void declare_sources(config::Schema& root) {
 
 template <int Dim>
 SeededParticles seed_sources(const config::Section& root, const grid::Decomposition<Dim>& decomp,
-                             const std::vector<std::string>& material_names) {
+                             const std::vector<std::string>& material_names, bool positions_only) {
   const auto sources = root.list("sources");
   if (sources.empty()) throw InputError(root.file(), "sources", "the deck has no particle sources");
   const double dx = decomp.dx();
@@ -320,16 +320,24 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
   size_t total = 0;
   for (const auto& p : parts) total += p.seeds.x.extent(0);
   SeededParticles out;
+  if (positions_only && parts.size() == 1) {
+    // One source: its lattice positions are the result (no copy).
+    out.x = parts[0].seeds.x;
+    return out;
+  }
+  const bool all = !positions_only;
   out.x = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>("seed_x", total, Dim);
-  out.v = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>("seed_v", total, Dim);
-  out.volume = Kokkos::View<double*, MemSpace>("seed_volume", total);
-  out.omega = Kokkos::View<double*, MemSpace>("seed_omega", total);
-  out.id = IdField("seed_id", total);
-  out.material = IntField("seed_material", total);
-  out.source = IntField("seed_source", total);
+  if (all) {
+    out.v = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>("seed_v", total, Dim);
+    out.volume = Kokkos::View<double*, MemSpace>("seed_volume", total);
+    out.omega = Kokkos::View<double*, MemSpace>("seed_omega", total);
+    out.id = IdField("seed_id", total);
+    out.material = IntField("seed_material", total);
+    out.source = IntField("seed_source", total);
+  }
   size_t base = 0;
   int source_index = 0;
-  for (const auto& p : parts) {
+  for (auto& p : parts) {
     out.source_lower.emplace_back(p.lo.begin(), p.lo.end());
     out.source_upper.emplace_back(p.hi.begin(), p.hi.end());
     out.hydrostatic.push_back(p.hydrostatic);
@@ -353,10 +361,9 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
     Kokkos::parallel_for(
         "sources::fill", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i) {
           const size_t q = base + i;
-          for (int d = 0; d < Dim; ++d) {
-            x(q, d) = sx(i, d);
-            v(q, d) = v0[d];
-          }
+          for (int d = 0; d < Dim; ++d) x(q, d) = sx(i, d);
+          if (!all) return;
+          for (int d = 0; d < Dim; ++d) v(q, d) = v0[d];
           // Rigid rotation about z: v += omega e_z x (x - c).
           v(q, 0) += -omega * (sx(i, 1) - c0[1]);
           v(q, 1) += omega * (sx(i, 0) - c0[0]);
@@ -367,6 +374,7 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
           src(q) = si;
         });
     base += n;
+    p.seeds = geometry::Seeds<Dim>();  // released as soon as it is copied
   }
   return out;
 }
@@ -390,8 +398,8 @@ void require_lattice_spacing(const SeededParticles& seeded, int dim, double diam
 }
 
 template SeededParticles seed_sources<2>(const config::Section&, const grid::Decomposition<2>&,
-                                         const std::vector<std::string>&);
+                                         const std::vector<std::string>&, bool);
 template SeededParticles seed_sources<3>(const config::Section&, const grid::Decomposition<3>&,
-                                         const std::vector<std::string>&);
+                                         const std::vector<std::string>&, bool);
 
 }  // namespace meniscus::particles

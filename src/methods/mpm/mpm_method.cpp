@@ -47,7 +47,6 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   table_ = read_materials(root);
   decomp_ = particles::balanced_decomposition<Dim>(comm_, spec, root, table_.names, spec.stencil_width + 1);
   rebalancer_ = particles::Rebalancer<Dim>(root, spec.stencil_width + 1);
-  grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
 
   const auto m = root.section("mpm");
   cfl_ = m.real("cfl");
@@ -124,6 +123,10 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   if (const long removed = physics::remove_particles_inside_colliders<Dim>(set_, f_.x, colliders_, comm_); removed > 0)
     log::info("%ld seeded particles lie inside colliders or the box faces and were removed", removed);
   particles::sort_by_cell<Dim>(set_, *decomp_, f_.x);
+  compact_grid_ = !implicit_ && !st_.enabled;
+  // The grid last: seeding's temporaries (about 100 bytes per particle) are gone by now, so the
+  // grid's arrays take their place instead of adding to the peak.
+  grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
   refresh_temperature_bound();
 }
 
@@ -188,30 +191,45 @@ void MpmMethod<Dim>::refresh_temperature_bound() {
 // A member function rather than code in the constructor: CUDA does not allow device lambdas in
 // constructors (their address cannot be taken).
 template <int Dim>
-void MpmMethod<Dim>::fill_seeded_particles(const particles::SeededParticles& seeded) {
+void MpmMethod<Dim>::fill_seeded_particles(particles::SeededParticles& seeded) {
   const size_t n = seeded.x.extent(0);
-  // Positions, velocities, ids and materials are the seeder's arrays themselves, not copies.
+  // Positions, velocities, ids and materials are the seeder's arrays themselves, not copies. The
+  // affine field and the initial volume are made from the seeder's omega and volume first, which are
+  // then released, so that the two never coexist with the other new fields (16 bytes per particle
+  // off the start-up peak).
+  particles::RealField C(Kokkos::view_alloc(Kokkos::WithoutInitializing, "affine_velocity"), n, Dim * Dim);
+  particles::RealField vol(Kokkos::view_alloc(Kokkos::WithoutInitializing, "initial_volume"), n, 1);
+  {
+    auto omega = seeded.omega, volume = seeded.volume;
+    Kokkos::parallel_for(
+        "mpm::init_affine", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+          // The affine field of a rigid rotation is its velocity gradient, so APIC carries it exactly.
+          for (int i = 0; i < Dim * Dim; ++i) C(p, i) = 0;
+          C(p, 1) = -omega(p);
+          C(p, Dim) = omega(p);
+          vol(p, 0) = volume(p);
+        });
+  }
+  seeded.omega = {};
+  seeded.volume = {};
   // (A named list: nvcc's front end rejects the nested braced list here.)
   std::vector<std::pair<int, particles::RealField>> adopted;
   adopted.emplace_back(f_.x, seeded.x);
   adopted.emplace_back(f_.v, seeded.v);
+  adopted.emplace_back(f_.C, C);
+  adopted.emplace_back(f_.volume, vol);
   set_.adopt(n, adopted, seeded.id, seeded.material);
-  auto C = set_.field(f_.C), F = deformation();
+  auto F = deformation();
   const bool store_F = f_.F >= 0;
-  auto J = set_.field(f_.J), mass = set_.field(f_.mass), vol = set_.field(f_.volume);
+  auto J = set_.field(f_.J), mass = set_.field(f_.mass);
   auto mats = materials_;
+  auto material = seeded.material;
   Kokkos::parallel_for(
       "mpm::init", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
-        // The affine field of a rigid rotation is its velocity gradient, so APIC carries it exactly.
-        for (int i = 0; i < Dim * Dim; ++i) {
-          C(p, i) = 0;
-          if (store_F) F(p, i) = (i % (Dim + 1) == 0) ? 1.0 : 0.0;
-        }
-        C(p, 1) = -seeded.omega(p);
-        C(p, Dim) = seeded.omega(p);
+        if (store_F)
+          for (int i = 0; i < Dim * Dim; ++i) F(p, i) = (i % (Dim + 1) == 0) ? 1.0 : 0.0;
         J(p, 0) = 1;
-        vol(p, 0) = seeded.volume(p);
-        mass(p, 0) = seeded.volume(p) * mats(seeded.material(p)).density;
+        mass(p, 0) = vol(p, 0) * mats(material(p)).density;
       });
 }
 
@@ -281,23 +299,78 @@ double MpmMethod<Dim>::stable_dt() {
 }
 
 template <int Dim>
-void MpmMethod<Dim>::p2g(double dt) {
+void MpmMethod<Dim>::p2g(double dt, const grid::NodeBox<Dim>* cover) {
   auto t = timers_.scope("p2g");
-  grid::NodeArray local = grid_->acquire_local(true);
+  grid::NodeArray local;
+  if (compact_grid_) {
+    auto box = particle_node_box();
+    if (cover && cover->size() > 0) {
+      if (box.size() == 0) {
+        box = *cover;
+      } else {
+        for (int d = 0; d < Dim; ++d) {
+          const int lo = std::min(box.lo[d], cover->lo[d]);
+          const int hi = std::max(box.lo[d] + box.n[d], cover->lo[d] + cover->n[d]);
+          box.lo[d] = lo;
+          box.n[d] = hi - lo;
+        }
+      }
+    }
+    local = grid_->acquire_active(box);
+  } else {
+    local = grid_->acquire_local(true);
+  }
   grid::scatter_into(local, [&](auto& scatter) { p2g_particles(scatter, dt); });
   if (st_.active) {
     t.pause();  // the split has its own timer
     p2g_surface(dt, local);
     t.resume();
   }
+  if (compact_grid_) {
+    grid_->sum_active_in_place();
+    return;
+  }
   grid_->release_local(local);
-  grid_->local_to_global_add();
+  // The implicit solve works on the owned nodes (the global Vec); the explicit step updates every
+  // node of the ghosted box where it is, so it needs no global Vec (4 doubles per owned node).
+  if (implicit_)
+    grid_->local_to_global_add();
+  else
+    grid_->sum_ghosts_in_place();
+}
+
+template <int Dim>
+grid::NodeBox<Dim> MpmMethod<Dim>::particle_node_box() const {
+  double b[2 * Dim];
+  particles::local_bounding_box<Dim>(set_.field(f_.x), static_cast<int>(set_.size()), b, "mpm::particle_box");
+  const auto g = grid_->ghost_box();
+  grid::NodeBox<Dim> box = g;
+  if (set_.size() == 0) {
+    for (int d = 0; d < Dim; ++d) box.n[d] = 0;
+    return box;
+  }
+  double lower[Dim], lo[Dim], hi[Dim];
+  for (int d = 0; d < Dim; ++d) {
+    lower[d] = decomp_->lower()[d];
+    lo[d] = -b[Dim + d];
+    hi[d] = b[d];
+  }
+  // The stencil's first node (grid::Stencil) is monotone in x, so the box's corners give its range.
+  grid::Stencil<Dim> first, last;
+  first.compute(lo, lower, 1.0 / decomp_->dx());
+  last.compute(hi, lower, 1.0 / decomp_->dx());
+  for (int d = 0; d < Dim; ++d) {
+    const int from = std::max(g.lo[d], first.base[d]), to = std::min(g.lo[d] + g.n[d], last.base[d] + 3);
+    box.lo[d] = from;
+    box.n[d] = std::max(0, to - from);
+  }
+  return box;
 }
 
 template <int Dim>
 template <class Scatter>
 void MpmMethod<Dim>::p2g_particles(Scatter& scatter, double dt) {
-  const auto gbox = grid_->ghost_box();
+  const auto gbox = node_box();
   auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = deformation();
   auto J = set_.field(f_.J), mass = set_.field(f_.mass), vol = set_.field(f_.volume);
   auto mat = set_.material();
@@ -344,8 +417,11 @@ void MpmMethod<Dim>::p2g_particles(Scatter& scatter, double dt) {
 template <int Dim>
 void MpmMethod<Dim>::grid_update(double dt) {
   auto t = timers_.scope("grid_update");
-  const auto obox = grid_->owned_box();
-  grid::NodeArray a = grid_->acquire_owned();
+  // Every node of the ghosted box holds its summed mass and momentum (sum_ghosts_in_place), and the
+  // update is nodewise, so each rank updates its ghosts as their owners do, bit for bit, instead of
+  // receiving them afterwards.
+  const auto obox = node_box();
+  grid::NodeArray a = compact_grid_ ? grid_->active() : grid_->acquire_local(false);
   double lower[Dim], g[Dim];
   for (int d = 0; d < Dim; ++d) {
     lower[d] = decomp_->lower()[d];
@@ -370,15 +446,14 @@ void MpmMethod<Dim>::grid_update(double dt) {
         colliders.apply(xi, vi);
         for (int d = 0; d < Dim; ++d) a(i, 1 + d) = vi[d];
       });
-  grid_->release_owned(a);
-  grid_->global_to_local();
+  if (!compact_grid_) grid_->release_local(a);
 }
 
 template <int Dim>
 void MpmMethod<Dim>::g2p(double dt) {
   auto t = timers_.scope("g2p");
-  const auto gbox = grid_->ghost_box();
-  grid::NodeArray local = grid_->acquire_local(false);
+  const auto gbox = node_box();
+  grid::NodeArray local = compact_grid_ ? grid_->active() : grid_->acquire_local(false);
   auto x = set_.field(f_.x), v = set_.field(f_.v), C = set_.field(f_.C), F = deformation();
   auto J = set_.field(f_.J);
   auto mat = set_.material();
@@ -478,7 +553,7 @@ void MpmMethod<Dim>::g2p(double dt) {
         }
       },
       clamped, Kokkos::Max<double>(speed2));
-  grid_->release_local(local);
+  if (!compact_grid_) grid_->release_local(local);
   // One reduction for the finiteness check and the next step's speed (both maxima). Particle ids are
   // below 2^53, so they pass exactly as doubles.
   auto bad_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bad);
@@ -557,29 +632,32 @@ bool MpmMethod<Dim>::grid_snapshot(GridSnapshot& out, bool shared_faces) {
   // A P2G without stress (dt = 0) gives the nodal mass and the momentum the particles carry,
   // also before the first step; the next step rebuilds the grid from scratch anyway. The summed
   // values are then brought to the ghost layer so that a block can reach past its upper faces.
-  p2g(0.0);
-  auto t = timers_.scope("output_grid");
-  grid_->global_to_local();
-  const auto gbox = grid_->ghost_box();
   grid::NodeBox<Dim> block;
   for (int d = 0; d < Dim; ++d) {
     block.lo[d] = decomp_->owned_lo()[d];
     const int hi = shared_faces ? std::min(decomp_->owned_hi()[d] + 1, decomp_->nodes()[d]) : decomp_->owned_hi()[d];
     block.n[d] = hi - block.lo[d];
   }
+  // The compact grid covers the block too, so other ranks' particles that reach into it are summed.
+  p2g(0.0, &block);
+  auto t = timers_.scope("output_grid");
+  if (implicit_) grid_->global_to_local();  // the explicit P2G summed the ghosts in place
+  const auto gbox = node_box();
   const long n = block.size();
-  grid::NodeArray a = grid_->acquire_local(false);
+  grid::NodeArray a = compact_grid_ ? grid_->active() : grid_->acquire_local(false);
   Kokkos::View<double**, Kokkos::LayoutRight> mv("grid_output", n, 4);
   Kokkos::parallel_for(
       "mpm::grid_output", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const long i) {
         int node[Dim];
         block.node(i, node);
-        const long g = gbox.index(node);
-        const double m = a(g, 0);
+        bool inside = true;
+        for (int d = 0; d < Dim; ++d) inside = inside && node[d] >= gbox.lo[d] && node[d] < gbox.lo[d] + gbox.n[d];
+        const long g = inside ? gbox.index(node) : 0;
+        const double m = inside ? a(g, 0) : 0.0;
         mv(i, 0) = m;
         for (int d = 0; d < 3; ++d) mv(i, 1 + d) = (d < Dim && m > 0) ? a(g, 1 + d) / m : 0.0;
       });
-  grid_->release_local(a);
+  if (!compact_grid_) grid_->release_local(a);
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mv);
   out = GridSnapshot{};
   out.dx = decomp_->dx();

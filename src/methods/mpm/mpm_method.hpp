@@ -91,12 +91,13 @@ class MpmMethod : public Method {
 
   // The stages of one step. Public only because they hold Kokkos device lambdas, which CUDA does not
   // allow in private or protected member functions; nothing outside the class calls them.
-  void p2g(double dt);
+  // cover: nodes the compact grid must hold besides the particles' (the output block), else none.
+  void p2g(double dt, const grid::NodeBox<Dim>* cover = nullptr);
   template <class Scatter>
   void p2g_particles(Scatter& scatter, double dt);
   void grid_update(double dt);
   void g2p(double dt);
-  void fill_seeded_particles(const particles::SeededParticles& seeded);
+  void fill_seeded_particles(particles::SeededParticles& seeded);  // releases its omega and volume
   void initialize_hydrostatic(const particles::SeededParticles& seeded);
   void resample_surface_particles();
   double capillary_dt() const;
@@ -146,6 +147,11 @@ class MpmMethod : public Method {
 
   // Backward Euler (mpm.integrator = implicit, mpm.newton).
   bool implicit_ = false, project_hessian_ = true;
+  // Explicit without surface tension: the grid arrays cover only the nodes the particles reach
+  // (GridField::acquire_active), not the rank's whole ghosted box.
+  bool compact_grid_ = false;
+  grid::NodeBox<Dim> particle_node_box() const;  // the nodes of this rank's particles' stencils
+  grid::NodeBox<Dim> node_box() const { return compact_grid_ ? grid_->active_box() : grid_->ghost_box(); }
   double surface_smoothing_ = 0.3;
   double kinetic_mass_floor_ = 0;  // mpm.newton.kinetic_mass_floor (before the small-step scaling)
   void set_kinetic_mass_floor(double dt);
