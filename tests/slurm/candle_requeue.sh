@@ -13,27 +13,8 @@ src=$1
 build=$2
 n=${3:-31}
 steps=${4:-10}
-passed=0
-failed=0
-pass() { echo "ok    $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL  $*"; failed=$((failed + 1)); }
-
-# One local cluster per machine, whose `start` restarts the daemons: hold the machine-wide lock that
-# tests/slurm/slurm_restart.sh holds, for the whole test.
-exec 9> /run/lock/meniscus-slurm-local.lock
-flock -w 600 9 || { echo "FAIL  another Slurm test held /run/lock/meniscus-slurm-local.lock for 600 s"; exit 1; }
-
-bash "$src/scripts/slurm-local.sh" start
-rc=$?
-if [ "$rc" = 3 ]; then echo "skip: Slurm cannot run on this machine"; exit 77; fi
-[ "$rc" = 0 ] || { echo "FAIL  slurm-local start (exit $rc)"; exit 1; }
-trap 'bash "$src/scripts/slurm-local.sh" stop >/dev/null 2>&1 || true' EXIT
-
-work=$(mktemp -d)
-mkdir -p "$work/runs" "$work/build/bin" "$work/scripts" "$work/jobs" "$work/inputs"
-ln -s "$build/bin/meniscus" "$work/build/bin/meniscus"
-cp "$src/scripts/mpi-env.sh" "$work/scripts/"
-cp "$src/jobs/meniscus.sbatch" "$src/jobs/candle.sbatch" "$work/jobs/"
+source "$src/tests/slurm/local_cluster.sh"
+cp "$src/jobs/candle.sbatch" "$work/jobs/"
 cp "$src/inputs/candle-3d.yaml" "$work/inputs/"
 cd "$work"
 source "$src/scripts/mpi-env.sh"
