@@ -19,7 +19,10 @@
 # cell, sampled by one or two particles across and held by the surface samples alone; Newton then spent 6
 # of its 10 iterations on the four nodes around the wick's top (1.7 % of the heaviest node's mass;
 # residual 4e-3 to 6e-2, docs/performance.md). For N != 127 the wick box and the four wax boxes around it
-# are therefore redrawn with a wick of one cell of 1/N around the axis x = z = 0.5.
+# are therefore redrawn with a wick of one cell of 1/N around the axis x = z = 0.5 (bench/candle-3d-wick.py).
+# Over more than 3 steps it also prints a per-step table (bench/candle-3d-steps.py: Newton, CG, wall, heat
+# share, liquid fraction, fastest particle and, with MONITOR=1, the fastest light nodes) and the CPU
+# seconds per simulated second.
 # MONITOR=1 in the environment logs every Newton iteration (-mpm_newton_monitor: residual, where it sits by
 # node-mass class, KSP outcome, line-search step) to the run's log, whose path is printed first, so a long
 # run can be followed (tail -f) and, if stopped, says how far it got.
@@ -40,24 +43,7 @@ case "$mode" in
   transfers) extra=(--set mpm.newton.tolerance=1e30) ;;
   *) echo "MODE must be full or transfers" >&2; exit 2 ;;
 esac
-wick=()
-if [ "$n" != 127 ]; then
-  mapfile -t wick < <(python3 - "$n" <<'PY'
-import sys
-n = int(sys.argv[1])
-a, b = 0.5 - 0.5 / n, 0.5 + 0.5 / n          # the wick's x and z range: one cell around the axis
-lo, hi, y0, y1, top = 50 / 127, 77 / 127, 2 / 127, 78 / 127, 84 / 127  # the deck's wax block and wick top
-v = lambda *c: "[" + ",".join(repr(x) for x in c) + "]"
-sets = {"sources[0].upper": v(a, y1, hi), "sources[1].lower": v(b, y0, lo),
-        "sources[2].lower": v(a, y0, lo), "sources[2].upper": v(b, y1, a),
-        "sources[3].lower": v(a, y0, b), "sources[3].upper": v(b, y1, hi),
-        "sources[4].lower": v(a, y0, a), "sources[4].upper": v(b, top, b)}
-for k, x in sets.items():
-    print("--set")
-    print(f"{k}={x}")
-PY
-  )
-fi
+mapfile -t wick < <(python3 "$root/bench/candle-3d-wick.py" "$n")
 out=$(mktemp -d)
 echo "log: $out/log"
 dx=$(python3 -c "print(repr(1.0 / $n))")
@@ -121,6 +107,8 @@ busy = cpu_s / (float(elapsed) * ranks * threads)
 print(f"CPU seconds of all ranks (user + system): {cpu_s:.1f} in {float(elapsed):.1f} s elapsed: the run got {100 * busy:.0f} % "
       f"of the {ranks * threads} cores it asked for (the wall times above are about {1 / busy:.1f}x those of an idle machine "
       f"if the contention was uniform)")
+print(f"CPU s per simulated s: {cpu_s / r['time']:.0f} (all ranks' CPU seconds incl. set-up / simulated time)")
 print(f"peak RSS per rank: {rss / 2**30:.2f} GiB (largest rank), {sum(int(m) for _, _, m in cpu) * 1024 / parts:.0f} bytes "
       f"per particle over all ranks")
 PY
+if [ "$steps" -gt 3 ]; then python3 "$root/bench/candle-3d-steps.py" "$out/run" "$out/log" 5; fi

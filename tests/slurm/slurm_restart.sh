@@ -6,27 +6,7 @@
 set -uo pipefail
 src=$1
 build=$2
-passed=0
-failed=0
-pass() { echo "ok    $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL  $*"; failed=$((failed + 1)); }
-
-# The local cluster is one per machine and `start` restarts its daemons, so two checkouts testing at
-# once would stop each other's jobs: hold a machine-wide lock for the whole test.
-exec 9> /run/lock/meniscus-slurm-local.lock
-flock -w 600 9 || { echo "FAIL  another Slurm test held /run/lock/meniscus-slurm-local.lock for 600 s"; exit 1; }
-
-bash "$src/scripts/slurm-local.sh" start
-rc=$?
-if [ "$rc" = 3 ]; then echo "skip: Slurm cannot run on this machine"; exit 77; fi
-[ "$rc" = 0 ] || { echo "FAIL  slurm-local start (exit $rc)"; exit 1; }
-trap 'bash "$src/scripts/slurm-local.sh" stop >/dev/null 2>&1 || true' EXIT
-
-work=$(mktemp -d)
-mkdir -p "$work/runs" "$work/build/bin" "$work/scripts" "$work/jobs" "$work/inputs"
-ln -s "$build/bin/meniscus" "$work/build/bin/meniscus"
-cp "$src/scripts/mpi-env.sh" "$work/scripts/"
-cp "$src/jobs/meniscus.sbatch" "$work/jobs/"
+source "$src/tests/slurm/local_cluster.sh"
 # A run much longer than the 1-minute limit; the final checkpoint is the only one.
 sed -e 's/end_time: 0.6 /end_time: 50 /' "$src/inputs/dam-break-2d.yaml" > "$work/inputs/long.yaml"
 cd "$work"

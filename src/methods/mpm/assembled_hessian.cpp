@@ -275,9 +275,7 @@ void AssembledHessian<Dim>::solve(Vec b, Vec x) {
   if (automatic_ && !multigrid_ && its > sor_max_iterations_) {
     // SOR was too slow for this system: multigrid from the next solve on (a new preconditioner
     // object, as for a new pattern). The iteration count is global, so every rank switches together.
-    multigrid_ = true;
-    reset_inner_ = true;
-    retype_ = blocked_;
+    switch_to_multigrid();
     log::info("implicit MPM: CG + SOR needed %d iterations (limit %d, -%ssor_max_iterations): switching the "
               "Newton solves to CG + GAMG for the rest of the run", static_cast<int>(its), sor_max_iterations_,
               prefix_.c_str());

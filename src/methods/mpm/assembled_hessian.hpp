@@ -51,6 +51,14 @@ class AssembledHessian {
   Mat mat() const { return shell_; }
   Mat reduced() const { return mat_; }
   long pattern_builds() const { return builds_; }
+  // The automatic choice's switch from SOR to GAMG (multigrid() below says whether it happened), also
+  // for a run restarted from a checkpoint written after it (so that it solves as the straight run does).
+  void switch_to_multigrid() {
+    if (!automatic_ || multigrid_) return;
+    multigrid_ = true;
+    reset_inner_ = true;
+    retype_ = blocked_;
+  }
   // The inner KSP of the reduced system (CG + SOR or GAMG: configure_pc), configured with the Newton
   // options' tolerance; then the options database (prefix <prefix>redistribute_).
   void configure_inner(double rtol, int max_iterations);

@@ -190,9 +190,11 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
   gbox_ = grid.ghost_box();
   obox_ = obox;
   constraints_ready_ = false;
-  if (assembled_ && !matrix_)
+  if (assembled_ && !matrix_) {
     matrix_ = std::make_unique<AssembledHessian<Dim>>(dm_, gbox_, obox_, decomp_.lower().data(), decomp_.dx(),
                                                       options_.prefix.c_str());
+    if (start_multigrid_) matrix_->switch_to_multigrid();
+  }
   light_count_ = 0;
   Kokkos::deep_copy(real_mass_, mass_);
   if (light_fraction_ > 0 || floor_fraction_ > 0) treat_light_nodes();

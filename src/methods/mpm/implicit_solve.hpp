@@ -64,6 +64,13 @@ class ImplicitGridSolver {
   // The assembled Hessian at the last linearize() (same operator as hessian()). Collective.
   Mat assemble_hessian(IncrementalPotential<Dim>& potential);
   long pattern_builds() const { return matrix_ ? matrix_->pattern_builds() : 0; }
+  // The assembled Hessian's SOR -> GAMG switch (AssembledHessian::multigrid), kept in checkpoints; a
+  // restored switch applies to the matrix made at the next setup.
+  bool multigrid() const { return matrix_ ? matrix_->multigrid() : start_multigrid_; }
+  void restore_multigrid(bool on) {
+    start_multigrid_ = on;
+    if (matrix_ && on) matrix_->switch_to_multigrid();
+  }
   // Ghost-local constraints and normals for the assembly (public: it launches device lambdas).
   void gather_ghost_constraints();
 
@@ -95,6 +102,7 @@ class ImplicitGridSolver {
   physics::ColliderSet<Dim> colliders_;
   bool assembled_ = true;
   std::unique_ptr<AssembledHessian<Dim>> matrix_;
+  bool start_multigrid_ = false;
   grid::NodeBox<Dim> gbox_{}, obox_{};
   bool constraints_ready_ = false;  // ghost constraints gathered since the last setup
   Kokkos::View<int*> ghost_constraint_;

@@ -5,6 +5,7 @@
 #include "core/kmath.hpp"
 #include "methods/mpm/mpm_method.hpp"
 #include "particles/bounding_box.hpp"
+#include "particles/max_speed.hpp"
 
 namespace meniscus::mpm {
 
@@ -85,6 +86,8 @@ void MpmMethod<Dim>::diagnostics(DiagnosticRow& row) {
   for (int a = 0; a < 3; ++a) row.emplace_back(std::string("angular_momentum_") + axes[a], s[1 + Dim + a]);
   row.emplace_back("kinetic_energy", s[1 + Dim + 3]);
   row.emplace_back("potential_energy", s[1 + Dim + 4]);
+  // The fastest particle (m/s): a few light nodes moved by the surface samples alone show up here first.
+  row.emplace_back("max_speed", particles::global_max_speed<Dim>(comm_, set_.field(f_.v), set_.size(), "mpm::diag_max_speed"));
   for (int d = 0; d < 3; ++d)
     row.emplace_back(std::string("centroid_") + axes[d], d < Dim && s[0] > 0 ? s[1 + Dim + 5 + d] / s[0] : 0.0);
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("extent_") + axes[d], d < Dim && ntot > 0 ? b[d] + b[Dim + d] : 0.0);

@@ -603,8 +603,13 @@ std::vector<std::pair<std::string, double>> MpmMethod<Dim>::state() {
   // The clamp counter is per rank; the checkpoint keeps the total (see restore_state).
   long clamped = 0;
   MPI_Allreduce(&clamped_, &clamped, 1, MPI_LONG, MPI_SUM, comm_);
+  long flips = 0;  // phase changes, per rank like the clamp counter
+  MPI_Allreduce(&heat_.flips, &flips, 1, MPI_LONG, MPI_SUM, comm_);
   return {{"steps", static_cast<double>(steps_)}, {"clamped_particles", static_cast<double>(clamped)},
-          {"time", time_}};
+          {"time", time_}, {"phase_changes", static_cast<double>(flips)},
+          // The Newton solves' SOR -> GAMG switch: a restart that went back to SOR would take other
+          // (inexact) linear solves than the straight run and leave it by the Newton tolerance.
+          {"newton_multigrid", implicit_solver_ && implicit_solver_->multigrid() ? 1.0 : 0.0}};
 }
 
 template <int Dim>
@@ -617,6 +622,8 @@ void MpmMethod<Dim>::restore_state(const std::vector<std::pair<std::string, doub
     if (k == "time") time_ = v;  // where moving colliders are
     // Diagnostics sum the counter over ranks: rank 0 carries the restored total.
     if (k == "clamped_particles") clamped_ = rank == 0 ? static_cast<long>(v) : 0;
+    if (k == "phase_changes") heat_.flips = rank == 0 ? static_cast<long>(v) : 0;
+    if (k == "newton_multigrid" && implicit_solver_) implicit_solver_->restore_multigrid(v > 0);
   }
 }
 

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# jobs/candle.sbatch end to end on the local one-node cluster (scripts/slurm-local.sh), on a reduced
+# candle (inputs/candle-3d.yaml at dx = 1/N, default 1/31, wick one cell wide, flame lit from t = 0):
+# the job's 1-minute time limit sends USR1, meniscus writes a final checkpoint, the job requeues itself
+# under the same id, resumes from that checkpoint and finishes STEPS steps. Then the same run without
+# interruption (mpirun, same ranks and threads) must give the same diagnostics at every step, to
+# REL_TOL (default 1e-12 relative; measured: bit for bit). Labelled long (6-8 minutes, most of it
+# Slurm's wait before a requeued job may start again).
+# Skips (exit 77) where Slurm cannot run (no root, no cgroup fs).
+# Usage: candle_requeue.sh SOURCE_DIR BUILD_DIR [N] [STEPS]
+set -uo pipefail
+src=$1
+build=$2
+n=${3:-31}
+steps=${4:-10}
+source "$src/tests/slurm/local_cluster.sh"
+cp "$src/jobs/candle.sbatch" "$work/jobs/"
+cp "$src/inputs/candle-3d.yaml" "$work/inputs/"
+cd "$work"
+source "$src/scripts/mpi-env.sh"
+mapfile -t wick < <(python3 "$src/bench/candle-3d-wick.py" "$n")
+dx=$(python3 -c "print(repr(1.0 / $n))")
+args=(--steps "$steps" --quiet --set domain.cell_size="$dx" --set mpm.heat.heating_start_time=0
+      --set diagnostics.every=1 --set output.every_time=0 "${wick[@]}")
+
+# 1. The candle job with a 1-minute limit, USR1 30 s ahead (Slurm may send it up to a minute early);
+#    it requeues itself and the requeued run resumes in runs/<jobid>.
+sbatch --time=1 --signal=B:USR1@30 --nodes=1 --ntasks=2 --cpus-per-task=1 \
+  --export=ALL,CHECKPOINT_MINUTES=0,OMP_NUM_THREADS=1 jobs/candle.sbatch "${args[@]}" > submit.txt 2>&1
+job=$(grep -o 'Submitted batch job [0-9]*' submit.txt | grep -o '[0-9]*$')
+[ -n "$job" ] || { cat submit.txt; echo "FAIL  no job id"; exit 1; }
+start=$(date +%s)
+state=
+while :; do
+  state=$(scontrol show job "$job" -o 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
+  case "$state" in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) break ;; esac
+  (($(date +%s) - start > 1500)) && { echo "job $job still $state after 1500 s"; scancel "$job"; break; }
+  sleep 5
+done
+echo "job $job: $state after $(($(date +%s) - start)) s; $(scontrol show job "$job" -o | grep -o 'Restarts=[0-9]*')"
+log="runs/$job.log"
+grep '^\[meniscus.sbatch\]' "$log"
+if [ "$state" = COMPLETED ]; then pass "candle job completed"; else fail "candle job ended $state"; tail -n 20 "$log"; fi
+if grep -q "USR1" "$log" && grep -q "requeueing job" "$log"; then pass "USR1 before the limit, job requeued itself"; else
+  fail "no USR1 and requeue in $log"; fi
+if grep -q "resuming from its latest checkpoint" "$log"; then pass "the requeued job resumed from the checkpoint"; else
+  fail "the requeued job did not resume"; fi
+chk=$(ls runs/"$job"/checkpoints/chk_*.h5 2>/dev/null | head -n 1)
+echo "checkpoints: $(ls runs/"$job"/checkpoints 2>/dev/null | tr '\n' ' ')"
+
+# 2. The same run uninterrupted.
+OMP_NUM_THREADS=1 mpirun -n 2 build/bin/meniscus run inputs/candle-3d.yaml --output ref "${args[@]}" > ref.log 2>&1 ||
+  { tail -n 20 ref.log; fail "uninterrupted run"; }
+
+# 3. Every diagnostics column except the timings, at every step, against the uninterrupted run.
+python3 - "runs/$job/diagnostics.csv" ref/diagnostics.csv "$steps" "${REL_TOL:-1e-12}" <<'PY' && pass "restart reproduces the uninterrupted run" || fail "restart differs"
+import csv, sys
+a = {int(float(r["step"])): r for r in csv.DictReader(open(sys.argv[1]))}
+b = {int(float(r["step"])): r for r in csv.DictReader(open(sys.argv[2]))}
+steps, tol = int(sys.argv[3]), float(sys.argv[4])
+# Timings, per-rank counts and the heat matrix's entry count (its pattern is kept until a node falls
+# outside it, so the count depends on where the run started) are no physics (tests/support, reproducible_column).
+timing = lambda k: k.endswith("_s") or k.startswith("rank_particles") or k == "heat_nonzeros"
+worst, where, by_column = 0.0, None, {}
+for s in range(steps + 1):
+    if s not in a or s not in b:
+        print(f"step {s} missing ({'restarted' if s not in a else 'uninterrupted'} run)"); sys.exit(1)
+    for k, x in b[s].items():
+        if timing(k) or k not in a[s]:
+            continue
+        x, y = float(x), float(a[s][k])
+        d = abs(x - y) / max(abs(x), 1e-300) if x != y else 0.0
+        if d > by_column.get(k, (0.0,))[0]:
+            by_column[k] = (d, s)
+        if d > worst:
+            worst, where = d, (s, k, x, y)
+for k, (d, s) in sorted(by_column.items(), key=lambda kv: -kv[1][0])[:6]:
+    print(f"  {k}: relative difference {d:.3g} (first largest at step {s})")
+last = b[steps]
+print(f"{steps} steps, t = {float(last['time']):.4g} s, liquid fraction {float(last.get('liquid_fraction', 0)):.4g}, "
+      f"T max {float(last.get('temperature_max', 0)):.5g} K; largest relative difference {worst:.3g}" + (f" (step {where[0]}, {where[1]}: {where[2]!r} vs {where[3]!r})" if where else ""))
+sys.exit(0 if worst <= tol else 1)
+PY
+
+cd /
+if [ "$failed" = 0 ]; then rm -rf "$work"; else echo "kept $work"; fi
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
