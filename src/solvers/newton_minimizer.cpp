@@ -6,6 +6,7 @@
 #include "core/log.hpp"
 #include "solvers/petsc_check.hpp"
 #include "solvers/shell_operator.hpp"
+#include "solvers/view_files.hpp"
 
 namespace meniscus::solvers {
 
@@ -40,6 +41,7 @@ NewtonResult NewtonMinimizer::minimize(const NewtonProblem& problem, Vec x) {
   // CG's (preconditioned) residual may grow transiently by many orders of magnitude on this badly
   // scaled system (node masses from 1e-11 to 1 of the largest): no divergence tolerance.
   petsc_check(KSPSetTolerances(ksp, options_.linear_tolerance, 1e-300, 1e300, options_.max_linear_iterations), "KSPSetTolerances");
+  append_ksp_view_files(comm, options_.prefix);  // a KSP per solve: its view files would restart each time
   petsc_check(KSPSetFromOptions(ksp), "KSPSetFromOptions");
   struct Guard {
     KSP& k;

@@ -5,7 +5,8 @@
 #
 # usage: cli_errors.sh MENISCUS SOURCE_DIR [MPIEXEC] [GROUP]
 #   GROUP: serial (bad input, one process), mpi (bad input under mpirun -n 2 / -n 4),
-#          good (help, version, check, reference, short runs), or all (default).
+#          good (help, version, check, reference, short runs, ksp_view), ksp_view (the ksp_view file
+#          check alone), or all (default).
 # Prints one line per check and finally "N passed, M failed"; exits non-zero if any check failed.
 set -u
 
@@ -190,6 +191,32 @@ expect_ok() {
   fi
 }
 
+# -<prefix>ksp_view ascii:FILE holds a view of every linear solve of the run. The Newton KSP is
+# created per step and the inner one (prefix mpm_newton_redistribute_) configured per step and
+# reset when its unknowns change; PETSc reopened FILE in write mode each time, so it held the last
+# step's views only (3 of 9 on this deck), or nothing when the last step solved nothing.
+ksp_view_file_check() {
+  local deck=$SRC/inputs/mpm-candle-2d-ci.yaml inner=$tmp/inner_ksp_view.txt outer=$tmp/outer_ksp_view.txt
+  echo stale >"$inner"
+  expect_ok ksp_view_file 1 'Linear mpm_newton_redistribute_ solve converged' run "$deck" --steps 3 --quiet \
+    --output "$tmp/ksp_view" -- -mpm_newton_redistribute_ksp_view "ascii:$inner" -mpm_newton_ksp_view "ascii:$outer" \
+    -mpm_newton_redistribute_ksp_converged_reason
+  local solves views outer_views problems=""
+  solves=$(grep -c 'Linear mpm_newton_redistribute_ solve' "$tmp/ksp_view_file.out")
+  views=$(grep -c '^KSP Object: (mpm_newton_redistribute_)' "$inner")
+  outer_views=$(grep -c '^KSP Object: (mpm_newton_)' "$outer")
+  [ "$solves" -gt 3 ] || problems+="$solves inner solves in 3 steps, expected more than 3; "
+  grep -q '^  type: cg$' "$inner" || problems+="the inner view does not name the KSP type cg; "
+  ! grep -q stale "$inner" || problems+="the file was appended to, not started afresh; "
+  [ "$views" = "$solves" ] || problems+="$views inner views for $solves solves; "
+  [ "$outer_views" = "$solves" ] || problems+="$outer_views Newton KSP views for $solves solves; "
+  if [ -z "$problems" ]; then
+    pass "ksp_view ascii:FILE: $views views of $solves solves over 3 steps, type cg"
+  else
+    fail "ksp_view ascii:FILE: $problems"
+  fi
+}
+
 good_checks() {
   expect_ok help 1 '^usage:' --help
   expect_ok help_after_command 1 'meniscus run DECK' run "$BASE_DECK" --help
@@ -204,6 +231,7 @@ good_checks() {
     --output "$tmp/petsc_cli" -- -meniscus_probe_option 42 -options_left
   expect_ok petsc_deck_options 1 'meniscus_deck_option' run "$BASE_DECK" --steps 1 --quiet \
     --output "$tmp/petsc_deck" --set 'petsc.options=-meniscus_deck_option 7 -options_left'
+  ksp_view_file_check
 
   local label
   for np in 1 2; do
@@ -248,8 +276,9 @@ case "$GROUP" in
   serial) serial_checks ;;
   mpi) mpi_checks ;;
   good) good_checks ;;
+  ksp_view) ksp_view_file_check ;;
   all) serial_checks; mpi_checks; good_checks ;;
-  *) echo "unknown group '$GROUP' (serial, mpi, good, all)"; exit 2 ;;
+  *) echo "unknown group '$GROUP' (serial, mpi, good, ksp_view, all)"; exit 2 ;;
 esac
 
 echo "$passed passed, $failed failed"

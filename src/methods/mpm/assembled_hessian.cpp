@@ -7,6 +7,7 @@
 #include "core/log.hpp"
 #include "solvers/petsc_check.hpp"
 #include "solvers/vec_access.hpp"
+#include "solvers/view_files.hpp"
 
 namespace meniscus::mpm {
 
@@ -151,6 +152,7 @@ void AssembledHessian<Dim>::configure_inner(double rtol, int max_iterations) {
   PC pc;
   petsc_check(KSPGetPC(inner_, &pc), "KSPGetPC");
   configure_pc(pc);
+  solvers::append_ksp_view_files(PetscObjectComm(reinterpret_cast<PetscObject>(inner_)), prefix_ + "redistribute_");
   petsc_check(KSPSetFromOptions(inner_), "KSPSetFromOptions");
 }
 
@@ -259,6 +261,15 @@ void AssembledHessian<Dim>::solve(Vec b, Vec x) {
     configure_pc(pc);
     petsc_check(KSPSetPC(inner_, pc), "KSPSetPC");
     petsc_check(PCDestroy(&pc), "PCDestroy");
+    // KSPReset also drops the view options' viewers (PETSc 3.18 KSPResetViewers): -ksp_view showed
+    // none of the first step's 3 solves on inputs/mpm-candle-2d-ci.yaml, not even on stdout. The
+    // options database again, keeping the tolerances the Newton loop has set (CG iterations of
+    // every solve unchanged on that deck, with SOR, GAMG and the switch between them).
+    PetscReal rtol, abstol, dtol;
+    PetscInt maxits;
+    petsc_check(KSPGetTolerances(inner_, &rtol, &abstol, &dtol, &maxits), "KSPGetTolerances");
+    petsc_check(KSPSetFromOptions(inner_), "KSPSetFromOptions");
+    petsc_check(KSPSetTolerances(inner_, rtol, abstol, dtol, maxits), "KSPSetTolerances");
     reset_inner_ = false;
   }
   petsc_check(KSPSetOperators(inner_, mat_, mat_), "KSPSetOperators");
