@@ -191,6 +191,11 @@ TEST(Restart, SameRankCountContinuesBitForBit) {
 // reused interpolation: by default the hierarchy of the first GAMG set-up serves until the pattern
 // changes, and a restart builds it from the restart step's matrix, so the inexact Newton solves (and the
 // run) then differ from the straight run at the solver tolerances (2.5e-10 relative in the momentum here).
+// Bit for bit at one and two ranks only: at four ranks two straight runs of this deck already differ
+// from each other (momentum_x by 3.8e-12 to 5.1e-12 relative to its scale, kinetic energy by 1e-14,
+// measured with the binary before the checkpoint fix as well), so there the restart must agree to
+// round-off (1e-12 against each column's scale, particles against each field's largest value), the
+// bound the rank-count restart test uses.
 TEST(Restart, ImplicitMeltingCandleContinuesBitForBit) {
   struct SorLimit {
     SorLimit() {
@@ -210,15 +215,23 @@ TEST(Restart, ImplicitMeltingCandleContinuesBitForBit) {
   const Result a = run_scene(MPI_COMM_WORLD, straight_folder.path(), steps, "", 0, deck, sets);
   run_scene(MPI_COMM_WORLD, split_folder.path(), split, "", split, deck, sets);
   const Result b = run_scene(MPI_COMM_WORLD, split_folder.path(), steps, chk(split_folder.path(), split), 0, deck, sets);
-  int rank = 0;
+  int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   if (rank == 0) {
     ASSERT_EQ(a.rows.size(), static_cast<size_t>(steps + 2));
     const size_t flips = std::find(a.rows[0].begin(), a.rows[0].end(), "phase_changes") - a.rows[0].begin();
     ASSERT_LT(flips, a.rows[0].size());
     EXPECT_GT(std::stod(a.rows[split + 1][flips]), 0) << "no wax melted before the checkpoint";
-    EXPECT_EQ(worst_row_difference(a.rows, b.rows), 0.0) << "diagnostics.csv differs (timings aside)";
+    if (ranks > 2) {
+      EXPECT_LE(worst_row_difference(a.rows, b.rows), 1e-12) << "diagnostics.csv differs (timings aside)";
+      EXPECT_GE(worst_relative(a.particles, b.particles, 0.03125), 0.0) << "particle ids differ";
+      EXPECT_LE(worst_relative(a.particles, b.particles, 0.03125), 1e-12) << "particle fields differ";
+    } else {
+      EXPECT_EQ(worst_row_difference(a.rows, b.rows), 0.0) << "diagnostics.csv differs (timings aside)";
+    }
   }
+  if (ranks > 2) return;
   for (const auto& [name, va] : a.particles.field) {
     const auto& vb = b.particles.field.at(name);
     ASSERT_EQ(va.size(), vb.size()) << name;
