@@ -1,5 +1,8 @@
 #include "solvers/view_files.hpp"
 
+#include <fstream>
+
+#include "core/error.hpp"
 #include "solvers/petsc_check.hpp"
 
 namespace meniscus::solvers {
@@ -22,10 +25,14 @@ void append_ksp_view_files(MPI_Comm comm, const std::string& prefix) {
     const std::string file = rest.substr(0, rest.find(':'));
     const std::string format = file.size() < rest.size() ? rest.substr(file.size() + 1) : "";
     if (file.empty() || format.find(':') != std::string::npos) continue;  // no file, or a mode given
-    PetscViewer v = nullptr;  // write mode: a run starts the file afresh
-    petsc_check(PetscViewerASCIIOpen(comm, file.c_str(), &v), "PetscViewerASCIIOpen");
-    petsc_check(PetscViewerDestroy(&v), "PetscViewerDestroy");
     const std::string name = "-" + prefix + (key + 1);
+    // A run starts the file afresh; rank 0 writes it, as PETSc's ASCII viewer does. A file that cannot
+    // be written is the user's option, not a solver failure.
+    int rank = 0, opened = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) opened = std::ofstream(file, std::ios::trunc).good() ? 1 : 0;
+    MPI_Bcast(&opened, 1, MPI_INT, 0, comm);
+    if (!opened) throw InputError("PETSc options database", name, "cannot open '" + file + "' for writing");
     petsc_check(PetscOptionsSetValue(nullptr, name.c_str(), ("ascii:" + file + ":" + format + ":append").c_str()),
                 "PetscOptionsSetValue");
   }
