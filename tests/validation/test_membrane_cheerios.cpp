@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "membrane_scenes.hpp"
@@ -359,6 +361,49 @@ TEST(MembraneCheeriosValidation, DeckKeyHeldHoldsTheBodyAndReportsItsForce) {
     EXPECT_EQ(meniscus::test::column(row, "body0_x"), 0.5075);
     EXPECT_EQ(meniscus::test::column(row, "body0_y"), 0.4);
   }
+}
+
+// The held Cheerios scene as a user runs it (inputs/membrane-cheerios-held-2d-ci.yaml, the CI size
+// of membrane-cheerios-held-2d.yaml, built by the method from the file, the method's own time step,
+// to the deck's end time 0.02 s): the two discs, placed mirror-symmetrically and held in x through
+// the deck key held: x, feel horizontal forces (diagnostics columns body0_held_fx, body1_held_fx)
+// that are equal and opposite at every step within 1e-6 of a disc's weight (the size of the forces
+// the solve balances; at rtol 1e-8 not to round-off), and they stay where they were put in x. The
+// static force of the full deck is checked by LongHeldDiscsFeelRhoGHm2Over2.
+// Measured: 13 steps, |F_left + F_right| <= 1.9e-7 dyn/cm (2e-7 of the weight) while |F_left| reaches
+// 6.0e-3 dyn/cm; 1.2 s of one core (15 s wall at load 20).
+// Not explained: `meniscus run` on the same deck agrees with this test at step 1 (F_left
+// -3.8209423444e-3 in both), but from step 2 on it is not mirror-symmetric. Body heights differ by
+// 3e-8 cm at step 3, and the forces by 6 % (-5.81e-3 against 5.47e-3) at 0.02 s. Neither Catalyst
+// (insitu.enabled: false), the thread count nor a step-0 diagnostics call changes this.
+TEST(MembraneCheeriosValidation, CheeriosHeldDeckGivesEqualAndOppositeForces) {
+  std::ifstream in(meniscus::test::source_dir() + "/inputs/membrane-cheerios-held-2d-ci.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  ASSERT_FALSE(text.str().empty());
+  auto m = meniscus::test::membrane_method(text.str());
+  double t = 0, worst = 0, largest = 0;
+  int steps = 0;
+  while (t < 0.02 - 1e-12) {
+    const double dt = std::min(m->stable_dt(), 0.02 - t);
+    m->step(dt);
+    t += dt;
+    ++steps;
+    meniscus::DiagnosticRow row;
+    m->diagnostics(row);
+    const double left = meniscus::test::column(row, "body0_held_fx"), right = meniscus::test::column(row, "body1_held_fx");
+    worst = std::max(worst, std::abs(left + right));
+    largest = std::max(largest, std::abs(left));
+    EXPECT_EQ(meniscus::test::column(row, "body0_x"), 0.9);
+    EXPECT_EQ(meniscus::test::column(row, "body1_x"), 1.5);
+  }
+  print_rank0("cheerios held deck (CI): %d steps to %.3f s, |F_left + F_right| <= %.2e dyn/cm, |F_left| up to %.3e "
+              "dyn/cm", steps, t, worst, largest);
+  EXPECT_GT(steps, 5);
+  EXPECT_GT(largest, 0.0);
+  // The solve balances forces of the size of a disc's weight (rho_s pi R^2 g = 0.92 dyn/cm): the
+  // mirror images agree to the MINRES tolerance (rtol 1e-8) relative to it.
+  EXPECT_LT(worst, 1e-6 * 3.0 * M_PI * 0.1 * 0.1 * kG);
 }
 
 namespace {
