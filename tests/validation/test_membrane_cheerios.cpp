@@ -372,10 +372,8 @@ TEST(MembraneCheeriosValidation, DeckKeyHeldHoldsTheBodyAndReportsItsForce) {
 // static force of the full deck is checked by LongHeldDiscsFeelRhoGHm2Over2.
 // Measured: 13 steps, |F_left + F_right| <= 1.9e-7 dyn/cm (2e-7 of the weight) while |F_left| reaches
 // 6.0e-3 dyn/cm; 1.2 s of one core (15 s wall at load 20).
-// Not explained: `meniscus run` on the same deck agrees with this test at step 1 (F_left
-// -3.8209423444e-3 in both), but from step 2 on it is not mirror-symmetric. Body heights differ by
-// 3e-8 cm at step 3, and the forces by 6 % (-5.81e-3 against 5.47e-3) at 0.02 s. Neither Catalyst
-// (insitu.enabled: false), the thread count nor a step-0 diagnostics call changes this.
+// `meniscus run` on the same deck (1 and 2 threads, 1 and 2 ranks) gives the same mirror symmetry:
+// |F_left + F_right| <= 1.7e-8 dyn/cm over the 13 steps, F_left = -5.98659e-3 dyn/cm at 0.02 s.
 TEST(MembraneCheeriosValidation, CheeriosHeldDeckGivesEqualAndOppositeForces) {
   std::ifstream in(meniscus::test::source_dir() + "/inputs/membrane-cheerios-held-2d-ci.yaml");
   std::stringstream text;
