@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "core/error.hpp"
 #include "solvers/petsc_check.hpp"
@@ -143,15 +144,15 @@ NodeArray GridField<Dim>::acquire_active(const NodeBox<Dim>& box) {
   for (int d = 0; d < Dim; ++d)
     if (box.lo[d] < g.lo[d] || box.n[d] < 0 || box.lo[d] + box.n[d] > g.lo[d] + g.n[d])
       throw std::logic_error("GridField::acquire_active: the box leaves the ghosted box");
-  bool same = active_.extent(0) == static_cast<size_t>(box.size());
-  for (int d = 0; d < Dim; ++d) same = same && box.lo[d] == active_box_.lo[d] && box.n[d] == active_box_.n[d];
-  if (same) {
-    Kokkos::deep_copy(active_, 0.0);
-  } else {
-    active_ = NodeArray();  // the old array first: the two never coexist
-    active_ = NodeArray("active_nodes", box.size(), dof());
-    active_box_ = box;
+  const size_t rows = static_cast<size_t>(box.size()), capacity = active_store_.extent(0);
+  active_ = NodeArray();
+  if (rows > capacity || 2 * rows < capacity) {
+    active_store_ = NodeArray();  // the old store first: the two never coexist
+    active_store_ = NodeArray(Kokkos::view_alloc(Kokkos::WithoutInitializing, "active_nodes"), rows + rows / 8, dof());
   }
+  active_ = Kokkos::subview(active_store_, std::make_pair(size_t(0), rows), Kokkos::ALL());
+  active_box_ = box;
+  Kokkos::deep_copy(active_, 0.0);
   return active_;
 }
 

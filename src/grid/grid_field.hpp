@@ -75,8 +75,13 @@ class GridField {
   // Compact arrays for the explicit MPM step: a zeroed Kokkos array over `box` (a sub-box of the
   // ghosted box: the nodes this rank's particles reach), kept until the next call. Neither PETSc
   // Vec is created for them: a dense box would hold every node of the rank's part of the domain,
-  // most of them empty where the material fills a corner.
+  // most of them empty where the material fills a corner. The box changes shape most steps while the
+  // particles move, so the array is the leading rows of a store kept across calls: the store grows
+  // by an eighth more than asked (as ParticleSet::reserve) and shrinks only when the box needs less
+  // than half of it, so a steady run allocates a handful of times instead of every step.
   NodeArray acquire_active(const NodeBox<Dim>& box);
+  // Rows (nodes) the active store holds: box sizes up to this take no allocation.
+  size_t active_capacity() const { return active_store_.extent(0); }
   NodeArray active() const { return active_; }
   NodeBox<Dim> active_box() const { return active_box_; }
   // As sum_ghosts_in_place(), over the ranks' active boxes (collective: the boxes are gathered).
@@ -108,6 +113,7 @@ class GridField {
   mutable Vec global_ = nullptr, local_ = nullptr;
   std::vector<Overlap> overlaps_;  // other ranks' ghosted boxes met by ours, ascending rank
   bool overlaps_known_ = false;
+  NodeArray active_store_;  // capacity rows x dof; active_ is its first active_box_.size() rows
   NodeArray active_;
   NodeBox<Dim> active_box_{};
   PetscScalar* local_ptr_ = nullptr;

@@ -41,7 +41,10 @@ class ParticleSet {
   size_t capacity() const { return capacity_; }
   // Changes the particle count, keeping the first min(old, new) particles.
   void resize(size_t n);
-  // Keeps the particles listed in `order` (device indices), in that order.
+  // Keeps the particles listed in `order` (device indices), in that order. Permutes in place: views of
+  // the fields, ids and materials taken before see the new rows after (sorting and removal gather).
+  // Only growth beyond the capacity (reserve, resize, migration's arrivals) and adopt() give every
+  // field new storage; take views after those.
   void gather(const IndexList& order, size_t n);
   void reserve(size_t n);
   // Makes an empty set hold n particles whose listed fields, ids and materials are the given views

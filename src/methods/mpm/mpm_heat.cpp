@@ -637,28 +637,11 @@ void HeatSolver<Dim>::gather(const Particles& p, const Samples& s) {
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_.lower()[d];
   const double dx = decomp_.dx(), inv_dx = 1.0 / dx;
   auto x = p.x, T = p.T, gT = p.gradT;
-  // Conservative transfer: the group members' interpolated temperatures, summed per parent.
-  const bool merge = options_.conservative && s.active;
-  Kokkos::View<double*> tsum("heat_group_sum", merge ? p.size : 0);
-  if (merge && s.size > 0) {
-    auto pos = s.position;
-    auto par = s.parent;
-    Kokkos::parallel_for(
-        "heat::g2p_surface", Kokkos::RangePolicy<>(0, s.size), KOKKOS_LAMBDA(const int r) {
-          const int q = par(r);
-          double sum = 0;
-          for (int which = 0; which < 2; ++which) {
-            double pt[Dim];
-            for (int d = 0; d < Dim; ++d) pt[d] = which == 0 ? pos(r, d) : 2 * x(q, d) - pos(r, d);
-            grid::Stencil<Dim> st;
-            st.compute(pt, lower, inv_dx);
-            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, pt,
-                                             [&](long idx, double w, const double*, const double*) { sum += w * Tn(idx); });
-          }
-          Kokkos::atomic_add(&tsum(q), sum);
-        });
-  }
-  const auto group = s.group;
+  // Conservative transfer: the group members' interpolated temperatures, summed per parent over its
+  // samples in row order (sample_groups), so that the sum does not depend on the threads.
+  const bool merge = options_.conservative && s.active && s.size > 0;
+  const auto group = s.group, start = s.group_start, members = s.group_members;
+  auto pos = s.position;
   Kokkos::parallel_for(
       "heat::g2p", Kokkos::RangePolicy<>(0, p.size), KOKKOS_LAMBDA(const int q) {
         double xp[Dim], Tq = 0, g[Dim] = {};
@@ -669,7 +652,23 @@ void HeatSolver<Dim>::gather(const Particles& p, const Samples& s) {
           Tq += w * Tn(idx);
           for (int d = 0; d < Dim; ++d) g[d] += gr[d] * Tn(idx);
         });
-        if (merge && group(q) > 0) Tq = (Tq + tsum(q)) / (2 * group(q) + 1);
+        if (merge && group(q) > 0) {
+          double tsum = 0;
+          for (int m = start(q); m < start(q + 1); ++m) {
+            const int r = members(m);
+            double sum = 0;
+            for (int which = 0; which < 2; ++which) {
+              double pt[Dim];
+              for (int d = 0; d < Dim; ++d) pt[d] = which == 0 ? pos(r, d) : 2 * xp[d] - pos(r, d);
+              grid::Stencil<Dim> ss;
+              ss.compute(pt, lower, inv_dx);
+              grid::for_each_stencil_node<Dim>(ss, gbox, lower, dx, pt,
+                                               [&](long idx, double w, const double*, const double*) { sum += w * Tn(idx); });
+            }
+            tsum += sum;
+          }
+          Tq = (Tq + tsum) / (2 * group(q) + 1);
+        }
         T(q, 0) = Tq;
         for (int d = 0; d < Dim; ++d) gT(q, d) = g[d];
       });

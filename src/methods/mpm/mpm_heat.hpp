@@ -108,6 +108,7 @@ class HeatSolver {
     Kokkos::View<double**, Kokkos::LayoutRight> position, area;
     particles::IndexList parent;
     Kokkos::View<int*> group;  // samples per parent
+    Kokkos::View<int*> group_start, group_members;  // each parent's sample rows, ascending (sample_groups)
     bool active = false;
     size_t size = 0;
   };

@@ -57,8 +57,24 @@ void HeatSolver<Dim>::boundary_quadrature(const Particles& p, const Samples& s) 
   auto x = p.x, vol = p.volume, J = p.J;
   const long ns = static_cast<long>(s.size);
 
-  // Per parent: the vector and scalar sums of its samples' areas; per node: the sample moments.
+  // Per parent: the vector and scalar sums of its samples' areas, over its samples in row order
+  // (sample_groups), so that they do not depend on the threads; per node: the sample moments.
   Kokkos::View<double**, Kokkos::LayoutRight> group_area("heat_group_area", p.size, Dim + 1);
+  {
+    auto start = s.group_start, members = s.group_members;
+    Kokkos::parallel_for(
+        "heat::group_area", Kokkos::RangePolicy<>(0, static_cast<long>(p.size)), KOKKOS_LAMBDA(const long q) {
+          for (int m = start(q); m < start(q + 1); ++m) {
+            const int r = members(m);
+            double a = 0;
+            for (int d = 0; d < Dim; ++d) {
+              a += area(r, d) * area(r, d);
+              group_area(q, d) += area(r, d);
+            }
+            group_area(q, Dim) += kmath::sqrt(a);
+          }
+        });
+  }
   Kokkos::View<double**, Kokkos::LayoutRight> moments("heat_shape_moments", gbox.size(), M);
   {
     auto sc = Kokkos::Experimental::create_scatter_view(moments);
@@ -70,9 +86,6 @@ void HeatSolver<Dim>::boundary_quadrature(const Particles& p, const Samples& s) 
             sp[d] = pos(r, d);
           }
           a = kmath::sqrt(a);
-          const int q = par(r);
-          for (int d = 0; d < Dim; ++d) Kokkos::atomic_add(&group_area(q, d), area(r, d));
-          Kokkos::atomic_add(&group_area(q, Dim), a);
           if (a <= 0) return;
           grid::Stencil<Dim> st;
           st.compute(sp, lower, inv_dx);

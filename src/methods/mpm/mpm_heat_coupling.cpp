@@ -99,6 +99,8 @@ void MpmMethod<Dim>::heat_update(double dt) {
     s.area = st_.samples.area;
     s.parent = st_.samples.parent;
     s.group = st_.group;
+    s.group_start = st_.group_start;
+    s.group_members = st_.group_members;
     s.size = st_.samples.size();
   }
   heat_.solver->set_boundary(time_, colliders_.at_time(time_), heat_.collider_T);

@@ -169,7 +169,7 @@ class MpmMethod : public Method {
     ResamplingOptions options;
     particles::HaloPlan<Dim> halo;
     SurfaceSamples<Dim> samples;
-    Kokkos::View<int*> group;
+    Kokkos::View<int*> group, group_start, group_members;  // |Pi_p| and each parent's sample rows (sample_groups)
     long dropped = 0;
     int scalar_field = -1;  // the Marangoni scalar (`surfactant`, or `temperature`), when the model has a law
     bool active = false;  // samples and groups match the current particle order (inside a step)

@@ -83,7 +83,10 @@ void MpmMethod<Dim>::resample_surface_particles() {
                                    st_.scalar_field >= 0 ? set_.field(st_.scalar_field) : particles::RealField()};
   assign_surface_coefficients<Dim>(samples, st_.coefficient, in);
   st_.samples = samples;
-  st_.group = group_sizes(samples.parent, set_.size());
+  const auto groups = sample_groups(samples.parent, set_.size());
+  st_.group = groups.size;
+  st_.group_start = groups.start;
+  st_.group_members = groups.members;
   st_.active = true;
 }
 
@@ -170,34 +173,38 @@ void MpmMethod<Dim>::g2p_surface(grid::NodeArray& local, Kokkos::View<double**, 
   auto vs = vsum, bs = bsum;
   auto x = set_.field(f_.x);
   auto s = st_.samples.position;
-  auto par = st_.samples.parent;
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
+  // Per parent, its samples in row order (sample_groups): the sums do not depend on the threads.
+  auto start = st_.group_start, members = st_.group_members;
   Kokkos::parallel_for(
-      "mpm::g2p_surface", Kokkos::RangePolicy<>(0, st_.samples.size()), KOKKOS_LAMBDA(const int r) {
-        const int p = par(r);
-        double q[2][Dim], xp[Dim];
-        for (int d = 0; d < Dim; ++d) {
-          xp[d] = x(p, d);
-          q[0][d] = s(r, d);
-          q[1][d] = 2 * xp[d] - s(r, d);
+      "mpm::g2p_surface", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int p) {
+        double xp[Dim];
+        for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        for (int m = start(p); m < start(p + 1); ++m) {
+          const int r = members(m);
+          double q[2][Dim];
+          for (int d = 0; d < Dim; ++d) {
+            q[0][d] = s(r, d);
+            q[1][d] = 2 * xp[d] - s(r, d);
+          }
+          double vr[Dim] = {}, br[Dim * Dim] = {};
+          for (int which = 0; which < 2; ++which) {
+            grid::Stencil<Dim> st;
+            st.compute(q[which], lower, inv_dx);
+            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, q[which], [&](long idx, double w, const double*, const double* rr) {
+              for (int c = 0; c < Dim; ++c) {
+                const double vi = local(idx, 1 + c);
+                vr[c] += w * vi;
+                // Moments about the parent: x_i - x_p = (x_i - q) + (q - x_p).
+                for (int b = 0; b < Dim; ++b) br[c * Dim + b] += w * vi * (rr[b] + q[which][b] - xp[b]);
+              }
+            });
+          }
+          for (int c = 0; c < Dim; ++c) vs(p, c) += vr[c];
+          for (int i = 0; i < Dim * Dim; ++i) bs(p, i) += br[i];
         }
-        double vr[Dim] = {}, br[Dim * Dim] = {};
-        for (int which = 0; which < 2; ++which) {
-          grid::Stencil<Dim> st;
-          st.compute(q[which], lower, inv_dx);
-          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, q[which], [&](long idx, double w, const double*, const double* rr) {
-            for (int c = 0; c < Dim; ++c) {
-              const double vi = local(idx, 1 + c);
-              vr[c] += w * vi;
-              // Moments about the parent: x_i - x_p = (x_i - q) + (q - x_p).
-              for (int b = 0; b < Dim; ++b) br[c * Dim + b] += w * vi * (rr[b] + q[which][b] - xp[b]);
-            }
-          });
-        }
-        for (int c = 0; c < Dim; ++c) Kokkos::atomic_add(&vs(p, c), vr[c]);
-        for (int i = 0; i < Dim * Dim; ++i) Kokkos::atomic_add(&bs(p, i), br[i]);
       });
 }
 

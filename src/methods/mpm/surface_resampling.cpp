@@ -119,12 +119,37 @@ RawSamples contour_and_sample(const Kokkos::View<double*>& phi, const grid::Node
 }
 }  // namespace
 
-Kokkos::View<int*> group_sizes(const particles::IndexList& parent, size_t particles) {
-  Kokkos::View<int*> count("group_size", particles);
+SampleGroups sample_groups(const particles::IndexList& parent, size_t particles) {
+  SampleGroups g;
+  g.size = Kokkos::View<int*>("group_size", particles);
+  g.start = Kokkos::View<int*>("group_start", particles + 1);
+  g.members = Kokkos::View<int*>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "group_members"), parent.extent(0));
+  auto count = g.size, start = g.start, members = g.members;
   Kokkos::parallel_for(
       "surface::group_sizes", Kokkos::RangePolicy<>(0, parent.extent(0)),
       KOKKOS_LAMBDA(const int r) { Kokkos::atomic_increment(&count(parent(r))); });
-  return count;
+  Kokkos::parallel_scan(
+      "surface::group_start", Kokkos::RangePolicy<>(0, particles + 1), KOKKOS_LAMBDA(const int p, int& sum, const bool final) {
+        if (final) start(p) = sum;
+        if (p < static_cast<int>(particles)) sum += count(p);
+      });
+  Kokkos::View<int*> fill("group_fill", particles);
+  Kokkos::parallel_for(
+      "surface::group_fill", Kokkos::RangePolicy<>(0, parent.extent(0)), KOKKOS_LAMBDA(const int r) {
+        const int p = parent(r);
+        members(start(p) + Kokkos::atomic_fetch_add(&fill(p), 1)) = r;
+      });
+  // The fill's order within a group is the threads'; sort each group's rows (a few per parent).
+  Kokkos::parallel_for(
+      "surface::group_sort", Kokkos::RangePolicy<>(0, particles), KOKKOS_LAMBDA(const int p) {
+        for (int i = start(p) + 1; i < start(p + 1); ++i) {
+          const int r = members(i);
+          int j = i;
+          for (; j > start(p) && members(j - 1) > r; --j) members(j) = members(j - 1);
+          members(j) = r;
+        }
+      });
+  return g;
 }
 
 // phi <- max(phi, -phi_wall) at every node of the box, for each wall (resample_surface's `walls`).

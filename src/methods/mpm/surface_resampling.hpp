@@ -63,7 +63,15 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
                                      const ResamplingOptions& opt, int64_t step,
                                      const physics::ColliderSet<Dim>& walls = physics::ColliderSet<Dim>{});
 
-// Number of samples per parent, |Pi_p| (particles x 1).
-Kokkos::View<int*> group_sizes(const particles::IndexList& parent, size_t particles);
+// Each parent's samples Pi_p in ascending row order: rows members(start(p)) .. members(start(p + 1) - 1).
+// A sum over a parent's samples taken in this order is the same in every run. Atomic adds per sample
+// (before) added in the order the threads arrived, which moved particle temperatures by an ulp from
+// run to run at two threads (and, through a Marangoni coefficient, the positions after them).
+struct SampleGroups {
+  Kokkos::View<int*> size;     // |Pi_p| per particle
+  Kokkos::View<int*> start;    // particles + 1 offsets into members
+  Kokkos::View<int*> members;  // sample rows, grouped by parent
+};
+SampleGroups sample_groups(const particles::IndexList& parent, size_t particles);
 
 }  // namespace meniscus::mpm
