@@ -105,7 +105,7 @@ void declare_mpm_sections(config::Schema& root) {
       .def(0.0)
       .nonnegative();
   st->flag("contact_line_hold",
-           "with wetting_width > 0 and the explicit integrator: the wetting walls' held nodes also stop liquid "
+           "needs wetting_width > 0 and the explicit integrator (an input error otherwise): the wetting walls' held nodes also stop liquid "
            "leaving the wall, up to Young's vertical reaction k_LG sin(theta) per unit length of contact line "
            "(in 2D per contact point), the line measured from the liquid-gas samples within the wetting ramp")
       .def("false");

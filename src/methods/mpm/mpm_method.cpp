@@ -38,8 +38,13 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
     throw InputError(st.file(), st.key_path("placement"), "stratified placement exists in 2D only");
   // Balance particles b = 2 x_p - s reach a few cells past their parent: a wider ghost layer.
   // The contact-line hold (wetting_adhesion.hpp) carries each node's hold limit in one more grid column.
-  st_.line_hold = st_.enabled && st.flag("contact_line_hold") && st.real("wetting_width") > 0 &&
-                  root.section("mpm").text("integrator") != "implicit";
+  st_.line_hold = st_.enabled && st.flag("contact_line_hold");
+  if (st_.line_hold && !(st.real("wetting_width") > 0))
+    throw InputError(st.file(), st.key_path("contact_line_hold"),
+                     "the contact-line hold acts on wetting walls: set mpm.surface_tension.wetting_width > 0");
+  if (st_.line_hold && root.section("mpm").text("integrator") == "implicit")
+    throw InputError(st.file(), st.key_path("contact_line_hold"),
+                     "the contact-line hold exists for the explicit integrator only");
   auto spec = grid::read_domain<Dim>(root, st_.enabled ? 5 : 2, Dim + (st_.line_hold ? 2 : 1));
   for (int d = 0; d < Dim; ++d)
     if (spec.periodic[d])
