@@ -37,7 +37,15 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   if (Dim == 3 && st_.options.stratified)
     throw InputError(st.file(), st.key_path("placement"), "stratified placement exists in 2D only");
   // Balance particles b = 2 x_p - s reach a few cells past their parent: a wider ghost layer.
-  auto spec = grid::read_domain<Dim>(root, st_.enabled ? 5 : 2, Dim + 1);
+  // The contact-line hold (wetting_adhesion.hpp) carries each node's hold limit in one more grid column.
+  st_.line_hold = st_.enabled && st.flag("contact_line_hold");
+  if (st_.line_hold && !(st.real("wetting_width") > 0))
+    throw InputError(st.file(), st.key_path("contact_line_hold"),
+                     "the contact-line hold acts on wetting walls: set mpm.surface_tension.wetting_width > 0");
+  if (st_.line_hold && root.section("mpm").text("integrator") == "implicit")
+    throw InputError(st.file(), st.key_path("contact_line_hold"),
+                     "the contact-line hold exists for the explicit integrator only");
+  auto spec = grid::read_domain<Dim>(root, st_.enabled ? 5 : 2, Dim + (st_.line_hold ? 2 : 1));
   for (int d = 0; d < Dim; ++d)
     if (spec.periodic[d])
       throw InputError(root.file(), "domain.periodic",
@@ -429,6 +437,7 @@ void MpmMethod<Dim>::grid_update(double dt) {
   }
   const double dx = decomp_->dx();
   const auto colliders = colliders_.at_time(time_);  // moving colliders where they are at t_n
+  const bool line_hold = st_.line_hold;
   Kokkos::parallel_for(
       "mpm::grid_update", Kokkos::RangePolicy<>(0, obox.size()), KOKKOS_LAMBDA(const long i) {
         const double m = a(i, 0);
@@ -444,6 +453,7 @@ void MpmMethod<Dim>::grid_update(double dt) {
           vi[d] = a(i, 1 + d) / m + dt * g[d];
         }
         colliders.apply(xi, vi);
+        if (line_hold && a(i, 1 + Dim) > 0) hold_contact_line<Dim>(colliders, xi, vi, a(i, 1 + Dim) * dt / m);
         for (int d = 0; d < Dim; ++d) a(i, 1 + d) = vi[d];
       });
   if (!compact_grid_) grid_->release_local(a);

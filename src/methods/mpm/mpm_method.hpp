@@ -173,6 +173,7 @@ class MpmMethod : public Method {
     long dropped = 0;
     int scalar_field = -1;  // the Marangoni scalar (`surfactant`, or `temperature`), when the model has a law
     bool active = false;  // samples and groups match the current particle order (inside a step)
+    bool line_hold = false;  // mpm.surface_tension.contact_line_hold (explicit, wetting walls): grid column 1 + Dim
   } st_;
 
   // Temperature (mpm.heat): the grid solve and the particle fields it owns.

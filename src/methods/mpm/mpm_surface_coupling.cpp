@@ -9,6 +9,7 @@
 #include "grid/bspline.hpp"
 #include "grid/stencil_loop.hpp"
 #include "methods/mpm/mpm_method.hpp"
+#include "methods/mpm/wetting_adhesion.hpp"
 #include "physics/surface_energy.hpp"
 
 namespace meniscus::mpm {
@@ -112,6 +113,8 @@ void MpmMethod<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   const bool massless = st_.massless;
+  const bool line_hold = st_.line_hold;
+  const auto walls = wetting_walls<Dim>(colliders_.at_time(time_));
   Kokkos::parallel_for(
       "mpm::p2g_surface", Kokkos::RangePolicy<>(0, st_.samples.size()), KOKKOS_LAMBDA(const int r) {
         const int p = par(r);
@@ -133,13 +136,41 @@ void MpmMethod<Dim>::p2g_surface(double dt, grid::NodeArray& local) {
         physics::surface_energy_gradient<Dim>(I, a, dg);
         const double k = klg(r), wet = kr(r) - klg(r);
         for (int i = 0; i < Dim * Dim; ++i) dg[i] *= k;
-        double pull[Dim] = {};
+        double pull[Dim] = {}, ramp_pull = 0;
         if (wet != 0) {
           double slope, curvature;
           const double w = ramp.weight(wphi(r), slope, curvature);
           const double h = physics::wall_footprint_gradient<Dim>(I, a, nw, dh);
           for (int i = 0; i < Dim * Dim; ++i) dg[i] += wet * w * dh[i];
           for (int d = 0; d < Dim; ++d) pull[d] = wet * h * slope * nw[d];
+          ramp_pull = wet * h * slope;
+        }
+        if (line_hold && wet != 0) {  // this sample's share of the contact-line hold, on the held nodes
+          double an = 0, a2 = 0;
+          for (int d = 0; d < Dim; ++d) {
+            an += a[d] * nw[d];
+            a2 += a[d] * a[d];
+          }
+          // Young's reaction less what the ramp already pulls here (wet h w' >= 0 towards the wall).
+          const double cap =
+              contact_line_cap(k, kr(r), kmath::sqrt(a2 > an * an ? a2 - an * an : 0.0), ramp.upper) - ramp_pull;
+          grid::Stencil<Dim> st;
+          st.compute(q[0], lower, inv_dx);
+          double held = 0;
+          auto at_held = [&](const double* rr, double w) {
+            double xi[Dim];
+            for (int d = 0; d < Dim; ++d) xi[d] = q[0][d] + rr[d];
+            for (int c = 0; c < walls.count; ++c)
+              if (walls.items[c].holds(xi)) return w;
+            return 0.0;
+          };
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, q[0], [&](long, double w, const double*, const double* rr) {
+            held += at_held(rr, w);
+          });
+          if (cap != 0 && held > 0)
+            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, q[0], [&](long idx, double w, const double*, const double* rr) {
+              acc(idx, 1 + Dim) += cap * at_held(rr, w) / held;
+            });
         }
         for (int which = 0; which < 2; ++which) {
           if (massless && which == 1) break;
