@@ -6,13 +6,20 @@
 
 namespace meniscus::particles {
 
-template <int Dim, class PositionView>
+// Every row counts (the default filter).
+struct AllRows {
+  KOKKOS_INLINE_FUNCTION bool operator()(int) const { return true; }
+};
+
+template <int Dim, class PositionView, class Keep = AllRows>
 struct BoundingBoxReducer {
   using value_type = double[];
   using size_type = int;
   size_type value_count = 2 * Dim;
   PositionView x;
+  Keep keep{};  // rows for which keep(p) is false are left out
   KOKKOS_INLINE_FUNCTION void operator()(const int p, double* s) const {
+    if (!keep(p)) return;
     for (int d = 0; d < Dim; ++d) {
       s[d] = s[d] > x(p, d) ? s[d] : x(p, d);
       s[Dim + d] = s[Dim + d] > -x(p, d) ? s[Dim + d] : -x(p, d);
@@ -26,10 +33,11 @@ struct BoundingBoxReducer {
   }
 };
 
-// This rank's box of rows [0, n): b as in BoundingBoxReducer (-1e300 everywhere when n = 0).
-template <int Dim, class PositionView>
-void local_bounding_box(const PositionView& x, int n, double* b, const char* label) {
-  BoundingBoxReducer<Dim, PositionView> reducer{2 * Dim, x};
+// This rank's box of rows [0, n) with keep(p) true: b as in BoundingBoxReducer (-1e300 everywhere
+// when no row is kept).
+template <int Dim, class PositionView, class Keep = AllRows>
+void local_bounding_box(const PositionView& x, int n, double* b, const char* label, Keep keep = Keep()) {
+  BoundingBoxReducer<Dim, PositionView, Keep> reducer{2 * Dim, x, keep};
   Kokkos::parallel_reduce(label, Kokkos::RangePolicy<>(0, n), reducer, b);
 }
 
