@@ -426,22 +426,97 @@ void MultiphaseMpm<Dim>::p2g_momentum() {
 }
 
 template <int Dim>
-grid::NodeBox<Dim> MultiphaseMpm<Dim>::phase_node_box(Phases which) {
+void MultiphaseMpm<Dim>::measure_group_boxes() {
+  const int G = table_.groups, V = 2 * Dim;
   auto mat = set_.material();
   auto mats = materials_;
-  const bool fluids = which != Phases::Solids, solids = which != Phases::Fluids;
-  double b[2 * Dim];
-  particles::local_bounding_box<Dim>(
-      set_.field(f_.x), static_cast<int>(set_.size()), b, "mp::node_box",
-      KOKKOS_LAMBDA(const int p) { return mats(mat(p)).kind == PhaseKind::Fluid ? fluids : solids; });
+  group_box_local_.assign(V * G, -1e300);
+  particles::local_bounding_boxes<Dim>(set_.field(f_.x), static_cast<int>(set_.size()), G, group_box_local_.data(),
+                                       "mp::group_boxes", KOKKOS_LAMBDA(const int p) { return mats(mat(p)).group; });
+  group_box_global_ = group_box_local_;
+  MPI_Allreduce(MPI_IN_PLACE, group_box_global_.data(), V * G, MPI_DOUBLE, MPI_MAX, comm_);
+  if (group_nodes_.extent(0) != static_cast<size_t>(V * G)) group_nodes_ = Kokkos::View<int*>("mp_group_nodes", V * G);
+  auto h = Kokkos::create_mirror_view(group_nodes_);
+  grid::NodeBox<Dim> everything;
+  for (int d = 0; d < Dim; ++d) {
+    everything.lo[d] = -(1 << 29);
+    everything.n[d] = 1 << 30;
+  }
   double lower[Dim], lo[Dim], hi[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  for (int g = 0; g < G; ++g) {
+    for (int d = 0; d < Dim; ++d) {
+      lo[d] = -group_box_global_[V * g + Dim + d];
+      hi[d] = group_box_global_[V * g + d];
+    }
+    const auto nb = grid::stencil_node_box<Dim>(lo, hi, lower, 1.0 / decomp_->dx(), everything);
+    for (int d = 0; d < Dim; ++d) {
+      h(V * g + d) = nb.lo[d];
+      h(V * g + Dim + d) = nb.lo[d] + nb.n[d];
+    }
+  }
+  Kokkos::deep_copy(group_nodes_, h);
+  group_nodes_host_.assign(h.data(), h.data() + V * G);
+}
+
+template <int Dim>
+grid::NodeBox<Dim> MultiphaseMpm<Dim>::force_node_box(Phases which) const {
+  const int V = 2 * Dim;
+  int lo[Dim], hi[Dim];
+  for (int d = 0; d < Dim; ++d) {
+    lo[d] = std::numeric_limits<int>::max();
+    hi[d] = std::numeric_limits<int>::min();
+  }
+  for (int g = 0; g < table_.groups; ++g) {
+    const bool fluid = table_.group_kind[g] == PhaseKind::Fluid;
+    if (fluid ? which == Phases::Solids : which == Phases::Fluids) continue;
+    for (int d = 0; d < Dim; ++d) {
+      lo[d] = std::min(lo[d], group_nodes_host_[V * g + d]);
+      hi[d] = std::max(hi[d], group_nodes_host_[V * g + Dim + d]);
+    }
+  }
+  grid::NodeBox<Dim> box = state_box_;
+  for (int d = 0; d < Dim; ++d) {
+    const int from = std::max(state_box_.lo[d], lo[d]), to = std::min(state_box_.lo[d] + state_box_.n[d], hi[d]);
+    box.lo[d] = from < to ? from : state_box_.lo[d];
+    box.n[d] = std::max(0, to - from);
+  }
+  for (int d = 0; d < Dim; ++d)
+    if (box.n[d] == 0)
+      for (int e = 0; e < Dim; ++e) box.n[e] = 0;
+  return box;
+}
+
+template <int Dim>
+grid::NodeBox<Dim> MultiphaseMpm<Dim>::phase_node_box(Phases which) const {
+  const int V = 2 * Dim;
+  double lo[Dim], hi[Dim], lower[Dim];
   for (int d = 0; d < Dim; ++d) {
     lower[d] = decomp_->lower()[d];
-    lo[d] = -b[Dim + d];
-    hi[d] = b[d];
+    lo[d] = 1e300;
+    hi[d] = -1e300;
+  }
+  for (int g = 0; g < table_.groups; ++g) {
+    const bool fluid = table_.group_kind[g] == PhaseKind::Fluid;
+    if (fluid ? which == Phases::Solids : which == Phases::Fluids) continue;
+    for (int d = 0; d < Dim; ++d) {
+      lo[d] = std::min(lo[d], -group_box_local_[V * g + Dim + d]);
+      hi[d] = std::max(hi[d], group_box_local_[V * g + d]);
+    }
   }
   return grid::stencil_node_box<Dim>(lo, hi, lower, 1.0 / decomp_->dx(), grid_->ghost_box());
 }
+
+namespace {
+// Whether the stencil starting at `base` (3 nodes per axis) meets the node range of group g in
+// `nodes` (as group_nodes_).
+template <int Dim, class View>
+KOKKOS_INLINE_FUNCTION bool stencil_meets_group(const int* base, const View& nodes, int g) {
+  for (int d = 0; d < Dim; ++d)
+    if (base[d] + 3 <= nodes(2 * Dim * g + d) || base[d] >= nodes(2 * Dim * g + Dim + d)) return false;
+  return true;
+}
+}  // namespace
 
 // One pass over the particles scatters m, m u and m grad N of every group (and, in volume mode, the
 // fluids' m J). With fluid_forces (SPH density: a fluid's stress depends on its SPH density alone,
@@ -451,6 +526,7 @@ template <int Dim>
 void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
   auto t = timers_.scope("p2g");
   const int S = stride();
+  measure_group_boxes();
   state_box_ = phase_node_box(Phases::All);
   state_ = grid_->acquire_active(state_box_);
   grid::scatter_into(state_, [&](auto& scatter) { p2g_scatter(scatter, fluid_forces); });
@@ -486,6 +562,8 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   const bool gimp = s_.gimp, volume_density = !s_.sph_density;
   const double beta_t = s_.thermal_buoyancy, t_amb = s_.ambient_temperature;
+  auto nodes = group_nodes_;
+  const int G = table_.groups;
   Kokkos::parallel_for(
       "mp::p2g", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
         double xp[Dim], vp[Dim];
@@ -499,6 +577,9 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
         const bool fluid = mt.kind == PhaseKind::Fluid;
         const int o = mt.group * S;
         const double mp = mass(p, 0);
+        // The mass gradient only where another group's particles (on any rank) may reach a node.
+        bool gradient = false;
+        for (int g = 0; g < G; ++g) gradient = gradient || (g != mt.group && stencil_meets_group<Dim>(st.base, nodes, g));
         auto acc = scatter.access();
         if (fluid_forces && fluid) {
           // V sigma and the buoyancy m b_j as in p2g_forces (eqs. 15/19).
@@ -514,7 +595,7 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
               double f = 0;
               for (int b = 0; b < Dim; ++b) f -= s[a * Dim + b] * grad[b];
               acc(idx, o + 1 + Dim + a) += a == 1 ? f + w * lift : f;
-              acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+              if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
             }
           });
           return;
@@ -529,7 +610,7 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
             acc(idx, o + 1 + Dim) += w * mj;
             for (int a = 0; a < Dim; ++a) {
               acc(idx, o + 1 + a) += wm * vp[a];
-              acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+              if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
             }
           });
           return;
@@ -539,7 +620,7 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
           acc(idx, o) += wm;
           for (int a = 0; a < Dim; ++a) {
             acc(idx, o + 1 + a) += wm * vp[a];
-            acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+            if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
           }
         });
       });
@@ -639,13 +720,10 @@ void MultiphaseMpm<Dim>::sph_density() {
             const double dd = xp[d] - xt(j, d);
             r2 += dd * dd;
           }
-          // Branch-free (a list row beyond the support has q clamped to 1, so w = 2 (1 - 1)^3 = +0 and
-          // s + 0 = s exactly): about a fifth of the rows lie in the skin, a branch the CPU cannot predict.
-          const double q2 = r2 * inv_h2;
-          const double q = kmath::sqrt(q2 < 1.0 ? q2 : 1.0);
+          if (r2 >= h2) continue;
+          const double q = kmath::sqrt(r2 * inv_h2);
           const double a = 1.0 - q;
-          const double inner = 1.0 - 6.0 * q * q * a, outer = 2.0 * a * a * a;
-          s += q <= 0.5 ? inner : outer;
+          s += q <= 0.5 ? 1.0 - 6.0 * q * q * a : 2.0 * a * a * a;
         }
         rho(i, 0) = mass(i, 0) * scale * s;
       });
@@ -720,7 +798,7 @@ void MultiphaseMpm<Dim>::constitutive(double dt, Phases which) {
 template <int Dim>
 void MultiphaseMpm<Dim>::p2g_forces(Phases which) {
   auto t = timers_.scope("p2g_forces");
-  const auto box = phase_node_box(which);
+  const auto box = force_node_box(which);
   grid::NodeArray local = forces_->acquire_active(box);
   grid::scatter_into(local, [&](auto& scatter) { p2g_forces_scatter(scatter, box, which); });
   forces_->sum_active_in_place();
@@ -770,7 +848,8 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
   auto t = timers_.scope("grid_update");
   const int S = stride(), G = table_.groups;
   // Every node of the box is updated where it is (ghost nodes hold the owners' sums bit for bit);
-  // contacts are counted on owned nodes only.
+  // contacts are counted on owned nodes only (an owned node that only other ranks' particles reach lies
+  // outside this rank's box: they update it as a ghost node, and no rank counts its contacts).
   const auto box = state_box_, obox = grid_->owned_box();
   grid::NodeArray a = state_;
   // Forces of the separate force pass: over its own (smaller) box.
@@ -865,6 +944,7 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
   }
   const bool gimp = s_.gimp;
   const double vref = ref_volume_, half_ref = ref_half_width_;
+  auto nodes = group_nodes_;
   Kokkos::View<int64_t*> bad("mp_bad_particle", 1);
   Kokkos::deep_copy(bad, -1);
   Kokkos::parallel_for(
@@ -876,8 +956,12 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
         const PhaseMaterial& m = mats(mat(p));
         const int o = m.group * S;
         double vpic[Dim] = {}, acc[Dim] = {};
-        // The volumes and solid normal of the separation below are gathered in the same stencil pass.
-        const bool check = separate && m.kind == PhaseKind::Fluid;
+        // The volumes and solid normal of the separation below are gathered in the same stencil pass,
+        // where a solid group's particles (on any rank) may reach a node of the stencil (elsewhere the
+        // solid volume is exactly 0 and the check cannot fire).
+        bool check = false;
+        if (separate && m.kind == PhaseKind::Fluid)
+          for (int g = 0; g < G; ++g) check = check || (solid_group(g) > 0 && stencil_meets_group<Dim>(st.base, nodes, g));
         // The grid masses of the separation below are gathered in the same stencil pass and turned into
         // volumes once per particle; the solids' normal needs a second pass only where it is used.
         double mf = 0, ms[kMaxGroups] = {};

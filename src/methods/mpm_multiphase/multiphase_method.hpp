@@ -93,9 +93,15 @@ class MultiphaseMpm : public Method {
   void p2g_forces(Phases which = Phases::All);
   template <class Scatter>
   void p2g_forces_scatter(Scatter& scatter, const grid::NodeBox<Dim>& box, Phases which);
+  // Bounding boxes of every group's particles, this rank's and over all ranks (collective); p2g
+  // measures them, and p2g_forces (same positions) reuses them.
+  void measure_group_boxes();
   // The nodes reached by the stencils of this rank's particles of the given phases (clipped to the
-  // ghosted box; empty when there are none).
-  grid::NodeBox<Dim> phase_node_box(Phases which);
+  // ghosted box; empty when there are none), from the last measure_group_boxes().
+  grid::NodeBox<Dim> phase_node_box(Phases which) const;
+  // The nodes of node_box() that particles of the given phases on any rank may reach: the force pass's
+  // box (a rank must receive the other ranks' forces on every node of its own box where they land).
+  grid::NodeBox<Dim> force_node_box(Phases which) const;
   void grid_update(double dt, bool with_forces);
   void g2p(double dt);
   // Miscible species: one explicit step of D alpha^k/Dt = k_d laplacian(alpha^k) with the weak-form
@@ -139,6 +145,14 @@ class MultiphaseMpm : public Method {
   grid::NodeArray state_;
   grid::NodeBox<Dim> state_box_{};
   std::unique_ptr<grid::GridField<Dim>> forces_;
+  // Per group, the coordinate boxes of measure_group_boxes (as particles::BoundingBoxReducer: 2 Dim
+  // values, max x and max -x) and, on the device, the nodes that any rank's particles of the group
+  // reach (lo, hi per axis, unclipped; empty: lo >= hi). A particle whose stencil meets no other
+  // group's nodes needs no mass gradient on the grid (only contact reads it, where two groups meet), and
+  // a fluid particle whose stencil meets no solid's nodes has no solid volume to leave (g2p).
+  std::vector<double> group_box_local_, group_box_global_;
+  Kokkos::View<int*> group_nodes_;
+  std::vector<int> group_nodes_host_;
   particles::ParticleSet set_;
   Fields f_{};
   physics::ColliderSet<Dim> colliders_;
