@@ -529,7 +529,7 @@ void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
   measure_group_boxes();
   state_box_ = phase_node_box(Phases::All);
   state_ = grid_->acquire_active(state_box_);
-  grid::scatter_into(state_, [&](auto& scatter) { p2g_scatter(scatter, fluid_forces); });
+  grid::scatter_into(state_, [&](auto& scatter) { p2g_scatter(scatter, fluid_forces); }, &scatter_cache_);
   grid_->sum_active_in_place();
   // u = p/m per group on every node of the box (ghost nodes too: their sums equal the owners' bit for
   // bit, so each rank updates its whole box where it is).
@@ -800,7 +800,7 @@ void MultiphaseMpm<Dim>::p2g_forces(Phases which) {
   auto t = timers_.scope("p2g_forces");
   const auto box = force_node_box(which);
   grid::NodeArray local = forces_->acquire_active(box);
-  grid::scatter_into(local, [&](auto& scatter) { p2g_forces_scatter(scatter, box, which); });
+  grid::scatter_into(local, [&](auto& scatter) { p2g_forces_scatter(scatter, box, which); }, &force_scatter_cache_);
   forces_->sum_active_in_place();
   forces_in_vec_ = true;
 }

@@ -24,6 +24,7 @@
 
 #include "grid/decomposition.hpp"
 #include "grid/grid_field.hpp"
+#include "grid/node_scatter.hpp"
 #include "methods/method.hpp"
 #include "methods/mpm_multiphase/multiphase_deck.hpp"
 #include "particles/halo.hpp"
@@ -145,6 +146,7 @@ class MultiphaseMpm : public Method {
   grid::NodeArray state_;
   grid::NodeBox<Dim> state_box_{};
   std::unique_ptr<grid::GridField<Dim>> forces_;
+  grid::NodeScatterCache scatter_cache_, force_scatter_cache_;  // the two passes' per-thread copies
   // Per group, the coordinate boxes of measure_group_boxes (as particles::BoundingBoxReducer: 2 Dim
   // values, max x and max -x) and, on the device, the nodes that any rank's particles of the group
   // reach (lo, hi per axis, unclipped; empty: lo >= hi). A particle whose stencil meets no other
