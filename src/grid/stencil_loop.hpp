@@ -2,6 +2,8 @@
 // The 3^Dim nodes of a particle's quadratic stencil as unrolled nested loops, handing each node's
 // local index, weight, weight gradient and offset r = x_i - x_p to a callback. Both transfers (P2G,
 // G2P) and every later particle-grid kernel share this loop, so the index arithmetic lives once.
+#include <algorithm>
+
 #include "grid/bspline.hpp"
 #include "grid/grid_field.hpp"
 
@@ -37,6 +39,31 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_stencil_node(const Stencil<Dim>& st, c
         }
       }
   }
+}
+
+// The nodes that the stencils of points inside [lo, hi] reach, clipped to `clip` (the ghosted box);
+// empty (n = 0 on every axis) when lo > hi on some axis (no points). The stencil's first node is
+// monotone in x and the same for the quadratic B-spline and uniform GIMP (grid::compute_gimp_stencil),
+// so the corners give the range.
+template <int Dim>
+NodeBox<Dim> stencil_node_box(const double* lo, const double* hi, const double* lower, double inv_dx,
+                              const NodeBox<Dim>& clip) {
+  NodeBox<Dim> box = clip;
+  bool empty = false;
+  for (int d = 0; d < Dim; ++d) empty = empty || lo[d] > hi[d];
+  if (empty) {
+    for (int d = 0; d < Dim; ++d) box.n[d] = 0;
+    return box;
+  }
+  Stencil<Dim> first, last;
+  first.compute(lo, lower, inv_dx);
+  last.compute(hi, lower, inv_dx);
+  for (int d = 0; d < Dim; ++d) {
+    const int from = std::max(clip.lo[d], first.base[d]), to = std::min(clip.lo[d] + clip.n[d], last.base[d] + 3);
+    box.lo[d] = from;
+    box.n[d] = std::max(0, to - from);
+  }
+  return box;
 }
 
 }  // namespace meniscus::grid

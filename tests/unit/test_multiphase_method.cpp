@@ -272,11 +272,10 @@ sources:
   MultiphaseMpm<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
   m.p2g_momentum();
   auto s = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.node_state());
-  const auto& dec = m.decomposition();
-  const int nx = dec.owned_hi()[0] - dec.owned_lo()[0];
+  const auto box = m.node_box();  // the nodes of the particles' stencils
   int checked = 0;
   for (size_t i = 0; i < s.extent(0); ++i) {
-    const int iy = dec.owned_lo()[1] + static_cast<int>(i) / nx;
+    const int iy = box.lo[1] + static_cast<int>(i) / box.n[0];
     const double y = iy * 0.02;
     if (!(s(i, 0) > 0 && s(i, 7) > 0) || y < 0.3 || y > 0.7) continue;
     const double ga[2] = {s(i, 5), s(i, 6)}, gb[2] = {s(i, 12), s(i, 13)};

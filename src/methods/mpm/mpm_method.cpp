@@ -351,28 +351,13 @@ template <int Dim>
 grid::NodeBox<Dim> MpmMethod<Dim>::particle_node_box() const {
   double b[2 * Dim];
   particles::local_bounding_box<Dim>(set_.field(f_.x), static_cast<int>(set_.size()), b, "mpm::particle_box");
-  const auto g = grid_->ghost_box();
-  grid::NodeBox<Dim> box = g;
-  if (set_.size() == 0) {
-    for (int d = 0; d < Dim; ++d) box.n[d] = 0;
-    return box;
-  }
   double lower[Dim], lo[Dim], hi[Dim];
   for (int d = 0; d < Dim; ++d) {
     lower[d] = decomp_->lower()[d];
     lo[d] = -b[Dim + d];
     hi[d] = b[d];
   }
-  // The stencil's first node (grid::Stencil) is monotone in x, so the box's corners give its range.
-  grid::Stencil<Dim> first, last;
-  first.compute(lo, lower, 1.0 / decomp_->dx());
-  last.compute(hi, lower, 1.0 / decomp_->dx());
-  for (int d = 0; d < Dim; ++d) {
-    const int from = std::max(g.lo[d], first.base[d]), to = std::min(g.lo[d] + g.n[d], last.base[d] + 3);
-    box.lo[d] = from;
-    box.n[d] = std::max(0, to - from);
-  }
-  return box;
+  return grid::stencil_node_box<Dim>(lo, hi, lower, 1.0 / decomp_->dx(), grid_->ghost_box());
 }
 
 template <int Dim>

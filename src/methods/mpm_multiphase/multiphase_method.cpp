@@ -10,9 +10,11 @@
 #include "grid/bspline.hpp"
 #include "grid/domain_deck.hpp"
 #include "grid/gimp.hpp"
+#include "grid/node_scatter.hpp"
 #include "grid/stencil_loop.hpp"
 #include "methods/mpm_multiphase/particle_walls.hpp"
 #include "particles/balance.hpp"
+#include "particles/bounding_box.hpp"
 #include "particles/max_speed.hpp"
 #include "methods/sph/sph_kernels.hpp"
 #include "particles/keep_if.hpp"
@@ -114,6 +116,7 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
   decomp_ = particles::balanced_decomposition<Dim>(comm_, spec, root, table_.names, spec.stencil_width + 1);
   particles::warn_no_rebalancing(root, "mpm-multiphase", comm_);
   grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
+  forces_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
   colliders_ = physics::read_colliders<Dim>(root, *decomp_);
 
   materials_ = Kokkos::View<PhaseMaterial*>("mp_materials", table_.materials.size());
@@ -422,6 +425,99 @@ void MultiphaseMpm<Dim>::p2g_momentum() {
   p2g(false);
 }
 
+template <int Dim>
+void MultiphaseMpm<Dim>::measure_group_boxes() {
+  const int G = table_.groups, V = 2 * Dim;
+  auto mat = set_.material();
+  auto mats = materials_;
+  group_box_local_.assign(V * G, -1e300);
+  particles::local_bounding_boxes<Dim>(set_.field(f_.x), static_cast<int>(set_.size()), G, group_box_local_.data(),
+                                       "mp::group_boxes", KOKKOS_LAMBDA(const int p) { return mats(mat(p)).group; });
+  group_box_global_ = group_box_local_;
+  MPI_Allreduce(MPI_IN_PLACE, group_box_global_.data(), V * G, MPI_DOUBLE, MPI_MAX, comm_);
+  if (group_nodes_.extent(0) != static_cast<size_t>(V * G)) group_nodes_ = Kokkos::View<int*>("mp_group_nodes", V * G);
+  auto h = Kokkos::create_mirror_view(group_nodes_);
+  grid::NodeBox<Dim> everything;
+  for (int d = 0; d < Dim; ++d) {
+    everything.lo[d] = -(1 << 29);
+    everything.n[d] = 1 << 30;
+  }
+  double lower[Dim], lo[Dim], hi[Dim];
+  for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
+  for (int g = 0; g < G; ++g) {
+    for (int d = 0; d < Dim; ++d) {
+      lo[d] = -group_box_global_[V * g + Dim + d];
+      hi[d] = group_box_global_[V * g + d];
+    }
+    const auto nb = grid::stencil_node_box<Dim>(lo, hi, lower, 1.0 / decomp_->dx(), everything);
+    for (int d = 0; d < Dim; ++d) {
+      h(V * g + d) = nb.lo[d];
+      h(V * g + Dim + d) = nb.lo[d] + nb.n[d];
+    }
+  }
+  Kokkos::deep_copy(group_nodes_, h);
+  group_nodes_host_.assign(h.data(), h.data() + V * G);
+}
+
+template <int Dim>
+grid::NodeBox<Dim> MultiphaseMpm<Dim>::force_node_box(Phases which) const {
+  const int V = 2 * Dim;
+  int lo[Dim], hi[Dim];
+  for (int d = 0; d < Dim; ++d) {
+    lo[d] = std::numeric_limits<int>::max();
+    hi[d] = std::numeric_limits<int>::min();
+  }
+  for (int g = 0; g < table_.groups; ++g) {
+    const bool fluid = table_.group_kind[g] == PhaseKind::Fluid;
+    if (fluid ? which == Phases::Solids : which == Phases::Fluids) continue;
+    for (int d = 0; d < Dim; ++d) {
+      lo[d] = std::min(lo[d], group_nodes_host_[V * g + d]);
+      hi[d] = std::max(hi[d], group_nodes_host_[V * g + Dim + d]);
+    }
+  }
+  grid::NodeBox<Dim> box = state_box_;
+  for (int d = 0; d < Dim; ++d) {
+    const int from = std::max(state_box_.lo[d], lo[d]), to = std::min(state_box_.lo[d] + state_box_.n[d], hi[d]);
+    box.lo[d] = from < to ? from : state_box_.lo[d];
+    box.n[d] = std::max(0, to - from);
+  }
+  for (int d = 0; d < Dim; ++d)
+    if (box.n[d] == 0)
+      for (int e = 0; e < Dim; ++e) box.n[e] = 0;
+  return box;
+}
+
+template <int Dim>
+grid::NodeBox<Dim> MultiphaseMpm<Dim>::phase_node_box(Phases which) const {
+  const int V = 2 * Dim;
+  double lo[Dim], hi[Dim], lower[Dim];
+  for (int d = 0; d < Dim; ++d) {
+    lower[d] = decomp_->lower()[d];
+    lo[d] = 1e300;
+    hi[d] = -1e300;
+  }
+  for (int g = 0; g < table_.groups; ++g) {
+    const bool fluid = table_.group_kind[g] == PhaseKind::Fluid;
+    if (fluid ? which == Phases::Solids : which == Phases::Fluids) continue;
+    for (int d = 0; d < Dim; ++d) {
+      lo[d] = std::min(lo[d], -group_box_local_[V * g + Dim + d]);
+      hi[d] = std::max(hi[d], group_box_local_[V * g + d]);
+    }
+  }
+  return grid::stencil_node_box<Dim>(lo, hi, lower, 1.0 / decomp_->dx(), grid_->ghost_box());
+}
+
+namespace {
+// Whether the stencil starting at `base` (3 nodes per axis) meets the node range of group g in
+// `nodes` (as group_nodes_).
+template <int Dim, class View>
+KOKKOS_INLINE_FUNCTION bool stencil_meets_group(const int* base, const View& nodes, int g) {
+  for (int d = 0; d < Dim; ++d)
+    if (base[d] + 3 <= nodes(2 * Dim * g + d) || base[d] >= nodes(2 * Dim * g + Dim + d)) return false;
+  return true;
+}
+}  // namespace
+
 // One pass over the particles scatters m, m u and m grad N of every group (and, in volume mode, the
 // fluids' m J). With fluid_forces (SPH density: a fluid's stress depends on its SPH density alone,
 // not on the grid), the internal force and buoyancy of every fluid particle go into the same pass
@@ -430,9 +526,32 @@ template <int Dim>
 void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
   auto t = timers_.scope("p2g");
   const int S = stride();
-  const auto gbox = grid_->ghost_box();
-  grid::NodeArray local = grid_->acquire_local(true);
-  auto scatter = Kokkos::Experimental::create_scatter_view(local);
+  measure_group_boxes();
+  state_box_ = phase_node_box(Phases::All);
+  state_ = grid_->acquire_active(state_box_);
+  grid::scatter_into(state_, [&](auto& scatter) { p2g_scatter(scatter, fluid_forces); }, &scatter_cache_);
+  grid_->sum_active_in_place();
+  // u = p/m per group on every node of the box (ghost nodes too: their sums equal the owners' bit for
+  // bit, so each rank updates its whole box where it is).
+  grid::NodeArray a = state_;
+  const int G = table_.groups;
+  Kokkos::parallel_for(
+      "mp::grid_velocity", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(const long i) {
+        for (int g = 0; g < G; ++g) {
+          const double m = a(i, g * S);
+          for (int d = 0; d < Dim; ++d) a(i, g * S + 1 + d) = m > 0 ? a(i, g * S + 1 + d) / m : 0.0;
+          if (!fluid_forces) a(i, g * S + 1 + Dim) = m > 0 ? a(i, g * S + 1 + Dim) / m : 0.0;  // J_I
+        }
+      });
+  forces_in_state_ = fluid_forces;
+  forces_in_vec_ = false;
+}
+
+template <int Dim>
+template <class Scatter>
+void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
+  const int S = stride();
+  const auto gbox = state_box_;
   auto x = set_.field(f_.x), v = set_.field(f_.v), mass = set_.field(f_.mass);
   auto vol0 = set_.field(f_.volume), rho = set_.field(f_.density), sig = set_.field(f_.stress);
   auto temp = set_.field(f_.temperature);
@@ -443,6 +562,8 @@ void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
   const bool gimp = s_.gimp, volume_density = !s_.sph_density;
   const double beta_t = s_.thermal_buoyancy, t_amb = s_.ambient_temperature;
+  auto nodes = group_nodes_;
+  const int G = table_.groups;
   Kokkos::parallel_for(
       "mp::p2g", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
         double xp[Dim], vp[Dim];
@@ -456,6 +577,9 @@ void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
         const bool fluid = mt.kind == PhaseKind::Fluid;
         const int o = mt.group * S;
         const double mp = mass(p, 0);
+        // The mass gradient only where another group's particles (on any rank) may reach a node.
+        bool gradient = false;
+        for (int g = 0; g < G; ++g) gradient = gradient || (g != mt.group && stencil_meets_group<Dim>(st.base, nodes, g));
         auto acc = scatter.access();
         if (fluid_forces && fluid) {
           // V sigma and the buoyancy m b_j as in p2g_forces (eqs. 15/19).
@@ -471,7 +595,7 @@ void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
               double f = 0;
               for (int b = 0; b < Dim; ++b) f -= s[a * Dim + b] * grad[b];
               acc(idx, o + 1 + Dim + a) += a == 1 ? f + w * lift : f;
-              acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+              if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
             }
           });
           return;
@@ -486,7 +610,7 @@ void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
             acc(idx, o + 1 + Dim) += w * mj;
             for (int a = 0; a < Dim; ++a) {
               acc(idx, o + 1 + a) += wm * vp[a];
-              acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+              if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
             }
           });
           return;
@@ -496,32 +620,10 @@ void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
           acc(idx, o) += wm;
           for (int a = 0; a < Dim; ++a) {
             acc(idx, o + 1 + a) += wm * vp[a];
-            acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+            if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
           }
         });
       });
-  Kokkos::Experimental::contribute(local, scatter);
-  grid_->release_local(local);
-  grid_->local_to_global_add();
-  // u = p/m per group on owned nodes; the owned state is kept for the grid update, because the force
-  // pass reuses the same Vecs.
-  grid::NodeArray a = grid_->acquire_owned();
-  const int G = table_.groups;
-  Kokkos::parallel_for(
-      "mp::grid_velocity", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(const long i) {
-        for (int g = 0; g < G; ++g) {
-          const double m = a(i, g * S);
-          for (int d = 0; d < Dim; ++d) a(i, g * S + 1 + d) = m > 0 ? a(i, g * S + 1 + d) / m : 0.0;
-          if (!fluid_forces) a(i, g * S + 1 + Dim) = m > 0 ? a(i, g * S + 1 + Dim) / m : 0.0;  // J_I
-        }
-      });
-  forces_in_state_ = fluid_forces;
-  forces_in_vec_ = false;
-  if (state_.extent(0) != a.extent(0) || state_.extent(1) != a.extent(1))
-    state_ = grid::NodeArray("mp_node_state", a.extent(0), a.extent(1));
-  Kokkos::deep_copy(state_, a);
-  grid_->release_owned(a);
-  grid_->global_to_local();
 }
 
 template <int Dim>
@@ -632,8 +734,9 @@ void MultiphaseMpm<Dim>::constitutive(double dt, Phases which) {
   auto t = timers_.scope("constitutive");
   const bool do_fluids = which != Phases::Solids, do_solids = which != Phases::Fluids;
   const int S = stride();
-  const auto gbox = grid_->ghost_box();
-  grid::NodeArray local = grid_->acquire_local(false);
+  // The grid velocities of p2g (the SPH density's fluids read none: before the first p2g the array is empty).
+  const auto gbox = state_box_;
+  grid::NodeArray local = state_;
   auto x = set_.field(f_.x), rho = set_.field(f_.density), sig = set_.field(f_.stress), pr = set_.field(f_.pressure);
   auto mat = set_.material();
   auto mats = materials_;
@@ -690,17 +793,24 @@ void MultiphaseMpm<Dim>::constitutive(double dt, Phases which) {
         for (int a = 0; a < Dim; ++a) mean += s[a * Dim + a];
         pr(p, 0) = -mean / Dim;
       });
-  grid_->release_local(local);
 }
 
 template <int Dim>
 void MultiphaseMpm<Dim>::p2g_forces(Phases which) {
   auto t = timers_.scope("p2g_forces");
+  const auto box = force_node_box(which);
+  grid::NodeArray local = forces_->acquire_active(box);
+  grid::scatter_into(local, [&](auto& scatter) { p2g_forces_scatter(scatter, box, which); }, &force_scatter_cache_);
+  forces_->sum_active_in_place();
+  forces_in_vec_ = true;
+}
+
+template <int Dim>
+template <class Scatter>
+void MultiphaseMpm<Dim>::p2g_forces_scatter(Scatter& scatter, const grid::NodeBox<Dim>& box, Phases which) {
   const bool do_fluids = which != Phases::Solids, do_solids = which != Phases::Fluids;
   const int S = stride();
-  const auto gbox = grid_->ghost_box();
-  grid::NodeArray local = grid_->acquire_local(true);
-  auto scatter = Kokkos::Experimental::create_scatter_view(local);
+  const auto gbox = box;
   auto x = set_.field(f_.x), mass = set_.field(f_.mass), rho = set_.field(f_.density), sig = set_.field(f_.stress);
   auto mat = set_.material();
   auto mats = materials_;
@@ -731,19 +841,20 @@ void MultiphaseMpm<Dim>::p2g_forces(Phases which) {
           }
         });
       });
-  Kokkos::Experimental::contribute(local, scatter);
-  grid_->release_local(local);
-  grid_->local_to_global_add();
-  forces_in_vec_ = true;
 }
 
 template <int Dim>
 void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
   auto t = timers_.scope("grid_update");
   const int S = stride(), G = table_.groups;
-  const auto obox = grid_->owned_box();
-  grid::NodeArray a = grid_->acquire_owned();
-  auto state = state_;
+  // Every node of the box is updated where it is (ghost nodes hold the owners' sums bit for bit);
+  // contacts are counted on owned nodes only (an owned node that only other ranks' particles reach lies
+  // outside this rank's box: they update it as a ghost node, and no rank counts its contacts).
+  const auto box = state_box_, obox = grid_->owned_box();
+  grid::NodeArray a = state_;
+  // Forces of the separate force pass: over its own (smaller) box.
+  const auto fbox = forces_->active_box();
+  grid::NodeArray fa = forces_->active();
   double lower[Dim], grav[Dim];
   for (int d = 0; d < Dim; ++d) {
     lower[d] = decomp_->lower()[d];
@@ -754,21 +865,29 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
   auto shares = shares_force_;
   const ContactMode mode = s_.contact;
   auto beta = beta_;
-  // Internal forces: from the force pass (in the Vec) and/or from the fused P2G (in state_).
+  // Internal forces: from the force pass (forces_) and/or from the fused P2G (in state_).
   const bool vec_forces = forces_in_vec_, state_forces = forces_in_state_;
   long contacts = 0;
   Kokkos::parallel_reduce(
-      "mp::grid_update", Kokkos::RangePolicy<>(0, obox.size()),
+      "mp::grid_update", Kokkos::RangePolicy<>(0, box.size()),
       KOKKOS_LAMBDA(const long i, long& ncontact) {
+        int node[Dim];
+        box.node(i, node);
+        bool owned = true, in_fbox = vec_forces;
+        for (int d = 0; d < Dim; ++d) {
+          owned = owned && node[d] >= obox.lo[d] && node[d] < obox.lo[d] + obox.n[d];
+          in_fbox = in_fbox && node[d] >= fbox.lo[d] && node[d] < fbox.lo[d] + fbox.n[d];
+        }
+        const long fi_node = in_fbox ? fbox.index(node) : 0;
         double m[kMaxGroups], u[kMaxGroups * Dim], un[kMaxGroups * Dim], gr[kMaxGroups * Dim], f[kMaxGroups * Dim];
         double mt = 0, ft[Dim] = {};
         for (int g = 0; g < G; ++g) {
-          m[g] = state(i, g * S);
+          m[g] = a(i, g * S);
           for (int d = 0; d < Dim; ++d) {
-            u[g * Dim + d] = state(i, g * S + 1 + d);
-            gr[g * Dim + d] = state(i, g * S + 1 + 2 * Dim + d);
-            const double fi = (vec_forces ? a(i, g * S + 1 + Dim + d) : 0.0) +
-                              (state_forces ? state(i, g * S + 1 + Dim + d) : 0.0);
+            u[g * Dim + d] = a(i, g * S + 1 + d);
+            gr[g * Dim + d] = a(i, g * S + 1 + 2 * Dim + d);
+            const double fi = (in_fbox ? fa(fi_node, g * S + 1 + Dim + d) : 0.0) +
+                              (state_forces ? a(i, g * S + 1 + Dim + d) : 0.0);
             f[g * Dim + d] = with_forces ? fi + m[g] * grav[d] : 0.0;
             if (shares(g)) ft[d] += f[g * Dim + d];
           }
@@ -782,9 +901,8 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
             un[g * Dim + d] = u[g * Dim + d] + dt * acc;
           }
         for (int g = 0; g < G; ++g) floor_mass_gradient<Dim>(gr + g * Dim, m[g], inv_dx);
-        ncontact += apply_contact<Dim>(G, m, gr, un, beta.data(), mode);
-        int node[Dim];
-        obox.node(i, node);
+        const int applied = apply_contact<Dim>(G, m, gr, un, beta.data(), mode);
+        if (owned) ncontact += applied;
         double xi[Dim];
         for (int d = 0; d < Dim; ++d) xi[d] = lower[d] + node[d] * dx;
         for (int g = 0; g < G; ++g) {
@@ -801,16 +919,14 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
       },
       contacts);
   contacts_ = contacts;
-  grid_->release_owned(a);
-  grid_->global_to_local();
 }
 
 template <int Dim>
 void MultiphaseMpm<Dim>::g2p(double dt) {
   auto t = timers_.scope("g2p");
   const int S = stride();
-  const auto gbox = grid_->ghost_box();
-  grid::NodeArray local = grid_->acquire_local(false);
+  const auto gbox = state_box_;
+  grid::NodeArray local = state_;
   auto x = set_.field(f_.x), v = set_.field(f_.v), vol0 = set_.field(f_.volume);
   auto mat = set_.material();
   auto mats = materials_;
@@ -828,6 +944,7 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
   }
   const bool gimp = s_.gimp;
   const double vref = ref_volume_, half_ref = ref_half_width_;
+  auto nodes = group_nodes_;
   Kokkos::View<int64_t*> bad("mp_bad_particle", 1);
   Kokkos::deep_copy(bad, -1);
   Kokkos::parallel_for(
@@ -839,8 +956,12 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
         const PhaseMaterial& m = mats(mat(p));
         const int o = m.group * S;
         double vpic[Dim] = {}, acc[Dim] = {};
-        // The volumes and solid normal of the separation below are gathered in the same stencil pass.
-        const bool check = separate && m.kind == PhaseKind::Fluid;
+        // The volumes and solid normal of the separation below are gathered in the same stencil pass,
+        // where a solid group's particles (on any rank) may reach a node of the stencil (elsewhere the
+        // solid volume is exactly 0 and the check cannot fire).
+        bool check = false;
+        if (separate && m.kind == PhaseKind::Fluid)
+          for (int g = 0; g < G; ++g) check = check || (solid_group(g) > 0 && stencil_meets_group<Dim>(st.base, nodes, g));
         // The grid masses of the separation below are gathered in the same stencil pass and turned into
         // volumes once per particle; the solids' normal needs a second pass only where it is used.
         double mf = 0, ms[kMaxGroups] = {};
@@ -893,7 +1014,6 @@ void MultiphaseMpm<Dim>::g2p(double dt) {
           x(p, d) = xn[d] < lo_clamp[d] ? lo_clamp[d] : (xn[d] > hi_clamp[d] ? hi_clamp[d] : xn[d]);
         }
       });
-  grid_->release_local(local);
   auto bad_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bad);
   long bad_local = bad_h(0), bad_any = -1;
   MPI_Allreduce(&bad_local, &bad_any, 1, MPI_LONG, MPI_MAX, comm_);

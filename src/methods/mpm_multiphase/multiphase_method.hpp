@@ -24,6 +24,7 @@
 
 #include "grid/decomposition.hpp"
 #include "grid/grid_field.hpp"
+#include "grid/node_scatter.hpp"
 #include "methods/method.hpp"
 #include "methods/mpm_multiphase/multiphase_deck.hpp"
 #include "particles/halo.hpp"
@@ -63,8 +64,11 @@ class MultiphaseMpm : public Method {
   MultiphaseSettings& settings() { return s_; }  // tests switch options between steps
   const grid::Decomposition<Dim>& decomposition() const { return *decomp_; }
   double density_calibration() const { return calibration_; }
-  // Owned nodes after p2g_momentum: per group m, u, (unused), G (stride 1 + 3 Dim).
+  // The nodes of node_box() (this rank's particles' stencils, ghost nodes included, summed over the
+  // ranks) after p2g_momentum: per group m, u, (unused), G (stride 1 + 3 Dim); after grid_update the
+  // same array holds m, u_new, the grid increment / dt and G, which constitutive and g2p read.
   const grid::NodeArray& node_state() const { return state_; }
+  const grid::NodeBox<Dim>& node_box() const { return state_box_; }
   // Group of each material (device), and per-group totals of mass and momentum (global).
   void group_totals(std::vector<double>& mass, std::vector<double>& momentum);
 
@@ -79,6 +83,8 @@ class MultiphaseMpm : public Method {
   // fluid_forces: also scatter the fluids' internal and buoyancy forces (SPH density mode, after
   // sph_density() and constitutive(dt, Phases::Fluids)); then p2g_forces(Phases::Solids) adds the rest.
   void p2g(bool fluid_forces);
+  template <class Scatter>
+  void p2g_scatter(Scatter& scatter, bool fluid_forces);  // p2g's particle pass (scatter view over node_box())
   // SPH density through a Verlet list (owned + ghost rows within support + skin), rebuilt with the
   // halo only when a row has moved more than half the skin since the last build, the particle count
   // changed or a particle changed phase (a global decision: the halo plan is collective).
@@ -86,6 +92,17 @@ class MultiphaseMpm : public Method {
   long sph_list_builds() const { return sph_builds_; }
   void constitutive(double dt, Phases which = Phases::All);
   void p2g_forces(Phases which = Phases::All);
+  template <class Scatter>
+  void p2g_forces_scatter(Scatter& scatter, const grid::NodeBox<Dim>& box, Phases which);
+  // Bounding boxes of every group's particles, this rank's and over all ranks (collective); p2g
+  // measures them, and p2g_forces (same positions) reuses them.
+  void measure_group_boxes();
+  // The nodes reached by the stencils of this rank's particles of the given phases (clipped to the
+  // ghosted box; empty when there are none), from the last measure_group_boxes().
+  grid::NodeBox<Dim> phase_node_box(Phases which) const;
+  // The nodes of node_box() that particles of the given phases on any rank may reach: the force pass's
+  // box (a rank must receive the other ranks' forces on every node of its own box where they land).
+  grid::NodeBox<Dim> force_node_box(Phases which) const;
   void grid_update(double dt, bool with_forces);
   void g2p(double dt);
   // Miscible species: one explicit step of D alpha^k/Dt = k_d laplacian(alpha^k) with the weak-form
@@ -122,7 +139,22 @@ class MultiphaseMpm : public Method {
   Kokkos::View<int*> shares_force_;  // per group: 1 if it shares the summed force (force_sharing)
   std::unique_ptr<grid::Decomposition<Dim>> decomp_;
   std::unique_ptr<grid::GridField<Dim>> grid_;
-  grid::NodeArray state_;  // owned nodes after step 1: m, u, -, G per group (the force pass reuses the Vec)
+  // The step's compact node arrays (no PETSc Vec; ranks sum the overlaps of their boxes in rank
+  // order): state_ over the nodes of every particle (grid_'s active array), and the separate force
+  // pass's array over the nodes of the particles it visits (forces_; the solids alone with the SPH
+  // density). The diffusion, dissolution and temperature passes keep grid_'s PETSc Vecs.
+  grid::NodeArray state_;
+  grid::NodeBox<Dim> state_box_{};
+  std::unique_ptr<grid::GridField<Dim>> forces_;
+  grid::NodeScatterCache scatter_cache_, force_scatter_cache_;  // the two passes' per-thread copies
+  // Per group, the coordinate boxes of measure_group_boxes (as particles::BoundingBoxReducer: 2 Dim
+  // values, max x and max -x) and, on the device, the nodes that any rank's particles of the group
+  // reach (lo, hi per axis, unclipped; empty: lo >= hi). A particle whose stencil meets no other
+  // group's nodes needs no mass gradient on the grid (only contact reads it, where two groups meet), and
+  // a fluid particle whose stencil meets no solid's nodes has no solid volume to leave (g2p).
+  std::vector<double> group_box_local_, group_box_global_;
+  Kokkos::View<int*> group_nodes_;
+  std::vector<int> group_nodes_host_;
   particles::ParticleSet set_;
   Fields f_{};
   physics::ColliderSet<Dim> colliders_;
