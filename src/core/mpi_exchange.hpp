@@ -7,6 +7,7 @@
 // (GridField::sum_overlaps, the assembled MPM Hessian's ghost rows).
 #include <mpi.h>
 
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -20,12 +21,17 @@ void exchange_buffers(MPI_Comm comm, const std::vector<int>& to, const std::vect
   static_assert(std::is_trivially_copyable<T>::value, "exchange_buffers ships raw bytes");
   if (send.size() != to.size() || recv.size() != from.size())
     throw std::logic_error("exchange_buffers: one buffer per rank");
+  auto bytes = [](size_t n) {
+    if (n * sizeof(T) > static_cast<size_t>(std::numeric_limits<int>::max()))
+      throw std::runtime_error("exchange_buffers: a message of more than 2 GiB (MPI counts are int)");
+    return static_cast<int>(n * sizeof(T));
+  };
   std::vector<MPI_Request> requests(to.size() + from.size());
   for (size_t k = 0; k < from.size(); ++k)
-    MPI_Irecv(recv[k].data(), static_cast<int>(recv[k].size() * sizeof(T)), MPI_BYTE, from[k], tag, comm,
+    MPI_Irecv(recv[k].data(), bytes(recv[k].size()), MPI_BYTE, from[k], tag, comm,
               &requests[k]);
   for (size_t k = 0; k < to.size(); ++k)
-    MPI_Isend(send[k].data(), static_cast<int>(send[k].size() * sizeof(T)), MPI_BYTE, to[k], tag, comm,
+    MPI_Isend(send[k].data(), bytes(send[k].size()), MPI_BYTE, to[k], tag, comm,
               &requests[from.size() + k]);
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
 }

@@ -1,6 +1,7 @@
 #include "methods/mpm/assembled_hessian.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -596,6 +597,8 @@ void AssembledHessian<Dim>::plan_ghost_rows() {
       in.row.push_back(r);
       in.count.push_back(count);
       for (int e = 0; e < count; ++e, ++p) {
+        if (msg[p] < 0 || msg[p] >= HessianLayout<Dim>::Slots)
+          throw std::logic_error("assembled Hessian: a partial row's block offset out of range");
         const int entry = hslot(r, msg[p]);
         if (entry < 0) throw std::logic_error("assembled Hessian: a partial row's block outside our row");
         in.entry.push_back(entry - hs(r));
