@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/mpi_exchange.hpp"
 #include "solvers/petsc_check.hpp"
 
 namespace meniscus::grid {
@@ -202,11 +203,11 @@ void GridField<Dim>::sum_overlaps(double* a, const NodeBox<Dim>& gbox, const std
   };
   if (n > 0) {
     std::vector<std::vector<double>> send(n), recv(n);
-    std::vector<MPI_Request> requests(2 * n);
-    const int tag = 7613;
+    std::vector<int> ranks(n);
     for (size_t k = 0; k < n; ++k) {
       const NodeBox<Dim> ob = box_of(overlaps[k]);
       const long m = ob.size();
+      ranks[k] = overlaps[k].rank;
       send[k].resize(m * dof);
       recv[k].resize(m * dof);
       for (long i = 0; i < m; ++i) {
@@ -215,12 +216,8 @@ void GridField<Dim>::sum_overlaps(double* a, const NodeBox<Dim>& gbox, const std
         const long g = gbox.index(node) * dof;
         for (int c = 0; c < dof; ++c) send[k][i * dof + c] = a[g + c];
       }
-      MPI_Irecv(recv[k].data(), static_cast<int>(m * dof), MPI_DOUBLE, overlaps[k].rank, tag, decomp_.comm(),
-                &requests[2 * k]);
-      MPI_Isend(send[k].data(), static_cast<int>(m * dof), MPI_DOUBLE, overlaps[k].rank, tag, decomp_.comm(),
-                &requests[2 * k + 1]);
     }
-    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    exchange_buffers(decomp_.comm(), ranks, send, ranks, recv, 7613);
     send.clear();
     // Each node of the union once (in the first overlap that holds it): its contributions from +0 in
     // ascending rank order, ours at our place in that order.

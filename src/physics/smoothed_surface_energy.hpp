@@ -49,32 +49,31 @@ KOKKOS_INLINE_FUNCTION void smoothed_surface_energy_hessian(const double* M, con
     for (int j = 0; j < N; ++j) H[i * N + j] = s1 * H[i * N + j] + s2 * dg[i] * dg[j];
 }
 
-// PSD projection of a 3D sample's Hessian K (9 x 9, index i*3 + j of M_ij) of any function of
-// cof(M) dA, such as k g_e above, on the 6-dimensional space it lives in. With t1, t2 an orthonormal
-// basis of the plane normal to dA, dA = |dA| t1 x t2 and cof(M)(t1 x t2) = (M t1) x (M t2), so the
-// energy depends on M only through M t1 and M t2: K = Q^T K6 Q with Q (6 x 9) the rows
-// Q[(i,s)][(k,j)] = delta_ik t_s[j], whose rows are orthonormal (Q Q^T = I). The eigenvectors of K
-// with nonzero eigenvalue lie in Q's row space, so the projection of K is Q^T proj(K6) Q with
-// K6 = Q K Q^T: the same result as project_psd<9>(K) (to round-off) for (6/9)^3 of the work of the
-// Jacobi sweeps. K is kept exactly when K6 has no negative eigenvalue. Returns whether K changed.
-KOKKOS_INLINE_FUNCTION bool project_surface_hessian_psd(double* K, const double* a) {
+// The tangents t1, t2 of a sample with area vector a (a != 0): t1 = n x e_k for the axis e_k least
+// aligned with n = a / |a|, t2 = n x t1.
+KOKKOS_INLINE_FUNCTION void surface_tangents(const double* a, double (*t)[3]) {
   const double an = area_norm<3>(a);
-  if (!(an > 0)) return project_psd<9>(K);
   const double n[3] = {a[0] / an, a[1] / an, a[2] / an};
-  // t1: n x e_k for the axis e_k least aligned with n; t2 = n x t1.
   int k = 0;
   for (int d = 1; d < 3; ++d)
     if (kmath::fabs(n[d]) < kmath::fabs(n[k])) k = d;
   double e[3] = {0, 0, 0};
   e[k] = 1;
-  double t[2][3] = {{n[1] * e[2] - n[2] * e[1], n[2] * e[0] - n[0] * e[2], n[0] * e[1] - n[1] * e[0]}, {}};
+  t[0][0] = n[1] * e[2] - n[2] * e[1];
+  t[0][1] = n[2] * e[0] - n[0] * e[2];
+  t[0][2] = n[0] * e[1] - n[1] * e[0];
   const double tn = kmath::sqrt(t[0][0] * t[0][0] + t[0][1] * t[0][1] + t[0][2] * t[0][2]);
   for (int d = 0; d < 3; ++d) t[0][d] /= tn;
   t[1][0] = n[1] * t[0][2] - n[2] * t[0][1];
   t[1][1] = n[2] * t[0][0] - n[0] * t[0][2];
   t[1][2] = n[0] * t[0][1] - n[1] * t[0][0];
+}
+
+// K6 = Q K Q^T (see below): K6[(i,s)][(k,u)] = sum_{j,l} t_s[j] K[(i,j),(k,l)] t_u[l], index
+// (i * 2 + s) * 6 + k * 2 + u.
+KOKKOS_INLINE_FUNCTION void surface_hessian_in_tangents(const double* K, const double (*t)[3], double* K6) {
   // KQ[(i,j)][(k,u)] = sum_l K[(i,j),(k,l)] t_u[l]; K6[(i,s)][(k,u)] = sum_j t_s[j] KQ[(i,j)][(k,u)].
-  double KQ[9 * 6], K6[36];
+  double KQ[9 * 6];
   for (int r = 0; r < 9; ++r)
     for (int kk = 0; kk < 3; ++kk)
       for (int u = 0; u < 2; ++u) {
@@ -89,6 +88,21 @@ KOKKOS_INLINE_FUNCTION bool project_surface_hessian_psd(double* K, const double*
         for (int j = 0; j < 3; ++j) v += t[s][j] * KQ[(i * 3 + j) * 6 + c];
         K6[(i * 2 + s) * 6 + c] = v;
       }
+}
+
+// PSD projection of a 3D sample's Hessian K (9 x 9, index i*3 + j of M_ij) of any function of
+// cof(M) dA, such as k g_e above, on the 6-dimensional space it lives in. With t1, t2 an orthonormal
+// basis of the plane normal to dA, dA = |dA| t1 x t2 and cof(M)(t1 x t2) = (M t1) x (M t2), so the
+// energy depends on M only through M t1 and M t2: K = Q^T K6 Q with Q (6 x 9) the rows
+// Q[(i,s)][(k,j)] = delta_ik t_s[j], whose rows are orthonormal (Q Q^T = I). The eigenvectors of K
+// with nonzero eigenvalue lie in Q's row space, so the projection of K is Q^T proj(K6) Q with
+// K6 = Q K Q^T: the same result as project_psd<9>(K) (to round-off) for (6/9)^3 of the work of the
+// Jacobi sweeps. K is kept exactly when K6 has no negative eigenvalue. Returns whether K changed.
+KOKKOS_INLINE_FUNCTION bool project_surface_hessian_psd(double* K, const double* a) {
+  if (!(area_norm<3>(a) > 0)) return project_psd<9>(K);
+  double t[2][3], K6[36], KQ[9 * 6];
+  surface_tangents(a, t);
+  surface_hessian_in_tangents(K, t, K6);
   // Symmetric to round-off; make it exactly so for the Jacobi sweeps.
   for (int r = 0; r < 6; ++r)
     for (int c = r + 1; c < 6; ++c) K6[r * 6 + c] = K6[c * 6 + r] = 0.5 * (K6[r * 6 + c] + K6[c * 6 + r]);

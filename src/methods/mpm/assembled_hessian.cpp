@@ -1,10 +1,13 @@
 #include "methods/mpm/assembled_hessian.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/log.hpp"
+#include "core/mpi_exchange.hpp"
+#include "core/mpi_gather.hpp"
 #include "solvers/petsc_check.hpp"
 #include "solvers/vec_access.hpp"
 #include "solvers/view_files.hpp"
@@ -101,6 +104,36 @@ PetscErrorCode shell_solve(PC pc, Vec b, Vec x) {
   }
   return 0;
 }
+
+// GAMG's Galerkin products P^T A P with PETSc's default MPIAIJ algorithm ("scalable") add the rows
+// that other ranks computed in message-arrival order: with GAMG, two identical runs of the 2D candle
+// deck at 4 ranks differed from step 1 on (momentum_x by 1e-12 relative) even with the fine matrix
+// summed in rank order (add_ghost_rows). The "allatonce" algorithm sums through a PetscSF in a fixed
+// order, and five such runs agreed bit for bit. PETSc reads the choice from the global options
+// database when GAMG creates its coarse matrices (no prefix reaches it), and the sequential product
+// knows no "allatonce", so the option is set only around a GAMG solve on 3+ ranks (at 2 ranks a row
+// has at most one remote part and arrival order cannot matter; the results stay as they were) and
+// only where the database does not name -matptap_via itself.
+class DeterministicGalerkinProducts {
+ public:
+  explicit DeterministicGalerkinProducts(PC pc) {
+    PetscBool gamg = PETSC_FALSE, given = PETSC_FALSE;
+    petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCGAMG, &gamg), "PetscObjectTypeCompare");
+    int ranks = 1;
+    MPI_Comm_size(PetscObjectComm(reinterpret_cast<PetscObject>(pc)), &ranks);
+    petsc_check(PetscOptionsHasName(nullptr, nullptr, "-matptap_via", &given), "PetscOptionsHasName");
+    set_ = gamg && ranks > 2 && !given;
+    if (set_) petsc_check(PetscOptionsSetValue(nullptr, "-matptap_via", "allatonce"), "PetscOptionsSetValue");
+  }
+  ~DeterministicGalerkinProducts() {
+    if (set_) solvers::petsc_check_noexcept(PetscOptionsClearValue(nullptr, "-matptap_via"), "PetscOptionsClearValue");
+  }
+  DeterministicGalerkinProducts(const DeterministicGalerkinProducts&) = delete;
+  DeterministicGalerkinProducts& operator=(const DeterministicGalerkinProducts&) = delete;
+
+ private:
+  bool set_ = false;
+};
 
 // Rows of the reduced matrix <-> the DMDA vector's owned nodes. Free functions: nvcc rejects device
 // lambdas in some member contexts.
@@ -279,7 +312,10 @@ void AssembledHessian<Dim>::solve(Vec b, Vec x) {
   if (fresh) petsc_check(PCSetReusePreconditioner(pc, PETSC_FALSE), "PCSetReusePreconditioner");
   refresh_ = false;
   to_reduced(b, rb_);
-  petsc_check(KSPSolve(inner_, rb_, rx_), "KSPSolve");
+  {
+    DeterministicGalerkinProducts products(pc);
+    petsc_check(KSPSolve(inner_, rb_, rx_), "KSPSolve");
+  }
   if (fresh) petsc_check(PCSetReusePreconditioner(pc, PETSC_TRUE), "PCSetReusePreconditioner");
   PetscInt its = 0;
   petsc_check(KSPGetIterationNumber(inner_, &its), "KSPGetIterationNumber");
@@ -328,6 +364,7 @@ void AssembledHessian<Dim>::prepare(Kokkos::View<const int*> constraint, Kokkos:
   if (changed) {
     build_pattern();
     number_unknowns();
+    plan_ghost_rows();
     create_matrix();
     ++builds_;
   }
@@ -471,6 +508,145 @@ void AssembledHessian<Dim>::number_unknowns() {
 }
 
 template <int Dim>
+void AssembledHessian<Dim>::plan_ghost_rows() {
+  // Every rank's owned and ghosted boxes: a ghost row goes to the rank owning its node, and partial
+  // rows arrive from the ranks whose ghosted boxes meet our owned box (an empty message where all of
+  // their rows there are held: both sides name each other without looking at the constraints).
+  MPI_Comm comm;
+  petsc_check(PetscObjectGetComm(reinterpret_cast<PetscObject>(dm_), &comm), "PetscObjectGetComm");
+  int me = 0;
+  MPI_Comm_rank(comm, &me);
+  std::vector<int> mine(4 * Dim);
+  for (int d = 0; d < Dim; ++d) {
+    mine[d] = obox_.lo[d];
+    mine[Dim + d] = obox_.lo[d] + obox_.n[d];
+    mine[2 * Dim + d] = gbox_.lo[d];
+    mine[3 * Dim + d] = gbox_.lo[d] + gbox_.n[d];
+  }
+  const std::vector<int> all = allgather_vector(comm, mine);
+  const int ranks = static_cast<int>(all.size() / (4 * Dim));
+  auto meets = [&](int r, int their, int our) {  // box `their` (0 owned, 2 ghosted) of r meets ours
+    for (int d = 0; d < Dim; ++d) {
+      const int lo = std::max(all[4 * Dim * r + their * Dim + d], mine[our * Dim + d]);
+      const int hi = std::min(all[4 * Dim * r + (their + 1) * Dim + d], mine[(our + 1) * Dim + d]);
+      if (lo >= hi) return false;
+    }
+    return true;
+  };
+  send_ranks_.clear();
+  recv_ranks_.clear();
+  for (int r = 0; r < ranks; ++r) {
+    if (r == me) continue;
+    if (meets(r, 0, 2)) send_ranks_.push_back(r);
+    if (meets(r, 2, 0)) recv_ranks_.push_back(r);
+  }
+  // Our rows: owned, or ghost rows for their owners (in row order), each described by its node and
+  // the offset slots of its entries.
+  auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), layout_.row_start);
+  auto hn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_node_);
+  auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cols_);
+  auto hrow = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), layout_.row);
+  auto hslot = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), layout_.slot);
+  HessianLayout<Dim> host_layout;
+  host_layout.gbox = gbox_;
+  owned_rows_.clear();
+  send_rows_.assign(send_ranks_.size(), {});
+  std::vector<std::vector<int>> described(send_ranks_.size());
+  for (long r = 0; r < rows_; ++r) {
+    int node[Dim];
+    gbox_.node(hn(r), node);
+    if (inside<Dim>(obox_, node)) {
+      owned_rows_.push_back(static_cast<int>(r));
+      continue;
+    }
+    size_t k = 0;
+    for (; k < send_ranks_.size(); ++k) {
+      bool in = true;
+      for (int d = 0; d < Dim; ++d) {
+        const int* box = &all[4 * Dim * send_ranks_[k]];
+        in = in && node[d] >= box[d] && node[d] < box[Dim + d];
+      }
+      if (in) break;
+    }
+    if (k == send_ranks_.size()) throw std::logic_error("assembled Hessian: a ghost node without an owner");
+    send_rows_[k].push_back(static_cast<int>(r));
+    auto& msg = described[k];
+    msg.insert(msg.end(), node, node + Dim);
+    msg.push_back(hs(r + 1) - hs(r));
+    for (long e = hs(r); e < hs(r + 1); ++e) msg.push_back(host_layout.offset(hn(r), hc(e)));
+  }
+  std::vector<std::vector<int>> received;
+  exchange_buffers_sized(comm, send_ranks_, described, recv_ranks_, received, 7621);
+  // Where each arriving block goes: the sender's rows lie on our owned nodes and its entries are
+  // unknown nodes within +-2 of them, all in our ghosted box (the DMDA's stencil width is 2), so each
+  // has its entry in our row; anything else means the ranks disagree on the unknowns.
+  incoming_.assign(recv_ranks_.size(), {});
+  recv_values_.assign(recv_ranks_.size(), {});
+  send_values_.assign(send_ranks_.size(), {});
+  for (size_t k = 0; k < recv_ranks_.size(); ++k) {
+    const std::vector<int>& msg = received[k];
+    Incoming& in = incoming_[k];
+    long blocks = 0;
+    for (size_t p = 0; p < msg.size();) {
+      int node[Dim];
+      for (int d = 0; d < Dim; ++d) node[d] = msg[p + d];
+      const int count = msg[p + Dim];
+      p += Dim + 1;
+      const int r = inside<Dim>(obox_, node) ? hrow(gbox_.index(node)) : -1;
+      if (r < 0) throw std::logic_error("assembled Hessian: a partial row for a node that is not our unknown");
+      in.row.push_back(r);
+      in.count.push_back(count);
+      for (int e = 0; e < count; ++e, ++p) {
+        if (msg[p] < 0 || msg[p] >= HessianLayout<Dim>::Slots)
+          throw std::logic_error("assembled Hessian: a partial row's block offset out of range");
+        const int entry = hslot(r, msg[p]);
+        if (entry < 0) throw std::logic_error("assembled Hessian: a partial row's block outside our row");
+        in.entry.push_back(entry - hs(r));
+      }
+      blocks += count;
+    }
+    recv_values_[k].resize(static_cast<size_t>(blocks) * Dim * Dim);
+  }
+  for (size_t k = 0; k < send_ranks_.size(); ++k) {
+    long blocks = 0;
+    for (int r : send_rows_[k]) blocks += hs(r + 1) - hs(r);
+    send_values_[k].resize(static_cast<size_t>(blocks) * Dim * Dim);
+  }
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::add_ghost_rows(double* values) {
+  // A row's values are contiguous (Dim rows of count x Dim numbers), so a sender's rows are copied
+  // whole; the owner adds each source's numbers to its own in ascending source rank.
+  auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), layout_.row_start);
+  for (size_t k = 0; k < send_ranks_.size(); ++k) {
+    double* out = send_values_[k].data();
+    for (int r : send_rows_[k]) {
+      const long n = (hs(r + 1) - hs(r)) * Dim * Dim;
+      std::copy(values + hs(r) * Dim * Dim, values + hs(r) * Dim * Dim + n, out);
+      out += n;
+    }
+  }
+  MPI_Comm comm;
+  petsc_check(PetscObjectGetComm(reinterpret_cast<PetscObject>(dm_), &comm), "PetscObjectGetComm");
+  exchange_buffers(comm, send_ranks_, send_values_, recv_ranks_, recv_values_, 7623);
+  for (size_t k = 0; k < recv_ranks_.size(); ++k) {
+    const Incoming& in = incoming_[k];
+    const double* v = recv_values_[k].data();
+    const int* entry = in.entry.data();
+    for (size_t q = 0; q < in.row.size(); ++q) {
+      const long first = hs(in.row[q]), ours = hs(in.row[q] + 1) - first, theirs = in.count[q];
+      double* row = values + first * Dim * Dim;
+      for (int a = 0; a < Dim; ++a)
+        for (long e = 0; e < theirs; ++e)
+          for (int b = 0; b < Dim; ++b) row[a * ours * Dim + entry[e] * Dim + b] += v[a * theirs * Dim + e * Dim + b];
+      v += theirs * Dim * Dim;
+      entry += theirs;
+    }
+  }
+}
+
+template <int Dim>
 void AssembledHessian<Dim>::create_matrix() {
   if (mat_) petsc_check(MatDestroy(&mat_), "MatDestroy");
   for (Vec* v : {&rb_, &rx_})
@@ -478,8 +654,9 @@ void AssembledHessian<Dim>::create_matrix() {
   values_ = Kokkos::View<double*>("hessian_values", entries_ * Dim * Dim);
   // Global block columns of the layout's entries and, per owned row, its blocks in the diagonal
   // (owned) and off-diagonal parts: the exact preallocation of every block row. Values are then
-  // added row by row (MatSetValuesBlocked reads a row's Dim x (entries x Dim) values in the layout's
-  // order); a ghost row's share goes to its owner in PETSc's stash. (A COO pattern did the same with
+  // inserted row by row (MatSetValuesBlocked reads a row's Dim x (entries x Dim) values in the layout's
+  // order) after the ghost rows' shares have reached their owners (add_ghost_rows). (A COO pattern,
+  // whose remote entries PETSc also sums in arrival order, did the same with
   // two 8-byte maps per scalar entry and two index copies at every pattern build: 6.4 M entries on
   // the 3D impact at dx = 1/63.)
   const long first_owned = first_unknown_, last_owned = first_unknown_ + owned_unknowns_;
@@ -557,8 +734,8 @@ void AssembledHessian<Dim>::create_matrix() {
     petsc_check(MatXAIJSetPreallocation(mat_, bs, d.data(), o.data(), nullptr, nullptr), "MatXAIJSetPreallocation");
   }
   petsc_check(MatSetOption(mat_, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE), "MatSetOption");
-  // Every linearisation adds to the same rows of other ranks: PETSc keeps the stash's communication.
-  petsc_check(MatSetOption(mat_, MAT_SUBSET_OFF_PROC_ENTRIES, PETSC_TRUE), "MatSetOption");
+  // Ghost rows reach their owners through add_ghost_rows: PETSc's assembly communicates nothing.
+  petsc_check(MatSetOption(mat_, MAT_NO_OFF_PROC_ENTRIES, PETSC_TRUE), "MatSetOption");
   petsc_check(MatSetOption(mat_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
   petsc_check(MatSetOption(mat_, MAT_SYMMETRY_ETERNAL, PETSC_TRUE), "MatSetOption");
   petsc_check(MatCreateVecs(mat_, &rx_, &rb_), "MatCreateVecs");
@@ -634,25 +811,26 @@ void AssembledHessian<Dim>::assemble(const IncrementalPotential<Dim>& potential,
         });
   }
   auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values_);
+  add_ghost_rows(hv.data());
   auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), layout_.row_start);
   auto hn = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_node_);
   auto hri = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reduced_index_);
   auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block_cols_);
-  petsc_check(MatZeroEntries(mat_), "MatZeroEntries");
+  // Every preallocated block of the owned rows is set: nothing to zero first.
   std::vector<PetscInt> rows(Dim), cols;
-  for (long r = 0; r < rows_; ++r) {
+  for (int r : owned_rows_) {
     const long first = hs(r), count = hs(r + 1) - first;
     const PetscInt row = hri(hn(r));
     const double* v = hv.data() + first * Dim * Dim;
     if (blocked_) {
-      petsc_check(MatSetValuesBlocked(mat_, 1, &row, static_cast<PetscInt>(count), hc.data() + first, v, ADD_VALUES),
+      petsc_check(MatSetValuesBlocked(mat_, 1, &row, static_cast<PetscInt>(count), hc.data() + first, v, INSERT_VALUES),
                   "MatSetValuesBlocked");
     } else {  // AIJ: the same values, indices per component (MatSetValuesBlocked would need block size Dim)
       cols.resize(static_cast<size_t>(count) * Dim);
       for (int a = 0; a < Dim; ++a) rows[a] = row * Dim + a;
       for (long e = 0; e < count; ++e)
         for (int b = 0; b < Dim; ++b) cols[e * Dim + b] = hc(first + e) * Dim + b;
-      petsc_check(MatSetValues(mat_, Dim, rows.data(), static_cast<PetscInt>(cols.size()), cols.data(), v, ADD_VALUES),
+      petsc_check(MatSetValues(mat_, Dim, rows.data(), static_cast<PetscInt>(cols.size()), cols.data(), v, INSERT_VALUES),
                   "MatSetValues");
     }
   }

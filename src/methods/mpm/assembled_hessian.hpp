@@ -9,8 +9,12 @@
 // multigrid, so that GAMG aggregates node blocks (optionally with the rigid-body modes as near null
 // space: -<prefix>near_null_space rigid). Each row holds its unknown neighbours within +-2 nodes,
 // preallocated exactly once per set of unknowns; the Mat is kept while that set is unchanged (every
-// Newton iteration of a step, and across steps where the set stays), and each linearisation adds
-// values only (one MatSetValuesBlocked per ghosted row).
+// Newton iteration of a step, and across steps where the set stays), and each linearisation inserts
+// values only (one MatSetValuesBlocked per owned row). A rank's partial rows on ghost nodes travel to
+// their owners in a fixed pattern (plan_ghost_rows), and the owner adds them to its own partial row in
+// ascending source-rank order, so the matrix does not depend on message arrival: PETSc's stash, which
+// this replaces, added remote rows in arrival order, and at 3+ ranks (a row with two remote partial
+// sums) two identical runs differed in the last bits.
 // Toward the Newton solver (which works on the DMDA's vectors) the operator is a MATSHELL of the
 // box size, blockdiag(reduced, I), and the preconditioner a PCSHELL that copies the unknown rows
 // into the reduced system, solves it with an inner KSP (CG + SOR, switching to CG + GAMG for the
@@ -21,6 +25,8 @@
 #include <petscdmda.h>
 #include <petscksp.h>
 #include <petscmat.h>
+
+#include <vector>
 
 #include "grid/grid_field.hpp"
 #include "methods/mpm/hessian_layout.hpp"
@@ -83,6 +89,16 @@ class AssembledHessian {
   void diagonal(Vec d);
 
  private:
+  void plan_ghost_rows();          // who sends which partial rows where (once per pattern)
+  void add_ghost_rows(double* values);  // every owned row += the remote partial rows, ascending rank
+
+  // A source rank's partial rows as they arrive: the sender's rows in its order, each a Dim x
+  // (count x Dim) block row, and where each of its blocks lies in our row.
+  struct Incoming {
+    std::vector<int> row;    // per sender row: our row
+    std::vector<int> count;  // per sender row: its entries (blocks)
+    std::vector<int> entry;  // per sender block: its entry index within our row
+  };
 
   DM dm_;
   grid::NodeBox<Dim> gbox_, obox_;
@@ -110,6 +126,11 @@ class AssembledHessian {
   Kokkos::View<PetscInt*> row_node_;                 // rows: ghost-local node
   Kokkos::View<double*> values_;                     // the layout's blocks, row by row
   long rows_ = 0, entries_ = 0, builds_ = 0, owned_unknowns_ = 0, first_unknown_ = 0;
+  std::vector<int> owned_rows_;                      // rows on owned nodes, ascending
+  std::vector<int> send_ranks_, recv_ranks_;         // ascending
+  std::vector<std::vector<int>> send_rows_;          // per send rank: our rows on nodes it owns
+  std::vector<Incoming> incoming_;                   // per receive rank
+  std::vector<std::vector<double>> send_values_, recv_values_;
 };
 
 }  // namespace meniscus::mpm

@@ -245,6 +245,8 @@ void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v, bool project
   if (fluid_curvature_.extent(0) != np) fluid_curvature_ = Kokkos::View<double*>("ip_fluid_curvature", np);
   if (in_.has_solid && solid_K_.extent(0) != np) solid_K_ = Kokkos::View<double**, Kokkos::LayoutRight>("ip_solid_K", np, N * N);
   if (surface_K_.extent(0) != ns) surface_K_ = Kokkos::View<double**, Kokkos::LayoutRight>("ip_surface_K", ns, N * N);
+  if (Dim == 3 && surface_tangent_K_.extent(0) != ns)
+    surface_tangent_K_ = Kokkos::View<double**, Kokkos::LayoutRight>("ip_surface_tangent_K", ns, 42);
   auto fc = fluid_curvature_;
   auto KP = solid_K_;
   Kokkos::parallel_for(
@@ -284,6 +286,7 @@ void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v, bool project
   const auto klg = in_.sample_liquid_gas;
   const double eps = in_.surface_smoothing;
   auto KS = surface_K_;
+  auto KT = surface_tangent_K_;
   Kokkos::parallel_for(
       "ip::linearize_surface", Kokkos::RangePolicy<>(0, ns), KOKKOS_LAMBDA(const int r) {
         double q[Dim], a[Dim], G[Dim * Dim], M[Dim * Dim], K[N * N];
@@ -306,6 +309,19 @@ void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v, bool project
         if constexpr (Dim == 3)
           if (project) physics::project_surface_hessian_psd(K, a);
         for (int i = 0; i < N * N; ++i) KS(r, i) = K[i];
+        // The same K in the sample's tangent basis, K = Q^T K6 Q: a block of the assembled Hessian
+        // then needs the stencil gradients' two tangential components only (incremental_potential_blocks.cpp).
+        // A sample without area has K = 0 (the energy is bilinear in dA): zeros.
+        if constexpr (Dim == 3) {
+          double t[2][3] = {{0, 0, 0}, {0, 0, 0}}, K6[36] = {};
+          if (physics::area_norm<3>(a) > 0) {
+            physics::surface_tangents(a, t);
+            physics::surface_hessian_in_tangents(K, t, K6);
+          }
+          for (int i = 0; i < 36; ++i) KT(r, i) = K6[i];
+          for (int u = 0; u < 2; ++u)
+            for (int d = 0; d < 3; ++d) KT(r, 36 + 3 * u + d) = t[u][d];
+        }
       });
 }
 

@@ -67,6 +67,9 @@ class IncrementalPotential {
   Kokkos::View<double*> fluid_curvature_;  // V0 psi''(J) (J^n dt)^2 per particle
   Kokkos::View<double**, Kokkos::LayoutRight> solid_K_;         // particles x N*N (solids only)
   Kokkos::View<double**, Kokkos::LayoutRight> surface_K_;       // samples x N*N
+  // 3D: each sample's K in its tangent basis, K6 = Q K Q^T (36) then t1, t2 (6)
+  // (physics/smoothed_surface_energy.hpp), for the assembled Hessian's blocks
+  Kokkos::View<double**, Kokkos::LayoutRight> surface_tangent_K_;
   // Particles and samples in the order of their stencil (add_hessian_blocks, found on first use).
   mutable Kokkos::View<long*> particle_order_, sample_order_;
 };
