@@ -3,6 +3,9 @@
 // particles series. The file written at a step holds the state the method has after that step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,6 +13,7 @@
 
 #include "io/h5_file.hpp"
 #include "methods/membrane/membrane_ruan.hpp"
+#include "methods/membrane/membrane_ruan_3d.hpp"
 #include "run/simulation.hpp"
 #include "run_folder.hpp"
 #include "scene.hpp"
@@ -72,4 +76,56 @@ TEST(MembraneBodiesOutput, BodiesAreTheirOwnSeriesWithTheMethodsState) {
   EXPECT_NE(dtext.str().find("bodies_000006.h5"), std::string::npos);
   EXPECT_NE(dtext.str().find("angular_velocity"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/particles.xdmf"));  // the membrane, its own series
+}
+
+// The 3D membrane (one rank) is its own surface dataset: DIR/membrane_NNNNNN.h5 + .xdmf (a Triangle
+// topology) and the collection DIR/membrane.xdmf; the file of a step holds the method's membrane.
+TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
+  test::SharedFolder dir(MPI_COMM_WORLD, "membrane3d-output");
+  auto d = test::deck_from_string(
+      "simulation: {dimension: 3, method: membrane-ruan2021, end_time: 1.0, name: membrane3d-output}\n"
+      "domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.08333333333333333}\n"
+      "membrane: {surface_tension: 0.9, gravity: [0, 0, 0], shape: drop, center: [0.5, 0.5, 0.5], radius: 0.3,\n"
+      "           perturbation: 0.1, edge_over_dx: 0.7, rtol: 1.0e-8, dt_max: 4.0e-3}\n"
+      "output: {every: 1, grid: true}\n",
+      {});
+  run::RunOptions opt;
+  opt.output_dir = dir.path();
+  opt.max_steps = 2;
+  run::Simulation sim(MPI_COMM_WORLD, d, opt);
+  sim.run();
+  auto& m = dynamic_cast<membrane::MembraneRuan3&>(sim.method());
+  const auto mesh = m.surface_mesh();
+  const hsize_t n = mesh.position.size() / 3, t = mesh.triangles.size() / 3;
+  ASSERT_GT(t, 1000u);
+  io::H5File f = io::H5File::open(MPI_COMM_WORLD, dir.path() + "/membrane_000002.h5");
+  ASSERT_EQ(f.shape("triangles"), (std::vector<hsize_t>{t, 3}));
+  ASSERT_EQ(f.shape("position"), (std::vector<hsize_t>{n, 3}));
+  std::vector<int64_t> tri(3 * t);
+  std::vector<double> pos(3 * n), vel(3 * n);
+  f.read_rows("triangles", tri.data(), 0, t, 3);
+  f.read_rows("position", pos.data(), 0, n, 3);
+  f.read_rows("velocity", vel.data(), 0, n, 3);
+  f.close();
+  EXPECT_EQ(tri, mesh.triangles);
+  EXPECT_EQ(pos, mesh.position);
+  EXPECT_EQ(vel, mesh.velocity);
+  double vmax = 0;
+  for (double v : vel) vmax = std::max(vmax, std::abs(v));
+  EXPECT_GT(vmax, 0.0);  // the state after two steps, not the initial one
+  std::ifstream in(dir.path() + "/membrane.xdmf");
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const char* step : {"membrane_000000.xdmf", "membrane_000001.xdmf", "membrane_000002.xdmf"})
+    EXPECT_NE(text.str().find(step), std::string::npos) << step;
+  std::ifstream doc(dir.path() + "/membrane_000002.xdmf");
+  std::stringstream dtext;
+  dtext << doc.rdbuf();
+  EXPECT_NE(dtext.str().find("TopologyType=\"Triangle\" NumberOfElements=\"" + std::to_string(t) + "\""),
+            std::string::npos);
+  EXPECT_NE(dtext.str().find("membrane_000002.h5:/triangles"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/grid_000002.h5"));  // the 3D grid output
 }

@@ -277,8 +277,11 @@ MeshQuality mesh_quality(const mm::TriangleMembrane& m, double L0) {
 
 // Remeshing in the 3D step (split / collapse / flip, Ruan 2021 §5.3 Stage 6) over the first half
 // period of the l = 2 Rayleigh oscillation (16^3, R = 0.3, 50 steps of 4 ms).
-//  * Normal-only vertex motion with a = 0.3: the mode stretches the triangles, so the remesher
-//    splits and collapses; the smallest angle and the edge lengths stay within bounds.
+//  * Normal-only vertex motion with a = 0.3: the mode stretches the triangles by +-30 %, which
+//    stays inside [0.5, 1.5] L0 of the initial mean edge (measured: no operation at all), so the
+//    target is L0 = 0.03 cm, 0.65 of the initial mean edge: the remesher refines the drop in the
+//    first steps and then follows the oscillation; the smallest angle and the edge lengths must
+//    stay within bounds.
 //  * The paper's vertex motion with a = 0.1: its tangential velocities carry vertices along the
 //    membrane and the remesher works every step; edges stay below 1.5 L0 (splits), but collapses
 //    are refused where they would create an edge above 1.5 L0 or a worse angle, and slivers
@@ -291,6 +294,7 @@ TEST(Membrane3DValidation, LongRemeshingKeepsQualityOverARayleighOscillation) {
   for (bool normal : {true, false}) {
     mm::Flow3Parameters p = drop_parameters(normal);
     p.remesh = true;
+    if (normal) p.remesh_edge = 0.03;
     mm::CoupledSolveOptions o;
     o.rtol = 1e-8;
     auto s = meniscus::test::make_drop3(cells, r0, p, normal ? 0.3 : 0.1, o);

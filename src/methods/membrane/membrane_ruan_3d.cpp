@@ -128,6 +128,25 @@ bool MembraneRuan3::grid_snapshot(GridSnapshot& out, bool shared_faces) {
   return true;
 }
 
+io::SurfaceMesh MembraneRuan3::surface_mesh() {
+  io::SurfaceMesh out;
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  if (rank != 0) return out;
+  const TriangleMembrane& m = flow_->membrane();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.v);
+  auto tri = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.tri);
+  for (long i = 0; i < m.vertices(); ++i)
+    for (int d = 0; d < 3; ++d) {
+      out.position.push_back(x(i, d));
+      out.velocity.push_back(v(i, d));
+    }
+  for (long t = 0; t < m.triangles(); ++t)
+    for (int c = 0; c < 3; ++c) out.triangles.push_back(tri(t, c));
+  return out;
+}
+
 long MembraneRuan3::global_particle_count() { return flow_->membrane().vertices(); }
 
 std::vector<std::pair<std::string, double>> MembraneRuan3::state() {

@@ -6,13 +6,14 @@
 // refused with an input error.
 #include <memory>
 
+#include "io/surface_output.hpp"
 #include "methods/membrane/membrane_deck.hpp"
 #include "methods/membrane/membrane_flow_3d.hpp"
 #include "methods/method.hpp"
 
 namespace meniscus::membrane {
 
-class MembraneRuan3 : public Method {
+class MembraneRuan3 : public Method, public io::SurfaceSource {
  public:
   explicit MembraneRuan3(const MethodContext& ctx);
   double stable_dt() override;
@@ -32,6 +33,9 @@ class MembraneRuan3 : public Method {
   void redistribute_particles() override {}
   // The MAC grid at cell centres: pressure, cell type, velocity (grid_state.hpp).
   bool grid_snapshot(GridSnapshot& out, bool shared_faces = false) override;
+  // The membrane's triangles, vertices and velocities (rank 0; the membrane is replicated) as the
+  // output's membrane series.
+  io::SurfaceMesh surface_mesh() override;
 
   MembraneFlow3& flow() { return *flow_; }
 
