@@ -6,9 +6,6 @@
 
 namespace meniscus::io {
 
-SurfaceOutput::SurfaceOutput(MPI_Comm comm, const std::string& method_name, const std::string& dir)
-    : comm_(comm), method_name_(method_name), series_(comm, dir, "membrane") {}
-
 void SurfaceOutput::write(const SurfaceMesh& mesh, int dimension, long step, double time) {
   long counts[2] = {static_cast<long>(mesh.position.size() / 3), static_cast<long>(mesh.triangles.size() / 3)};
   MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG, MPI_SUM, comm_);

@@ -31,17 +31,12 @@ class SurfaceSource {
   virtual SurfaceMesh surface_mesh() = 0;  // collective
 };
 
-class SurfaceOutput {
+class SurfaceOutput : public MethodSeries {
  public:
-  SurfaceOutput(MPI_Comm comm, const std::string& method_name, const std::string& dir);
+  SurfaceOutput(MPI_Comm comm, const std::string& method_name, const std::string& dir)
+      : MethodSeries(comm, method_name, dir, "membrane") {}
   // Writes this step's files (rank 0 writes the rows) and adds them to the collection. Collective.
   void write(const SurfaceMesh& mesh, int dimension, long step, double time);
-  void resume(long step) { series_.resume(step); }
-
- private:
-  MPI_Comm comm_;
-  std::string method_name_;
-  Series series_;
 };
 
 }  // namespace meniscus::io
