@@ -8,9 +8,6 @@
 
 namespace meniscus::io {
 
-BodyOutput::BodyOutput(MPI_Comm comm, const std::string& method_name, const std::string& dir)
-    : comm_(comm), method_name_(method_name), series_(comm, dir, "bodies") {}
-
 void BodyOutput::write(const std::vector<BodyRecord>& bodies, int dimension, long step, double time) {
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);

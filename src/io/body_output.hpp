@@ -36,17 +36,12 @@ class BodySource {
   virtual std::vector<BodyRecord> body_records() = 0;
 };
 
-class BodyOutput {
+class BodyOutput : public MethodSeries {
  public:
-  BodyOutput(MPI_Comm comm, const std::string& method_name, const std::string& dir);
+  BodyOutput(MPI_Comm comm, const std::string& method_name, const std::string& dir)
+      : MethodSeries(comm, method_name, dir, "bodies") {}
   // Writes this step's files (rank 0 writes the rows) and adds them to the collection. Collective.
   void write(const std::vector<BodyRecord>& bodies, int dimension, long step, double time);
-  void resume(long step) { series_.resume(step); }
-
- private:
-  MPI_Comm comm_;
-  std::string method_name_;
-  Series series_;
 };
 
 }  // namespace meniscus::io

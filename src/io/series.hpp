@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace meniscus::io {
@@ -27,6 +28,20 @@ class Series {
   MPI_Comm comm_;
   std::string dir_, prefix_;
   std::vector<long> steps_;
+};
+
+// An output series that a method feeds (rigid bodies, the membrane surface): its communicator, the
+// method name written into every frame, and the files; resume() after a restart.
+class MethodSeries {
+ public:
+  MethodSeries(MPI_Comm comm, std::string method_name, const std::string& dir, const std::string& prefix)
+      : comm_(comm), method_name_(std::move(method_name)), series_(comm, dir, prefix) {}
+  void resume(long step) { series_.resume(step); }
+
+ protected:
+  MPI_Comm comm_;
+  std::string method_name_;
+  Series series_;
 };
 
 }  // namespace meniscus::io

@@ -64,24 +64,44 @@ std::string attribute_type(int components) {
   }
 }
 
-std::string points_document(const std::string& h5_file, double time, long count, const std::string& position,
-                            const std::string& numbering, const std::vector<Array>& arrays) {
+namespace {
+// An unstructured grid of `points` points (N x 3 dataset `position`) and `cells` cells of one type
+// with `per_cell` points each, their connectivity the integer dataset `connectivity` of shape dims.
+std::string unstructured_document(const std::string& grid_name, const std::string& h5_file, double time, long points,
+                                  const std::string& position, const char* cell_type, long cells, int per_cell,
+                                  const std::vector<long>& dims, const std::string& connectivity,
+                                  const std::vector<Array>& arrays) {
   std::ostringstream os;
   os << kHeader;
-  os << "    <Grid Name=\"particles\" GridType=\"Uniform\">\n";
+  os << "    <Grid Name=\"" << grid_name << "\" GridType=\"Uniform\">\n";
   os << "      <Time Value=\"" << exact(time) << "\"/>\n";
-  // Xdmf3 builds one vertex cell per connectivity entry; without the explicit list ParaView would
-  // load the points but draw nothing.
-  os << "      <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << count << "\" NodesPerElement=\"1\">\n";
-  data_item(os, "        ", {count}, true, h5_file, numbering);
+  os << "      <Topology TopologyType=\"" << cell_type << "\" NumberOfElements=\"" << cells << "\" NodesPerElement=\""
+     << per_cell << "\">\n";
+  data_item(os, "        ", dims, true, h5_file, connectivity);
   os << "      </Topology>\n";
   os << "      <Geometry GeometryType=\"XYZ\">\n";
-  data_item(os, "        ", {count, 3}, false, h5_file, position);
+  data_item(os, "        ", {points, 3}, false, h5_file, position);
   os << "      </Geometry>\n";
   attributes(os, h5_file, arrays);
   os << "    </Grid>\n";
   os << kFooter;
   return os.str();
+}
+}  // namespace
+
+std::string points_document(const std::string& h5_file, double time, long count, const std::string& position,
+                            const std::string& numbering, const std::vector<Array>& arrays) {
+  // Xdmf3 builds one vertex cell per connectivity entry; without the explicit list ParaView would
+  // load the points but draw nothing.
+  return unstructured_document("particles", h5_file, time, count, position, "Polyvertex", count, 1, {count}, numbering,
+                               arrays);
+}
+
+std::string surface_document(const std::string& h5_file, double time, long vertices, long triangles,
+                             const std::string& position, const std::string& connectivity,
+                             const std::vector<Array>& arrays) {
+  return unstructured_document("membrane", h5_file, time, vertices, position, "Triangle", triangles, 3,
+                               {triangles, 3}, connectivity, arrays);
 }
 
 std::string grid_document(const std::string& h5_file, double time, const long nodes[3], const double origin[3],

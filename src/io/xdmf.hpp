@@ -26,6 +26,12 @@ std::string attribute_type(int components);
 std::string points_document(const std::string& h5_file, double time, long count, const std::string& position,
                             const std::string& numbering, const std::vector<Array>& arrays);
 
+// A triangle surface: `vertices` points (the N x 3 dataset `position`) and `triangles` cells whose
+// 0-based vertex rows are the T x 3 integer dataset `connectivity`; node-centred arrays.
+std::string surface_document(const std::string& h5_file, double time, long vertices, long triangles,
+                             const std::string& position, const std::string& connectivity,
+                             const std::vector<Array>& arrays);
+
 // A uniform grid of nodes (3DCoRectMesh): `nodes`, `origin` and `spacing` in z, y, x order as XDMF
 // wants them; node-centred arrays of shape nodes (x components).
 std::string grid_document(const std::string& h5_file, double time, const long nodes[3], const double origin[3],

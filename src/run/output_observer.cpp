@@ -15,6 +15,7 @@ OutputObserver::OutputObserver(MPI_Comm comm, Method& method, const LoadedDeck& 
   if (out.flag("grid")) grid_ = std::make_unique<io::GridOutput>(comm, dir);
   if (auto* src = dynamic_cast<io::BodySource*>(&method); src && !src->body_records().empty())
     bodies_ = std::make_unique<io::BodyOutput>(comm, deck.method, dir);
+  if (dynamic_cast<io::SurfaceSource*>(&method)) surface_ = std::make_unique<io::SurfaceOutput>(comm, deck.method, dir);
 }
 
 long OutputObserver::next_index(double t) const {
@@ -27,6 +28,7 @@ void OutputObserver::write(Method& method, long step, double time) {
   particles_->write(method, step, time);
   if (grid_) grid_->write(method, step, time);
   if (bodies_) bodies_->write(dynamic_cast<io::BodySource&>(method).body_records(), method.dimension(), step, time);
+  if (surface_) surface_->write(dynamic_cast<io::SurfaceSource&>(method).surface_mesh(), method.dimension(), step, time);
   last_step_ = step;
 }
 
@@ -40,6 +42,7 @@ void OutputObserver::begin(Method& method, const StepInfo& info) {
     particles_->resume(info.step);
     if (grid_) grid_->resume(info.step);
     if (bodies_) bodies_->resume(info.step);
+    if (surface_) surface_->resume(info.step);
     last_step_ = info.step;
   }
 }

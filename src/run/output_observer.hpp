@@ -11,6 +11,7 @@
 #include "io/body_output.hpp"
 #include "io/grid_output.hpp"
 #include "io/particle_output.hpp"
+#include "io/surface_output.hpp"
 #include "run/deck_schema.hpp"
 #include "methods/step_observer.hpp"
 
@@ -34,6 +35,7 @@ class OutputObserver : public StepObserver {
   std::unique_ptr<io::ParticleOutput> particles_;
   std::unique_ptr<io::GridOutput> grid_;
   std::unique_ptr<io::BodyOutput> bodies_;  // methods that are a BodySource with bodies
+  std::unique_ptr<io::SurfaceOutput> surface_;  // methods that are a SurfaceSource
 };
 
 }  // namespace meniscus::run

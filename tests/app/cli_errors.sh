@@ -139,7 +139,7 @@ serial_checks() {
   expect_error robot_root_index 1 "$ROBOT_DECK" "membrane.bodies[1].root" "is not another body" check "$ROBOT_DECK" --set "membrane.bodies[1].root=7"
   expect_error robot_root_rotates 1 "$ROBOT_DECK" "membrane.bodies[1].root" "non-rotating" check "$ROBOT_DECK" --set "membrane.bodies[0].rotates=true"
   # The 3D membrane step (phase 1) refuses the keys it does not implement yet.
-  expect_error membrane3d_remesh 1 "$DROP3D_DECK" membrane.remesh "does not implement" check "$DROP3D_DECK" --set membrane.remesh=true
+  expect_error membrane3d_two_solve 1 "$DROP3D_DECK" membrane.two_solve "does not implement" check "$DROP3D_DECK" --set membrane.two_solve=false
   # The contact-line hold needs the adhesive wetting walls and the explicit integrator.
   CA2D_DECK=$SRC/inputs/mpm-contact-angle-2d-ci.yaml
   expect_error line_hold_no_wetting 1 "$CA2D_DECK" mpm.surface_tension.contact_line_hold "wetting_width > 0" \

@@ -3,13 +3,18 @@
 // particles series. The file written at a step holds the state the method has after that step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
 #include "io/h5_file.hpp"
 #include "methods/membrane/membrane_ruan.hpp"
+#include "methods/membrane/membrane_ruan_3d.hpp"
 #include "run/simulation.hpp"
 #include "run_folder.hpp"
 #include "scene.hpp"
@@ -17,6 +22,12 @@
 using namespace meniscus;
 
 namespace {
+// The scene run for `steps` steps with its output in `dir`.
+std::unique_ptr<run::Simulation> run_scene(const std::string& scene, const std::string& dir, long steps) {
+  return test::run_for_steps(test::deck_from_string(scene, {}), dir, steps);
+}
+
+
 const std::string kScene =
     "simulation: {dimension: 2, method: membrane-ruan2021, end_time: 1.0, name: membrane-bodies-output}\n"
     "domain: {lower: [0, 0], upper: [1.0, 0.6], cell_size: 0.025}\n"
@@ -28,13 +39,8 @@ const std::string kScene =
 
 TEST(MembraneBodiesOutput, BodiesAreTheirOwnSeriesWithTheMethodsState) {
   test::SharedFolder dir(MPI_COMM_WORLD, "membrane-bodies-output");
-  auto d = test::deck_from_string(kScene, {});
-  run::RunOptions opt;
-  opt.output_dir = dir.path();
-  opt.max_steps = 6;
-  run::Simulation sim(MPI_COMM_WORLD, d, opt);
-  sim.run();
-  auto& m = dynamic_cast<membrane::MembraneRuan&>(sim.method());
+  const auto sim = run_scene(kScene, dir.path(), 6);
+  auto& m = dynamic_cast<membrane::MembraneRuan&>(sim->method());
   const auto& bodies = m.flow().bodies();
   ASSERT_EQ(bodies.size(), 2u);
 
@@ -61,15 +67,53 @@ TEST(MembraneBodiesOutput, BodiesAreTheirOwnSeriesWithTheMethodsState) {
   EXPECT_NE(vel[1], 0.0);
 
   // The collection lists the outputs at steps 0, 3 and 6, each a document naming its HDF5 file.
-  std::ifstream in(dir.path() + "/bodies.xdmf");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = test::read_text_file(dir.path() + "/bodies.xdmf");
   for (const char* step : {"bodies_000000.xdmf", "bodies_000003.xdmf", "bodies_000006.xdmf"})
-    EXPECT_NE(text.str().find(step), std::string::npos) << step;
-  std::ifstream doc(dir.path() + "/bodies_000006.xdmf");
-  std::stringstream dtext;
-  dtext << doc.rdbuf();
-  EXPECT_NE(dtext.str().find("bodies_000006.h5"), std::string::npos);
-  EXPECT_NE(dtext.str().find("angular_velocity"), std::string::npos);
+    EXPECT_NE(text.find(step), std::string::npos) << step;
+  const std::string dtext = test::read_text_file(dir.path() + "/bodies_000006.xdmf");
+  EXPECT_NE(dtext.find("bodies_000006.h5"), std::string::npos);
+  EXPECT_NE(dtext.find("angular_velocity"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/particles.xdmf"));  // the membrane, its own series
+}
+
+// The 3D membrane (one rank) is its own surface dataset: DIR/membrane_NNNNNN.h5 + .xdmf (a Triangle
+// topology) and the collection DIR/membrane.xdmf; the file of a step holds the method's membrane.
+TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
+  test::SharedFolder dir(MPI_COMM_WORLD, "membrane3d-output");
+  const auto sim = run_scene(
+      "simulation: {dimension: 3, method: membrane-ruan2021, end_time: 1.0, name: membrane3d-output}\n"
+      "domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.08333333333333333}\n"
+      "membrane: {surface_tension: 0.9, gravity: [0, 0, 0], shape: drop, center: [0.5, 0.5, 0.5], radius: 0.3,\n"
+      "           perturbation: 0.1, edge_over_dx: 0.7, rtol: 1.0e-8, dt_max: 4.0e-3}\n"
+      "output: {every: 1, grid: true}\n",
+      dir.path(), 2);
+  auto& m = dynamic_cast<membrane::MembraneRuan3&>(sim->method());
+  const auto mesh = m.surface_mesh();
+  const hsize_t n = mesh.position.size() / 3, t = mesh.triangles.size() / 3;
+  ASSERT_GT(t, 1000u);
+  io::H5File f = io::H5File::open(MPI_COMM_WORLD, dir.path() + "/membrane_000002.h5");
+  ASSERT_EQ(f.shape("triangles"), (std::vector<hsize_t>{t, 3}));
+  ASSERT_EQ(f.shape("position"), (std::vector<hsize_t>{n, 3}));
+  std::vector<int64_t> tri(3 * t);
+  std::vector<double> pos(3 * n), vel(3 * n);
+  f.read_rows("triangles", tri.data(), 0, t, 3);
+  f.read_rows("position", pos.data(), 0, n, 3);
+  f.read_rows("velocity", vel.data(), 0, n, 3);
+  f.close();
+  EXPECT_EQ(tri, mesh.triangles);
+  EXPECT_EQ(pos, mesh.position);
+  EXPECT_EQ(vel, mesh.velocity);
+  double vmax = 0;
+  for (double v : vel) vmax = std::max(vmax, std::abs(v));
+  EXPECT_GT(vmax, 0.0);  // the state after two steps, not the initial one
+  const std::string text = test::read_text_file(dir.path() + "/membrane.xdmf");
+  for (const char* step : {"membrane_000000.xdmf", "membrane_000001.xdmf", "membrane_000002.xdmf"})
+    EXPECT_NE(text.find(step), std::string::npos) << step;
+  const std::string dtext = test::read_text_file(dir.path() + "/membrane_000002.xdmf");
+  EXPECT_NE(dtext.find("TopologyType=\"Triangle\" NumberOfElements=\"" + std::to_string(t) + "\""), std::string::npos);
+  EXPECT_NE(dtext.find("membrane_000002.h5:/triangles"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/grid_000002.h5"));  // the 3D grid output
 }

@@ -57,13 +57,6 @@ double attr_double(hid_t file, const char* name) {
   return v;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // A minimal XML check: tags balance and nest properly (no DTD or entities needed for XDMF).
 bool well_formed(const std::string& xml, std::string& why) {
   std::vector<std::string> open;
@@ -109,23 +102,13 @@ int check_references(const std::string& dir, const std::string& xml) {
   return count;
 }
 
-// Runs the scene for `steps` steps with output into `dir`; returns the simulation (for its particles).
-std::unique_ptr<run::Simulation> run_scene(const run::LoadedDeck& deck, const std::string& dir, long steps) {
-  run::RunOptions opt;
-  opt.output_dir = dir;
-  opt.max_steps = steps;
-  auto sim = std::make_unique<run::Simulation>(MPI_COMM_WORLD, deck, opt);
-  sim->run();
-  return sim;
-}
-
 }  // namespace
 
 TEST(ParticleOutput, FilesHoldEveryRanksParticles) {
   auto d = test::deck_from_string(kScene);
   test::SharedFolder dir_folder(MPI_COMM_WORLD, "output");
   const std::string& dir = dir_folder.path();
-  auto sim = run_scene(d, dir, 10);
+  auto sim = test::run_for_steps(d, dir, 10);
   const auto g = test::gather_particles(MPI_COMM_WORLD, sim->method().particles());
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -181,19 +164,19 @@ TEST(ParticleOutput, XdmfDocumentsAreWellFormedAndReferenceExistingDatasets) {
   auto d = test::deck_from_string(kScene, {"output.grid=true", "output.fields=[velocity, id]"});
   test::SharedFolder dir_folder(MPI_COMM_WORLD, "xdmf");
   const std::string& dir = dir_folder.path();
-  auto sim = run_scene(d, dir, 7);  // outputs at 0, 5 and the last step, 7
+  auto sim = test::run_for_steps(d, dir, 7);  // outputs at 0, 5 and the last step, 7
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return;
   for (const std::string prefix : {"particles", "grid"}) {
-    const std::string collection = slurp(dir + "/" + prefix + ".xdmf");
+    const std::string collection = test::read_text_file(dir + "/" + prefix + ".xdmf");
     std::string why;
     EXPECT_TRUE(well_formed(collection, why)) << prefix << ".xdmf: " << why;
     EXPECT_NE(collection.find("CollectionType=\"Temporal\""), std::string::npos);
     for (const char* step : {"000000", "000005", "000007"}) {
       const std::string name = prefix + "_" + step + ".xdmf";
       EXPECT_NE(collection.find("href=\"" + name + "\""), std::string::npos) << name << " not in the collection";
-      const std::string doc = slurp(dir + "/" + name);
+      const std::string doc = test::read_text_file(dir + "/" + name);
       EXPECT_TRUE(well_formed(doc, why)) << name << ": " << why;
       // particles: point_index, position, velocity, id; grid: mass, velocity
       EXPECT_EQ(check_references(dir, doc), prefix == std::string("particles") ? 4 : 2) << name;
@@ -212,7 +195,7 @@ TEST(ParticleOutput, GridFileHoldsTheWholeParticleMass) {
   auto d = test::deck_from_string(kScene, {"output.grid=true"});
   test::SharedFolder dir_folder(MPI_COMM_WORLD, "grid");
   const std::string& dir = dir_folder.path();
-  auto sim = run_scene(d, dir, 5);
+  auto sim = test::run_for_steps(d, dir, 5);
   const auto g = test::gather_particles(MPI_COMM_WORLD, sim->method().particles());
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

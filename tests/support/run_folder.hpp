@@ -5,7 +5,9 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -14,6 +16,14 @@
 #include "particles/particle_set.hpp"
 
 namespace meniscus::test {
+
+// The whole text of a file ("" when it cannot be read).
+inline std::string read_text_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 // A fresh, empty folder with the same name on every rank of `comm` (rank 0 picks and creates it),
 // removed again when the test is done with it.

@@ -5,11 +5,13 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <utility>
 #include <unistd.h>
 
 #include "run/deck_schema.hpp"
+#include "run/simulation.hpp"
 
 namespace meniscus::test {
 
@@ -37,6 +39,16 @@ sources:
   - {type: box, material: water, lower: [0.01, 0.01], upper: [0.1, 0.15]}
   - {type: sphere, material: block, center: [0.25, 0.08], radius: 0.03, velocity: [-1.5, 0.5]}
 )";
+
+// Runs the deck for `steps` steps (MPI_COMM_WORLD) with output into `dir`; returns the simulation.
+inline std::unique_ptr<run::Simulation> run_for_steps(const run::LoadedDeck& deck, const std::string& dir, long steps) {
+  run::RunOptions opt;
+  opt.output_dir = dir;
+  opt.max_steps = steps;
+  auto sim = std::make_unique<run::Simulation>(MPI_COMM_WORLD, deck, opt);
+  sim->run();
+  return sim;
+}
 
 inline std::string source_dir() { return MENISCUS_TEST_SOURCE_DIR; }
 

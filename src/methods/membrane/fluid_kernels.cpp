@@ -5,7 +5,10 @@
 namespace meniscus::membrane {
 
 namespace {
-void refresh(MacGrid& grid) { grid.field().global_to_local(); }
+template <int Dim>
+void refresh(MacGridT<Dim>& grid) {
+  grid.field().global_to_local();
+}
 }  // namespace
 
 void classify_cells(MacGrid& grid, const Polyline& m, const std::vector<Disc>& bodies) {
@@ -80,26 +83,27 @@ void apply_gravity(MacGrid& grid, const double gvec[2], double dt) {
   refresh(grid);
 }
 
-void extrapolate_velocities(MacGrid& grid, int layers) {
-  const MacGeometry g = grid.geometry();
+namespace {
+
+// Extrapolation of extrapolate_velocities for either dimension (MacDofs names the dofs).
+template <int Dim>
+void extrapolate_faces(MacGridT<Dim>& grid, int layers) {
+  const MacGeometryT<Dim> g = grid.geometry();
+  constexpr int du = MacDofs<Dim>::u, ddag = MacDofs<Dim>::udag, dvalid = MacDofs<Dim>::valid;
   {
     auto owned = grid.field().acquire_owned();
     auto local = grid.field().acquire_local(false);
     Kokkos::parallel_for(
         "membrane_extrapolation_seed", g.owned.size(), KOKKOS_LAMBDA(const long n) {
-          int ij[2];
-          g.owned.node(n, ij);
-          for (int d = 0; d < 2; ++d) {
-            const int t = g.face_type(local, d, ij[0], ij[1]);
+          int c[Dim];
+          g.owned.node(n, c);
+          for (int d = 0; d < Dim; ++d) {
+            const int t = g.face_type(local, d, c);
             const bool valid = t == kAllFluid || t == kFluidAir || t == kFluidRigid || t == kWall;
-            owned(n, kValidU + d) = valid ? 1.0 : 0.0;
-            if (!valid) {
-              owned(n, kU + d) = 0;
-              owned(n, kUdag + d) = 0;
-            }
-            if (t == kWall) {
-              owned(n, kU + d) = 0;
-              owned(n, kUdag + d) = 0;
+            owned(n, dvalid + d) = valid ? 1.0 : 0.0;
+            if (!valid || t == kWall) {
+              owned(n, du + d) = 0;
+              owned(n, ddag + d) = 0;
             }
           }
         });
@@ -112,27 +116,29 @@ void extrapolate_velocities(MacGrid& grid, int layers) {
     auto local = grid.field().acquire_local(false);
     Kokkos::parallel_for(
         "membrane_extrapolation_layer", g.owned.size(), KOKKOS_LAMBDA(const long n) {
-          int ij[2];
-          g.owned.node(n, ij);
-          for (int d = 0; d < 2; ++d) {
-            if (owned(n, kValidU + d) > 0 || g.face_type(local, d, ij[0], ij[1]) == kNoFace) continue;
+          int c[Dim];
+          g.owned.node(n, c);
+          for (int d = 0; d < Dim; ++d) {
+            if (owned(n, dvalid + d) > 0 || g.face_type(local, d, c) == kNoFace) continue;
             double su = 0, sud = 0;
             int count = 0;
-            const int nb[4][2] = {{ij[0] - 1, ij[1]}, {ij[0] + 1, ij[1]}, {ij[0], ij[1] - 1}, {ij[0], ij[1] + 1}};
-            for (int q = 0; q < 4; ++q) {
-              if (!g.in_ghost(nb[q][0], nb[q][1])) continue;
-              if (g.face_type(local, d, nb[q][0], nb[q][1]) == kNoFace) continue;
-              const long l = g.local(nb[q][0], nb[q][1]);
-              if (local(l, kValidU + d) > 0) {
-                su += local(l, kU + d);
-                sud += local(l, kUdag + d);
+            // The 2 Dim face neighbours along the axes, in the order -x, +x, -y, +y (, -z, +z).
+            for (int q = 0; q < 2 * Dim; ++q) {
+              int nb[Dim];
+              for (int e = 0; e < Dim; ++e) nb[e] = c[e] + (e == q / 2 ? (q % 2 == 0 ? -1 : 1) : 0);
+              if (!g.in_ghost(nb)) continue;
+              if (g.face_type(local, d, nb) == kNoFace) continue;
+              const long l = g.local(nb);
+              if (local(l, dvalid + d) > 0) {
+                su += local(l, du + d);
+                sud += local(l, ddag + d);
                 ++count;
               }
             }
             if (count > 0) {
-              owned(n, kU + d) = su / count;
-              owned(n, kUdag + d) = sud / count;
-              owned(n, kValidU + d) = 1.0;
+              owned(n, du + d) = su / count;
+              owned(n, ddag + d) = sud / count;
+              owned(n, dvalid + d) = 1.0;
             }
           }
         });
@@ -142,34 +148,42 @@ void extrapolate_velocities(MacGrid& grid, int layers) {
   }
 }
 
-void advect_velocities(MacGrid& grid, double dt) {
-  const MacGeometry g = grid.geometry();
+// Semi-Lagrangian advection of advect_velocities for either dimension.
+template <int Dim>
+void advect_faces(MacGridT<Dim>& grid, double dt) {
+  const MacGeometryT<Dim> g = grid.geometry();
+  constexpr int du = MacDofs<Dim>::u, ddag = MacDofs<Dim>::udag;
   auto owned = grid.field().acquire_owned();
   auto local = grid.field().acquire_local(false);
   Kokkos::parallel_for(
       "membrane_semi_lagrangian", g.owned.size(), KOKKOS_LAMBDA(const long n) {
-        int ij[2];
-        g.owned.node(n, ij);
-        for (int d = 0; d < 2; ++d) {
-          const int t = g.face_type(local, d, ij[0], ij[1]);
+        int c[Dim];
+        g.owned.node(n, c);
+        for (int d = 0; d < Dim; ++d) {
+          const int t = g.face_type(local, d, c);
           if (t == kNoFace) continue;
           if (t == kWall) {
-            owned(n, kU + d) = 0;
+            owned(n, du + d) = 0;
             continue;
           }
-          double x[2], mid[2], back[2];
-          g.face_centre(d, ij[0], ij[1], x);
-          mid[0] = x[0] - 0.5 * dt * g.sample(local, 0, kUdag, x);
-          mid[1] = x[1] - 0.5 * dt * g.sample(local, 1, kVdag, x);
-          back[0] = x[0] - dt * g.sample(local, 0, kUdag, mid);
-          back[1] = x[1] - dt * g.sample(local, 1, kVdag, mid);
-          owned(n, kU + d) = g.sample(local, d, kU + d, back);
+          double x[Dim], mid[Dim], back[Dim];
+          g.face_centre(d, c, x);
+          for (int e = 0; e < Dim; ++e) mid[e] = x[e] - 0.5 * dt * g.sample(local, e, ddag + e, x);
+          for (int e = 0; e < Dim; ++e) back[e] = x[e] - dt * g.sample(local, e, ddag + e, mid);
+          owned(n, du + d) = g.sample(local, d, du + d, back);
         }
       });
   grid.field().release_local(local);
   grid.field().release_owned(owned);
   refresh(grid);
 }
+
+}  // namespace
+
+void extrapolate_velocities(MacGrid& grid, int layers) { extrapolate_faces<2>(grid, layers); }
+void extrapolate_velocities(MacGrid3& grid, int layers) { extrapolate_faces<3>(grid, layers); }
+void advect_velocities(MacGrid& grid, double dt) { advect_faces<2>(grid, dt); }
+void advect_velocities(MacGrid3& grid, double dt) { advect_faces<3>(grid, dt); }
 
 void scale_face_velocities(MacGrid& grid, double factor) {
   const MacGeometry g = grid.geometry();

@@ -15,11 +15,16 @@ namespace meniscus::membrane {
 void classify_cells(MacGrid& grid, const Polyline& m, const std::vector<Disc>& bodies = {});
 // u += g dt on every face that is not a wall (dofs kU, kV).
 void apply_gravity(MacGrid& grid, const double g[2], double dt);
-// Extends dofs (kU, kV) and (kUdag, kVdag) from the faces that carry a velocity (all-fluid,
-// fluid-air, walls) into `layers` layers of inactive faces by averaging valid neighbours.
+// Extends the face velocities u and u-dagger (2D dofs kU + d, kUdag + d; 3D k3U + d, k3Udag + d)
+// from the faces that carry a velocity (all-fluid, fluid-air, fluid-rigid, walls) into `layers`
+// layers of inactive faces, each face taking the mean of its valid face neighbours along the axes.
 void extrapolate_velocities(MacGrid& grid, int layers);
-// u* = u^n(x - dt u-dagger) with an RK2 back-trace and bilinear sampling (paper Eq. 32); walls 0.
+void extrapolate_velocities(MacGrid3& grid, int layers);
+// u* = u^n(x - dt u-dagger) with an RK2 back-trace and bilinear (2D) or trilinear (3D) sampling
+// (paper Eq. 32, the u.grad u term); walls 0. Run after extrapolate_velocities, so that a back-trace
+// into the air finds the extended liquid velocity.
 void advect_velocities(MacGrid& grid, double dt);
+void advect_velocities(MacGrid3& grid, double dt);
 // u *= factor on every face (dofs kU, kV).
 void scale_face_velocities(MacGrid& grid, double factor);
 // Largest |u| over faces that carry a velocity (collective).

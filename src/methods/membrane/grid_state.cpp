@@ -5,40 +5,48 @@
 
 namespace meniscus::membrane {
 
-std::vector<double> pack_grid_rows(MacGrid& grid) {
-  const MacGeometry g = grid.geometry();
+namespace {
+
+// Rows of grid_state_columns<Dim>() doubles: the node, then its dofs.
+template <int Dim>
+std::vector<double> pack_rows(MacGridT<Dim>& grid) {
+  const MacGeometryT<Dim> g = grid.geometry();
+  constexpr int dofs = mac_dofs<Dim>(), columns = grid_state_columns<Dim>();
   const long n = g.owned.size();
-  Kokkos::View<double**, Kokkos::LayoutRight, grid::MemSpace> rows("membrane_grid_rows", n, kGridStateColumns);
+  Kokkos::View<double**, Kokkos::LayoutRight, grid::MemSpace> rows("membrane_grid_rows", n, columns);
   auto owned = grid.field().acquire_owned();
   Kokkos::parallel_for(
       "membrane_pack_grid_rows", n, KOKKOS_LAMBDA(const long q) {
-        int ij[2];
-        g.owned.node(q, ij);
-        rows(q, 0) = ij[0];
-        rows(q, 1) = ij[1];
-        for (int d = 0; d < kDofs; ++d) rows(q, 2 + d) = owned(q, d);
+        int c[Dim];
+        g.owned.node(q, c);
+        for (int e = 0; e < Dim; ++e) rows(q, e) = c[e];
+        for (int d = 0; d < dofs; ++d) rows(q, Dim + d) = owned(q, d);
       });
   grid.field().release_owned(owned);
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rows);
   return std::vector<double>(h.data(), h.data() + h.size());
 }
 
-long unpack_grid_rows(MacGrid& grid, const std::vector<double>& rows) {
-  const MacGeometry g = grid.geometry();
-  const long count = static_cast<long>(rows.size()) / kGridStateColumns;
+template <int Dim>
+long unpack_rows(MacGridT<Dim>& grid, const std::vector<double>& rows) {
+  const MacGeometryT<Dim> g = grid.geometry();
+  constexpr int dofs = mac_dofs<Dim>(), columns = grid_state_columns<Dim>();
+  const long count = static_cast<long>(rows.size()) / columns;
   Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> table(
-      rows.data(), count, kGridStateColumns);
+      rows.data(), count, columns);
   auto dev = Kokkos::create_mirror_view_and_copy(grid::MemSpace(), table);
   auto owned = grid.field().acquire_owned();
   long used = 0;
   Kokkos::parallel_reduce(
       "membrane_unpack_grid_rows", count,
       KOKKOS_LAMBDA(const long r, long& acc) {
-        const int i = static_cast<int>(dev(r, 0)), j = static_cast<int>(dev(r, 1));
-        const int di = i - g.owned.lo[0], dj = j - g.owned.lo[1];
-        if (di < 0 || dj < 0 || di >= g.owned.n[0] || dj >= g.owned.n[1]) return;
-        const long q = di + static_cast<long>(dj) * g.owned.n[0];
-        for (int d = 0; d < kDofs; ++d) owned(q, d) = dev(r, 2 + d);
+        int c[Dim];
+        for (int e = 0; e < Dim; ++e) {
+          c[e] = static_cast<int>(dev(r, e));
+          if (c[e] < g.owned.lo[e] || c[e] >= g.owned.lo[e] + g.owned.n[e]) return;
+        }
+        const long q = g.owned.index(c);
+        for (int d = 0; d < dofs; ++d) owned(q, d) = dev(r, Dim + d);
         ++acc;
       },
       used);
@@ -46,6 +54,64 @@ long unpack_grid_rows(MacGrid& grid, const std::vector<double>& rows) {
   grid.field().global_to_local();
   return used;
 }
+
+template <int Dim>
+void snapshot(MacGridT<Dim>& grid, double last_dt, GridSnapshot& out, bool shared_faces) {
+  const MacGeometryT<Dim> g = grid.geometry();
+  constexpr int p_dof = 0, type_dof = Dim == 2 ? static_cast<int>(kCell) : static_cast<int>(k3Cell);
+  constexpr int u_dof = MacDofs<Dim>::u;
+  long lo[3] = {0, 0, 0}, n[3] = {1, 1, 1};
+  for (int d = 0; d < 3; ++d) {
+    out.lower[d] = d < Dim ? g.lower[d] + 0.5 * g.dx : 0.0;  // cell centres
+    out.nodes[d] = d < Dim ? g.cells[d] : 1;
+    if (d < Dim) {
+      lo[d] = g.owned.lo[d];
+      long hi = std::min<long>(g.owned.lo[d] + g.owned.n[d], g.cells[d]);
+      if (shared_faces && hi < g.cells[d]) ++hi;  // the neighbour's first row, from the ghosts
+      n[d] = std::max<long>(0, hi - lo[d]);
+    }
+    out.owned_lo[d] = lo[d];
+    out.owned_n[d] = n[d];
+  }
+  out.dx = g.dx;
+  auto dev = grid.field().acquire_local(false);
+  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dev);
+  grid.field().release_local(dev);
+  GridSnapshot::Field p{"pressure", 1, {}}, type{"cell_type", 1, {}}, vel{"velocity", 3, {}};
+  const double inv_dt = last_dt > 0 ? 1.0 / last_dt : 0.0;
+  for (long k = lo[2]; k < lo[2] + n[2]; ++k)
+    for (long j = lo[1]; j < lo[1] + n[1]; ++j)
+      for (long i = lo[0]; i < lo[0] + n[0]; ++i) {
+        const int c[3] = {static_cast<int>(i), static_cast<int>(j), static_cast<int>(k)};
+        const long l = g.local(c);
+        p.values.push_back(a(l, p_dof) * inv_dt);
+        type.values.push_back(a(l, type_dof));
+        for (int d = 0; d < 3; ++d) {
+          if (d >= Dim) {
+            vel.values.push_back(0.0);
+            continue;
+          }
+          int up[3] = {c[0], c[1], c[2]};
+          ++up[d];
+          vel.values.push_back(0.5 * (a(l, u_dof + d) + a(g.local(up), u_dof + d)));
+        }
+      }
+  out.fields = {p, type, vel};
+}
+
+}  // namespace
+
+void mac_grid_snapshot(MacGrid& grid, double last_dt, GridSnapshot& out, bool shared_faces) {
+  snapshot<2>(grid, last_dt, out, shared_faces);
+}
+void mac_grid_snapshot(MacGrid3& grid, double last_dt, GridSnapshot& out, bool shared_faces) {
+  snapshot<3>(grid, last_dt, out, shared_faces);
+}
+
+std::vector<double> pack_grid_rows(MacGrid& grid) { return pack_rows<2>(grid); }
+std::vector<double> pack_grid_rows(MacGrid3& grid) { return pack_rows<3>(grid); }
+long unpack_grid_rows(MacGrid& grid, const std::vector<double>& rows) { return unpack_rows<2>(grid, rows); }
+long unpack_grid_rows(MacGrid3& grid, const std::vector<double>& rows) { return unpack_rows<3>(grid, rows); }
 
 namespace {
 // (id, x, y, vx, vy) rows of this rank's vertices.

@@ -7,19 +7,32 @@
 #include <vector>
 
 #include "methods/membrane/mac_grid.hpp"
+#include "methods/method.hpp"
 #include "methods/membrane/polyline.hpp"
 #include "particles/particle_set.hpp"
 
 namespace meniscus::membrane {
 
-// Columns of a grid row: the node (i, j), then the kDofs values.
-constexpr int kGridStateColumns = 2 + kDofs;
+// Columns of a grid row: the node ((i, j) or (i, j, k)), then its mac_dofs<Dim>() values.
+template <int Dim>
+constexpr int grid_state_columns() {
+  return Dim + mac_dofs<Dim>();
+}
+constexpr int kGridStateColumns = grid_state_columns<2>();
 
-// This rank's owned nodes as rows of kGridStateColumns doubles.
+// This rank's owned nodes as rows of grid_state_columns<Dim>() doubles.
 std::vector<double> pack_grid_rows(MacGrid& grid);
+std::vector<double> pack_grid_rows(MacGrid3& grid);
 // Writes every row whose node this rank owns (the table may hold all ranks' rows) and refreshes
 // ghosts. Collective. Returns how many rows it used.
 long unpack_grid_rows(MacGrid& grid, const std::vector<double>& rows);
+long unpack_grid_rows(MacGrid3& grid, const std::vector<double>& rows);
+
+// The grid output at cell centres (this rank's owned cells; shared_faces: also the first row of
+// the next rank's cells, from the ghosts): pressure p-hat / last_dt, cell type and the velocity as
+// the mean of the two faces of each axis (z = 0 in 2D). Host loop, once per output time.
+void mac_grid_snapshot(MacGrid& grid, double last_dt, GridSnapshot& out, bool shared_faces);
+void mac_grid_snapshot(MacGrid3& grid, double last_dt, GridSnapshot& out, bool shared_faces);
 
 // Moves every vertex of `set` (fields: position, velocity) to rank 0, in id order. Collective.
 void gather_vertices_to_root(MPI_Comm comm, particles::ParticleSet& set);

@@ -31,8 +31,21 @@ enum FaceType : int { kNoFace = -1, kInactive = 0, kAllFluid = 1, kFluidAir = 2,
 enum Dof : int { kP = 0, kU = 1, kV = 2, kCell = 3, kPhi = 4, kUdag = 5, kVdag = 6, kValidU = 7, kValidV = 8, kDofs = 9 };
 // dofs of a 3D node (i, j, k): p-hat of cell (i, j, k); the face velocities u, v, w of the faces
 // x = i dx, y = j dx, z = k dx through that node's cell (dofs k3U + d); cell type; phi; the first
-// solve's advection velocities (k3Udag + d).
-enum Dof3 : int { k3P = 0, k3U = 1, k3Cell = 4, k3Phi = 5, k3Udag = 6, k3Dofs = 9 };
+// solve's advection velocities (k3Udag + d); extrapolation flags (k3Valid + d).
+enum Dof3 : int { k3P = 0, k3U = 1, k3Cell = 4, k3Phi = 5, k3Udag = 6, k3Valid = 9, k3Dofs = 12 };
+
+// The dofs of Dof and Dof3 that the dimension-free kernels (fluid_kernels.hpp) use; the d-th
+// component of a face field is its first dof + d.
+template <int Dim>
+struct MacDofs;
+template <>
+struct MacDofs<2> {
+  static constexpr int u = kU, udag = kUdag, valid = kValidU;
+};
+template <>
+struct MacDofs<3> {
+  static constexpr int u = k3U, udag = k3Udag, valid = k3Valid;
+};
 
 // Face classification from the two incident cell types (Ruan 2021 §4.3; shared by 2D and 3D).
 KOKKOS_INLINE_FUNCTION int pair_face_type(int ta, int tb) {
@@ -51,6 +64,45 @@ struct MacBoxes {
   grid::NodeBox<Dim> ghost;
   grid::NodeBox<Dim> owned;
   KOKKOS_INLINE_FUNCTION long local(const int* c) const { return ghost.index(c); }
+  KOKKOS_INLINE_FUNCTION bool in_ghost(const int* c) const {
+    for (int d = 0; d < Dim; ++d)
+      if (c[d] < ghost.lo[d] || c[d] >= ghost.lo[d] + ghost.n[d]) return false;
+    return true;
+  }
+  // Centre of the face of axis d stored at node c (its low corner on axis d, cell centres across).
+  KOKKOS_INLINE_FUNCTION void face_centre(int d, const int* c, double* x) const {
+    for (int e = 0; e < Dim; ++e) x[e] = lower[e] + (c[e] + (e == d ? 0.0 : 0.5)) * dx;
+  }
+  // Multilinear interpolation of the face component d (dof `dof`) at point x, from the 2^Dim faces
+  // of axis d around it; the base face is clamped to the ghost box and to the domain's faces, and
+  // the weights to [0, 1] (constant extension outside).
+  template <class A>
+  KOKKOS_INLINE_FUNCTION double sample(const A& a, int d, int dof, const double* x) const {
+    int base[Dim];
+    double f[Dim];
+    for (int e = 0; e < Dim; ++e) {
+      const double s = (x[e] - lower[e]) / dx - (d == e ? 0.0 : 0.5);
+      const int hi = d == e ? cells[e] : cells[e] - 1, top = ghost.lo[e] + ghost.n[e] - 2;
+      int i0 = static_cast<int>(kmath::floor(s));
+      i0 = i0 < ghost.lo[e] ? ghost.lo[e] : (i0 > top ? top : i0);
+      i0 = i0 > hi - 1 ? hi - 1 : i0;
+      const double t = s - i0;
+      base[e] = i0;
+      f[e] = t < 0 ? 0 : (t > 1 ? 1 : t);
+    }
+    double sum = 0;
+    for (int corner = 0; corner < (1 << Dim); ++corner) {
+      int c[Dim];
+      double w = 1;
+      for (int e = 0; e < Dim; ++e) {
+        const int up = (corner >> e) & 1;
+        c[e] = base[e] + up;
+        w *= up ? f[e] : 1 - f[e];
+      }
+      sum += w * a(ghost.index(c), dof);
+    }
+    return sum;
+  }
 };
 
 template <int Dim>
@@ -60,6 +112,8 @@ struct MacGeometryT;
 template <>
 struct MacGeometryT<2> : MacBoxes<2> {
   using MacBoxes<2>::local;
+  using MacBoxes<2>::in_ghost;
+  using MacBoxes<2>::face_centre;
 
   KOKKOS_INLINE_FUNCTION bool in_ghost(int i, int j) const {
     return i >= ghost.lo[0] && i < ghost.lo[0] + ghost.n[0] && j >= ghost.lo[1] && j < ghost.lo[1] + ghost.n[1];
@@ -89,31 +143,12 @@ struct MacGeometryT<2> : MacBoxes<2> {
     return face_type(a, d, c[0], c[1]);
   }
   KOKKOS_INLINE_FUNCTION void face_centre(int d, int i, int j, double* x) const {
-    x[0] = lower[0] + (i + (d == 0 ? 0.0 : 0.5)) * dx;
-    x[1] = lower[1] + (j + (d == 1 ? 0.0 : 0.5)) * dx;
+    const int ij[2] = {i, j};
+    MacBoxes<2>::face_centre(d, ij, x);
   }
   KOKKOS_INLINE_FUNCTION void cell_centre(int i, int j, double* x) const {
     x[0] = lower[0] + (i + 0.5) * dx;
     x[1] = lower[1] + (j + 0.5) * dx;
-  }
-  // Bilinear interpolation of the face component d (dof `dof`) at point x, clamped to the ghost box.
-  template <class A>
-  KOKKOS_INLINE_FUNCTION double sample(const A& a, int d, int dof, const double* x) const {
-    const double sx = (x[0] - lower[0]) / dx - (d == 0 ? 0.0 : 0.5);
-    const double sy = (x[1] - lower[1]) / dx - (d == 1 ? 0.0 : 0.5);
-    const int hi_i = (d == 0 ? cells[0] : cells[0] - 1), hi_j = (d == 1 ? cells[1] : cells[1] - 1);
-    int i0 = static_cast<int>(kmath::floor(sx)), j0 = static_cast<int>(kmath::floor(sy));
-    const int lo_i = ghost.lo[0], lo_j = ghost.lo[1];
-    const int top_i = ghost.lo[0] + ghost.n[0] - 2, top_j = ghost.lo[1] + ghost.n[1] - 2;
-    i0 = i0 < lo_i ? lo_i : (i0 > top_i ? top_i : i0);
-    j0 = j0 < lo_j ? lo_j : (j0 > top_j ? top_j : j0);
-    i0 = i0 > hi_i - 1 ? hi_i - 1 : i0;
-    j0 = j0 > hi_j - 1 ? hi_j - 1 : j0;
-    double fx = sx - i0, fy = sy - j0;
-    fx = fx < 0 ? 0 : (fx > 1 ? 1 : fx);
-    fy = fy < 0 ? 0 : (fy > 1 ? 1 : fy);
-    return (1 - fx) * (1 - fy) * a(local(i0, j0), dof) + fx * (1 - fy) * a(local(i0 + 1, j0), dof) +
-           (1 - fx) * fy * a(local(i0, j0 + 1), dof) + fx * fy * a(local(i0 + 1, j0 + 1), dof);
   }
 };
 
@@ -125,6 +160,7 @@ using MacGeometry = MacGeometryT<2>;
 template <>
 struct MacGeometryT<3> : MacBoxes<3> {
   using MacBoxes<3>::local;
+  using MacBoxes<3>::in_ghost;
 
   KOKKOS_INLINE_FUNCTION static bool in_box(const grid::NodeBox<3>& b, int i, int j, int k) {
     const int c[3] = {i, j, k};
@@ -151,9 +187,6 @@ struct MacGeometryT<3> : MacBoxes<3> {
     if (c[d] == 0 || c[d] == cells[d]) return kWall;
     const int ta = cell_type(a, c[0] - (d == 0), c[1] - (d == 1), c[2] - (d == 2));
     return pair_face_type(ta, cell_type(a, c[0], c[1], c[2]));
-  }
-  KOKKOS_INLINE_FUNCTION void face_centre(int d, const int* c, double* x) const {
-    for (int e = 0; e < 3; ++e) x[e] = lower[e] + (c[e] + (e == d ? 0.0 : 0.5)) * dx;
   }
   KOKKOS_INLINE_FUNCTION void cell_centre(const int* c, double* x) const {
     for (int e = 0; e < 3; ++e) x[e] = lower[e] + (c[e] + 0.5) * dx;

@@ -62,7 +62,8 @@ void declare_membrane_sections(config::Schema& root) {
           "along the membrane and the remesher splits and collapses about 1000 edges per second beside a body at rest; "
           "docs/theory-membrane.md, \"Normal vertex motion\"; in 3D the vertex normal is the area-weighted one)").def("false");
   s->flag("remesh", "split edges longer than 1.5 and collapse edges shorter than 0.5 times the initial edge length "
-          "after every advection (Ruan 2021 Stage 6). Off by default: on the 2D Laplace drop it keeps the edges even "
+          "after every advection (Ruan 2021 Stage 6; in 3D also edge flips, and the initial length is the icosphere's "
+          "or sheet's mean edge). Off by default: on the 2D Laplace drop it keeps the edges even "
           "but raises the area loss from 1.5 % to 4.4 % over 0.12 s (docs/theory-membrane.md)").def("false");
   auto body = std::make_shared<config::Schema>("A rigid body coupled to the liquid and the membrane (Ruan 2021 §4.3).");
   body->choice("shape", {"disc"}, "body shape: a disc in 2D (a cylinder seen end-on)").def("disc");
@@ -209,13 +210,12 @@ void check_membrane_geometry(const config::Section& root) {
     // What the 3D step (membrane_flow_3d.hpp, phase 1) does not implement yet.
     const char* missing = nullptr;
     if (ms.has("bodies") && !ms.list("bodies").empty()) missing = "bodies";
-    else if (deck.remesh) missing = "remesh";
     else if (!deck.flow.two_solve) missing = "two_solve";
     else if (deck.flow.settle_damping > 0) missing = "settle_damping";
     if (missing)
       throw InputError(ms.file(), ms.key_path(missing),
-                       "the 3D membrane step does not implement this key yet (3D has no rigid bodies, no remeshing "
-                       "inside the step, no one-solve control and no settle window); "
+                       "the 3D membrane step does not implement this key yet (3D has no rigid bodies, no one-solve "
+                       "control and no settle window); "
                        "remove it or run in 2D");
   }
   const int up = dim - 1;  // the vertical axis

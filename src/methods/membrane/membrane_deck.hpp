@@ -32,7 +32,7 @@ void declare_membrane_sections(config::Schema& root);
 MembraneDeck read_membrane_deck(const config::Section& root);
 // The refusals that need the domain with the membrane section: a whole number of cells, the pool
 // level, the drop and every body inside the box a cell away from its walls; in 3D (phase 1) the keys
-// the 3D step does not implement yet (bodies, remesh, two_solve: false, the settle window). Throws
+// the 3D step does not implement yet (bodies, two_solve: false, the settle window). Throws
 // InputError naming the file and key. Called by the method's constructor and by `meniscus check`.
 void check_membrane_geometry(const config::Section& root);
 

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <optional>
 
+#include "methods/membrane/fluid_kernels.hpp"
 #include "methods/membrane/triangle_interpolation.hpp"
+#include "methods/membrane/triangle_remesh.hpp"
 
 namespace meniscus::membrane {
 
@@ -129,21 +131,43 @@ void add_gravity_3d(MacGrid3& grid, const double g[3], double dt) {
 MembraneFlow3::MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Parameters params,
                              CoupledSolveOptions solve)
     : grid_(grid), m_(std::move(membrane)), params_(params), solver_(grid, std::move(solve)) {
-  const MacGeometryT<3> g = grid_.geometry();
-  zbase_ = g.lower[2];
-  // An open surface: vertices on an x (y) wall slide along it, their x (y) component held at zero.
-  const std::vector<double> x = host_vec3(m_.x);
-  fixed_.assign(m_.vertices(), 0);
-  if (!params_.closed) {
-    const double tol = 1e-9 * g.dx;
-    for (long i = 0; i < m_.vertices(); ++i)
-      for (int d = 0; d < 2; ++d) {
-        const double lo = g.lower[d], hi = g.lower[d] + g.cells[d] * g.dx;
-        if (std::abs(x[3 * i + d] - lo) < tol || std::abs(x[3 * i + d] - hi) < tol) fixed_[i] |= 1 << d;
-      }
+  zbase_ = grid_.geometry().lower[2];
+  mark_wall_vertices();
+  if (params_.remesh) {
+    remesh_edge_ = params_.remesh_edge;
+    if (remesh_edge_ <= 0) {
+      const geometry::TriangleMesh mesh = to_triangle_mesh(m_);
+      double sum = 0;
+      for (const auto& t : mesh.triangles)
+        for (int c = 0; c < 3; ++c) {
+          const auto& a = mesh.vertices[t[c]];
+          const auto& b = mesh.vertices[t[(c + 1) % 3]];
+          sum += std::hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
+        }
+      remesh_edge_ = mesh.triangles.empty() ? 0.0 : sum / (3.0 * mesh.triangles.size());
+    }
   }
   classify();
   target_volume_ = volume();
+}
+
+void MembraneFlow3::replace_membrane(TriangleMembrane membrane) {
+  m_ = std::move(membrane);
+  mark_wall_vertices();
+}
+
+// An open surface: vertices on an x (y) wall slide along it, their x (y) component held at zero.
+void MembraneFlow3::mark_wall_vertices() {
+  const MacGeometryT<3> g = grid_.geometry();
+  const std::vector<double> x = host_vec3(m_.x);
+  fixed_.assign(m_.vertices(), 0);
+  if (params_.closed) return;
+  const double tol = 1e-9 * g.dx;
+  for (long i = 0; i < m_.vertices(); ++i)
+    for (int d = 0; d < 2; ++d) {
+      const double lo = g.lower[d], hi = g.lower[d] + g.cells[d] * g.dx;
+      if (std::abs(x[3 * i + d] - lo) < tol || std::abs(x[3 * i + d] - hi) < tol) fixed_[i] |= 1 << d;
+    }
 }
 
 double MembraneFlow3::volume() const { return enclosed_volume(m_, params_.closed, zbase_); }
@@ -233,6 +257,22 @@ Step3Report MembraneFlow3::step(double dt) {
       for (size_t q = 0; q < x.size(); ++q) x[q] += lambda * gv[q];
       to_device_vec3(x, m_.x);
     }
+  }
+  // The grid velocity: extended into the air from the faces of the old cell types, then u* = u^n
+  // traced back along u-dagger (Eq. 32).
+  extrapolate_velocities(grid_, params_.extrapolation_layers);
+  advect_velocities(grid_, dt);
+  // Stage 6: remeshing keeps the triangles usable for Eq. 11 (the vertex velocities v^n follow).
+  if (remesh_edge_ > 0) {
+    stage.emplace(timers_, "remesh");
+    TriangleRemeshOptions o;
+    o.L0 = remesh_edge_;
+    o.closed = params_.closed;
+    const TriangleRemeshStats st = remesh_membrane(m_, o);
+    report.splits = st.splits;
+    report.collapses = st.collapses;
+    report.flips = st.flips;
+    mark_wall_vertices();  // the numbering changes with any split or collapse
   }
   // 3. Retype the cells; 4. gravity and the second solve with f_c and K_c.
   stage.emplace(timers_, "classify");

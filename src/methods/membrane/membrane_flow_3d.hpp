@@ -8,10 +8,12 @@
 //  4. gravity u** = u + g dt, then the second solve with the capillary force f_c(x^{n+1})
 //     (Eqs. 9-10) and its implicit stiffness K_c (Eq. 11, linearised as in Eq. 17) gives the new
 //     grid and membrane velocities (Eqs. 24-28 without bodies).
-// Not yet in 3D: semi-Lagrangian advection of the grid velocity (u* = u^n: the step has no u.grad u
-// term), remeshing inside the step (triangle_remesh.hpp exists), rigid bodies and contact/adhesion
-// (Eqs. 20-22), vertex migration (the membrane is replicated on every rank; the deck path allows one
-// rank only).
+//  2b. the grid velocity is extended into the air and advected semi-Lagrangian with u-dagger
+//     (Eq. 32, the u.grad u term; fluid_kernels.hpp, shared with 2D);
+//  2c. optionally the membrane is remeshed (split / collapse / flip, triangle_remesh.hpp; §5.3
+//     Stage 6), new vertices taking the mean velocity of their edge;
+// Not yet in 3D: rigid bodies and contact/adhesion (Eqs. 20-22), vertex migration (the membrane is
+// replicated on every rank; the deck path allows one rank only).
 #include <array>
 #include <vector>
 
@@ -32,10 +34,16 @@ struct Flow3Parameters {
   // Vertices move with the normal part of v-dagger only and keep only the normal part of their new
   // velocity (deck key membrane.normal_motion; not in the paper, as in 2D: tangential_motion.hpp).
   bool normal_motion = false;
+  int extrapolation_layers = 4;  // layers of air faces that get the liquid's velocity before advection
+  // Remeshing in the step (triangle_remesh.hpp) to the target edge length remesh_edge (0: the initial
+  // mesh's mean edge length); split above 1.5, collapse below 0.5 of it.
+  bool remesh = false;
+  double remesh_edge = 0;
 };
 
 struct Step3Report {
   CoupledSolveResult first, second;
+  long splits = 0, collapses = 0, flips = 0;  // remeshing operations of the step
   double volume = 0;  // enclosed liquid volume after the step
 };
 
@@ -45,6 +53,10 @@ class MembraneFlow3 {
   Step3Report step(double dt);
   double volume() const;
   double target_volume() const { return target_volume_; }
+  void set_target_volume(double v) { target_volume_ = v; }
+  // Restart: a membrane with positions, velocities and triangles (wall vertices are marked again);
+  // the grid's cell types are not recomputed (they come back with the grid state).
+  void replace_membrane(TriangleMembrane membrane);
   TriangleMembrane& membrane() { return m_; }
   MacGrid3& grid() { return grid_; }
   const Flow3Parameters& parameters() const { return params_; }
@@ -53,7 +65,10 @@ class MembraneFlow3 {
   void classify();
   // The solve's host view of the membrane; tension false: no f_c and no K_c (the first solve).
   MembraneHost3 host_state(bool tension) const;
-  // Per-stage wall time: solve1, advection, classify, solve2.
+  // Target edge length of the remesher (0 without remeshing); a restart sets it back.
+  double remesh_edge() const { return remesh_edge_; }
+  void set_remesh_edge(double e) { remesh_edge_ = e; }
+  // Per-stage wall time: solve1, advection, remesh, classify, solve2.
   Timers& timers() { return timers_; }
 
  private:
@@ -62,8 +77,10 @@ class MembraneFlow3 {
   TriangleMembrane m_;
   Flow3Parameters params_;
   CoupledSolver3 solver_;
+  void mark_wall_vertices();
   std::vector<int> fixed_;
   double zbase_ = 0;
+  double remesh_edge_ = 0;
   double target_volume_ = 0;
 };
 

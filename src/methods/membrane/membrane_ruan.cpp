@@ -240,43 +240,7 @@ void MembraneRuan::restore_state(const std::vector<std::pair<std::string, double
 }
 
 bool MembraneRuan::grid_snapshot(GridSnapshot& out, bool shared_faces) {
-  const MacGeometry g = grid_->geometry();
-  out.lower[0] = g.lower[0] + 0.5 * g.dx;  // cell centres
-  out.lower[1] = g.lower[1] + 0.5 * g.dx;
-  out.lower[2] = 0;
-  out.dx = g.dx;
-  out.nodes[0] = g.cells[0];
-  out.nodes[1] = g.cells[1];
-  out.nodes[2] = 1;
-  long lo[2], n[2];
-  for (int d = 0; d < 2; ++d) {
-    lo[d] = g.owned.lo[d];
-    long hi = std::min<long>(g.owned.lo[d] + g.owned.n[d], g.cells[d]);
-    if (shared_faces && hi < g.cells[d]) ++hi;  // the neighbour's first row, from the ghosts
-    n[d] = std::max<long>(0, hi - lo[d]);
-    out.owned_lo[d] = lo[d];
-    out.owned_n[d] = n[d];
-  }
-  out.owned_lo[2] = 0;
-  out.owned_n[2] = 1;
-  auto dev = grid_->field().acquire_local(false);
-  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dev);
-  grid_->field().release_local(dev);
-  GridSnapshot::Field p{"pressure", 1, {}}, type{"cell_type", 1, {}}, vel{"velocity", 3, {}};
-  const double inv_dt = last_dt_ > 0 ? 1.0 / last_dt_ : 0.0;
-  // Host loop: this fills output buffers once per output time.
-  for (long j = lo[1]; j < lo[1] + n[1]; ++j)
-    for (long i = lo[0]; i < lo[0] + n[0]; ++i) {
-      const long l = g.local(static_cast<int>(i), static_cast<int>(j));
-      const long r = g.local(static_cast<int>(i + 1), static_cast<int>(j));
-      const long t = g.local(static_cast<int>(i), static_cast<int>(j + 1));
-      p.values.push_back(a(l, kP) * inv_dt);
-      type.values.push_back(a(l, kCell));
-      vel.values.push_back(0.5 * (a(l, kU) + a(r, kU)));
-      vel.values.push_back(0.5 * (a(l, kV) + a(t, kV)));
-      vel.values.push_back(0.0);
-    }
-  out.fields = {p, type, vel};
+  mac_grid_snapshot(*grid_, last_dt_, out, shared_faces);
   return true;
 }
 

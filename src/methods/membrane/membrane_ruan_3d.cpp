@@ -51,6 +51,7 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
   p.h = deck_.thickness_over_dx * dx;
   p.preserve_volume = deck_.flow.preserve_volume;
   p.normal_motion = deck_.flow.normal_motion;
+  p.remesh = deck_.remesh;
   const double edge = deck_.edge_over_dx * dx;
   geometry::TriangleMesh mesh;
   if (deck_.shape == "pool") {
@@ -103,6 +104,9 @@ void MembraneRuan3::diagnostics(DiagnosticRow& row) {
   row.emplace_back("fluid_air_faces", static_cast<double>(last_.second.fluid_air_faces));
   row.emplace_back("uncoupled_components", static_cast<double>(last_.second.uncoupled_components));
   row.emplace_back("membrane_vertices", static_cast<double>(flow_->membrane().vertices()));
+  row.emplace_back("splits", static_cast<double>(last_.splits));
+  row.emplace_back("collapses", static_cast<double>(last_.collapses));
+  row.emplace_back("flips", static_cast<double>(last_.flips));
   if (deck_.shape == "drop") {
     // Mean pressure of the liquid cells more than two cells inside the initial radius, and Laplace's
     // 2 sigma / R for the drop's equal-volume radius.
@@ -119,12 +123,110 @@ void MembraneRuan3::diagnostics(DiagnosticRow& row) {
   }
 }
 
+bool MembraneRuan3::grid_snapshot(GridSnapshot& out, bool shared_faces) {
+  mac_grid_snapshot(*grid_, last_dt_, out, shared_faces);
+  return true;
+}
+
+io::SurfaceMesh MembraneRuan3::surface_mesh() {
+  io::SurfaceMesh out;
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  if (rank != 0) return out;
+  const TriangleMembrane& m = flow_->membrane();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.v);
+  auto tri = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.tri);
+  for (long i = 0; i < m.vertices(); ++i)
+    for (int d = 0; d < 3; ++d) {
+      out.position.push_back(x(i, d));
+      out.velocity.push_back(v(i, d));
+    }
+  for (long t = 0; t < m.triangles(); ++t)
+    for (int c = 0; c < 3; ++c) out.triangles.push_back(tri(t, c));
+  return out;
+}
+
 long MembraneRuan3::global_particle_count() { return flow_->membrane().vertices(); }
 
-void MembraneRuan3::restore_state(const std::vector<std::pair<std::string, double>>&) {
-  throw InputError("--restart", "simulation.dimension",
-                   "restarting the 3D membrane method is not implemented yet (its membrane and grid state are not "
-                   "checkpointed)");
+std::vector<std::pair<std::string, double>> MembraneRuan3::state() {
+  return {{"steps", static_cast<double>(steps_)},
+          {"initial_volume", volume0_},
+          {"target_volume", flow_->target_volume()},
+          {"remesh_edge", flow_->remesh_edge()},
+          {"last_dt", last_dt_}};
+}
+
+std::vector<Method::GridTable> MembraneRuan3::grid_state() {
+  // The triangles (3 vertex ids per row, rank 0 writes them: the membrane is replicated).
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  std::vector<double> tri;
+  if (rank == 0) {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flow_->membrane().tri);
+    tri.resize(3 * h.extent(0));
+    for (size_t t = 0; t < h.extent(0); ++t)
+      for (int c = 0; c < 3; ++c) tri[3 * t + c] = h(t, c);
+  }
+  return {GridTable{"mac_nodes", grid_state_columns<3>(), pack_grid_rows(*grid_)},
+          GridTable{"membrane_triangles", 3, std::move(tri)}};
+}
+
+void MembraneRuan3::restore_grid_state(const std::vector<GridTable>& tables) {
+  for (const auto& t : tables) {
+    if (t.name == "membrane_triangles") restored_triangles_ = t.values;
+    if (t.name != "mac_nodes") continue;
+    long used = unpack_grid_rows(*grid_, t.values), total = 0;
+    MPI_Allreduce(&used, &total, 1, MPI_LONG, MPI_SUM, comm_);
+    const MacGeometryT<3> g = grid_->geometry();
+    const long nodes = static_cast<long>(g.cells[0] + 1) * (g.cells[1] + 1) * (g.cells[2] + 1);
+    if (total != nodes)
+      throw InputError("--restart", "domain", "the checkpoint's MAC grid has " + std::to_string(total) + " of the " +
+                                                  std::to_string(nodes) + " nodes this deck's domain needs");
+  }
+}
+
+void MembraneRuan3::restore_state(const std::vector<std::pair<std::string, double>>& state) {
+  for (const auto& [k, v] : state) {
+    if (k == "steps") steps_ = static_cast<long>(v);
+    else if (k == "initial_volume") volume0_ = v;
+    else if (k == "target_volume") flow_->set_target_volume(v);
+    else if (k == "remesh_edge") flow_->set_remesh_edge(v);
+    else if (k == "last_dt") last_dt_ = v;
+  }
+  // The membrane: the checkpoint's vertices (rank 0's particles, by id) and triangles.
+  const long n = static_cast<long>(set_.size());
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set_.field(0));
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set_.field(1));
+  auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set_.id());
+  geometry::TriangleMesh mesh;
+  mesh.vertices.resize(n);
+  std::vector<std::array<double, 3>> vel(n);
+  for (long i = 0; i < n; ++i) {
+    const long k = static_cast<long>(id(i));
+    if (k < 0 || k >= n) throw InputError("--restart", "particles/id", "membrane vertex id out of range");
+    for (int d = 0; d < 3; ++d) {
+      mesh.vertices[k][d] = x(i, d);
+      vel[k][d] = v(i, d);
+    }
+  }
+  for (size_t t = 0; t + 2 < restored_triangles_.size(); t += 3) {
+    std::array<int, 3> tri;
+    for (int c = 0; c < 3; ++c) {
+      tri[c] = static_cast<int>(restored_triangles_[t + c]);
+      if (tri[c] < 0 || tri[c] >= n)
+        throw InputError("--restart", "grid/membrane_triangles", "a triangle names a vertex the checkpoint lacks");
+    }
+    mesh.triangles.push_back(tri);
+  }
+  TriangleMembrane m = make_triangle_membrane(mesh);
+  auto hv = Kokkos::create_mirror_view(m.v);
+  for (long i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) hv(i, d) = vel[i][d];
+  Kokkos::deep_copy(m.v, hv);
+  flow_->replace_membrane(std::move(m));
+  restored_triangles_.clear();
+  publish(comm_, set_, *flow_, deck_.flow.rho);
 }
 
 }  // namespace meniscus::membrane

@@ -6,13 +6,14 @@
 // refused with an input error.
 #include <memory>
 
+#include "io/surface_output.hpp"
 #include "methods/membrane/membrane_deck.hpp"
 #include "methods/membrane/membrane_flow_3d.hpp"
 #include "methods/method.hpp"
 
 namespace meniscus::membrane {
 
-class MembraneRuan3 : public Method {
+class MembraneRuan3 : public Method, public io::SurfaceSource {
  public:
   explicit MembraneRuan3(const MethodContext& ctx);
   double stable_dt() override;
@@ -23,8 +24,18 @@ class MembraneRuan3 : public Method {
   particles::ParticleSet& particles() override { return set_; }
   int position_field() const override { return 0; }
   int dimension() const override { return 3; }
+  // Checkpoints: the step count and volumes (state), every dof of every MAC-grid node and the
+  // membrane's triangles (grid tables); the vertices are the particles.
+  std::vector<std::pair<std::string, double>> state() override;
   void restore_state(const std::vector<std::pair<std::string, double>>& state) override;
+  std::vector<GridTable> grid_state() override;
+  void restore_grid_state(const std::vector<GridTable>& tables) override;
   void redistribute_particles() override {}
+  // The MAC grid at cell centres: pressure, cell type, velocity (grid_state.hpp).
+  bool grid_snapshot(GridSnapshot& out, bool shared_faces = false) override;
+  // The membrane's triangles, vertices and velocities (rank 0; the membrane is replicated) as the
+  // output's membrane series.
+  io::SurfaceMesh surface_mesh() override;
 
   MembraneFlow3& flow() { return *flow_; }
 
@@ -37,6 +48,7 @@ class MembraneRuan3 : public Method {
   double volume0_ = 0, last_dt_ = 0;
   Step3Report last_;
   long steps_ = 0;
+  std::vector<double> restored_triangles_;  // the checkpoint's triangles until restore_state
 };
 
 // Host-side max |u| over the faces of the owned nodes and max |v| over the membrane vertices.

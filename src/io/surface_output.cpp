@@ -1,0 +1,36 @@
+#include "io/surface_output.hpp"
+
+#include "io/durable_file.hpp"
+#include "io/h5_file.hpp"
+#include "io/xdmf.hpp"
+
+namespace meniscus::io {
+
+void SurfaceOutput::write(const SurfaceMesh& mesh, int dimension, long step, double time) {
+  long counts[2] = {static_cast<long>(mesh.position.size() / 3), static_cast<long>(mesh.triangles.size() / 3)};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG, MPI_SUM, comm_);
+  const size_t n = mesh.position.size() / 3, t = mesh.triangles.size() / 3;
+  const std::string name = series_.h5_name(step);
+  H5File f = H5File::create(comm_, series_.path(name));
+  f.write_rows("position", mesh.position.data(), n, 3);
+  f.write_rows("velocity", mesh.velocity.data(), n, 3);
+  f.write_rows("triangles", mesh.triangles.data(), t, 3);
+  f.set_attr("/", "meniscus_format", std::string("membrane"));
+  f.set_attr("/", "format_version", int64_t{1});
+  f.set_attr("/", "method", method_name_);
+  f.set_attr("/", "dimension", int64_t{dimension});
+  f.set_attr("/", "step", int64_t{step});
+  f.set_attr("/", "time", time);
+  f.set_attr("/", "vertex_count", int64_t{counts[0]});
+  f.set_attr("/", "triangle_count", int64_t{counts[1]});
+  f.close();
+  // The XDMF document and the collection entry only once the HDF5 file is complete.
+  const std::vector<xdmf::Array> arrays = {{"velocity", "Vector", {counts[0], 3}, false, "/velocity"}};
+  on_rank0(comm_, [&] {
+    write_file_atomically(series_.path(series_.xdmf_name(step)),
+                          xdmf::surface_document(name, time, counts[0], counts[1], "/position", "/triangles", arrays));
+  });
+  series_.add(step);
+}
+
+}  // namespace meniscus::io

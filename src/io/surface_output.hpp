@@ -1,0 +1,42 @@
+#pragma once
+// Triangle-surface output for ParaView (the 3D membrane of Ruan et al. 2021 as a dataset of its own
+// beside its vertices' particle series): one HDF5 file per output time, DIR/membrane_NNNNNN.h5
+// (NNNNNN = step), with the XDMF documents DIR/membrane_NNNNNN.xdmf (a Triangle topology) and the
+// collection DIR/membrane.xdmf. Layout of a file:
+//   /position, /velocity   N x 3 float64 (vertices)
+//   /triangles             T x 3 int64 (0-based vertex rows, counter-clockwise seen from the air)
+//   attributes of /: meniscus_format = "membrane", format_version, method, dimension, step, time,
+//   vertex_count, triangle_count
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/series.hpp"
+
+namespace meniscus::io {
+
+// A surface held whole by rank 0 (other ranks leave it empty).
+struct SurfaceMesh {
+  std::vector<double> position, velocity;  // 3 per vertex
+  std::vector<int64_t> triangles;          // 3 per triangle
+};
+
+// A method with a triangle surface implements this beside Method; the output observer writes the
+// surface series when the method is a SurfaceSource.
+class SurfaceSource {
+ public:
+  virtual ~SurfaceSource() = default;
+  virtual SurfaceMesh surface_mesh() = 0;  // collective
+};
+
+class SurfaceOutput : public MethodSeries {
+ public:
+  SurfaceOutput(MPI_Comm comm, const std::string& method_name, const std::string& dir)
+      : MethodSeries(comm, method_name, dir, "membrane") {}
+  // Writes this step's files (rank 0 writes the rows) and adds them to the collection. Collective.
+  void write(const SurfaceMesh& mesh, int dimension, long step, double time);
+};
+
+}  // namespace meniscus::io
