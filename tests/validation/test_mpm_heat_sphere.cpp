@@ -159,7 +159,7 @@ TEST(MpmHeatSphereValidation, GamgStaysDefiniteAfterTheFirstStep) {
 // only: every node within R - dx of the centre and none beyond R + (0.5 + 1.5 sqrt 3) dx (the surface
 // samples lie about half a cell outside the surface, and a stencil reaches 1.5 dx along each axis, 2.6 dx
 // along a diagonal); measured 7895 rows between 2601 and 8601. Slots over the whole ghost box took 1 kB per
-// node, 2.3 GB on the 3D candle at dx = 1/127, whose box the wax fills 2.4 % of.
+// node, 2.1 GB on the 3D candle at dx = 1/127 (2.1 M nodes), whose box the wax fills 2.4 % of.
 TEST(MpmHeatSphereValidation, AutomaticPreconditionerTakesJacobiWhenCapacityDominates) {
   const double dx = 1.0 / 64;
   auto d = test::deck_from_string(sphere_deck(dx));

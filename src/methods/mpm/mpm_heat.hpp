@@ -167,7 +167,7 @@ class HeatSolver {
   // The rows of A_'s pattern (the nodes reached when it was built, create_matrix): row_ maps a ghosted node
   // to its place among them (-1 outside the pattern), row_node_ back. values_ holds 5^Dim slots for each
   // pattern row, accumulated each step. Every other row is the identity (a weak or fixed node: its owner's
-  // diagonal 1), so it needs no slots: dense slots over the whole ghost box took 1 kB per node (2.3 GB on
+  // diagonal 1), so it needs no slots: dense slots over the whole ghost box took 1 kB per node (2.1 GB on
   // the candle at dx = 1/127, a box the wax fills 2.4 % of).
   Kokkos::View<int*> row_;
   Kokkos::View<long*> row_node_;
