@@ -106,12 +106,11 @@ HeatSolver<Dim>::HeatSolver(const grid::Decomposition<Dim>& decomp, const HeatOp
   petsc_check(PetscOptionsGetReal(nullptr, "mpm_heat_", "-jacobi_max_ratio", &jacobi_max_ratio_, &set),
               "PetscOptionsGetReal(-mpm_heat_jacobi_max_ratio)");
   const long ng = gbox_.size();
-  constexpr int W = Dim == 2 ? 25 : 125;
-  values_ = Kokkos::View<double*>("heat_dense_values", ng * W);
   weak_ = Kokkos::View<int*>("heat_weak", ng);
   free_ = Kokkos::View<int*>("heat_free", ng);
   reached_ = Kokkos::View<int*>("heat_reached", ng);
-  pattern_nodes_ = Kokkos::View<int*>("heat_pattern_nodes", ng);
+  row_ = Kokkos::View<int*>("heat_pattern_row", ng);
+  Kokkos::deep_copy(row_, -1);
 }
 
 template <int Dim>
@@ -176,7 +175,8 @@ void HeatSolver<Dim>::mark_fixed_nodes() {
 
 // Symmetric elimination of the fixed nodes from the COO values: a fixed row keeps nothing (its owner puts
 // 1 on the diagonal), a free row moves A_ij T_j of each fixed neighbour j into lift_i (subtracted from its
-// right-hand side after the rank sum).
+// right-hand side after the rank sum). A row outside the pattern is an identity row (weak or fixed) and
+// has no lift: its right-hand side is its own T^n or prescribed T.
 template <int Dim>
 void HeatSolver<Dim>::eliminate_fixed_nodes() {
   constexpr int W = Dim == 2 ? 25 : 125;
@@ -184,15 +184,19 @@ void HeatSolver<Dim>::eliminate_fixed_nodes() {
   auto vals = values_;
   auto fixed = fixed_;
   auto lift = lift_;
+  auto row = row_;
   Kokkos::parallel_for(
       "heat::eliminate_fixed", Kokkos::RangePolicy<>(0, gbox.size()), KOKKOS_LAMBDA(const long a) {
+        const long r = row(a);
+        lift(a) = 0;
+        if (r < 0) return;
         int ijk[Dim];
         gbox.node(a, ijk);
         double l = 0;
         for (int slot = 0; slot < W; ++slot) {
           int nb[Dim];
           const bool inside = pair_neighbour<Dim>(gbox, ijk, slot, nb);
-          double& v = vals(a * W + slot);
+          double& v = vals(r * W + slot);
           if (fixed(a) >= 0) {
             v = 0;
           } else if (inside) {
@@ -278,22 +282,19 @@ void HeatSolver<Dim>::decouple_weak_nodes() {
   const auto gbox = gbox_;
   auto vals = values_;
   auto weak = weak_;
-  auto pattern = pattern_nodes_;
+  auto node = row_node_;
+  // The pattern's rows only: a row outside it holds no slots (its identity entry is a constant, create_matrix).
   Kokkos::parallel_for(
-      "heat::decouple_weak", Kokkos::RangePolicy<>(0, gbox.size()), KOKKOS_LAMBDA(const long a) {
+      "heat::decouple_weak", Kokkos::RangePolicy<>(0, node.extent(0)), KOKKOS_LAMBDA(const long r) {
+        const long a = node(r);
         const bool row_weak = weak(a) != 0;
-        // Of a row outside the pattern only the diagonal is stored (create_matrix).
-        if (row_weak && !pattern(a)) {
-          vals(a * W + centre) = 0;
-          return;
-        }
         int ijk[Dim];
         gbox.node(a, ijk);
         double moved = 0;
         for (int slot = 0; slot < W; ++slot) {
           int nb[Dim];
           const bool inside = pair_neighbour<Dim>(gbox, ijk, slot, nb);
-          double& v = vals(a * W + slot);
+          double& v = vals(r * W + slot);
           if (row_weak) {
             v = 0;
           } else if (inside && slot != centre && weak(gbox.index(nb))) {
@@ -301,7 +302,7 @@ void HeatSolver<Dim>::decouple_weak_nodes() {
             v = 0;
           }
         }
-        if (!row_weak) vals(a * W + centre) += moved;
+        if (!row_weak) vals(r * W + centre) += moved;
       });
 }
 
@@ -457,10 +458,11 @@ template <int Dim>
 bool HeatSolver<Dim>::pattern_outdated() {
   int changed = 0;
   if (A_) {
-    auto now = free_, pattern = pattern_nodes_;
+    auto now = free_;
+    auto row = row_;
     Kokkos::parallel_reduce(
         "heat::pattern_outdated", Kokkos::RangePolicy<>(0, gbox_.size()),
-        KOKKOS_LAMBDA(const long i, int& acc) { acc += now(i) && !pattern(i) ? 1 : 0; }, changed);
+        KOKKOS_LAMBDA(const long i, int& acc) { acc += now(i) && row(i) < 0 ? 1 : 0; }, changed);
   } else {
     changed = 1;
   }
@@ -483,30 +485,48 @@ void HeatSolver<Dim>::create_matrix() {
   const long ng = gbox_.size();
   auto gi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), global_index_);
   auto fr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), reached_);
-  const auto gbox = gbox_;
+  const auto gbox = gbox_, obox = obox_;
+  auto row = Kokkos::create_mirror_view(row_);
+  std::vector<long> node;
+  for (long i = 0; i < ng; ++i) {
+    row(i) = fr(i) ? static_cast<int>(node.size()) : -1;
+    if (fr(i)) node.push_back(i);
+  }
   std::vector<PetscInt> rows, cols;
   std::vector<long> entry;
-  rows.reserve(ng * 8);
-  cols.reserve(ng * 8);
-  entry.reserve(ng * 8);
+  rows.reserve(obox.size() + node.size() * 32);
+  cols.reserve(rows.capacity());
+  entry.reserve(rows.capacity());
   for (long i = 0; i < ng; ++i) {
-    if (!fr(i)) {
-      rows.push_back(gi(i));
-      cols.push_back(gi(i));
-      entry.push_back(i * W + centre);
-      continue;
-    }
     int ijk[Dim];
     gbox.node(i, ijk);
+    if (row(i) < 0) {
+      // An identity row (weak or fixed: decouple_weak_nodes, eliminate_fixed_nodes), whose 1 its owner adds.
+      bool owned = true;
+      for (int d = 0; d < Dim; ++d) owned = owned && ijk[d] >= obox.lo[d] && ijk[d] < obox.lo[d] + obox.n[d];
+      if (!owned) continue;
+      rows.push_back(gi(i));
+      cols.push_back(gi(i));
+      entry.push_back(-1);
+      continue;
+    }
     for (int slot = 0; slot < W; ++slot) {
       int nb[Dim];
       const bool inside = pair_neighbour<Dim>(gbox, ijk, slot, nb);
       if (slot != centre && !(inside && fr(gbox.index(nb)))) continue;
       rows.push_back(gi(i));
       cols.push_back(slot == centre ? gi(i) : gi(gbox.index(nb)));
-      entry.push_back(i * W + slot);
+      entry.push_back(row(i) * static_cast<long>(W) + slot);
     }
   }
+  Kokkos::deep_copy(row_, row);
+  row_node_ = Kokkos::View<long*>("heat_pattern_node", node.size());
+  {
+    Kokkos::View<const long*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> nh(node.data(), node.size());
+    Kokkos::deep_copy(row_node_, nh);
+  }
+  values_ = Kokkos::View<double*>();  // release the old slots before the new ones are allocated
+  values_ = Kokkos::View<double*>("heat_pattern_values", node.size() * W);
   if (A_) petsc_check(MatDestroy(&A_), "MatDestroy(heat)");
   const PetscInt nown = static_cast<PetscInt>(obox_.size());
   petsc_check(MatCreate(decomp_.comm(), &A_), "MatCreate(heat)");
@@ -521,14 +541,13 @@ void HeatSolver<Dim>::create_matrix() {
     Kokkos::View<const long*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> eh(entry.data(), entry.size());
     Kokkos::deep_copy(entry_, eh);
   }
-  Kokkos::deep_copy(pattern_nodes_, reached_);
   MatInfo info;
   petsc_check(MatGetInfo(A_, MAT_GLOBAL_SUM, &info), "MatGetInfo(heat)");
   nonzeros_ = static_cast<long>(info.nz_used);
   ++pattern_builds_;
 }
 
-// The COO values of the pattern, taken from the dense per-node slots.
+// The COO values of the pattern, taken from the pattern rows' slots; 1 for an owned identity row.
 template <int Dim>
 void HeatSolver<Dim>::compact_values() {
   auto vals = values_;
@@ -536,7 +555,7 @@ void HeatSolver<Dim>::compact_values() {
   auto coo = coo_values_;
   Kokkos::parallel_for(
       "heat::compact_values", Kokkos::RangePolicy<>(0, entry.extent(0)),
-      KOKKOS_LAMBDA(const long k) { coo(k) = vals(entry(k)); });
+      KOKKOS_LAMBDA(const long k) { coo(k) = entry(k) >= 0 ? vals(entry(k)) : 1.0; });
 }
 
 // max over the free owned nodes of (A_ii - C_i/dt) / (C_i/dt): how far the conduction and Robin terms
@@ -595,12 +614,13 @@ void HeatSolver<Dim>::assemble(double dt, const Particles& p, const Samples& s) 
   decouple_weak_nodes();
   if (any_fixed_) eliminate_fixed_nodes();
   // Capacity C_i / dt on the diagonal; a weak node (also one without capacity) has no other entry and gets
-  // 1, as does a fixed node.
+  // 1, as does a fixed node (outside the pattern that 1 is the constant entry of create_matrix).
   const bool any_fixed = any_fixed_;
   auto fixed = fixed_;
   auto weak = weak_;
   auto own = owned_;
   auto vals = values_;
+  auto row = row_;
   const auto gbox = gbox_, obox = obox_;
   const double inv_dt = 1.0 / dt;
   constexpr int centre = Dim == 2 ? 12 : 62;
@@ -608,11 +628,12 @@ void HeatSolver<Dim>::assemble(double dt, const Particles& p, const Samples& s) 
       "heat::assemble_capacity", Kokkos::RangePolicy<>(0, obox.size()), KOKKOS_LAMBDA(const long i) {
         int ijk[Dim];
         obox.node(i, ijk);
-        const long g = gbox.index(ijk);
+        const long g = gbox.index(ijk), r = row(g);
+        if (r < 0) return;
         if (any_fixed && fixed(g) >= 0)
-          vals(g * W + centre) = 1.0;
+          vals(r * W + centre) = 1.0;
         else
-          vals(g * W + centre) += weak(g) ? 1.0 : own(i, 0) * inv_dt;
+          vals(r * W + centre) += weak(g) ? 1.0 : own(i, 0) * inv_dt;
       });
   compact_values();
   auto vh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), coo_values_);
@@ -808,6 +829,7 @@ HeatStats HeatSolver<Dim>::solve(double dt, const Particles& p, const Samples& s
   stats.weak_nodes = weak_count_;
   stats.nonzeros = nonzeros_;
   stats.pattern_builds = pattern_builds_;
+  stats.pattern_rows = static_cast<long>(row_node_.extent(0));
   {
     PC pc;
     PCType type = nullptr;

@@ -82,6 +82,7 @@ struct HeatStats {
   bool jacobi = false;       // this solve used CG + Jacobi (the automatic choice, or -mpm_heat_pc_type jacobi)
   double conduction_ratio = 0;  // max over the unknowns of (A_ii - C_i/dt) / (C_i/dt) (choose_preconditioner)
   long nonzeros = 0;         // stored entries of the matrix (free nodes and their couplings, plus diagonals)
+  long pattern_rows = 0;     // this rank's ghosted nodes with coupling slots (the pattern's rows, create_matrix)
   int pattern_builds = 0;    // times in this run the matrix's pattern was built (the set of free nodes changed)
   // Wall seconds of this solve's parts on this rank: boundary quadrature, P2G and matrix assembly (with
   // MatSetValuesCOO); the preconditioner set-up (KSPSetUp: GAMG's aggregation, Galerkin products and
@@ -164,11 +165,18 @@ class HeatSolver {
   // within two of each other on each axis; every other row is the identity. Its COO pattern is rebuilt only
   // when a free node (capacity, neither weak nor fixed) lies outside it (pattern_outdated).
   Mat A_ = nullptr;
-  Kokkos::View<double*> values_;  // dense per ghosted node x 5^Dim slots, accumulated each step
-  Kokkos::View<long*> entry_;     // COO entry -> its slot in values_
+  // The rows of A_'s pattern (the nodes reached when it was built, create_matrix): row_ maps a ghosted node
+  // to its place among them (-1 outside the pattern), row_node_ back. values_ holds 5^Dim slots for each
+  // pattern row, accumulated each step. Every other row is the identity (a weak or fixed node: its owner's
+  // diagonal 1), so it needs no slots: dense slots over the whole ghost box took 1 kB per node (2.1 GB on
+  // the candle at dx = 1/127, a box the wax fills 2.4 % of).
+  Kokkos::View<int*> row_;
+  Kokkos::View<long*> row_node_;
+  Kokkos::View<double*> values_;
+  Kokkos::View<long*> entry_;  // COO entry -> its slot in values_, or -1: the constant 1 of an identity row
   Kokkos::View<double*> coo_values_;
-  // Ghosted node -> 1 if free, if reached (filled fraction above 0, not fixed), if in A_'s pattern.
-  Kokkos::View<int*> free_, reached_, pattern_nodes_;
+  // Ghosted node -> 1 if free, if reached (filled fraction above 0, not fixed).
+  Kokkos::View<int*> free_, reached_;
   long nonzeros_ = 0;
   int pattern_builds_ = 0;
   KSP ksp_ = nullptr;

@@ -139,6 +139,7 @@ void HeatSolver<Dim>::accumulate_entries(const Particles& p, const Samples& s) {
 
   auto vals = values_;
   auto weak = weak_;
+  auto row = row_;
   const long s1 = gbox.n[0], s2 = Dim == 3 ? static_cast<long>(gbox.n[0]) * gbox.n[1] : 0;
   for (int c = 0; c < colours; ++c) {
     if (colour_start[c + 1] == colour_start[c]) continue;
@@ -191,15 +192,17 @@ void HeatSolver<Dim>::accumulate_entries(const Particles& p, const Samples& s) {
                 for (int bb = a; bb < S; ++bb) E[a * S + bb] += ha * w[bb];
               }
           }
+          // Into the pattern's rows (create_matrix); a row outside it is an identity row (a weak or fixed
+          // node), whose couplings the matrix does not hold.
           for (int a = 0; a < S; ++a) {
-            const long na = node_of(a);
+            const long ra = row(node_of(a));
             for (int bb = a; bb < S; ++bb) {
               const double v = E[a * S + bb];
               if (v == 0) continue;
-              vals(na * W + pair_slot<Dim>(a, bb)) += v;
+              if (ra >= 0) vals(ra * W + pair_slot<Dim>(a, bb)) += v;
               if (bb != a) {
-                const long nb = node_of(bb);
-                vals(nb * W + pair_slot<Dim>(bb, a)) += v;
+                const long rb = row(node_of(bb));
+                if (rb >= 0) vals(rb * W + pair_slot<Dim>(bb, a)) += v;
               }
             }
           }
