@@ -127,7 +127,12 @@ build_kokkos() {
 }
 
 build_expat_shim() {
-  if [ -f "$EXPAT_SHIM" ] && [ "$EXPAT_SHIM" -nt "$EXPAT_SHIM_SOURCE" ]; then
+  # Rebuilt when the source's content changes (a fresh clone's file is always newer than the
+  # installed library, so a time stamp would rebuild it on every clone), and put in place by a
+  # rename, so two checkouts installing at once never see a half-written or missing library.
+  local want
+  want=$(sha256sum "$EXPAT_SHIM_SOURCE" | cut -d' ' -f1)
+  if [ -f "$EXPAT_SHIM" ] && [ "$(cat "$EXPAT_SHIM.sha256" 2>/dev/null)" = "$want" ]; then
     return 0
   fi
   log "building the expat no-reparse-deferral shim into $EXPAT_SHIM"
@@ -135,7 +140,11 @@ build_expat_shim() {
   work=$(mktemp -d /tmp/meniscus-expat.XXXXXX)
   gcc -O2 -Wall -shared -fPIC -o "$work/libexpat_noreparse.so" "$EXPAT_SHIM_SOURCE" \
     -Wl,--no-as-needed -lexpat -ldl
-  sudo_if_needed install -D -m 0755 "$work/libexpat_noreparse.so" "$EXPAT_SHIM"
+  printf '%s\n' "$want" >"$work/sha256"
+  sudo_if_needed install -D -m 0755 "$work/libexpat_noreparse.so" "$EXPAT_SHIM.tmp.$$"
+  sudo_if_needed mv -f "$EXPAT_SHIM.tmp.$$" "$EXPAT_SHIM"
+  sudo_if_needed install -m 0644 "$work/sha256" "$EXPAT_SHIM.sha256.tmp.$$"
+  sudo_if_needed mv -f "$EXPAT_SHIM.sha256.tmp.$$" "$EXPAT_SHIM.sha256"
   rm -rf "$work"
 }
 
