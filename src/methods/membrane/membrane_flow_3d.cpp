@@ -268,10 +268,12 @@ Step3Report MembraneFlow3::step(double dt) {
     TriangleRemeshOptions o;
     o.L0 = remesh_edge_;
     o.closed = params_.closed;
+    o.smoothing_rate = params_.remesh_smoothing ? 1.0 : 0.0;
     const TriangleRemeshStats st = remesh_membrane(m_, o);
     report.splits = st.splits;
     report.collapses = st.collapses;
     report.flips = st.flips;
+    report.smoothed = st.smoothed;
     mark_wall_vertices();  // the numbering changes with any split or collapse
   }
   // 3. Retype the cells; 4. gravity and the second solve with f_c and K_c.

@@ -39,11 +39,13 @@ struct Flow3Parameters {
   // mesh's mean edge length); split above 1.5, collapse below 0.5 of it.
   bool remesh = false;
   double remesh_edge = 0;
+  // Tangential vertex smoothing in the remesher (TriangleRemeshOptions::smoothing_rate 1 or 0).
+  bool remesh_smoothing = true;
 };
 
 struct Step3Report {
   CoupledSolveResult first, second;
-  long splits = 0, collapses = 0, flips = 0;  // remeshing operations of the step
+  long splits = 0, collapses = 0, flips = 0, smoothed = 0;  // remeshing operations of the step
   double volume = 0;  // enclosed liquid volume after the step
 };
 

@@ -59,11 +59,17 @@ class Remesher {
       changes += collapse_pass(stats);
       rebuild();
       changes += flip_pass(stats);
+      rebuild();
+      smooth_pass(stats);
       if (changes == 0) break;
     }
     rebuild();
     stats.volume_change_before_offset = volume_and_gradient(nullptr) - volume0;
     stats.restore_offset = restore_volume(volume0);
+    // The offset stretches edges by about its size over the radius: split what it pushed past the
+    // bound (splits do not move the surface, so the volume stays restored).
+    rebuild();
+    split_pass(stats);
     compact();
   }
 
@@ -304,6 +310,105 @@ class Remesher {
       ++n;
     }
     stats.flips += n;
+    return n;
+  }
+
+  // Barycentric coordinates of p projected onto the plane of the triangle q0 q1 q2 (false for a
+  // degenerate triangle).
+  static bool barycentric(const P3& p, const P3& q0, const P3& q1, const P3& q2, double w[3]) {
+    const P3 n = cross(sub(q1, q0), sub(q2, q0));
+    const double nn = dot(n, n);
+    if (!(nn > 0)) return false;
+    w[0] = dot(cross(sub(q1, p), sub(q2, p)), n) / nn;
+    w[1] = dot(cross(sub(q2, p), sub(q0, p)), n) / nn;
+    w[2] = 1 - w[0] - w[1];
+    return true;
+  }
+
+  // Tangential smoothing (El Topo's "null-space smoothing", Brochu and Bridson 2009, simplified to
+  // the tangent plane): each free vertex, in index order (Gauss-Seidel), moves toward the
+  // area-weighted mean of its one-ring triangles' centroids with the normal part of that move
+  // removed, then along its normal (z for an open membrane) by the amount that keeps the volume of
+  // its one-ring patch, so the enclosed volume is kept to round-off, as by the collapses. A move is
+  // refused when it would turn a triangle over, create an edge longer than split_ratio L0, or lower
+  // the smallest angle of the one-ring. The vertex takes the velocity interpolated linearly in the
+  // old one-ring triangle that contains its new position (exact for a linear field on a plane).
+  long smooth_pass(TriangleRemeshStats& stats) {
+    if (!(o_.smoothing_rate > 0)) return 0;
+    long n = 0;
+    for (int i = 0; i < static_cast<int>(x_.size()); ++i) {
+      if (fixed_[i] || vert_dead_[i] || vert_tris_[i].size() < 3) continue;
+      const auto& ring = vert_tris_[i];
+      P3 target{0, 0, 0}, normal{0, 0, 0};
+      double area = 0;
+      for (int t : ring) {
+        const Tri& tr = tri_[t];
+        const P3 nt = cross(sub(x_[tr[1]], x_[tr[0]]), sub(x_[tr[2]], x_[tr[0]]));
+        const double a = length(nt);
+        for (int d = 0; d < 3; ++d) {
+          target[d] += a * (x_[tr[0]][d] + x_[tr[1]][d] + x_[tr[2]][d]) / 3;
+          normal[d] += nt[d];
+        }
+        area += a;
+      }
+      const double nlen = length(normal);
+      if (!(area > 0 && nlen > 0)) continue;
+      for (int d = 0; d < 3; ++d) {
+        target[d] /= area;
+        normal[d] /= nlen;
+      }
+      P3 move = sub(target, x_[i]);
+      const double along = dot(move, normal);
+      for (int d = 0; d < 3; ++d) move[d] = o_.smoothing_rate * (move[d] - along * normal[d]);
+      const P3 dir = o_.closed ? normal : P3{0, 0, 1};
+      std::vector<Tri> patch;
+      patch.reserve(ring.size());
+      for (int t : ring) patch.push_back(tri_[t]);
+      const P3& xi = x_[i];
+      const P3 p0{xi[0] + move[0], xi[1] + move[1], xi[2] + move[2]};
+      const P3 p1{p0[0] + dir[0], p0[1] + dir[1], p0[2] + dir[2]};
+      const double target_volume = patch_volume(patch, -1, xi, xi);
+      const double v0 = patch_volume(patch, i, p0, xi), v1 = patch_volume(patch, i, p1, xi);
+      if (!(std::abs(v1 - v0) > 0)) continue;
+      const double alpha = (target_volume - v0) / (v1 - v0);
+      const P3 p{p0[0] + alpha * dir[0], p0[1] + alpha * dir[1], p0[2] + alpha * dir[2]};
+      double old_min = M_PI, new_min = M_PI;
+      bool ok = true;
+      for (const Tri& tr : patch) {
+        P3 q[3];
+        for (int c = 0; c < 3; ++c) q[c] = tr[c] == i ? p : x_[tr[c]];
+        const P3 before = cross(sub(x_[tr[1]], x_[tr[0]]), sub(x_[tr[2]], x_[tr[0]]));
+        const P3 after = cross(sub(q[1], q[0]), sub(q[2], q[0]));
+        if (!(dot(before, after) > 0)) ok = false;
+        for (int c = 0; c < 3; ++c)
+          if (tr[c] == i && length(sub(q[(c + 1) % 3], q[c])) > o_.split_ratio * o_.L0) ok = false;
+        old_min = std::min(old_min, min_angle(x_[tr[0]], x_[tr[1]], x_[tr[2]]));
+        new_min = std::min(new_min, min_angle(q[0], q[1], q[2]));
+      }
+      if (!ok || !(new_min > old_min)) continue;
+      // Velocity: linear in the old one-ring triangle that holds p best (largest smallest weight).
+      double best = -1e300, w_best[3] = {0, 0, 0};
+      const Tri* t_best = nullptr;
+      for (const Tri& tr : patch) {
+        double w[3];
+        if (!barycentric(p, x_[tr[0]], x_[tr[1]], x_[tr[2]], w)) continue;
+        const double lo = std::min({w[0], w[1], w[2]});
+        if (lo > best) {
+          best = lo;
+          t_best = &tr;
+          std::copy(w, w + 3, w_best);
+        }
+      }
+      if (t_best) {
+        P3 v{0, 0, 0};
+        for (int c = 0; c < 3; ++c)
+          for (int d = 0; d < 3; ++d) v[d] += w_best[c] * v_[(*t_best)[c]][d];
+        v_[i] = v;
+      }
+      x_[i] = p;
+      ++n;
+    }
+    stats.smoothed += n;
     return n;
   }
 
