@@ -23,6 +23,7 @@ struct MembraneDeck {
   double perturbation = 0;
   double edge_over_dx = 0.5;
   bool remesh = false;
+  bool remesh_smoothing = true;  // 3D: tangential vertex smoothing in the remesher
   double thickness_over_dx = 0.5;
   double cfl = 0.5, capillary_factor = 1.0, dt_max = 2e-3;
   std::vector<Disc> bodies;  // membrane.bodies, in deck order

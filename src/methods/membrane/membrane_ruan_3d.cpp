@@ -52,6 +52,7 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
   p.preserve_volume = deck_.flow.preserve_volume;
   p.normal_motion = deck_.flow.normal_motion;
   p.remesh = deck_.remesh;
+  p.remesh_smoothing = deck_.remesh_smoothing;
   const double edge = deck_.edge_over_dx * dx;
   geometry::TriangleMesh mesh;
   if (deck_.shape == "pool") {
