@@ -22,7 +22,7 @@
 //    changes the volume by the tetrahedron of the four vertices (small when the pair is nearly
 //    flat, but on a convex drop always a loss); the total is reported, and at the end the free
 //    vertices move by one uniform offset along their normals (along z for an open membrane) that
-//    restores the volume of the start.
+//    restores the volume of the start; edges that offset stretched past split_ratio L0 are split.
 //  * Smooth (after each pass's flips): every free vertex moves along its tangent plane toward the
 //    area-weighted mean of its one-ring triangles' centroids (El Topo's null-space smoothing,
 //    reduced to the tangent plane), then along its normal (z when open) by the amount that keeps
