@@ -178,3 +178,37 @@ TEST(MembraneRanks, SchurCgAndPaperDpcgMatchTheSingleRankRun) {
     EXPECT_NEAR(pd, ps, 1e-7 * std::abs(ps)) << mode;
   }
 }
+
+// Two identical runs of the perturbed drop agree bit for bit at any rank count, with both solver modes
+// that use GAMG on the pressure block (minres_blockdiag, the default, and schur_cg). Without
+// solvers::ReproducibleGalerkinProducts, GAMG's coarse Galerkin products added other ranks' partial rows
+// in message-arrival order: this test failed 4 of 4 tries at 4 ranks (minres_blockdiag every time,
+// schur_cg in two), and two runs of the membrane drop CI deck differed in max_face_speed by 1e-10 to 2e-10
+// relative in every repeat at 3 and 4 ranks.
+TEST(MembraneRanks, DropRunsAgreeBitForBit) {
+  mm::FlowParameters p;
+  p.sigma = 0.9;
+  p.gravity[1] = -9.8;
+  for (const char* mode : {"minres_blockdiag", "schur_cg"}) {
+    mm::CoupledSolveOptions o;
+    o.mode = mode;
+    auto first = meniscus::test::make_drop(24, 0.3, 0.1, p, o, MPI_COMM_WORLD);
+    auto second = meniscus::test::make_drop(24, 0.3, 0.1, p, o, MPI_COMM_WORLD);
+    for (int n = 0; n < 3; ++n) {
+      first.flow->step(2e-3);
+      second.flow->step(2e-3);
+    }
+    auto v1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first.flow->membrane().v);
+    auto v2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), second.flow->membrane().v);
+    auto x1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first.flow->membrane().x);
+    auto x2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), second.flow->membrane().x);
+    ASSERT_EQ(first.flow->membrane().vertices(), second.flow->membrane().vertices()) << mode;
+    long differ = 0;
+    for (long i = 0; i < first.flow->membrane().vertices(); ++i)
+      for (int d = 0; d < 2; ++d) differ += (v1(i, d) != v2(i, d)) + (x1(i, d) != x2(i, d));
+    EXPECT_EQ(differ, 0) << mode << ": membrane velocity and position components that differ between two runs";
+    const double p1 = meniscus::test::mean_interior_pressure(*first.grid, 2e-3, 0.0);
+    const double p2 = meniscus::test::mean_interior_pressure(*second.grid, 2e-3, 0.0);
+    EXPECT_EQ(p1, p2) << mode << ": mean interior pressure";
+  }
+}
