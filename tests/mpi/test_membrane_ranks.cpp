@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "membrane_scenes.hpp"
 
@@ -144,21 +145,34 @@ TEST(MembraneRanks, HeldBodyForceMatchesTheSingleRankRun) {
 // The Schur-CG and paper-DPCG solver modes (kkt_solve.hpp) on the distributed grid: the perturbed
 // drop of the first test, 4 steps, matches the single-rank run of the same mode to the solver
 // tolerance (rtol 1e-10; GAMG's partition and the order of the reductions change the iterates).
-TEST(MembraneRanks, SchurCgAndPaperDpcgMatchTheSingleRankRun) {
+namespace {
+// The perturbed drop (24 cells, sigma 0.9, gravity) with the solver mode `mode`, advanced `steps` steps of
+// 2 ms on `a` and on `b` side by side; both steps' coupled-solve results go to each(ra, rb).
+template <class Each>
+std::pair<meniscus::test::MembraneScene, meniscus::test::MembraneScene> drops_side_by_side(const char* mode, MPI_Comm a,
+                                                                                           MPI_Comm b, int steps, Each&& each) {
   mm::FlowParameters p;
   p.sigma = 0.9;
   p.gravity[1] = -9.8;
+  mm::CoupledSolveOptions o;
+  o.mode = mode;
+  auto first = meniscus::test::make_drop(24, 0.3, 0.1, p, o, a);
+  auto second = meniscus::test::make_drop(24, 0.3, 0.1, p, o, b);
+  for (int n = 0; n < steps; ++n) {
+    const auto ra = first.flow->step(2e-3);
+    const auto rb = second.flow->step(2e-3);
+    each(ra, rb);
+  }
+  return {std::move(first), std::move(second)};
+}
+}  // namespace
+
+TEST(MembraneRanks, SchurCgAndPaperDpcgMatchTheSingleRankRun) {
   for (const char* mode : {"schur_cg", "paper_dpcg"}) {
-    mm::CoupledSolveOptions o;
-    o.mode = mode;
-    auto dist = meniscus::test::make_drop(24, 0.3, 0.1, p, o, MPI_COMM_WORLD);
-    auto self = meniscus::test::make_drop(24, 0.3, 0.1, p, o, MPI_COMM_SELF);
-    for (int n = 0; n < 4; ++n) {
-      const auto rd = dist.flow->step(2e-3);
-      const auto rs = self.flow->step(2e-3);
+    const auto [dist, self] = drops_side_by_side(mode, MPI_COMM_WORLD, MPI_COMM_SELF, 4, [&](const auto& rd, const auto& rs) {
       EXPECT_GT(rd.second.iterations, 0) << mode;
       EXPECT_GT(rs.second.iterations, 0) << mode;
-    }
+    });
     auto vd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dist.flow->membrane().v);
     auto vs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), self.flow->membrane().v);
     double dv = 0, vscale = 0;
@@ -176,5 +190,29 @@ TEST(MembraneRanks, SchurCgAndPaperDpcgMatchTheSingleRankRun) {
     const double pd = meniscus::test::mean_interior_pressure(*dist.grid, 2e-3, 0.0);
     const double ps = meniscus::test::mean_interior_pressure(*self.grid, 2e-3, 0.0);
     EXPECT_NEAR(pd, ps, 1e-7 * std::abs(ps)) << mode;
+  }
+}
+
+// Two identical runs of the perturbed drop agree bit for bit at any rank count, with both solver modes
+// that use GAMG on the pressure block (minres_blockdiag, the default, and schur_cg). Without
+// solvers::ReproducibleGalerkinProducts, GAMG's coarse Galerkin products added other ranks' partial rows
+// in message-arrival order: this test failed 4 of 4 tries at 4 ranks (minres_blockdiag every time,
+// schur_cg in two), and two runs of the membrane drop CI deck differed in max_face_speed by 1e-10 to 2e-10
+// relative in every repeat at 3 and 4 ranks.
+TEST(MembraneRanks, DropRunsAgreeBitForBit) {
+  for (const char* mode : {"minres_blockdiag", "schur_cg"}) {
+    const auto [first, second] = drops_side_by_side(mode, MPI_COMM_WORLD, MPI_COMM_WORLD, 3, [](const auto&, const auto&) {});
+    auto v1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first.flow->membrane().v);
+    auto v2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), second.flow->membrane().v);
+    auto x1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first.flow->membrane().x);
+    auto x2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), second.flow->membrane().x);
+    ASSERT_EQ(first.flow->membrane().vertices(), second.flow->membrane().vertices()) << mode;
+    long differ = 0;
+    for (long i = 0; i < first.flow->membrane().vertices(); ++i)
+      for (int d = 0; d < 2; ++d) differ += (v1(i, d) != v2(i, d)) + (x1(i, d) != x2(i, d));
+    EXPECT_EQ(differ, 0) << mode << ": membrane velocity and position components that differ between two runs";
+    const double p1 = meniscus::test::mean_interior_pressure(*first.grid, 2e-3, 0.0);
+    const double p2 = meniscus::test::mean_interior_pressure(*second.grid, 2e-3, 0.0);
+    EXPECT_EQ(p1, p2) << mode << ": mean interior pressure";
   }
 }

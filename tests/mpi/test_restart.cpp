@@ -227,7 +227,7 @@ const std::vector<std::string> kCandleSets = {"mpm.heat.heating_start_time=0", "
 // changes, and a restart builds it from the restart step's matrix, so the inexact Newton solves (and the
 // run) then differ from the straight run at the solver tolerances (2.5e-10 relative in the momentum here).
 // Bit for bit at every rank count: at four ranks it needs the assembled Hessian's ghost rows summed in
-// rank order and GAMG's deterministic Galerkin products (methods/mpm/assembled_hessian.cpp); with
+// rank order and GAMG's deterministic Galerkin products (solvers/reproducible_products.hpp); with
 // PETSc's stash and its default products two straight 4-rank runs differed by 3.8e-12 to 5.1e-12 in
 // momentum_x relative to its scale.
 TEST(Restart, ImplicitMeltingCandleContinuesBitForBit) {

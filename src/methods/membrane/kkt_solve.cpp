@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "methods/membrane/coupled_solve.hpp"
 #include "solvers/petsc_check.hpp"
+#include "solvers/reproducible_products.hpp"
 
 #define KKT_PETSC(call) ::meniscus::solvers::petsc_check((call), #call)
 
@@ -46,7 +47,11 @@ KktSolveStats solve_minres(KktBlocks& k, const CoupledSolveOptions& o, MPI_Comm 
   default_option(o.prefix, "fieldsplit_v_ksp_type", "preonly");
   default_option(o.prefix, "fieldsplit_v_pc_type", "jacobi");
   KKT_PETSC(KSPSetFromOptions(ksp));
-  KKT_PETSC(KSPSolve(ksp, k.b, k.z));
+  {
+    // GAMG's coarse products in a fixed order on 3+ ranks (two 4-rank drop runs differed without).
+    const solvers::ReproducibleGalerkinProducts products(comm);
+    KKT_PETSC(KSPSolve(ksp, k.b, k.z));
+  }
   KSPConvergedReason reason;
   PetscInt its = 0;
   KKT_PETSC(KSPGetConvergedReason(ksp, &reason));
@@ -134,7 +139,10 @@ KktSolveStats solve_schur_cg(KktBlocks& k, const CoupledSolveOptions& o, MPI_Com
   KKT_PETSC(KSPSetTolerances(ksp, o.rtol, 1e-50, PETSC_DEFAULT, o.max_iterations));
   KKT_PETSC(KSPSetFromOptions(ksp));
   KKT_PETSC(VecSet(zp, 0.0));
-  KKT_PETSC(KSPSolve(ksp, rhs, zp));
+  {
+    const solvers::ReproducibleGalerkinProducts products(comm);  // as in solve_minres
+    KKT_PETSC(KSPSolve(ksp, rhs, zp));
+  }
   KSPConvergedReason reason;
   PetscInt its = 0;
   KKT_PETSC(KSPGetConvergedReason(ksp, &reason));

@@ -9,6 +9,7 @@
 #include "core/mpi_exchange.hpp"
 #include "core/mpi_gather.hpp"
 #include "solvers/petsc_check.hpp"
+#include "solvers/reproducible_products.hpp"
 #include "solvers/vec_access.hpp"
 #include "solvers/view_files.hpp"
 
@@ -104,36 +105,6 @@ PetscErrorCode shell_solve(PC pc, Vec b, Vec x) {
   }
   return 0;
 }
-
-// GAMG's Galerkin products P^T A P with PETSc's default MPIAIJ algorithm ("scalable") add the rows
-// that other ranks computed in message-arrival order: with GAMG, two identical runs of the 2D candle
-// deck at 4 ranks differed from step 1 on (momentum_x by 1e-12 relative) even with the fine matrix
-// summed in rank order (add_ghost_rows). The "allatonce" algorithm sums through a PetscSF in a fixed
-// order, and five such runs agreed bit for bit. PETSc reads the choice from the global options
-// database when GAMG creates its coarse matrices (no prefix reaches it), and the sequential product
-// knows no "allatonce", so the option is set only around a GAMG solve on 3+ ranks (at 2 ranks a row
-// has at most one remote part and arrival order cannot matter; the results stay as they were) and
-// only where the database does not name -matptap_via itself.
-class DeterministicGalerkinProducts {
- public:
-  explicit DeterministicGalerkinProducts(PC pc) {
-    PetscBool gamg = PETSC_FALSE, given = PETSC_FALSE;
-    petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCGAMG, &gamg), "PetscObjectTypeCompare");
-    int ranks = 1;
-    MPI_Comm_size(PetscObjectComm(reinterpret_cast<PetscObject>(pc)), &ranks);
-    petsc_check(PetscOptionsHasName(nullptr, nullptr, "-matptap_via", &given), "PetscOptionsHasName");
-    set_ = gamg && ranks > 2 && !given;
-    if (set_) petsc_check(PetscOptionsSetValue(nullptr, "-matptap_via", "allatonce"), "PetscOptionsSetValue");
-  }
-  ~DeterministicGalerkinProducts() {
-    if (set_) solvers::petsc_check_noexcept(PetscOptionsClearValue(nullptr, "-matptap_via"), "PetscOptionsClearValue");
-  }
-  DeterministicGalerkinProducts(const DeterministicGalerkinProducts&) = delete;
-  DeterministicGalerkinProducts& operator=(const DeterministicGalerkinProducts&) = delete;
-
- private:
-  bool set_ = false;
-};
 
 // Rows of the reduced matrix <-> the DMDA vector's owned nodes. Free functions: nvcc rejects device
 // lambdas in some member contexts.
@@ -313,7 +284,8 @@ void AssembledHessian<Dim>::solve(Vec b, Vec x) {
   refresh_ = false;
   to_reduced(b, rb_);
   {
-    DeterministicGalerkinProducts products(pc);
+    // GAMG's coarse products in a fixed order on 3+ ranks (two 4-rank candle runs differed without).
+    solvers::ReproducibleGalerkinProducts products(PetscObjectComm(reinterpret_cast<PetscObject>(inner_)));
     petsc_check(KSPSolve(inner_, rb_, rx_), "KSPSolve");
   }
   if (fresh) petsc_check(PCSetReusePreconditioner(pc, PETSC_TRUE), "PCSetReusePreconditioner");

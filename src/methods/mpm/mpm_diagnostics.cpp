@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/kmath.hpp"
+#include "core/reproducible_sum.hpp"
 #include "methods/mpm/mpm_method.hpp"
 #include "particles/bounding_box.hpp"
 #include "particles/max_speed.hpp"
@@ -10,27 +11,25 @@
 namespace meniscus::mpm {
 
 namespace {
-namespace {
-// Global sums over particles for diagnostics, as one array reduction.
+// Each particle's terms of the diagnostics' global sums: mass, momentum, angular momentum (with the APIC
+// affine part), kinetic and potential energy, mass-weighted position; summed by reproducible_sum, so
+// the sums do not depend on the rank or thread count.
 template <int Dim>
-struct ParticleSums {
-  using value_type = double[];
-  using size_type = int;
-  static constexpr int kCount = 1 + Dim + 3 + 2 + Dim;  // mass, p, L, KE, PE, sum m x
-  size_type value_count = kCount;
+struct ParticleTerms {
+  static constexpr int count = 1 + Dim + 3 + 2 + Dim;  // mass, p, L, KE, PE, sum m x
   particles::RealField x, v, C, m;
   double g[Dim];
   double inertia;  // dx^2/4
 
-  KOKKOS_INLINE_FUNCTION void operator()(const int p, double* s) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const long p, double* s) const {
     const double mp = m(p, 0);
     double vv = 0, cc = 0, gx = 0;
-    s[0] += mp;
+    s[0] = mp;
     for (int d = 0; d < Dim; ++d) {
-      s[1 + d] += mp * v(p, d);
+      s[1 + d] = mp * v(p, d);
       vv += v(p, d) * v(p, d);
       gx += g[d] * x(p, d);
-      s[1 + Dim + 3 + 2 + d] += mp * x(p, d);
+      s[1 + Dim + 3 + 2 + d] = mp * x(p, d);
     }
     for (int i = 0; i < Dim * Dim; ++i) cc += C(p, i) * C(p, i);
     double L[3] = {0, 0, 0};
@@ -41,35 +40,32 @@ struct ParticleSums {
       L[1] = x(p, 2) * v(p, 0) - x(p, 0) * v(p, 2) + inertia * (C(p, 2) - C(p, 6));
       L[2] = x(p, 0) * v(p, 1) - x(p, 1) * v(p, 0) + inertia * (C(p, 3) - C(p, 1));
     }
-    for (int a = 0; a < 3; ++a) s[1 + Dim + a] += mp * L[a];
-    s[1 + Dim + 3] += 0.5 * mp * (vv + inertia * cc);
-    s[1 + Dim + 4] += -mp * gx;
-  }
-  KOKKOS_INLINE_FUNCTION void join(volatile double* dst, const volatile double* src) const {
-    for (int i = 0; i < kCount; ++i) dst[i] += src[i];
-  }
-  KOKKOS_INLINE_FUNCTION void init(double* dst) const {
-    for (int i = 0; i < kCount; ++i) dst[i] = 0;
+    for (int a = 0; a < 3; ++a) s[1 + Dim + a] = mp * L[a];
+    s[1 + Dim + 3] = 0.5 * mp * (vv + inertia * cc);
+    s[1 + Dim + 4] = -mp * gx;
   }
 };
 
-}  // namespace
+// The current volume of every material (J tracks det F for solids too).
+struct VolumeTerms {
+  static constexpr int count = 1;
+  particles::RealField J, vol;
+  KOKKOS_INLINE_FUNCTION void operator()(const long p, double* s) const { s[0] = vol(p, 0) * J(p, 0); }
+};
 }  // namespace
 
 template <int Dim>
 void MpmMethod<Dim>::diagnostics(DiagnosticRow& row) {
   auto t = timers_.scope("diagnostics");
-  ParticleSums<Dim> sums;
-  sums.x = set_.field(f_.x);
-  sums.v = set_.field(f_.v);
-  sums.C = set_.field(f_.C);
-  sums.m = set_.field(f_.mass);
-  for (int d = 0; d < Dim; ++d) sums.g[d] = gravity_[d];
-  sums.inertia = decomp_->dx() * decomp_->dx() / 4.0;
-  constexpr int K = ParticleSums<Dim>::kCount;
-  double s[K];
-  Kokkos::parallel_reduce("mpm::sums", Kokkos::RangePolicy<>(0, set_.size()), sums, s);
-  MPI_Allreduce(MPI_IN_PLACE, s, K, MPI_DOUBLE, MPI_SUM, comm_);
+  ParticleTerms<Dim> terms;
+  terms.x = set_.field(f_.x);
+  terms.v = set_.field(f_.v);
+  terms.C = set_.field(f_.C);
+  terms.m = set_.field(f_.mass);
+  for (int d = 0; d < Dim; ++d) terms.g[d] = gravity_[d];
+  terms.inertia = decomp_->dx() * decomp_->dx() / 4.0;
+  double s[ParticleTerms<Dim>::count];
+  reproducible_sum(comm_, static_cast<long>(set_.size()), terms, s, "mpm::sums");
   double b[2 * Dim];
   particles::local_bounding_box<Dim>(set_.field(f_.x), static_cast<int>(set_.size()), b, "mpm::bounds");
   MPI_Allreduce(MPI_IN_PLACE, b, 2 * Dim, MPI_DOUBLE, MPI_MAX, comm_);
@@ -93,13 +89,9 @@ void MpmMethod<Dim>::diagnostics(DiagnosticRow& row) {
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("extent_") + axes[d], d < Dim && ntot > 0 ? b[d] + b[Dim + d] : 0.0);
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("max_") + axes[d], d < Dim && ntot > 0 ? b[d] : 0.0);
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("min_") + axes[d], d < Dim && ntot > 0 ? -b[Dim + d] : 0.0);
-  // J tracks det F for solids too, so one sum gives the current volume of every material.
-  auto J = set_.field(f_.J), vol = set_.field(f_.volume);
   double volume = 0;
-  Kokkos::parallel_reduce(
-      "mpm::volume", Kokkos::RangePolicy<>(0, set_.size()),
-      KOKKOS_LAMBDA(const int p, double& s) { s += vol(p, 0) * J(p, 0); }, volume);
-  MPI_Allreduce(MPI_IN_PLACE, &volume, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  reproducible_sum(comm_, static_cast<long>(set_.size()), VolumeTerms{set_.field(f_.J), set_.field(f_.volume)}, &volume,
+                   "mpm::volume");
   row.emplace_back("volume", volume);
   if (st_.enabled) {
     double surf[3] = {static_cast<double>(st_.samples.size()), st_.samples.contour_length, 0.0};
