@@ -53,14 +53,16 @@ constexpr double kBytesPerNodeImplicit2D = 500;
 //   3 x 3 blocks in PETSc's AIJ storage (12 B per entry), our copy of its values (8 B per entry) and
 //   pattern, and GAMG's coarse levels;
 // - per grid node of the box: Newton's vectors (DMDA global and ghosted, 3 dofs) and node arrays;
-// - with heat: the heat matrix's rows on the reached nodes (27 entries, values, COO slots and
-//   PETSc's copy) and its box-sized arrays (7 accumulated fields per node, index maps).
+// - with heat: the heat matrix's rows on the reached nodes (up to 125 scalar entries: 9.35 M entries
+//   on 71 K nodes at 1/127; values, COO slots and PETSc's copy with its COO maps) and its box-sized
+//   arrays (7 accumulated fields per node, index maps). The heat solve runs after the Newton solve,
+//   so its storage first counts at the second step's Newton peak, the run's steady state.
 constexpr double kBytesPerParticleSolidBlock = 81 * 8;
 constexpr double kContourAreaPerFace = 1.1;  // contour area of the union of spheres / cell faces
 constexpr double kBytesPerSample3D = 1500;
-constexpr double kBytesPerMaterialNode3D = 33e3;
-constexpr double kBytesPerNodeImplicit3D = 600;
-constexpr double kBytesPerMaterialNodeHeat3D = 2000;
+constexpr double kBytesPerMaterialNode3D = 29e3;
+constexpr double kBytesPerNodeImplicit3D = 700;
+constexpr double kBytesPerMaterialNodeHeat3D = 6000;
 constexpr double kBytesPerNodeHeat3D = 200;
 constexpr double kBytesPerParticleSph[2] = {2000, 6000};  // neighbour lists grow with the dimension
 constexpr double kBytesPerNodeSph = 20;                   // cell list heads and counts
