@@ -164,8 +164,8 @@ bool overlap(const Region& a, const Region& b, int dim) {
 }
 
 // Where a deck's material sits on the grid, from its sources' shapes (boxes, spheres, ellipsoids;
-// other shapes by their bounding box, or left out when that is not known before loading them):
-// the cells whose centre lies in a source, the grid nodes their particles reach (a quadratic
+// meshes, shells and curves are left out here and counted by their particles in plan_resources):
+// the cells that hold material, the grid nodes their particles reach (a quadratic
 // B-spline particle in cell i touches nodes i-1 .. i+2 on each axis), and the cell faces between
 // material and the rest (the surface that surface sampling covers). On a grid of more than 2^22
 // cells the shapes are drawn on cells of 2, 4, ... cell sizes and the counts scaled: an overestimate
@@ -209,23 +209,28 @@ Footprint material_footprint(const YAML::Node& sources, int dim, const std::vect
   for (int d = 0; d < dim; ++d) n[d] = (std::max(1, nodes[d] - 1) + k - 1) / k;
   auto at = [&](long i, long j, long l) { return (l * n[1] + j) * n[0] + i; };
   std::vector<uint8_t> cell(static_cast<size_t>(n[0] * n[1] * n[2]), 0);
-  for (long l = 0; l < n[2]; ++l)
-    for (long j = 0; j < n[1]; ++j)
-      for (long i = 0; i < n[0]; ++i) {
-        const long idx[3] = {i, j, l};
-        // A cell holds material if one of its 2^dim quarter points lies in a source (its centre
-        // alone misses the cells that a box's face halves).
-        for (int corner = 0; corner < (1 << dim) && !cell[static_cast<size_t>(at(i, j, l))]; ++corner) {
-          double x[3] = {0, 0, 0};
-          for (int d = 0; d < dim; ++d)
-            x[d] = lo[d] + (static_cast<double>(idx[d]) + ((corner >> d) & 1 ? 0.75 : 0.25)) * h;
-          for (size_t r = 0; r < regions.size(); ++r)
-            if (inside_source(regions[r], x, dim, ellipsoid[r])) {
-              cell[static_cast<size_t>(at(i, j, l))] = 1;
-              break;
-            }
+  for (size_t r = 0; r < regions.size(); ++r) {
+    if (!regions[r].known) continue;
+    // The cells of the source's bounding box. A cell holds material if one of its 2^dim quarter
+    // points lies in the source (its centre alone misses the cells that a box's face halves).
+    std::array<long, 3> first{0, 0, 0}, last{0, 0, 0};
+    for (int d = 0; d < dim; ++d) {
+      first[d] = std::max(0L, static_cast<long>(std::floor((regions[r].lo[d] - lo[d]) / h)));
+      last[d] = std::min(n[d] - 1, static_cast<long>(std::floor((regions[r].hi[d] - lo[d]) / h)));
+    }
+    for (long l = first[2]; l <= last[2]; ++l)
+      for (long j = first[1]; j <= last[1]; ++j)
+        for (long i = first[0]; i <= last[0]; ++i) {
+          uint8_t& c = cell[static_cast<size_t>(at(i, j, l))];
+          const long idx[3] = {i, j, l};
+          for (int corner = 0; corner < (1 << dim) && !c; ++corner) {
+            double x[3] = {0, 0, 0};
+            for (int d = 0; d < dim; ++d)
+              x[d] = lo[d] + (static_cast<double>(idx[d]) + ((corner >> d) & 1 ? 0.75 : 0.25)) * h;
+            if (inside_source(regions[r], x, dim, ellipsoid[r])) c = 1;
+          }
         }
-      }
+  }
   const double scale = std::pow(static_cast<double>(k), dim);
   for (long l = 0; l < n[2]; ++l)
     for (long j = 0; j < n[1]; ++j)
@@ -374,7 +379,7 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
   // Particles: each source's lattice (spacing 2 r for SPH, cell_size / particles_per_cell^(1/dim)
   // for MPM) over its bounding box, clipped to the domain, times the share of the box it fills.
   const YAML::Node sources = raw["sources"];
-  double material_cells = 0;
+  double material_cells = 0, undrawn_cells = 0;  // undrawn: sources material_footprint cannot draw
   if (sources && sources.IsSequence()) {
     for (const auto& s : sources) {
       const std::string type = s["type"] ? s["type"].as<std::string>() : "box";
@@ -409,7 +414,9 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
         count = layers * rows * std::max(1.0, M_PI * (r0 + r1) / spacing);
       }
       p.particles += count;
-      material_cells += sph ? 0.0 : count / std::max(1.0, s["particles_per_cell"] ? s["particles_per_cell"].as<double>() : 1.0);
+      const double cells = sph ? 0.0 : count / std::max(1.0, s["particles_per_cell"] ? s["particles_per_cell"].as<double>() : 1.0);
+      material_cells += cells;
+      if (type != "box" && type != "sphere" && type != "ellipsoid") undrawn_cells += cells;
     }
   }
   p.warnings = overlapping_sources(raw, deck.method, dim);
@@ -422,7 +429,11 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
                   node_count * (sph ? kBytesPerNodeSph : kBytesPerNodeMpm[di]);
   if (implicit && dim == 3) {
     // What the implicit step holds at its peak (a Newton iteration), term by term (see the constants).
-    const Footprint f = material_footprint(sources, dim, lo, dx, nodes);
+    Footprint f = material_footprint(sources, dim, lo, dx, nodes);
+    // Meshes, shells and curves by their particles: their cells, twice over for the stencil's layer
+    // around them (a thin shell's layer is most of its nodes).
+    // (A mesh's particles are counted over the domain's box, so cap the nodes at the grid's.)
+    f.nodes = std::min(node_count, f.nodes + 2 * undrawn_cells);
     p.material_nodes = f.nodes;
     const YAML::Node st = mpm["surface_tension"];
     if (st && st["enabled"] && st["enabled"].as<bool>()) {
