@@ -8,8 +8,8 @@
 # an extrapolation from a few steps, since the start of the run, when the wax is still solid and
 # resting, is not the paper's average over a whole melt).
 # Usage: bash bench/candle-3d.sh [N] [STEPS] [RANKS] [THREADS] [MODE]  (check the memory first:
-#   build/bin/meniscus check inputs/candle-3d.yaml --set domain.cell_size=...: it estimates 10.7 GiB for 1/127
-#   on one rank; one step there peaked at 5.24 GiB, docs/performance.md)
+#   build/bin/meniscus check inputs/candle-3d.yaml --set domain.cell_size=...: it estimates 6.0 GiB for 1/127
+#   on one rank, the peak from the second step on; bench/candle-3d-memory.sh measures it step by step)
 # MODE full (default) runs the steps as the deck says. MODE transfers sets mpm.newton.tolerance = 1e30, so
 # that Newton stops at its first residual check: every stage of the step is measured (sampling, merging,
 # P2G, G2P, the heat solve, one energy and gradient evaluation) except the linear solves, which are then

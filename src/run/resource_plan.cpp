@@ -27,17 +27,43 @@ namespace {
 //   run of the small deck peaks at 53 MB, the fixed cost of a process.
 // - 3D MPM, explicit (oscillating drop, 3.8e3 -> 5.9e4 particles, 3.6e4 -> 1.3e5 nodes): 295-315 B
 //   per particle, 190 B per node.
-// - MPM, implicit: the assembled Hessian (a 5^Dim-node stencil of Dim x Dim blocks per node in the
-//   material, PETSc's COO maps, GAMG's coarse levels) adds per material cell 9.2 kB (2D, 4 particles
-//   per cell) and 142 kB (3D, 8 per cell), and per grid node 430 B (2D) and 790 B (3D).
+// - 2D MPM, implicit: the assembled Hessian (a 25-node stencil of 2 x 2 blocks per node in the
+//   material, GAMG's coarse levels) adds per material cell 9.2 kB (4 particles per cell) and per grid
+//   node 430 B.
+// - 3D MPM, implicit: term by term below (the old per-cell figure, 142 kB at 8 particles per cell on a
+//   small drop, counted the stencil's surface layer and the particles' blocks as if they grew with the
+//   cells, and put the 1/127 candle at 10.7 GiB where it peaks at about 6).
 // - SPH (implicit surface tension): 1.4-1.7 kB per particle in 2D, 3.9-5.9 kB in 3D (neighbour
 //   lists and pair weights); 17 B per cell-list node.
 // The constants round these up. The estimate is meant to catch decks that are off by orders of
 // magnitude, not to budget the last 20 %.
 constexpr double kBytesPerParticleMpm[2] = {150, 400};    // 2D, 3D
 constexpr double kBytesPerNodeMpm[2] = {100, 200};        // dof (Dim+1) x a few PETSc Vecs, ghosted
-constexpr double kBytesPerCellImplicit[2] = {10e3, 150e3};  // per cell holding material
-constexpr double kBytesPerNodeImplicit[2] = {500, 1000};
+// 2D implicit: per cell holding material and per grid node (the measurements above).
+constexpr double kBytesPerCellImplicit2D = 10e3;
+constexpr double kBytesPerNodeImplicit2D = 500;
+// 3D implicit, term by term from what the code allocates, measured on the 3D candle
+// (inputs/candle-3d.yaml at dx = 1/31, 1/47, 1/63 and 1/127: docs/performance.md, "Memory of the 3D
+// candle"). The step's peak is a Newton iteration, with every array below alive at once:
+// - each particle's 9 x 9 block d^2 psi / dF^2 (IncrementalPotential's solid_K, allocated for every
+//   particle when any material is elastic), 648 B, and a few per-particle scalars;
+// - per surface sample its two 9 x 9 and 42-entry blocks (984 B) and its state (position, area
+//   vector, parent, coefficients, the split's balance particles);
+// - per grid node the particles reach (Footprint::nodes): the assembled Hessian's row of up to 125
+//   3 x 3 blocks in PETSc's AIJ storage (12 B per entry), our copy of its values (8 B per entry) and
+//   pattern, and GAMG's coarse levels;
+// - per grid node of the box: Newton's vectors (DMDA global and ghosted, 3 dofs) and node arrays;
+// - with heat: the heat matrix's rows on the reached nodes (up to 125 scalar entries: 9.35 M entries
+//   on 71 K nodes at 1/127; values, COO slots and PETSc's copy with its COO maps) and its box-sized
+//   arrays (7 accumulated fields per node, index maps). The heat solve runs after the Newton solve,
+//   so its storage first counts at the second step's Newton peak, the run's steady state.
+constexpr double kBytesPerParticleSolidBlock = 81 * 8;
+constexpr double kContourAreaPerFace = 1.1;  // contour area of the union of spheres / cell faces
+constexpr double kBytesPerSample3D = 1500;
+constexpr double kBytesPerMaterialNode3D = 29e3;
+constexpr double kBytesPerNodeImplicit3D = 700;
+constexpr double kBytesPerMaterialNodeHeat3D = 6000;
+constexpr double kBytesPerNodeHeat3D = 200;
 constexpr double kBytesPerParticleSph[2] = {2000, 6000};  // neighbour lists grow with the dimension
 constexpr double kBytesPerNodeSph = 20;                   // cell list heads and counts
 constexpr double kBytesPerProcess = 50.0 * (1 << 20);     // libraries, PETSc/Kokkos/MPI runtime
@@ -135,6 +161,118 @@ bool overlap(const Region& a, const Region& b, int dim) {
   if (a.ball) return box_distance2(a.c, b, dim) < a.r * a.r;
   if (b.ball) return box_distance2(b.c, a, dim) < b.r * b.r;
   return true;
+}
+
+// Where a deck's material sits on the grid, from its sources' shapes (boxes, spheres, ellipsoids;
+// meshes, shells and curves are left out here and counted by their particles in plan_resources):
+// the cells that hold material, the grid nodes their particles reach (a quadratic
+// B-spline particle in cell i touches nodes i-1 .. i+2 on each axis), and the cell faces between
+// material and the rest (the surface that surface sampling covers). On a grid of more than 2^22
+// cells the shapes are drawn on cells of 2, 4, ... cell sizes and the counts scaled: an overestimate
+// for features thinner than those cells.
+struct Footprint {
+  double cells = 0, nodes = 0, faces = 0;
+};
+
+bool inside_source(const Region& g, const double* x, int dim, bool ellipsoid) {
+  if (!g.known) return false;
+  if (g.ball || ellipsoid) {
+    double s = 0;
+    for (int d = 0; d < dim; ++d) {
+      const double r = g.ball ? g.r : 0.5 * (g.hi[d] - g.lo[d]);
+      const double c = g.ball ? g.c[d] : 0.5 * (g.hi[d] + g.lo[d]);
+      s += (x[d] - c) * (x[d] - c) / (r * r);
+    }
+    return s <= 1;
+  }
+  for (int d = 0; d < dim; ++d)
+    if (x[d] < g.lo[d] || x[d] > g.hi[d]) return false;
+  return true;
+}
+
+Footprint material_footprint(const YAML::Node& sources, int dim, const std::vector<double>& lo, double dx,
+                             const std::array<int, 3>& nodes) {
+  Footprint f;
+  if (!sources || !sources.IsSequence()) return f;
+  std::vector<Region> regions;
+  std::vector<bool> ellipsoid;
+  for (const auto& s : sources) {
+    regions.push_back(region_of(s, dim));
+    ellipsoid.push_back(s["type"] && s["type"].as<std::string>() == "ellipsoid");
+  }
+  double total = 1;
+  for (int d = 0; d < dim; ++d) total *= std::max(1, nodes[d] - 1);
+  long k = 1;
+  while (total / std::pow(static_cast<double>(k), dim) > double(1 << 22)) k *= 2;
+  const double h = dx * static_cast<double>(k);
+  std::array<long, 3> n{1, 1, 1};
+  for (int d = 0; d < dim; ++d) n[d] = (std::max(1, nodes[d] - 1) + k - 1) / k;
+  auto at = [&](long i, long j, long l) { return (l * n[1] + j) * n[0] + i; };
+  std::vector<uint8_t> cell(static_cast<size_t>(n[0] * n[1] * n[2]), 0);
+  for (size_t r = 0; r < regions.size(); ++r) {
+    if (!regions[r].known) continue;
+    // The cells of the source's bounding box. A cell holds material if one of its 2^dim quarter
+    // points lies in the source (its centre alone misses the cells that a box's face halves).
+    std::array<long, 3> first{0, 0, 0}, last{0, 0, 0};
+    for (int d = 0; d < dim; ++d) {
+      first[d] = std::max(0L, static_cast<long>(std::floor((regions[r].lo[d] - lo[d]) / h)));
+      last[d] = std::min(n[d] - 1, static_cast<long>(std::floor((regions[r].hi[d] - lo[d]) / h)));
+    }
+    for (long l = first[2]; l <= last[2]; ++l)
+      for (long j = first[1]; j <= last[1]; ++j)
+        for (long i = first[0]; i <= last[0]; ++i) {
+          uint8_t& c = cell[static_cast<size_t>(at(i, j, l))];
+          const long idx[3] = {i, j, l};
+          for (int corner = 0; corner < (1 << dim) && !c; ++corner) {
+            double x[3] = {0, 0, 0};
+            for (int d = 0; d < dim; ++d)
+              x[d] = lo[d] + (static_cast<double>(idx[d]) + ((corner >> d) & 1 ? 0.75 : 0.25)) * h;
+            if (inside_source(regions[r], x, dim, ellipsoid[r])) c = 1;
+          }
+        }
+  }
+  const double scale = std::pow(static_cast<double>(k), dim);
+  for (long l = 0; l < n[2]; ++l)
+    for (long j = 0; j < n[1]; ++j)
+      for (long i = 0; i < n[0]; ++i) {
+        if (!cell[static_cast<size_t>(at(i, j, l))]) continue;
+        f.cells += scale;
+        const long idx[3] = {i, j, l};
+        for (int d = 0; d < dim; ++d)
+          for (int side = -1; side <= 1; side += 2) {
+            long m[3] = {idx[0], idx[1], idx[2]};
+            m[d] += side;
+            if (m[d] < 0 || m[d] >= n[d] || !cell[static_cast<size_t>(at(m[0], m[1], m[2]))])
+              f.faces += scale / static_cast<double>(k);
+          }
+      }
+  // Nodes reached: the cells dilated axis by axis (node j from cells j-2 .. j+1; one coarse cell
+  // each side when coarsened).
+  std::array<long, 3> m = n;
+  std::vector<uint8_t> cur = cell;
+  for (int d = 0; d < dim; ++d) {
+    std::array<long, 3> out = m;
+    out[d] = m[d] + 1;
+    std::vector<uint8_t> next(static_cast<size_t>(out[0] * out[1] * out[2]), 0);
+    const long lo_off = k == 1 ? -2 : -1, hi_off = k == 1 ? 1 : 0;
+    for (long l = 0; l < out[2]; ++l)
+      for (long j = 0; j < out[1]; ++j)
+        for (long i = 0; i < out[0]; ++i) {
+          long q[3] = {i, j, l};
+          const long c0 = q[d];
+          uint8_t v = 0;
+          for (long o = lo_off; o <= hi_off && !v; ++o) {
+            q[d] = c0 + o;
+            if (q[d] >= 0 && q[d] < m[d]) v = cur[static_cast<size_t>((q[2] * m[1] + q[1]) * m[0] + q[0])];
+          }
+          next[static_cast<size_t>((l * out[1] + j) * out[0] + i)] = v;
+        }
+    cur.swap(next);
+    m = out;
+  }
+  for (uint8_t v : cur) f.nodes += v;
+  f.nodes *= scale;
+  return f;
 }
 
 // mpm-multiphase removes, at start-up, the fluid particles seeded inside a solid or inside a fluid
@@ -241,7 +379,7 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
   // Particles: each source's lattice (spacing 2 r for SPH, cell_size / particles_per_cell^(1/dim)
   // for MPM) over its bounding box, clipped to the domain, times the share of the box it fills.
   const YAML::Node sources = raw["sources"];
-  double material_cells = 0;
+  double material_cells = 0, undrawn_cells = 0;  // undrawn: sources material_footprint cannot draw
   if (sources && sources.IsSequence()) {
     for (const auto& s : sources) {
       const std::string type = s["type"] ? s["type"].as<std::string>() : "box";
@@ -276,17 +414,45 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
         count = layers * rows * std::max(1.0, M_PI * (r0 + r1) / spacing);
       }
       p.particles += count;
-      material_cells += sph ? 0.0 : count / std::max(1.0, s["particles_per_cell"] ? s["particles_per_cell"].as<double>() : 1.0);
+      const double cells = sph ? 0.0 : count / std::max(1.0, s["particles_per_cell"] ? s["particles_per_cell"].as<double>() : 1.0);
+      material_cells += cells;
+      if (type != "box" && type != "sphere" && type != "ellipsoid") undrawn_cells += cells;
     }
   }
   p.warnings = overlapping_sources(raw, deck.method, dim);
   if (deck.method == "mpm" || deck.method == "mpm-explicit")
     for (auto& w : contact_angle_resolution_warnings(root, dim)) p.warnings.push_back(std::move(w));
   const int di = dim == 3 ? 1 : 0;
-  const bool implicit = raw["mpm"] && raw["mpm"]["integrator"] && raw["mpm"]["integrator"].as<std::string>() == "implicit";
+  const YAML::Node mpm = raw["mpm"];
+  const bool implicit = mpm && mpm["integrator"] && mpm["integrator"].as<std::string>() == "implicit";
   p.bytes_total = p.particles * (sph ? kBytesPerParticleSph[di] : kBytesPerParticleMpm[di]) +
                   node_count * (sph ? kBytesPerNodeSph : kBytesPerNodeMpm[di]);
-  if (implicit) p.bytes_total += material_cells * kBytesPerCellImplicit[di] + node_count * kBytesPerNodeImplicit[di];
+  if (implicit && dim == 3) {
+    // What the implicit step holds at its peak (a Newton iteration), term by term (see the constants).
+    Footprint f = material_footprint(sources, dim, lo, dx, nodes);
+    // Meshes, shells and curves by their particles: their cells, twice over for the stencil's layer
+    // around them (a thin shell's layer is most of its nodes).
+    // (A mesh's particles are counted over the domain's box, so cap the nodes at the grid's.)
+    f.nodes = std::min(node_count, f.nodes + 2 * undrawn_cells);
+    p.material_nodes = f.nodes;
+    const YAML::Node st = mpm["surface_tension"];
+    if (st && st["enabled"] && st["enabled"].as<bool>()) {
+      const double per_dx = st["samples_per_dx"] ? st["samples_per_dx"].as<double>() : 4.0;
+      p.surface_samples = f.faces * per_dx * per_dx * kContourAreaPerFace;
+    }
+    bool solid = false;  // any elastic material: every particle then holds its 9 x 9 block
+    if (raw["materials"] && raw["materials"].IsSequence())
+      for (const auto& m : raw["materials"])
+        if (m["model"] && m["model"].as<std::string>() != "fluid") solid = true;
+    p.bytes_total += p.particles * (solid ? kBytesPerParticleSolidBlock : 0.0) +
+                     p.surface_samples * kBytesPerSample3D + f.nodes * kBytesPerMaterialNode3D +
+                     node_count * kBytesPerNodeImplicit3D;
+    const YAML::Node heat = mpm["heat"];
+    if (heat && heat["enabled"] && heat["enabled"].as<bool>())
+      p.bytes_total += f.nodes * kBytesPerMaterialNodeHeat3D + node_count * kBytesPerNodeHeat3D;
+  } else if (implicit) {
+    p.bytes_total += material_cells * kBytesPerCellImplicit2D + node_count * kBytesPerNodeImplicit2D;
+  }
   p.bytes_per_rank = p.bytes_total / p.ranks + kBytesPerProcess;
   if (p.overflow.empty() && p.particles / p.ranks > INT_MAX)
     p.overflow = log::format("%.3g particles per rank exceed the 32-bit loop index limit", p.particles / p.ranks);
@@ -339,10 +505,14 @@ std::string describe(const ResourcePlan& p) {
                         human_bytes(p.output_bytes / p.output_files).c_str(), human_bytes(p.output_bytes).c_str());
   else if (p.output.empty())
     files = "particle files every output.every steps (no step limit: no total)";
-  return log::format("estimate for %d rank%s: %.3g particles at the start, %.3g grid nodes, about %s in all, "
+  std::string solve;
+  if (p.material_nodes > 0)
+    solve = log::format(" (%.3g of them reached by the material", p.material_nodes) +
+            (p.surface_samples > 0 ? log::format(", %.3g surface samples)", p.surface_samples) : std::string(")"));
+  return log::format("estimate for %d rank%s: %.3g particles at the start, %.3g grid nodes%s, about %s in all, "
                      "%s per rank; output: %s",
-                     p.ranks, p.ranks == 1 ? "" : "s", p.particles, p.grid_nodes, human_bytes(p.bytes_total).c_str(),
-                     human_bytes(p.bytes_per_rank).c_str(), files.c_str());
+                     p.ranks, p.ranks == 1 ? "" : "s", p.particles, p.grid_nodes, solve.c_str(),
+                     human_bytes(p.bytes_total).c_str(), human_bytes(p.bytes_per_rank).c_str(), files.c_str());
 }
 
 double rank_memory_limit(MPI_Comm comm, const LoadedDeck& deck, std::string& source) {

@@ -16,6 +16,8 @@ struct ResourcePlan {
   int ranks = 1;
   double particles = 0;        // at the start (SPH emitters add more during the run)
   double grid_nodes = 0;       // the method's background grid (MPM) or cell grid (SPH)
+  double surface_samples = 0;  // MPM 3D implicit: surface samples expected from the sources' faces
+  double material_nodes = 0;   // MPM 3D implicit: grid nodes the sources' particles reach
   double bytes_total = 0;      // estimate of the working memory of the whole job
   double bytes_per_rank = 0;   // bytes_total / ranks plus the fixed cost of one process
   std::string overflow;        // why an index would not fit in 32 bits ("" if it fits)

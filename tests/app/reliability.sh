@@ -338,8 +338,8 @@ hostile_checks() {
   grep -q 'lower: \[0.0028, \]' "$tmp/short.yaml" || fail "empty_list_entry_deck: could not edit the deck"
   expect empty_list_entry_deck 1 2 "short.yaml|sources[0].lower|expected 2 components" check "$tmp/short.yaml"
   # Memory bombs through other keys: a huge box, tiny SPH particles, the implicit integrator in 3D
-  # (its assembled Hessian needs ~150 kB per cell of material: 4.6 GB here, where the explicit
-  # integrator's estimate would be 0.2 GB).
+  # (its assembled Hessian needs ~29 kB per grid node the drop reaches: 3.1 GiB here, where the
+  # explicit integrator's estimate would be 0.2 GB).
   expect huge_domain 1 2 "domain.cell_size|32-bit" run "$DECK" --set "domain.upper=[1000, 1000]" --output "$out"
   expect sph_tiny_particles 1 2 "domain.cell_size|32-bit" run "$SPH" --set sph.particle_radius=1e-6 --output "$out"
   expect implicit_3d_memory 1 2 "domain.cell_size|needs about|run.max_memory" run "$D3" --set mpm.integrator=implicit \

@@ -334,6 +334,7 @@ void AssembledHessian<Dim>::prepare(Kokkos::View<const int*> constraint, Kokkos:
   Kokkos::deep_copy(constraint_, constraint);
   Kokkos::deep_copy(normal_, normal);
   if (changed) {
+    release_matrix();
     build_pattern();
     number_unknowns();
     plan_ghost_rows();
@@ -349,6 +350,9 @@ void AssembledHessian<Dim>::build_pattern() {
   const auto box = gbox_;
   const auto c = constraint_;
   layout_.gbox = gbox_;
+  // The old pattern's arrays go before the new ones are allocated (release_matrix).
+  layout_.slot = Kokkos::View<int**, Kokkos::LayoutRight>();
+  cols_ = Kokkos::View<PetscInt*>();
   layout_.row = Kokkos::View<int*>("hessian_row", ng);
   auto row = layout_.row;
   long nrows = 0;
@@ -619,10 +623,25 @@ void AssembledHessian<Dim>::add_ghost_rows(double* values) {
 }
 
 template <int Dim>
-void AssembledHessian<Dim>::create_matrix() {
+void AssembledHessian<Dim>::release_matrix() {
+  // The inner KSP holds the matrix (KSPSetOperators) and the multigrid hierarchy built on it, so
+  // MatDestroy alone freed neither: they lived until the next solve()'s KSPReset, beside the new
+  // pattern's arrays and matrix. A step whose unknowns changed (every step of a melting candle) then
+  // held two matrices and one hierarchy at once: on the 3D candle at dx = 1/63 the heap peaked at
+  // 864 MB in steps 2 and 3 against 678 MB in step 1 (heaptrack), and at 1/127 a run's second step
+  // peaked 1.5 GiB above its first (docs/performance.md, "Memory of the 3D candle"). Releasing them
+  // here changes no result: solve() starts the inner KSP afresh after a new pattern either way.
+  if (inner_) petsc_check(KSPReset(inner_), "KSPReset");
   if (mat_) petsc_check(MatDestroy(&mat_), "MatDestroy");
   for (Vec* v : {&rb_, &rx_})
     if (*v) petsc_check(VecDestroy(v), "VecDestroy");
+  values_ = Kokkos::View<double*>();  // before the new one is allocated, not after
+  block_cols_ = Kokkos::View<PetscInt*>();
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::create_matrix() {
+  release_matrix();
   values_ = Kokkos::View<double*>("hessian_values", entries_ * Dim * Dim);
   // Global block columns of the layout's entries and, per owned row, its blocks in the diagonal
   // (owned) and off-diagonal parts: the exact preallocation of every block row. Values are then

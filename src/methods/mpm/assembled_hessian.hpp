@@ -89,6 +89,7 @@ class AssembledHessian {
   void diagonal(Vec d);
 
  private:
+  void release_matrix();           // frees the matrix, its values and the inner KSP's hold on them
   void plan_ghost_rows();          // who sends which partial rows where (once per pattern)
   void add_ghost_rows(double* values);  // every owned row += the remote partial rows, ascending rank
 
