@@ -34,21 +34,6 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
   return solve(m, RigidHost{}, rho, dt, src_u, dst_u, v_new, vr);
 }
 
-namespace {
-// One velocity component of a vertex or face as a linear function of the unknowns of the velocity
-// block: sum_q c_q z_{k_q} + known. A free membrane component is one unknown; a contact vertex or a
-// fluid-rigid face of a free body is a row of J on the body's three unknowns (paper §5.2: contact
-// particles are not in the solve, they follow the body); prescribed motion is the known part.
-struct Term {
-  PetscInt k;
-  double c;
-};
-struct LinearVelocity {
-  std::vector<Term> terms;
-  double known = 0;
-};
-}  // namespace
-
 CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& r, double rho, double dt, int src_u,
                                         int dst_u, std::vector<double>& v_new, std::vector<double>& vr_new) {
   blocks_.destroy();
@@ -103,18 +88,10 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   // Velocity component d of body b's point x. A point of a link (Disc::root) moves with the root's
   // J(x) v_root plus the known stroke velocity v_kin (its term goes to the right-hand side).
   auto body_velocity = [&](long b, int d, const double* x) {
-    LinearVelocity out;
     const long owner = r.bodies[b].root >= 0 ? r.bodies[b].root : b;
-    const Disc& body = r.bodies[owner];
-    if (rigid[owner] >= 0) {
-      double row[3];
-      body.jacobian_row(d, x, row);
-      for (int q = 0; q < 3; ++q)
-        if (row[q] != 0) out.terms.push_back({rigid[owner] + q, row[q]});
-      if (owner != b) out.known = r.bodies[b].v_kin[d];
-    } else {
-      out.known = r.bodies[b].point_velocity(d, x);  // a link's v is its total velocity
-    }
+    if (rigid[owner] < 0) return rigid_point_velocity(r.bodies[b], -1, d, x);  // a link's v is its total velocity
+    LinearVelocity out = rigid_point_velocity(r.bodies[owner], rigid[owner], d, x);
+    if (owner != b) out.known = r.bodies[b].v_kin[d];
     return out;
   };
   std::vector<LinearVelocity> vmap(2 * nvert);
@@ -251,29 +228,13 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
         }
         alpha = std::clamp(alpha, 0.05, 1.0);
         const double mass = rho * alpha * vol;
-        if (row_mine) {
-          const PetscInt rc = global_cell(ic, jc);
-          for (const Term& t : row.terms) {
-            const PetscScalar bt = -vol * (s / dx) * t.c;  // B^T = -V G^T Phi
-            if (held[t.k])
-              held_bt[{rc, t.k}] += bt;
-            else
-              MEMBRANE_PETSC(MatSetValues(k.Bt, 1, &rc, 1, &t.k, &bt, ADD_VALUES));
-          }
-          // The known part of the face velocity enters the divergence like u** does: V G^T u_known.
-          if (row.known != 0) {
-            const PetscScalar kb = vol * (s / dx) * row.known;
-            MEMBRANE_PETSC(VecSetValues(bp, 1, &rc, &kb, ADD_VALUES));
-          }
-        }
+        if (row_mine) add_mixed_face_coupling(k.Bt, bp, global_cell(ic, jc), row, vol, s / dx, held, held_bt);
         if (!face_owned) continue;
         mixed_node.push_back(static_cast<long>((i - i0) + (j - j0) * g.owned.n[0]));
         mixed_axis.push_back(d);
-        for (const Term& t : row.terms) {
+        for (const Term& t : row.terms)
           if (type == kFluidAir && t.k < nv_membrane) coupled[t.k] = 1;
-          bv_mine[t.k] += -t.c * mass * (uf - row.known);  // -Phi^T M (u** - u_known)
-          for (const Term& q : row.terms) c_mine[{t.k, q.k}] += t.c * mass * q.c;  // Phi^T M Phi
-        }
+        add_face_mass(row, mass, uf, c_mine, bv_mine);
         mixed_row.push_back(std::move(row));
       }
     }
@@ -298,15 +259,10 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
       // on the body and the paper assembles K_{a,r} from mixed elements only (Eq. 22).
       if (contact_body(vi) >= 0 && contact_body(vi) == contact_body(vj)) continue;
       for (int d = 0; d < 2; ++d) {
-        const LinearVelocity &li = vmap[2 * vi + d], &lj = vmap[2 * vj + d];
-        const double dv = (m.v[2 * vi + d] - li.known) - (m.v[2 * vj + d] - lj.known);
-        kv[2 * vi + d] += w * dv;
-        kv[2 * vj + d] -= w * dv;
-        std::map<PetscInt, double> diff;  // the row of (v_i - v_j) . e_d
-        for (const Term& t : li.terms) diff[t.k] += t.c;
-        for (const Term& t : lj.terms) diff[t.k] -= t.c;
-        for (auto& [p, cp] : diff)
-          for (auto& [q, cq] : diff) c_all[{p, q}] += w * dt * dt * cp * cq;
+        const double kvd =
+            add_edge_stiffness(vmap[2 * vi + d], vmap[2 * vj + d], m.v[2 * vi + d], m.v[2 * vj + d], w, dt, c_all);
+        kv[2 * vi + d] += kvd;
+        kv[2 * vj + d] -= kvd;
       }
     }
     for (long vi = 0; vi < nvert; ++vi)
@@ -316,21 +272,16 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
         const double mass = m.mass[vi];
         // -(M_s (v^n - v_known) + dt (f_c + dt K_c v^n)): Eq. 17 linearised about x^{n+1}.
         const double rhs = mass * (m.v[2 * vi + d] - l.known) + dt * (m.force[2 * vi + d] + dt * kv[2 * vi + d]);
-        for (const Term& t : l.terms) {
-          for (const Term& q : l.terms) c_all[{t.k, q.k}] += mass * t.c * q.c;
-          bv_all[t.k] += -t.c * rhs;
-        }
+        add_vertex_inertia(l, mass, rhs, c_all, bv_all);
       }
     // Body inertia M_r = diag(m, m, I) (with the links a root carries) and its momentum M_r v_r*
     // (Eq. 27; gravity and the links' stroke acceleration are in v_r*).
     for (long b = 0; b < nbody; ++b) {
       if (rigid[b] < 0) continue;
-      double mr[3];
+      double mr[3], dense[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
       composite_inertia(r.bodies, static_cast<size_t>(b), mr);
-      for (int q = 0; q < 3; ++q) {
-        c_all[{rigid[b] + q, rigid[b] + q}] += mr[q];
-        bv_all[rigid[b] + q] += -mr[q] * r.v_start[3 * b + q];
-      }
+      for (int q = 0; q < 3; ++q) dense[4 * q] = mr[q];
+      add_rigid_inertia(rigid[b], 3, dense, &r.v_start[3 * b], c_all, bv_all);
     }
   }
   // A held unknown keeps only its diagonal (the body mass, any positive value would do) and a zero
