@@ -12,6 +12,8 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/kmath.hpp"
@@ -49,6 +51,13 @@ struct Disc {
 
   double mass() const { return density * M_PI * radius * radius; }
   double inertia() const { return 0.5 * mass() * radius * radius; }
+  // The body's state as (name, value) slots for checkpoints and diagnostics (body_state below).
+  static constexpr int kStateSize = 6;
+  static constexpr const char* kStateNames[kStateSize] = {"x", "y", "angle", "vx", "vy", "omega"};
+  void state_slots(double** out) {
+    double* slots[kStateSize] = {&c[0], &c[1], &angle, &v[0], &v[1], &omega};
+    for (int q = 0; q < kStateSize; ++q) out[q] = slots[q];
+  }
   KOKKOS_INLINE_FUNCTION double phi(const double* x) const {
     const double dx = x[0] - c[0], dy = x[1] - c[1];
     return kmath::sqrt(dx * dx + dy * dy) - radius;
@@ -90,6 +99,15 @@ struct Sphere {
   bool rotates = true;  // false: omega stays at its initial value (J drops its omega columns)
 
   double mass() const { return density * 4.0 / 3.0 * M_PI * radius * radius * radius; }
+  // The body's state as (name, value) slots for checkpoints and diagnostics (body_state below).
+  static constexpr int kStateSize = 13;
+  static constexpr const char* kStateNames[kStateSize] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
+                                                          "vx", "vy", "vz", "wx", "wy", "wz"};
+  void state_slots(double** out) {
+    double* slots[kStateSize] = {&c[0], &c[1], &c[2], &q[0],     &q[1],     &q[2],    &q[3],
+                                 &v[0], &v[1], &v[2], &omega[0], &omega[1], &omega[2]};
+    for (int k = 0; k < kStateSize; ++k) out[k] = slots[k];
+  }
   // Principal moments of inertia in the body frame (a solid sphere: 2 m R^2 / 5 about every axis).
   void body_inertia(double* out) const { out[0] = out[1] = out[2] = 0.4 * mass() * radius * radius; }
   // M_r (6 x 6, row major): m I_3 and the world inertia R I_body R^T.
@@ -174,6 +192,40 @@ bool project_out_of(const std::vector<Body>& bodies, double* x, long n, const st
     moved = true;
   }
   return moved;
+}
+
+// Every body's state as bodyN_<name> values (checkpoint state, diagnostics), Disc or Sphere.
+template <class Body>
+std::vector<std::pair<std::string, double>> body_state(const std::vector<Body>& bodies) {
+  std::vector<std::pair<std::string, double>> out;
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    Body copy = bodies[b];
+    double* slots[Body::kStateSize];
+    copy.state_slots(slots);
+    for (int q = 0; q < Body::kStateSize; ++q)
+      out.emplace_back("body" + std::to_string(b) + "_" + Body::kStateNames[q], *slots[q]);
+  }
+  return out;
+}
+// Sets every body's state from such values; returns the index of the first body the values lack
+// (-1: all found).
+template <class Body>
+long restore_body_state(std::vector<Body>& bodies, const std::vector<std::pair<std::string, double>>& state) {
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    double* slots[Body::kStateSize];
+    bodies[b].state_slots(slots);
+    for (int q = 0; q < Body::kStateSize; ++q) {
+      const std::string key = "body" + std::to_string(b) + "_" + Body::kStateNames[q];
+      bool found = false;
+      for (const auto& [k, v] : state)
+        if (k == key) {
+          *slots[q] = v;
+          found = true;
+        }
+      if (!found) return static_cast<long>(b);
+    }
+  }
+  return -1;
 }
 
 // Body-wall contact (the paper leaves rigid-wall contact open; here a post-solve projection with
