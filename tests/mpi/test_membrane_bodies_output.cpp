@@ -79,9 +79,7 @@ TEST(MembraneBodiesOutput, BodiesAreTheirOwnSeriesWithTheMethodsState) {
 // The 3D membrane (one rank) is its own surface dataset: DIR/membrane_NNNNNN.h5 + .xdmf (a Triangle
 // topology) and the collection DIR/membrane.xdmf; the file of a step holds the method's membrane.
 TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
+  if (test::ranks(MPI_COMM_WORLD) > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
   test::SharedFolder dir(MPI_COMM_WORLD, "membrane3d-output");
   const auto sim = run_scene(
       "simulation: {dimension: 3, method: membrane-ruan2021, end_time: 1.0, name: membrane3d-output}\n"
@@ -121,9 +119,7 @@ TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {
 // 3D bodies (spheres, one rank): the bodies series holds the centre, the velocity, the angular
 // velocity as a vector and the orientation as a rotation matrix (a Tensor), as the method has them.
 TEST(MembraneBodiesOutput, Spheres3DAreABodiesSeriesWithOrientation) {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
+  if (test::ranks(MPI_COMM_WORLD) > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
   test::SharedFolder dir(MPI_COMM_WORLD, "membrane3d-bodies-output");
   const auto sim = run_scene(
       "simulation: {dimension: 3, method: membrane-ruan2021, end_time: 1.0, name: membrane3d-bodies-output}\n"

@@ -250,9 +250,7 @@ double expect_3d_restart_bit_for_bit(const std::string& scene, const std::string
 
 // The 3D drop with the l = 2 mode, the paper's vertex motion and remeshing.
 TEST(MembraneRestart, Drop3DContinuesBitForBit) {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
+  if (test::ranks(MPI_COMM_WORLD) > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
   const std::string scene =
       "simulation: {dimension: 3, method: membrane-ruan2021, end_time: 1.0, name: membrane3d-restart}\n"
       "domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.08333333333333333}\n"
@@ -266,9 +264,7 @@ TEST(MembraneRestart, Drop3DContinuesBitForBit) {
 // settle window): the body's centre, quaternion and velocities come back from the checkpoint with
 // the flow time, and the contact set from the restored membrane.
 TEST(MembraneRestart, FloatingSphere3DContinuesBitForBit) {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
+  if (test::ranks(MPI_COMM_WORLD) > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
   const std::string scene =
       "simulation: {dimension: 3, method: membrane-ruan2021, end_time: 1.0, name: membrane3d-sphere-restart}\n"
       "domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.1}\n"

@@ -18,6 +18,13 @@
 namespace meniscus::test {
 
 // The whole text of a file ("" when it cannot be read).
+// Number of ranks of comm.
+inline int ranks(MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  return size;
+}
+
 inline std::string read_text_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;

@@ -30,17 +30,12 @@ void exact_motion(const mm::Sphere& b, const double* x, double h, double* out) {
 
 mm::Sphere random_sphere(std::mt19937& gen) {
   std::uniform_real_distribution<double> u(-1, 1);
-  mm::Sphere b;
-  for (int d = 0; d < 3; ++d) {
-    b.c[d] = u(gen);
-    b.v[d] = u(gen);
-    b.omega[d] = 3 * u(gen);
-  }
+  mm::Sphere b = meniscus::test::sphere3({u(gen), u(gen), u(gen)}, 0.3, 2.0);
+  for (double* w : {b.v, b.omega})
+    for (int d = 0; d < 3; ++d) w[d] = (w == b.omega ? 3 : 1) * u(gen);
   double n = 0;
-  for (int q = 0; q < 4; ++q) n += (b.q[q] = u(gen)) * b.q[q];
+  for (double& q : b.q) n += (q = u(gen)) * q;
   for (double& q : b.q) q /= std::sqrt(n);
-  b.radius = 0.3;
-  b.density = 2.0;
   return b;
 }
 }  // namespace

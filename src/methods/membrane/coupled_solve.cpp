@@ -200,29 +200,19 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
         LinearVelocity row;
         double alpha = 0.5;
         if (type == kFluidAir) {
-          // Ghost-fluid fraction of the dual cell (Ruan 2021 §4.3 mass M; fraction along the
-          // segment between the two cell centres), clamped as small fractions make M vanish.
-          const double phi_f = a(g.local(ic, jc), kPhi), phi_a = a(g.local(io, jo), kPhi);
-          if (phi_f < 0 && phi_a > 0) alpha = -phi_f / (phi_a - phi_f);
+          // Ghost-fluid fraction of the dual cell (Ruan 2021 §4.3 mass M), clamped below as small
+          // fractions make M vanish.
+          alpha = fluid_fraction(a(g.local(ic, jc), kPhi), a(g.local(io, jo), kPhi));
           double support[2] = {0.5 * dx, 0.5 * dx};
           support[d] *= options_.w_normal_extent;
-          std::map<PetscInt, double> acc;
-          for (auto& [vi, wi] : interpolation_row(index, centre, support)) {
-            const LinearVelocity& l = vmap[2 * vi + d];
-            for (const Term& t : l.terms) acc[t.k] += wi * t.c;
-            row.known += wi * l.known;
-          }
-          for (auto& [kk, c] : acc) row.terms.push_back({kk, c});
+          row = interpolated_velocity(interpolation_row(index, centre, support), vmap, 2, d);
         } else {
           // Fluid-rigid face (Ruan 2021 Eq. 26): the velocity of the covering body at the face.
           double co[2], cf[2];
           g.cell_centre(io, jo, co);
           g.cell_centre(ic, jc, cf);
-          int b = body_containing(r.bodies, co);
-          if (b < 0) b = body_within(r.bodies, co, 1e300);
+          const int b = covering_body(r.bodies, co, cf, alpha);
           if (b < 0) continue;  // a SOLID cell without a body: not produced by classify_cells
-          const double phi_f = r.bodies[b].phi(cf), phi_s = r.bodies[b].phi(co);
-          if (phi_f > 0 && phi_s < 0) alpha = phi_f / (phi_f - phi_s);
           row = body_velocity(b, d, centre);
           if (face_owned) ++rigid_faces;
         }

@@ -174,27 +174,17 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
           double alpha = 0.5;
           if (type == kFluidAir) {
             // Ghost-fluid fraction of the dual cell (mass M, Ruan 2021 §4.3), clamped as in 2D.
-            const double phi_f = a(g.local(cf[0], cf[1], cf[2]), k3Phi), phi_a = a(g.local(co[0], co[1], co[2]), k3Phi);
-            if (phi_f < 0 && phi_a > 0) alpha = -phi_f / (phi_a - phi_f);
+            alpha = fluid_fraction(a(g.local(cf[0], cf[1], cf[2]), k3Phi), a(g.local(co[0], co[1], co[2]), k3Phi));
             double support[3] = {0.5 * dx, 0.5 * dx, 0.5 * dx};
             support[d] *= options_.w_normal_extent;
-            std::map<PetscInt, double> acc;
-            for (auto& [vi, wi] : interpolation_row(index, centre, support)) {
-              const LinearVelocity& l = vmap[3 * vi + d];
-              for (const Term& t : l.terms) acc[t.k] += wi * t.c;
-              row.known += wi * l.known;
-            }
-            for (auto& [kq, c] : acc) row.terms.push_back({kq, c});
+            row = interpolated_velocity(interpolation_row(index, centre, support), vmap, 3, d);
           } else {
             // Fluid-rigid face (Ruan 2021 Eq. 26): the velocity of the covering body at the face.
             double xo[3], xf[3];
             g.cell_centre(co, xo);
             g.cell_centre(cf, xf);
-            int b = body_containing(r.bodies, xo);
-            if (b < 0) b = body_within(r.bodies, xo, 1e300);
+            const int b = covering_body(r.bodies, xo, xf, alpha);
             if (b < 0) continue;  // a SOLID cell without a body: not produced by classify
-            const double phi_f = r.bodies[b].phi(xf), phi_s = r.bodies[b].phi(xo);
-            if (phi_f > 0 && phi_s < 0) alpha = phi_f / (phi_f - phi_s);
             row = rigid_point_velocity(r.bodies[b], rigid[b], d, centre);
             if (face_owned) ++rigid_faces;
           }

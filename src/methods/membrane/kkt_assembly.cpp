@@ -32,6 +32,19 @@ void add_mixed_face_coupling(Mat Bt, Vec bp, PetscInt rc, const LinearVelocity& 
   }
 }
 
+LinearVelocity interpolated_velocity(const std::vector<std::pair<int, double>>& w_row,
+                                     const std::vector<LinearVelocity>& vmap, int dim, int d) {
+  LinearVelocity row;
+  std::map<PetscInt, double> acc;
+  for (auto& [vi, wi] : w_row) {
+    const LinearVelocity& l = vmap[static_cast<size_t>(dim) * vi + d];
+    for (const Term& t : l.terms) acc[t.k] += wi * t.c;
+    row.known += wi * l.known;
+  }
+  for (auto& [k, c] : acc) row.terms.push_back({k, c});
+  return row;
+}
+
 void add_face_mass(const LinearVelocity& row, double mass, double uf, VelocityEntries& c, std::vector<double>& bv) {
   for (const Term& t : row.terms) {
     bv[t.k] += -t.c * mass * (uf - row.known);

@@ -50,6 +50,30 @@ LinearVelocity rigid_point_velocity(const Body& body, PetscInt first, int d, con
   return out;
 }
 
+// A fluid-air face's velocity W v of component d: the interpolation row (vertex, weight) through the
+// vertices' linear velocities vmap (dim per vertex), terms merged per unknown.
+LinearVelocity interpolated_velocity(const std::vector<std::pair<int, double>>& w_row,
+                                     const std::vector<LinearVelocity>& vmap, int dim, int d);
+// Ghost-fluid fraction of a fluid-air dual cell from the signed distances of its fluid and air cells
+// (Ruan 2021 §4.3 mass M; the fraction along the segment between the two cell centres), 0.5 when
+// they do not straddle the membrane.
+inline double fluid_fraction(double phi_fluid, double phi_air) {
+  return phi_fluid < 0 && phi_air > 0 ? -phi_fluid / (phi_air - phi_fluid) : 0.5;
+}
+// The body covering a fluid-rigid face (the one holding the SOLID cell centre xs, else the nearest),
+// or -1; alpha receives the liquid fraction of the dual cell along the segment from the fluid cell
+// centre xf to xs (0.5 when the body's surface does not cross it).
+template <class Body>
+int covering_body(const std::vector<Body>& bodies, const double* xs, const double* xf, double& alpha) {
+  int b = body_containing(bodies, xs);
+  if (b < 0) b = body_within(bodies, xs, 1e300);
+  alpha = 0.5;
+  if (b < 0) return b;
+  const double phi_f = bodies[b].phi(xf), phi_s = bodies[b].phi(xs);
+  if (phi_f > 0 && phi_s < 0) alpha = phi_f / (phi_f - phi_s);
+  return b;
+}
+
 // The pressure row rc (a fluid cell) of a mixed face with velocity `row`: B^T = -V G^T Phi, with
 // s = dx G_{f,c} = -1 or +1, and the known part of the face velocity in b_p like u** (V G^T u_known).
 // Entries of held unknowns (held[k] != 0) go to held_bt instead of B^T.

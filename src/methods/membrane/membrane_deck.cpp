@@ -108,6 +108,25 @@ void declare_membrane_sections(config::Schema& root) {
   root.section("membrane", s, "Liquid with a surface-tension membrane on a MAC grid (Ruan et al. 2021).");
 }
 
+namespace {
+// The keys every body has in both dimensions: centre, velocity, radius, density, fixed, rotates.
+template <class Body>
+Body read_body(const config::Section& b) {
+  Body body;
+  const auto c = b.vector("center");
+  const auto v = b.vector("velocity");
+  for (size_t q = 0; q < static_cast<size_t>(Body::kDim) && q < c.size() && q < v.size(); ++q) {
+    body.c[q] = c[q];
+    body.v[q] = v[q];
+  }
+  body.radius = b.real("radius");
+  body.density = b.real("density");
+  body.fixed = b.flag("fixed");
+  body.rotates = b.flag("rotates");
+  return body;
+}
+}  // namespace
+
 MembraneDeck read_membrane_deck(const config::Section& root) {
   const auto s = root.section("membrane");
   MembraneDeck d;
@@ -142,35 +161,13 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   d.flow.settle_until = s.real("settle_until");
   if (root.section("simulation").integer("dimension") == 3) {
     // 3D: spheres (check_membrane_geometry refuses the 2D-only keys).
-    for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{}) {
-      Sphere sphere;
-      const auto c = b.vector("center");
-      const auto v = b.vector("velocity");
-      for (size_t q = 0; q < 3 && q < c.size() && q < v.size(); ++q) {
-        sphere.c[q] = c[q];
-        sphere.v[q] = v[q];
-      }
-      sphere.radius = b.real("radius");
-      sphere.density = b.real("density");
-      sphere.fixed = b.flag("fixed");
-      sphere.rotates = b.flag("rotates");
-      d.spheres.push_back(sphere);
-    }
+    for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{})
+      d.spheres.push_back(read_body<Sphere>(b));
     return d;
   }
   for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{}) {
-    Disc disc;
-    const auto c = b.vector("center");
-    const auto v = b.vector("velocity");
-    for (int q = 0; q < 2; ++q) {
-      disc.c[q] = c[q];
-      disc.v[q] = v[q];
-    }
-    disc.radius = b.real("radius");
-    disc.density = b.real("density");
+    Disc disc = read_body<Disc>(b);
     disc.omega = b.real("angular_velocity");
-    disc.fixed = b.flag("fixed");
-    disc.rotates = b.flag("rotates");
     const std::string held = b.text("held");
     disc.held_x = held == "x" || held == "xy";
     disc.held_y = held == "y" || held == "xy";

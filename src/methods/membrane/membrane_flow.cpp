@@ -153,18 +153,15 @@ StepReport MembraneFlow::step(double dt) {
     first.v_contact.assign(2 * n, 0.0);
     for (long i = 0; i < n; ++i) {
       if (first.kind[i] != kFree) continue;
-      const double xs[2] = {first.xy[2 * i] + dt * first.v[2 * i], first.xy[2 * i + 1] + dt * first.v[2 * i + 1]};
       // Penetration with a round-off margin: a vertex on the body's surface (the initial membrane
       // wraps the wetted arc, a projection puts vertices there) lies inside or outside by the last
       // bits of its coordinates, which differ between mirror-image vertices; without the margin a
       // symmetric state slaved one side's surface vertices and not the other's.
-      const int b = body_within(predicted, xs, kSurfaceMargin * grid_.dx());
+      const int b = predicted_contact(predicted, &first.xy[2 * i], &first.v[2 * i], dt, kSurfaceMargin * grid_.dx(),
+                                      &first.v_contact[2 * i]);
       if (b < 0) continue;
-      double proj[2];
-      predicted[b].project(xs, proj);
       first.body[i] = b;
       slaved[i] = 1;
-      for (int d = 0; d < 2; ++d) first.v_contact[2 * i + d] = (proj[d] - first.xy[2 * i + d]) / dt;
       ++report.predicted_contacts;
     }
   }

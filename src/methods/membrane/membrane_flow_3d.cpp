@@ -308,14 +308,11 @@ Step3Report MembraneFlow3::step(double dt) {
     before.v_contact.assign(3 * n, 0.0);
     for (long i = 0; i < n; ++i) {
       if (fixed_[i] != 0) continue;
-      double xs[3], proj[3];
-      for (int d = 0; d < 3; ++d) xs[d] = before.x[3 * i + d] + dt * before.v[3 * i + d];
-      const int b = body_within(predicted, xs, 1e-9 * grid_.dx());
+      const int b = predicted_contact(predicted, &before.x[3 * i], &before.v[3 * i], dt, 1e-9 * grid_.dx(),
+                                      &before.v_contact[3 * i]);
       if (b < 0) continue;
-      predicted[b].project(xs, proj);
       before.body[i] = b;
       slaved[i] = 1;
-      for (int d = 0; d < 3; ++d) before.v_contact[3 * i + d] = (proj[d] - before.x[3 * i + d]) / dt;
       ++report.predicted_contacts;
     }
   }

@@ -170,6 +170,23 @@ int body_within(const std::vector<Body>& bodies, const double* x, double eps) {
   return best;
 }
 
+// Stages 2-3 of Ruan 2021 (Eq. 30): a vertex at x with velocity v whose prediction x + v dt lies
+// within `margin` of (or inside) a body of `predicted` is a contact particle of the first solve,
+// moving to the prediction's projection on that body: returns the body (-1: none) and writes the
+// velocity (projection - x) / dt to v_contact.
+template <class Body>
+int predicted_contact(const std::vector<Body>& predicted, const double* x, const double* v, double dt, double margin,
+                      double* v_contact) {
+  constexpr int dim = Body::kDim;
+  double xs[dim], proj[dim];
+  for (int d = 0; d < dim; ++d) xs[d] = x[d] + dt * v[d];
+  const int b = body_within(predicted, xs, margin);
+  if (b < 0) return b;
+  predicted[b].project(xs, proj);
+  for (int d = 0; d < dim; ++d) v_contact[d] = (proj[d] - x[d]) / dt;
+  return b;
+}
+
 // Stage 6 contact set of Ruan 2021 (§6, after Eq. 32) in either dimension: near[i] is the body within
 // epsilon of vertex i (rule 2) or -1; rule 3 drops a vertex that has no neighbour near the same body.
 // edges: vertex pairs (a0, b0, a1, b1, ...). Returns the body of each vertex or -1.
