@@ -122,11 +122,10 @@ TEST(MembraneBodiesOutput, Spheres3DAreABodiesSeriesWithOrientation) {
   if (test::ranks(MPI_COMM_WORLD) > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
   test::SharedFolder dir(MPI_COMM_WORLD, "membrane3d-bodies-output");
   const auto sim = run_scene(
-      "simulation: {dimension: 3, method: membrane-ruan2021, end_time: 1.0, name: membrane3d-bodies-output}\n"
-      "domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.125}\n"
-      "membrane: {surface_tension: 0.0, shape: pool, level: 0.4, rtol: 1.0e-8, dt_max: 2.0e-3,\n"
-      "           bodies: [{center: [0.5, 0.5, 0.45], radius: 0.2, density: 0.6}]}\n"
-      "output: {every: 2}\n",
+      test::membrane3d_deck("membrane3d-bodies-output", "0.125",
+                            "surface_tension: 0.0, shape: pool, level: 0.4, rtol: 1.0e-8, dt_max: 2.0e-3, "
+                            "bodies: [{center: [0.5, 0.5, 0.45], radius: 0.2, density: 0.6}]",
+                            "output: {every: 2}\n"),
       dir.path(), 2);
   auto& m = dynamic_cast<membrane::MembraneRuan3&>(sim->method());
   const auto& b = m.flow().bodies().at(0);

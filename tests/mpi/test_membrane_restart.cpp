@@ -265,12 +265,10 @@ TEST(MembraneRestart, Drop3DContinuesBitForBit) {
 // the flow time, and the contact set from the restored membrane.
 TEST(MembraneRestart, FloatingSphere3DContinuesBitForBit) {
   if (test::ranks(MPI_COMM_WORLD) > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
-  const std::string scene =
-      "simulation: {dimension: 3, method: membrane-ruan2021, end_time: 1.0, name: membrane3d-sphere-restart}\n"
-      "domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.1}\n"
-      "membrane: {surface_tension: 20.0, gravity: [0, 0, -980], shape: pool, level: 0.5, rtol: 1.0e-8,\n"
-      "           dt_max: 2.0e-3, settle_damping: 5.0, settle_until: 0.01,\n"
-      "           bodies: [{center: [0.5, 0.5, 0.55], radius: 0.25, density: 0.7}]}\n"
-      "diagnostics: {every: 4}\n";
+  const std::string scene = test::membrane3d_deck(
+      "membrane3d-sphere-restart", "0.1",
+      "surface_tension: 20.0, gravity: [0, 0, -980], shape: pool, level: 0.5, rtol: 1.0e-8, dt_max: 2.0e-3, "
+      "settle_damping: 5.0, settle_until: 0.01, bodies: [{center: [0.5, 0.5, 0.55], radius: 0.25, density: 0.7}]",
+      "diagnostics: {every: 4}\n");
   EXPECT_GT(expect_3d_restart_bit_for_bit(scene, "membrane3d-sphere"), 0.05);  // the surface moves
 }

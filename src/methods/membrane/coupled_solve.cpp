@@ -94,19 +94,14 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
     if (owner != b) out.known = r.bodies[b].v_kin[d];
     return out;
   };
-  std::vector<LinearVelocity> vmap(2 * nvert);
-  for (long i = 0; i < nvert; ++i)
-    for (int d = 0; d < 2; ++d) {
-      LinearVelocity& l = vmap[2 * i + d];
-      const int b = contact_body(i);
-      if (unknown[2 * i + d] >= 0) {
-        l.terms.push_back({unknown[2 * i + d], 1.0});
-      } else if (b >= 0 && b < nbody && rigid[b] >= 0) {
-        l = body_velocity(b, d, &m.xy[2 * i]);
-      } else if (b >= 0) {
-        l.known = m.v_contact.empty() ? 0.0 : m.v_contact[2 * i + d];
-      }
-    }
+  // A contact vertex of a free body moves with J_i v_r, else with its prescribed v_contact.
+  const std::vector<LinearVelocity> vmap = vertex_velocities(nvert, 2, unknown, contact_body, [&](long i, int d) {
+    const int b = contact_body(i);
+    if (b < nbody && rigid[b] >= 0) return body_velocity(b, d, &m.xy[2 * i]);
+    LinearVelocity l;
+    l.known = m.v_contact.empty() ? 0.0 : m.v_contact[2 * i + d];
+    return l;
+  });
 
   ISLocalToGlobalMapping ltog;
   MEMBRANE_PETSC(DMGetLocalToGlobalMapping(dmp, &ltog));

@@ -63,18 +63,15 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   const std::vector<char> held(nv, 0);  // no held axes in 3D
   VelocityEntries held_bt;
 
-  std::vector<LinearVelocity> vmap(3 * nvert);
-  for (long i = 0; i < nvert; ++i)
-    for (int d = 0; d < 3; ++d) {
-      LinearVelocity& l = vmap[3 * i + d];
-      const int b = contact_body(i);
-      if (unknown[3 * i + d] >= 0)
-        l.terms.push_back({unknown[3 * i + d], 1.0});
-      else if (b >= 0 && (rigid[b] >= 0 || m.v_contact.empty()))
-        l = rigid_point_velocity(r.bodies[b], rigid[b], d, &m.x[3 * i]);
-      else if (b >= 0)
-        l.known = m.v_contact[3 * i + d];
-    }
+  // A contact vertex moves with J_i v_r (a free body), its prescribed v_contact, or else with the
+  // body's known point velocity.
+  const std::vector<LinearVelocity> vmap = vertex_velocities(nvert, 3, unknown, contact_body, [&](long i, int d) {
+    const int b = contact_body(i);
+    if (rigid[b] >= 0 || m.v_contact.empty()) return rigid_point_velocity(r.bodies[b], rigid[b], d, &m.x[3 * i]);
+    LinearVelocity l;
+    l.known = m.v_contact[3 * i + d];
+    return l;
+  });
 
   ISLocalToGlobalMapping ltog;
   MEMBRANE_PETSC(DMGetLocalToGlobalMapping(dmp, &ltog));

@@ -32,6 +32,21 @@ void add_mixed_face_coupling(Mat Bt, Vec bp, PetscInt rc, const LinearVelocity& 
   }
 }
 
+std::vector<LinearVelocity> vertex_velocities(long nvert, int dim, const std::vector<PetscInt>& unknown,
+                                              const std::function<int(long)>& contact,
+                                              const std::function<LinearVelocity(long, int)>& slaved) {
+  std::vector<LinearVelocity> vmap(static_cast<size_t>(dim) * nvert);
+  for (long i = 0; i < nvert; ++i)
+    for (int d = 0; d < dim; ++d) {
+      const size_t q = static_cast<size_t>(dim) * i + d;
+      if (unknown[q] >= 0)
+        vmap[q].terms.push_back({unknown[q], 1.0});
+      else if (contact(i) >= 0)
+        vmap[q] = slaved(i, d);
+    }
+  return vmap;
+}
+
 LinearVelocity interpolated_velocity(const std::vector<std::pair<int, double>>& w_row,
                                      const std::vector<LinearVelocity>& vmap, int dim, int d) {
   LinearVelocity row;

@@ -34,6 +34,13 @@ struct LinearVelocity {
   double known = 0;
 };
 
+// The linear velocity of every membrane vertex component (dim per vertex): the unknown unknown[q]
+// when it is >= 0, else slaved(i, d) for a contact vertex (contact(i) >= 0), else zero (a component
+// held by a wall).
+std::vector<LinearVelocity> vertex_velocities(long nvert, int dim, const std::vector<PetscInt>& unknown,
+                                              const std::function<int(long)>& contact,
+                                              const std::function<LinearVelocity(long, int)>& slaved);
+
 // Velocity component d of the point x of a body (Disc or Sphere): the row e_d^T J(x) on the body's
 // unknowns from `first` on, or its known velocity when first < 0.
 template <class Body>
