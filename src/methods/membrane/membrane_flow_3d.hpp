@@ -1,5 +1,5 @@
 #pragma once
-// The 3D liquid + membrane time step of Ruan et al. 2021 (§5, Fig. 5), phase 1 (no rigid bodies):
+// The 3D liquid + membrane (+ rigid spheres) time step of Ruan et al. 2021 (§5, Fig. 5):
 //  1. first solve, fluid-membrane without surface tension (Eq. 19 with f_c = K_c = 0), giving the
 //     divergence-free advection velocities u-dagger (grid dofs k3Udag) and v-dagger;
 //  2. the membrane moves with v-dagger (Eq. 32), then (not in the paper, as the 2D step does) a
