@@ -19,8 +19,13 @@ void BodyOutput::write(const std::vector<BodyRecord>& bodies, int dimension, lon
     const BodyRecord& r = bodies[b];
     position.insert(position.end(), r.position, r.position + 3);
     velocity.insert(velocity.end(), r.velocity, r.velocity + 3);
-    omega.push_back(r.angular_velocity);
-    angle.push_back(r.angle);
+    if (dimension == 3) {
+      omega.insert(omega.end(), r.spin, r.spin + 3);
+      angle.insert(angle.end(), r.rotation, r.rotation + 9);
+    } else {
+      omega.push_back(r.angular_velocity);
+      angle.push_back(r.angle);
+    }
     radius.push_back(r.radius);
     density.push_back(r.density);
     index.push_back(static_cast<int64_t>(b));
@@ -29,8 +34,9 @@ void BodyOutput::write(const std::vector<BodyRecord>& bodies, int dimension, lon
   H5File f = H5File::create(comm_, series_.path(name));
   f.write_rows("position", position.data(), n, 3);
   f.write_rows("velocity", velocity.data(), n, 3);
-  f.write_rows("angular_velocity", omega.data(), n, 0);
-  f.write_rows("angle", angle.data(), n, 0);
+  const bool three = dimension == 3;
+  f.write_rows("angular_velocity", omega.data(), n, three ? 3 : 0);
+  f.write_rows(three ? "orientation" : "angle", angle.data(), n, three ? 9 : 0);
   f.write_rows("radius", radius.data(), n, 0);
   f.write_rows("density", density.data(), n, 0);
   f.write_rows("point_index", index.data(), n, 0);
@@ -40,8 +46,10 @@ void BodyOutput::write(const std::vector<BodyRecord>& bodies, int dimension, lon
   f.close();
   const std::vector<xdmf::Array> arrays = {
       {"velocity", "Vector", {total, 3}, false, "/velocity"},
-      {"angular_velocity", "Scalar", {total}, false, "/angular_velocity"},
-      {"angle", "Scalar", {total}, false, "/angle"},
+      three ? xdmf::Array{"angular_velocity", "Vector", {total, 3}, false, "/angular_velocity"}
+            : xdmf::Array{"angular_velocity", "Scalar", {total}, false, "/angular_velocity"},
+      three ? xdmf::Array{"orientation", "Tensor", {total, 9}, false, "/orientation"}
+            : xdmf::Array{"angle", "Scalar", {total}, false, "/angle"},
       {"radius", "Scalar", {total}, false, "/radius"},
       {"density", "Scalar", {total}, false, "/density"},
       {"id", "Scalar", {total}, true, "/id"}};

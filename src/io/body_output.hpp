@@ -5,6 +5,8 @@
 // of mass (shown with a Glyph filter scaled by /radius). Layout of a file:
 //   /position, /velocity          B x 3 float64 (2D runs: z = 0)
 //   /angular_velocity, /angle     B float64 (2D: about z)
+//   3D runs instead: /angular_velocity B x 3 (world frame) and /orientation B x 9, the rotation
+//   matrix (body to world, row major; a Tensor in ParaView), no /angle
 //   /radius, /density             B float64
 //   /point_index, /id             B int64 (0 .. B-1, the deck's order)
 //   attributes of /: meniscus_format = "bodies", format_version, method, dimension, step, time,
@@ -21,8 +23,10 @@ namespace meniscus::io {
 struct BodyRecord {
   double position[3] = {0, 0, 0};
   double velocity[3] = {0, 0, 0};
-  double angular_velocity = 0;
-  double angle = 0;
+  double angular_velocity = 0;  // 2D: about z
+  double angle = 0;             // 2D
+  double spin[3] = {0, 0, 0};   // 3D angular velocity (world frame)
+  double rotation[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};  // 3D orientation, row major
   double radius = 0;
   double density = 0;
 };

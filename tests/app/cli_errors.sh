@@ -23,6 +23,7 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 BASE_DECK=$SRC/inputs/dam-break-2d.yaml
 ROBOT_DECK=$SRC/inputs/membrane-robot-2d-ci.yaml
 DROP3D_DECK=$SRC/inputs/membrane-drop-3d-ci.yaml
+SPHERE3D_DECK=$SRC/inputs/membrane-sphere-drop-3d-ci.yaml
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/meniscus-cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -140,6 +141,10 @@ serial_checks() {
   expect_error robot_root_rotates 1 "$ROBOT_DECK" "membrane.bodies[1].root" "non-rotating" check "$ROBOT_DECK" --set "membrane.bodies[0].rotates=true"
   # The 3D membrane step (phase 1) refuses the keys it does not implement yet.
   expect_error membrane3d_two_solve 1 "$DROP3D_DECK" membrane.two_solve "does not implement" check "$DROP3D_DECK" --set membrane.two_solve=false
+  # 3D bodies are spheres without held axes, links or initial spin; a 2D body is a disc.
+  expect_error membrane3d_body_held 1 "$SPHERE3D_DECK" "membrane.bodies[0].held" "do not implement" check "$SPHERE3D_DECK" --set "membrane.bodies[0].held=x"
+  expect_error membrane3d_body_disc 1 "$SPHERE3D_DECK" "membrane.bodies[0].shape" "sphere" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=disc"
+  expect_error membrane2d_body_sphere 1 "$ROBOT_DECK" "membrane.bodies[0].shape" "disc" check "$ROBOT_DECK" --set "membrane.bodies[0].shape=sphere"
   # The contact-line hold needs the adhesive wetting walls and the explicit integrator.
   CA2D_DECK=$SRC/inputs/mpm-contact-angle-2d-ci.yaml
   expect_error line_hold_no_wetting 1 "$CA2D_DECK" mpm.surface_tension.contact_line_hold "wetting_width > 0" \

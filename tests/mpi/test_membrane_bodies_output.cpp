@@ -79,9 +79,7 @@ TEST(MembraneBodiesOutput, BodiesAreTheirOwnSeriesWithTheMethodsState) {
 // The 3D membrane (one rank) is its own surface dataset: DIR/membrane_NNNNNN.h5 + .xdmf (a Triangle
 // topology) and the collection DIR/membrane.xdmf; the file of a step holds the method's membrane.
 TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
+  if (test::ranks(MPI_COMM_WORLD) > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
   test::SharedFolder dir(MPI_COMM_WORLD, "membrane3d-output");
   const auto sim = run_scene(
       "simulation: {dimension: 3, method: membrane-ruan2021, end_time: 1.0, name: membrane3d-output}\n"
@@ -116,4 +114,38 @@ TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {
   EXPECT_NE(dtext.find("TopologyType=\"Triangle\" NumberOfElements=\"" + std::to_string(t) + "\""), std::string::npos);
   EXPECT_NE(dtext.find("membrane_000002.h5:/triangles"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/grid_000002.h5"));  // the 3D grid output
+}
+
+// 3D bodies (spheres, one rank): the bodies series holds the centre, the velocity, the angular
+// velocity as a vector and the orientation as a rotation matrix (a Tensor), as the method has them.
+TEST(MembraneBodiesOutput, Spheres3DAreABodiesSeriesWithOrientation) {
+  if (test::ranks(MPI_COMM_WORLD) > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
+  test::SharedFolder dir(MPI_COMM_WORLD, "membrane3d-bodies-output");
+  const auto sim = run_scene(
+      test::membrane3d_deck("membrane3d-bodies-output", "0.125",
+                            "surface_tension: 0.0, shape: pool, level: 0.4, rtol: 1.0e-8, dt_max: 2.0e-3, "
+                            "bodies: [{center: [0.5, 0.5, 0.45], radius: 0.2, density: 0.6}]",
+                            "output: {every: 2}\n"),
+      dir.path(), 2);
+  auto& m = dynamic_cast<membrane::MembraneRuan3&>(sim->method());
+  const auto& b = m.flow().bodies().at(0);
+  io::H5File f = io::H5File::open(MPI_COMM_WORLD, dir.path() + "/bodies_000002.h5");
+  ASSERT_EQ(f.shape("angular_velocity"), (std::vector<hsize_t>{1, 3}));
+  ASSERT_EQ(f.shape("orientation"), (std::vector<hsize_t>{1, 9}));
+  double pos[3], vel[3], spin[3], rot[9], expected[9];
+  f.read_rows("position", pos, 0, 1, 3);
+  f.read_rows("velocity", vel, 0, 1, 3);
+  f.read_rows("angular_velocity", spin, 0, 1, 3);
+  f.read_rows("orientation", rot, 0, 1, 9);
+  f.close();
+  b.rotation(expected);
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(pos[d], b.c[d]);
+    EXPECT_EQ(vel[d], b.v[d]);
+    EXPECT_EQ(spin[d], b.omega[d]);
+  }
+  for (int q = 0; q < 9; ++q) EXPECT_EQ(rot[q], expected[q]);
+  EXPECT_LT(vel[2], 0.0);  // released above its floating depth, the sphere moves down
+  const std::string dtext = test::read_text_file(dir.path() + "/bodies_000002.xdmf");
+  EXPECT_NE(dtext.find("orientation"), std::string::npos);
 }

@@ -18,6 +18,22 @@
 namespace meniscus::test {
 
 // The whole text of a file ("" when it cannot be read).
+// Number of ranks of comm.
+inline int ranks(MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  return size;
+}
+
+// A deck of the 3D membrane method in the unit box with cells of `cell_size`: the simulation and domain
+// lines, then `membrane: {membrane}` and the `rest` (output, diagnostics) as given.
+inline std::string membrane3d_deck(const std::string& name, const std::string& cell_size, const std::string& membrane,
+                                   const std::string& rest) {
+  return "simulation: {dimension: 3, method: membrane-ruan2021, end_time: 1.0, name: " + name + "}\n" +
+         "domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: " + cell_size + "}\n" + "membrane: {" + membrane +
+         "}\n" + rest;
+}
+
 inline std::string read_text_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;

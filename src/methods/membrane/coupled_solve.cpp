@@ -34,21 +34,6 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, double rho, doubl
   return solve(m, RigidHost{}, rho, dt, src_u, dst_u, v_new, vr);
 }
 
-namespace {
-// One velocity component of a vertex or face as a linear function of the unknowns of the velocity
-// block: sum_q c_q z_{k_q} + known. A free membrane component is one unknown; a contact vertex or a
-// fluid-rigid face of a free body is a row of J on the body's three unknowns (paper §5.2: contact
-// particles are not in the solve, they follow the body); prescribed motion is the known part.
-struct Term {
-  PetscInt k;
-  double c;
-};
-struct LinearVelocity {
-  std::vector<Term> terms;
-  double known = 0;
-};
-}  // namespace
-
 CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& r, double rho, double dt, int src_u,
                                         int dst_u, std::vector<double>& v_new, std::vector<double>& vr_new) {
   blocks_.destroy();
@@ -103,33 +88,20 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   // Velocity component d of body b's point x. A point of a link (Disc::root) moves with the root's
   // J(x) v_root plus the known stroke velocity v_kin (its term goes to the right-hand side).
   auto body_velocity = [&](long b, int d, const double* x) {
-    LinearVelocity out;
     const long owner = r.bodies[b].root >= 0 ? r.bodies[b].root : b;
-    const Disc& body = r.bodies[owner];
-    if (rigid[owner] >= 0) {
-      double row[3];
-      body.jacobian_row(d, x, row);
-      for (int q = 0; q < 3; ++q)
-        if (row[q] != 0) out.terms.push_back({rigid[owner] + q, row[q]});
-      if (owner != b) out.known = r.bodies[b].v_kin[d];
-    } else {
-      out.known = r.bodies[b].point_velocity(d, x);  // a link's v is its total velocity
-    }
+    if (rigid[owner] < 0) return rigid_point_velocity(r.bodies[b], -1, d, x);  // a link's v is its total velocity
+    LinearVelocity out = rigid_point_velocity(r.bodies[owner], rigid[owner], d, x);
+    if (owner != b) out.known = r.bodies[b].v_kin[d];
     return out;
   };
-  std::vector<LinearVelocity> vmap(2 * nvert);
-  for (long i = 0; i < nvert; ++i)
-    for (int d = 0; d < 2; ++d) {
-      LinearVelocity& l = vmap[2 * i + d];
-      const int b = contact_body(i);
-      if (unknown[2 * i + d] >= 0) {
-        l.terms.push_back({unknown[2 * i + d], 1.0});
-      } else if (b >= 0 && b < nbody && rigid[b] >= 0) {
-        l = body_velocity(b, d, &m.xy[2 * i]);
-      } else if (b >= 0) {
-        l.known = m.v_contact.empty() ? 0.0 : m.v_contact[2 * i + d];
-      }
-    }
+  // A contact vertex of a free body moves with J_i v_r, else with its prescribed v_contact.
+  const std::vector<LinearVelocity> vmap = vertex_velocities(nvert, 2, unknown, contact_body, [&](long i, int d) {
+    const int b = contact_body(i);
+    if (b < nbody && rigid[b] >= 0) return body_velocity(b, d, &m.xy[2 * i]);
+    LinearVelocity l;
+    l.known = m.v_contact.empty() ? 0.0 : m.v_contact[2 * i + d];
+    return l;
+  });
 
   ISLocalToGlobalMapping ltog;
   MEMBRANE_PETSC(DMGetLocalToGlobalMapping(dmp, &ltog));
@@ -223,57 +195,31 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
         LinearVelocity row;
         double alpha = 0.5;
         if (type == kFluidAir) {
-          // Ghost-fluid fraction of the dual cell (Ruan 2021 §4.3 mass M; fraction along the
-          // segment between the two cell centres), clamped as small fractions make M vanish.
-          const double phi_f = a(g.local(ic, jc), kPhi), phi_a = a(g.local(io, jo), kPhi);
-          if (phi_f < 0 && phi_a > 0) alpha = -phi_f / (phi_a - phi_f);
+          // Ghost-fluid fraction of the dual cell (Ruan 2021 §4.3 mass M), clamped below as small
+          // fractions make M vanish.
+          alpha = fluid_fraction(a(g.local(ic, jc), kPhi), a(g.local(io, jo), kPhi));
           double support[2] = {0.5 * dx, 0.5 * dx};
           support[d] *= options_.w_normal_extent;
-          std::map<PetscInt, double> acc;
-          for (auto& [vi, wi] : interpolation_row(index, centre, support)) {
-            const LinearVelocity& l = vmap[2 * vi + d];
-            for (const Term& t : l.terms) acc[t.k] += wi * t.c;
-            row.known += wi * l.known;
-          }
-          for (auto& [kk, c] : acc) row.terms.push_back({kk, c});
+          row = interpolated_velocity(interpolation_row(index, centre, support), vmap, 2, d);
         } else {
           // Fluid-rigid face (Ruan 2021 Eq. 26): the velocity of the covering body at the face.
           double co[2], cf[2];
           g.cell_centre(io, jo, co);
           g.cell_centre(ic, jc, cf);
-          int b = body_containing(r.bodies, co);
-          if (b < 0) b = body_within(r.bodies, co, 1e300);
+          const int b = covering_body(r.bodies, co, cf, alpha);
           if (b < 0) continue;  // a SOLID cell without a body: not produced by classify_cells
-          const double phi_f = r.bodies[b].phi(cf), phi_s = r.bodies[b].phi(co);
-          if (phi_f > 0 && phi_s < 0) alpha = phi_f / (phi_f - phi_s);
           row = body_velocity(b, d, centre);
           if (face_owned) ++rigid_faces;
         }
         alpha = std::clamp(alpha, 0.05, 1.0);
         const double mass = rho * alpha * vol;
-        if (row_mine) {
-          const PetscInt rc = global_cell(ic, jc);
-          for (const Term& t : row.terms) {
-            const PetscScalar bt = -vol * (s / dx) * t.c;  // B^T = -V G^T Phi
-            if (held[t.k])
-              held_bt[{rc, t.k}] += bt;
-            else
-              MEMBRANE_PETSC(MatSetValues(k.Bt, 1, &rc, 1, &t.k, &bt, ADD_VALUES));
-          }
-          // The known part of the face velocity enters the divergence like u** does: V G^T u_known.
-          if (row.known != 0) {
-            const PetscScalar kb = vol * (s / dx) * row.known;
-            MEMBRANE_PETSC(VecSetValues(bp, 1, &rc, &kb, ADD_VALUES));
-          }
-        }
+        if (row_mine) add_mixed_face_coupling(k.Bt, bp, global_cell(ic, jc), row, vol, s / dx, held, held_bt);
         if (!face_owned) continue;
         mixed_node.push_back(static_cast<long>((i - i0) + (j - j0) * g.owned.n[0]));
         mixed_axis.push_back(d);
-        for (const Term& t : row.terms) {
+        for (const Term& t : row.terms)
           if (type == kFluidAir && t.k < nv_membrane) coupled[t.k] = 1;
-          bv_mine[t.k] += -t.c * mass * (uf - row.known);  // -Phi^T M (u** - u_known)
-          for (const Term& q : row.terms) c_mine[{t.k, q.k}] += t.c * mass * q.c;  // Phi^T M Phi
-        }
+        add_face_mass(row, mass, uf, c_mine, bv_mine);
         mixed_row.push_back(std::move(row));
       }
     }
@@ -298,15 +244,10 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
       // on the body and the paper assembles K_{a,r} from mixed elements only (Eq. 22).
       if (contact_body(vi) >= 0 && contact_body(vi) == contact_body(vj)) continue;
       for (int d = 0; d < 2; ++d) {
-        const LinearVelocity &li = vmap[2 * vi + d], &lj = vmap[2 * vj + d];
-        const double dv = (m.v[2 * vi + d] - li.known) - (m.v[2 * vj + d] - lj.known);
-        kv[2 * vi + d] += w * dv;
-        kv[2 * vj + d] -= w * dv;
-        std::map<PetscInt, double> diff;  // the row of (v_i - v_j) . e_d
-        for (const Term& t : li.terms) diff[t.k] += t.c;
-        for (const Term& t : lj.terms) diff[t.k] -= t.c;
-        for (auto& [p, cp] : diff)
-          for (auto& [q, cq] : diff) c_all[{p, q}] += w * dt * dt * cp * cq;
+        const double kvd =
+            add_edge_stiffness(vmap[2 * vi + d], vmap[2 * vj + d], m.v[2 * vi + d], m.v[2 * vj + d], w, dt, c_all);
+        kv[2 * vi + d] += kvd;
+        kv[2 * vj + d] -= kvd;
       }
     }
     for (long vi = 0; vi < nvert; ++vi)
@@ -316,21 +257,16 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
         const double mass = m.mass[vi];
         // -(M_s (v^n - v_known) + dt (f_c + dt K_c v^n)): Eq. 17 linearised about x^{n+1}.
         const double rhs = mass * (m.v[2 * vi + d] - l.known) + dt * (m.force[2 * vi + d] + dt * kv[2 * vi + d]);
-        for (const Term& t : l.terms) {
-          for (const Term& q : l.terms) c_all[{t.k, q.k}] += mass * t.c * q.c;
-          bv_all[t.k] += -t.c * rhs;
-        }
+        add_vertex_inertia(l, mass, rhs, c_all, bv_all);
       }
     // Body inertia M_r = diag(m, m, I) (with the links a root carries) and its momentum M_r v_r*
     // (Eq. 27; gravity and the links' stroke acceleration are in v_r*).
     for (long b = 0; b < nbody; ++b) {
       if (rigid[b] < 0) continue;
-      double mr[3];
+      double mr[3], dense[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
       composite_inertia(r.bodies, static_cast<size_t>(b), mr);
-      for (int q = 0; q < 3; ++q) {
-        c_all[{rigid[b] + q, rigid[b] + q}] += mr[q];
-        bv_all[rigid[b] + q] += -mr[q] * r.v_start[3 * b + q];
-      }
+      for (int q = 0; q < 3; ++q) dense[4 * q] = mr[q];
+      add_rigid_inertia(rigid[b], 3, dense, &r.v_start[3 * b], c_all, bv_all);
     }
   }
   // A held unknown keeps only its diagonal (the body mass, any positive value would do) and a zero

@@ -45,14 +45,18 @@ struct MembraneHost {
   long segments() const { return static_cast<long>(seg.size() / 2); }
 };
 
-// The rigid bodies as a solve sees them (Ruan 2021 §4.3, Eqs. 26-28).
-struct RigidHost {
-  std::vector<Disc> bodies;     // geometry (J is evaluated at these centres) and velocities v^n
-  std::vector<double> v_start;  // 3 per body: velocity of the momentum right-hand side (v_r* = v^n + g dt)
-  // true: every free body's (v_x, v_y, omega) is an unknown (the three-way solve); false: all bodies
-  // move with their v^n (the first solve, Stage 4, where fluid-rigid faces are Neumann faces).
+// The rigid bodies as a solve sees them (Ruan 2021 §4.3, Eqs. 26-28); Body is Disc (2D) or Sphere (3D).
+template <class Body>
+struct RigidHostT {
+  std::vector<Body> bodies;     // geometry (J is evaluated at these centres) and velocities v^n
+  // Body::kDofs per body (3 in 2D, 6 in 3D): velocity of the momentum right-hand side (v_r* = v^n + g dt)
+  std::vector<double> v_start;
+  // true: every free body's generalized velocity is an unknown (the three-way solve); false: all
+  // bodies move with their v^n (the first solve, Stage 4, where fluid-rigid faces are Neumann faces).
   bool unknowns = false;
 };
+using RigidHost = RigidHostT<Disc>;
+using RigidHost3 = RigidHostT<Sphere>;
 
 struct CoupledSolveOptions {
   std::string prefix = "membrane_";

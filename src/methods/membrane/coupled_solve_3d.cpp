@@ -19,6 +19,12 @@ CoupledSolver3::~CoupledSolver3() { blocks_.destroy(); }
 
 CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, double rho, double dt, int src_u, int dst_u,
                                          std::vector<double>& v_new) {
+  std::vector<double> vr;
+  return solve(m, RigidHost3{}, rho, dt, src_u, dst_u, v_new, vr);
+}
+
+CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost3& r, double rho, double dt, int src_u,
+                                         int dst_u, std::vector<double>& v_new, std::vector<double>& vr_new) {
   blocks_.destroy();
   MPI_Comm comm = grid_.comm();
   int rank = 0;
@@ -31,18 +37,41 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, double rho, dou
   auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dev);
   grid_.field().release_local(dev);
 
-  // Unknowns of the velocity block: every membrane component not held by a wall.
+  // Unknowns of the velocity block: every membrane component not held by a wall and not slaved to
+  // a body, then six per free body when the bodies are unknowns.
   const long nvert = m.vertices();
+  auto contact_body = [&](long i) { return m.body.empty() ? -1 : m.body[i]; };
   std::vector<PetscInt> unknown(3 * nvert, -1);
   PetscInt nv = 0;
   for (long i = 0; i < nvert; ++i)
     for (int d = 0; d < 3; ++d)
-      if (m.fixed.empty() || !(m.fixed[i] & (1 << d))) unknown[3 * i + d] = nv++;
+      if ((m.fixed.empty() || !(m.fixed[i] & (1 << d))) && contact_body(i) < 0) unknown[3 * i + d] = nv++;
+  const PetscInt nv_membrane = nv;
+  const long nbody = static_cast<long>(r.bodies.size());
+  constexpr int kRd = Sphere::kDofs;
+  std::vector<PetscInt> rigid(nbody, -1);  // first of the body's six unknowns
+  for (long b = 0; b < nbody; ++b)
+    if (r.unknowns && !r.bodies[b].fixed) {
+      rigid[b] = nv;
+      nv += kRd;
+    }
   KktBlocks& k = blocks_;
-  k.membrane_unknowns = nv;
-  k.rigid_unknowns = 0;
+  k.membrane_unknowns = nv_membrane;
+  k.rigid_unknowns = nv - nv_membrane;
   const PetscInt nv_local = rank == 0 ? nv : 0;
   std::vector<int> coupled(nv, 0);
+  const std::vector<char> held(nv, 0);  // no held axes in 3D
+  VelocityEntries held_bt;
+
+  // A contact vertex moves with J_i v_r (a free body), its prescribed v_contact, or else with the
+  // body's known point velocity.
+  const std::vector<LinearVelocity> vmap = vertex_velocities(nvert, 3, unknown, contact_body, [&](long i, int d) {
+    const int b = contact_body(i);
+    if (rigid[b] >= 0 || m.v_contact.empty()) return rigid_point_velocity(r.bodies[b], rigid[b], d, &m.x[3 * i]);
+    LinearVelocity l;
+    l.known = m.v_contact[3 * i + d];
+    return l;
+  });
 
   ISLocalToGlobalMapping ltog;
   MEMBRANE_PETSC(DMGetLocalToGlobalMapping(dmp, &ltog));
@@ -99,7 +128,8 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, double rho, dou
   // through the ghosts) and keeps its velocity-block contributions for the gather on rank 0.
   std::vector<long> mixed_node;
   std::vector<int> mixed_axis;
-  std::vector<std::vector<std::pair<PetscInt, double>>> mixed_row;
+  std::vector<LinearVelocity> mixed_row;
+  long rigid_faces = 0;
   VelocityEntries c_mine;
   std::vector<double> bv_mine(nv, 0.0);
   for (int kk = lo[2]; kk <= lo[2] + n[2]; ++kk)
@@ -110,7 +140,7 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, double rho, dou
         const bool face_owned = g.in_owned(i, j, kk);
         for (int d = 0; d < 3; ++d) {
           const int type = g.face_type(a, d, cb);
-          if (type != kAllFluid && type != kFluidAir) continue;
+          if (type != kAllFluid && type != kFluidAir && type != kFluidRigid) continue;
           int ca[3] = {i, j, kk};
           --ca[d];
           if (!face_owned && !owned_cell(ca)) continue;
@@ -130,38 +160,41 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, double rho, dou
           }
           const bool a_fluid = cell_type(ca) == kFluid;
           const int* cf = a_fluid ? ca : cb;  // the fluid cell
-          const int* co = a_fluid ? cb : ca;  // the air cell
+          const int* co = a_fluid ? cb : ca;  // the air or solid cell
           const bool row_mine = owned_cell(cf);
           if (!face_owned && !row_mine) continue;
           const double s = a_fluid ? -1.0 : 1.0;  // dx G_{f, fluid cell}
-          // Ghost-fluid fraction of the dual cell (mass M, Ruan 2021 §4.3), clamped as in 2D.
+          double centre[3];
+          g.face_centre(d, cb, centre);
+          // The face velocity as a function of the unknowns and its dual cell's liquid fraction.
+          LinearVelocity row;
           double alpha = 0.5;
-          const double phi_f = a(g.local(cf[0], cf[1], cf[2]), k3Phi), phi_a = a(g.local(co[0], co[1], co[2]), k3Phi);
-          if (phi_f < 0 && phi_a > 0) alpha = -phi_f / (phi_a - phi_f);
+          if (type == kFluidAir) {
+            // Ghost-fluid fraction of the dual cell (mass M, Ruan 2021 §4.3), clamped as in 2D.
+            alpha = fluid_fraction(a(g.local(cf[0], cf[1], cf[2]), k3Phi), a(g.local(co[0], co[1], co[2]), k3Phi));
+            double support[3] = {0.5 * dx, 0.5 * dx, 0.5 * dx};
+            support[d] *= options_.w_normal_extent;
+            row = interpolated_velocity(interpolation_row(index, centre, support), vmap, 3, d);
+          } else {
+            // Fluid-rigid face (Ruan 2021 Eq. 26): the velocity of the covering body at the face.
+            double xo[3], xf[3];
+            g.cell_centre(co, xo);
+            g.cell_centre(cf, xf);
+            const int b = covering_body(r.bodies, xo, xf, alpha);
+            if (b < 0) continue;  // a SOLID cell without a body: not produced by classify
+            row = rigid_point_velocity(r.bodies[b], rigid[b], d, centre);
+            if (face_owned) ++rigid_faces;
+          }
           alpha = std::clamp(alpha, 0.05, 1.0);
           const double mass = rho * alpha * vol;
-          double centre[3], support[3] = {0.5 * dx, 0.5 * dx, 0.5 * dx};
-          g.face_centre(d, cb, centre);
-          support[d] *= options_.w_normal_extent;
-          std::vector<std::pair<PetscInt, double>> row;  // (unknown, weight) of W's row on this face
-          for (auto& [vi, wi] : interpolation_row(index, centre, support))
-            if (unknown[3 * vi + d] >= 0) row.emplace_back(unknown[3 * vi + d], wi);
-          if (row_mine) {
-            const PetscInt rc = global_cell(cf);
-            for (auto& [q, w] : row) {
-              const PetscScalar bt = -vol * (s / dx) * w;  // B^T = -V G^T W
-              MEMBRANE_PETSC(MatSetValues(k.Bt, 1, &rc, 1, &q, &bt, ADD_VALUES));
-            }
-          }
+          if (row_mine) add_mixed_face_coupling(k.Bt, bp, global_cell(cf), row, vol, s / dx, held, held_bt);
           if (!face_owned) continue;
           const int c0[3] = {i - lo[0], j - lo[1], kk - lo[2]};
           mixed_node.push_back(c0[0] + static_cast<long>(n[0]) * (c0[1] + static_cast<long>(n[1]) * c0[2]));
           mixed_axis.push_back(d);
-          for (auto& [q, w] : row) {
-            coupled[q] = 1;
-            bv_mine[q] += -w * mass * uf;  // -W^T M u**
-            for (auto& [p, wp] : row) c_mine[{q, p}] += w * mass * wp;  // W^T M W
-          }
+          for (const Term& t : row.terms)
+            if (type == kFluidAir && t.k < nv_membrane) coupled[t.k] = 1;
+          add_face_mass(row, mass, uf, c_mine, bv_mine);
           mixed_row.push_back(std::move(row));
         }
       }
@@ -170,24 +203,38 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, double rho, dou
   gather_velocity_block(comm, nv, c_mine, bv_mine, c_all, bv_all);
 
   // Membrane inertia and capillarity, once on rank 0 (the membrane is replicated):
-  // C += M_s + dt^2 K_c, b_v += -(M_s v^n + dt (f_c + dt K_c v^n)) (Eq. 17 linearised about x^{n+1}).
+  // C += M_s + dt^2 K_c, b_v += -(M_s v^n + dt (f_c + dt K_c v^n)) (Eq. 17 linearised about x^{n+1}),
+  // each vertex term through its linear velocity (a contact vertex's reach its body as J^T (...) J).
+  // K_c = L (x) I_3 is applied edge by edge (L's off-diagonal entries -w, its rows summing to zero);
+  // edges with both ends on the same body are inside the contact region and left out (Eq. 22).
   if (rank == 0) {
     std::vector<double> kv(3 * nvert, 0.0);
     for (size_t e = 0; e < m.k_value.size(); ++e) {
-      const long r = m.k_row[e], c = m.k_col[e];
+      const long vi = m.k_row[e], vj = m.k_col[e];
+      if (vi >= vj) continue;  // each edge once (L is symmetric)
+      if (contact_body(vi) >= 0 && contact_body(vi) == contact_body(vj)) continue;
       for (int d = 0; d < 3; ++d) {
-        kv[3 * r + d] += m.k_value[e] * m.v[3 * c + d];
-        const PetscInt ur = unknown[3 * r + d], uc = unknown[3 * c + d];
-        if (ur >= 0 && uc >= 0) c_all[{ur, uc}] += dt * dt * m.k_value[e];
+        const double kvd = add_edge_stiffness(vmap[3 * vi + d], vmap[3 * vj + d], m.v[3 * vi + d], m.v[3 * vj + d],
+                                              -m.k_value[e], dt, c_all);
+        kv[3 * vi + d] += kvd;
+        kv[3 * vj + d] -= kvd;
       }
     }
     for (long vi = 0; vi < nvert; ++vi)
       for (int d = 0; d < 3; ++d) {
-        const PetscInt q = unknown[3 * vi + d];
-        if (q < 0) continue;
-        c_all[{q, q}] += m.mass[vi];
-        bv_all[q] += -(m.mass[vi] * m.v[3 * vi + d] + dt * (m.force[3 * vi + d] + dt * kv[3 * vi + d]));
+        const LinearVelocity& l = vmap[3 * vi + d];
+        if (l.terms.empty()) continue;
+        const double rhs =
+            m.mass[vi] * (m.v[3 * vi + d] - l.known) + dt * (m.force[3 * vi + d] + dt * kv[3 * vi + d]);
+        add_vertex_inertia(l, m.mass[vi], rhs, c_all, bv_all);
       }
+    // Body inertia M_r = diag(m I_3, R I_body R^T) and its momentum M_r v_r* (Eq. 27).
+    for (long b = 0; b < nbody; ++b) {
+      if (rigid[b] < 0) continue;
+      double mr[kRd * kRd];
+      r.bodies[b].mass_matrix(mr);
+      add_rigid_inertia(rigid[b], kRd, mr, &r.v_start[kRd * b], c_all, bv_all);
+    }
   }
   build_kkt_system(comm, k, bp, nv, c_all, bv_all, [](PetscInt, PetscInt) { return true; });
   const KktSolveStats stats = solve_kkt(k, options_, comm);
@@ -197,24 +244,34 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, double rho, dou
   result.reason = stats.reason;
   result.unknowns = static_cast<long>(np + nv);
   {
-    long count = static_cast<long>(mixed_node.size()), total = 0;
-    MPI_Allreduce(&count, &total, 1, MPI_LONG, MPI_SUM, comm);
-    result.fluid_air_faces = total;
+    long counts[2] = {static_cast<long>(mixed_node.size()) - rigid_faces, rigid_faces}, total[2] = {0, 0};
+    MPI_Allreduce(counts, total, 2, MPI_LONG, MPI_SUM, comm);
+    result.fluid_air_faces = total[0];
+    result.fluid_rigid_faces = total[1];
     std::vector<int> any(nv, 0);
     MPI_Allreduce(coupled.data(), any.data(), static_cast<int>(nv), MPI_INT, MPI_MAX, comm);
-    for (PetscInt q = 0; q < nv; ++q) result.uncoupled_components += any[q] == 0;
+    for (PetscInt q = 0; q < nv_membrane; ++q) result.uncoupled_components += any[q] == 0;
   }
   const std::vector<double> z = velocity_block_on_all_ranks(k, nv);
+  auto evaluate = [&](const LinearVelocity& l) {
+    double u = l.known;
+    for (const Term& t : l.terms) u += t.c * z[t.k];
+    return u;
+  };
   v_new.assign(3 * nvert, 0.0);
-  for (long q = 0; q < 3 * nvert; ++q)
-    if (unknown[q] >= 0) v_new[q] = z[unknown[q]];
+  for (long q = 0; q < 3 * nvert; ++q) v_new[q] = evaluate(vmap[q]);
+  vr_new.assign(kRd * nbody, 0.0);
+  for (long b = 0; b < nbody; ++b) {
+    double known[kRd];
+    r.bodies[b].velocity(known);
+    for (int q = 0; q < kRd; ++q) vr_new[kRd * b + q] = rigid[b] >= 0 ? z[rigid[b] + q] : known[q];
+  }
   store_pressure(k, grid_.field(), k3P);
 
-  // New face velocities: u** - G p-hat / rho on all-fluid faces, W v on fluid-air faces (Stage 8),
-  // zero elsewhere.
+  // New face velocities: u** - G p-hat / rho on all-fluid faces, the structure velocity on mixed
+  // faces (Stage 8: W v on fluid-air faces, J_r v_r on fluid-rigid ones), zero elsewhere.
   std::vector<double> value(mixed_row.size(), 0.0);
-  for (size_t q = 0; q < mixed_row.size(); ++q)
-    for (auto& [p, w] : mixed_row[q]) value[q] += w * z[p];
+  for (size_t q = 0; q < mixed_row.size(); ++q) value[q] = evaluate(mixed_row[q]);
   write_back_faces(grid_, rho, src_u, dst_u, k3P, mixed_node, mixed_axis, value);
   MEMBRANE_PETSC(VecDestroy(&bp));
   if (!keep_) blocks_.destroy();

@@ -10,7 +10,10 @@
 // V = dx^3, W the triangle-clipping interpolation (triangle_interpolation.hpp), K_c = sigma L_cot
 // (x) I_3 (Eq. 11), M = rho alpha_f V with alpha_f the ghost-fluid fraction. The system and its
 // solver modes are the 2D solve's (kkt_assembly.hpp, kkt_solve.hpp; same options and prefix).
-// Phase 1: no rigid bodies and no contact particles; the membrane is replicated on every rank.
+// With rigid bodies (spheres, rigid_body.hpp) it is the three-way solve of Eq. 28 as in 2D: every
+// free body adds its six unknowns (v, omega) with M_r = diag(m I_3, I_world), fluid-rigid faces take
+// e_d^T J(x_f) v_r (Eq. 26), contact vertices are slaved through J(x_i) (their mass, f_c and K_c
+// reach the body as J^T (...) J, Eqs. 20-22). The membrane is replicated on every rank.
 #include <vector>
 
 #include "methods/membrane/coupled_solve.hpp"
@@ -30,6 +33,11 @@ struct MembraneHost3 {
   // (row, col) once; empty without tension.
   std::vector<long> k_row, k_col;
   std::vector<double> k_value;
+  // Contact particles (Ruan 2021 §5.2): body[i] >= 0 slaves vertex i to that body (its velocity is
+  // J_i v_r if the body's velocity is an unknown, else v_contact, or the body's point velocity when
+  // v_contact is empty). Empty: no contact vertices.
+  std::vector<int> body;
+  std::vector<double> v_contact;  // 3 per vertex
   long vertices() const { return static_cast<long>(x.size() / 3); }
 };
 
@@ -45,6 +53,11 @@ class CoupledSolver3 {
   // / rho on all-fluid faces, W v on fluid-air faces, zero elsewhere) and refreshes ghosts. v_new
   // receives the membrane velocities (3 per vertex, held components zero). Collective.
   CoupledSolveResult solve(const MembraneHost3& m, double rho, double dt, int src_u, int dst_u, std::vector<double>& v_new);
+  // The same with rigid bodies: fluid-rigid faces take J_r v_r, contact vertices J_i v_r; vr_new
+  // receives (v, omega) per body (6 each; the known velocity of a fixed body, or of every body when
+  // r.unknowns is false).
+  CoupledSolveResult solve(const MembraneHost3& m, const RigidHost3& r, double rho, double dt, int src_u, int dst_u,
+                           std::vector<double>& v_new, std::vector<double>& vr_new);
 
   void keep_blocks(bool keep) { keep_ = keep; }
   const KktBlocks& blocks() const { return blocks_; }

@@ -196,17 +196,20 @@ void extrapolate_velocities(MacGrid3& grid, int layers) { extrapolate_faces<3>(g
 void advect_velocities(MacGrid& grid, double dt) { advect_faces<2>(grid, dt); }
 void advect_velocities(MacGrid3& grid, double dt) { advect_faces<3>(grid, dt); }
 
-void scale_face_velocities(MacGrid& grid, double factor) {
-  const MacGeometry g = grid.geometry();
+template <int Dim>
+void scale_face_velocities(MacGridT<Dim>& grid, double factor) {
   auto owned = grid.field().acquire_owned();
+  const long count = static_cast<long>(owned.extent(0));
+  constexpr int u = MacDofs<Dim>::u;
   Kokkos::parallel_for(
-      "membrane_scale_faces", g.owned.size(), KOKKOS_LAMBDA(const long n) {
-        owned(n, kU) *= factor;
-        owned(n, kV) *= factor;
+      "membrane_scale_faces", count, KOKKOS_LAMBDA(const long n) {
+        for (int d = 0; d < Dim; ++d) owned(n, u + d) *= factor;
       });
   grid.field().release_owned(owned);
-  refresh(grid);
+  grid.field().global_to_local();
 }
+template void scale_face_velocities<2>(MacGrid& grid, double factor);
+template void scale_face_velocities<3>(MacGrid3& grid, double factor);
 
 double max_face_speed(MacGrid& grid) {
   const MacGeometry g = grid.geometry();

@@ -26,8 +26,9 @@ void extrapolate_velocities(MacGrid3& grid, int layers);
 // into the air finds the extended liquid velocity.
 void advect_velocities(MacGrid& grid, double dt);
 void advect_velocities(MacGrid3& grid, double dt);
-// u *= factor on every face (dofs kU, kV).
-void scale_face_velocities(MacGrid& grid, double factor);
+// u *= factor on every face (2D dofs kU + d, 3D k3U + d).
+template <int Dim>
+void scale_face_velocities(MacGridT<Dim>& grid, double factor);
 // Largest |u| over faces that carry a velocity (collective).
 double max_face_speed(MacGrid& grid);
 

@@ -17,6 +17,85 @@ Mat create_kkt_aij(MPI_Comm comm, PetscInt mloc, PetscInt nloc, PetscInt m, Pets
   return a;
 }
 
+void add_mixed_face_coupling(Mat Bt, Vec bp, PetscInt rc, const LinearVelocity& row, double vol, double s_over_dx,
+                             const std::vector<char>& held, VelocityEntries& held_bt) {
+  for (const Term& t : row.terms) {
+    const PetscScalar bt = -vol * s_over_dx * t.c;  // B^T = -V G^T Phi
+    if (held[t.k])
+      held_bt[{rc, t.k}] += bt;
+    else
+      MEMBRANE_PETSC(MatSetValues(Bt, 1, &rc, 1, &t.k, &bt, ADD_VALUES));
+  }
+  if (row.known != 0) {
+    const PetscScalar kb = vol * s_over_dx * row.known;
+    MEMBRANE_PETSC(VecSetValues(bp, 1, &rc, &kb, ADD_VALUES));
+  }
+}
+
+std::vector<LinearVelocity> vertex_velocities(long nvert, int dim, const std::vector<PetscInt>& unknown,
+                                              const std::function<int(long)>& contact,
+                                              const std::function<LinearVelocity(long, int)>& slaved) {
+  std::vector<LinearVelocity> vmap(static_cast<size_t>(dim) * nvert);
+  for (long i = 0; i < nvert; ++i)
+    for (int d = 0; d < dim; ++d) {
+      const size_t q = static_cast<size_t>(dim) * i + d;
+      if (unknown[q] >= 0)
+        vmap[q].terms.push_back({unknown[q], 1.0});
+      else if (contact(i) >= 0)
+        vmap[q] = slaved(i, d);
+    }
+  return vmap;
+}
+
+LinearVelocity interpolated_velocity(const std::vector<std::pair<int, double>>& w_row,
+                                     const std::vector<LinearVelocity>& vmap, int dim, int d) {
+  LinearVelocity row;
+  std::map<PetscInt, double> acc;
+  for (auto& [vi, wi] : w_row) {
+    const LinearVelocity& l = vmap[static_cast<size_t>(dim) * vi + d];
+    for (const Term& t : l.terms) acc[t.k] += wi * t.c;
+    row.known += wi * l.known;
+  }
+  for (auto& [k, c] : acc) row.terms.push_back({k, c});
+  return row;
+}
+
+void add_face_mass(const LinearVelocity& row, double mass, double uf, VelocityEntries& c, std::vector<double>& bv) {
+  for (const Term& t : row.terms) {
+    bv[t.k] += -t.c * mass * (uf - row.known);
+    for (const Term& q : row.terms) c[{t.k, q.k}] += t.c * mass * q.c;
+  }
+}
+
+double add_edge_stiffness(const LinearVelocity& li, const LinearVelocity& lj, double vi, double vj, double w,
+                          double dt, VelocityEntries& c) {
+  std::map<PetscInt, double> diff;  // the row of (v_i - v_j) . e_d
+  for (const Term& t : li.terms) diff[t.k] += t.c;
+  for (const Term& t : lj.terms) diff[t.k] -= t.c;
+  for (auto& [p, cp] : diff)
+    for (auto& [q, cq] : diff) c[{p, q}] += w * dt * dt * cp * cq;
+  return w * ((vi - li.known) - (vj - lj.known));
+}
+
+void add_vertex_inertia(const LinearVelocity& l, double mass, double rhs, VelocityEntries& c, std::vector<double>& bv) {
+  for (const Term& t : l.terms) {
+    for (const Term& q : l.terms) c[{t.k, q.k}] += mass * t.c * q.c;
+    bv[t.k] += -t.c * rhs;
+  }
+}
+
+void add_rigid_inertia(PetscInt first, int n, const double* mr, const double* v_start, VelocityEntries& c,
+                       std::vector<double>& bv) {
+  for (int i = 0; i < n; ++i) {
+    double momentum = 0;
+    for (int j = 0; j < n; ++j) {
+      if (mr[n * i + j] != 0) c[{first + i, first + j}] += mr[n * i + j];
+      momentum += mr[n * i + j] * v_start[j];
+    }
+    bv[first + i] += -momentum;
+  }
+}
+
 void gather_velocity_block(MPI_Comm comm, PetscInt nv, const VelocityEntries& c_mine, const std::vector<double>& bv_mine,
                            VelocityEntries& c_all, std::vector<double>& bv_all) {
   int rank = 0, size = 1;

@@ -21,6 +21,86 @@ namespace meniscus::membrane {
 
 using VelocityEntries = std::map<std::pair<PetscInt, PetscInt>, double>;
 
+// One velocity component of a vertex or face as a linear function of the unknowns of the velocity
+// block: sum_q c_q z_{k_q} + known. A free membrane component is one unknown; a contact vertex or a
+// fluid-rigid face of a free body is a row of J on the body's unknowns (paper §5.2: contact
+// particles are not in the solve, they follow the body); prescribed motion is the known part.
+struct Term {
+  PetscInt k;
+  double c;
+};
+struct LinearVelocity {
+  std::vector<Term> terms;
+  double known = 0;
+};
+
+// The linear velocity of every membrane vertex component (dim per vertex): the unknown unknown[q]
+// when it is >= 0, else slaved(i, d) for a contact vertex (contact(i) >= 0), else zero (a component
+// held by a wall).
+std::vector<LinearVelocity> vertex_velocities(long nvert, int dim, const std::vector<PetscInt>& unknown,
+                                              const std::function<int(long)>& contact,
+                                              const std::function<LinearVelocity(long, int)>& slaved);
+
+// Velocity component d of the point x of a body (Disc or Sphere): the row e_d^T J(x) on the body's
+// unknowns from `first` on, or its known velocity when first < 0.
+template <class Body>
+LinearVelocity rigid_point_velocity(const Body& body, PetscInt first, int d, const double* x) {
+  LinearVelocity out;
+  if (first < 0) {
+    out.known = body.point_velocity(d, x);
+    return out;
+  }
+  double row[Body::kDofs];
+  body.jacobian_row(d, x, row);
+  for (int q = 0; q < Body::kDofs; ++q)
+    if (row[q] != 0) out.terms.push_back({first + q, row[q]});
+  return out;
+}
+
+// A fluid-air face's velocity W v of component d: the interpolation row (vertex, weight) through the
+// vertices' linear velocities vmap (dim per vertex), terms merged per unknown.
+LinearVelocity interpolated_velocity(const std::vector<std::pair<int, double>>& w_row,
+                                     const std::vector<LinearVelocity>& vmap, int dim, int d);
+// Ghost-fluid fraction of a fluid-air dual cell from the signed distances of its fluid and air cells
+// (Ruan 2021 §4.3 mass M; the fraction along the segment between the two cell centres), 0.5 when
+// they do not straddle the membrane.
+inline double fluid_fraction(double phi_fluid, double phi_air) {
+  return phi_fluid < 0 && phi_air > 0 ? -phi_fluid / (phi_air - phi_fluid) : 0.5;
+}
+// The body covering a fluid-rigid face (the one holding the SOLID cell centre xs, else the nearest),
+// or -1; alpha receives the liquid fraction of the dual cell along the segment from the fluid cell
+// centre xf to xs (0.5 when the body's surface does not cross it).
+template <class Body>
+int covering_body(const std::vector<Body>& bodies, const double* xs, const double* xf, double& alpha) {
+  int b = body_containing(bodies, xs);
+  if (b < 0) b = body_within(bodies, xs, 1e300);
+  alpha = 0.5;
+  if (b < 0) return b;
+  const double phi_f = bodies[b].phi(xf), phi_s = bodies[b].phi(xs);
+  if (phi_f > 0 && phi_s < 0) alpha = phi_f / (phi_f - phi_s);
+  return b;
+}
+
+// The pressure row rc (a fluid cell) of a mixed face with velocity `row`: B^T = -V G^T Phi, with
+// s = dx G_{f,c} = -1 or +1, and the known part of the face velocity in b_p like u** (V G^T u_known).
+// Entries of held unknowns (held[k] != 0) go to held_bt instead of B^T.
+void add_mixed_face_coupling(Mat Bt, Vec bp, PetscInt rc, const LinearVelocity& row, double vol, double s_over_dx,
+                             const std::vector<char>& held, VelocityEntries& held_bt);
+// A mixed face's velocity-block terms: Phi^T M Phi into c and -Phi^T M (u** - u_known) into bv.
+void add_face_mass(const LinearVelocity& row, double mass, double uf, VelocityEntries& c, std::vector<double>& bv);
+// One membrane edge (i, j) of stiffness weight w along one component (K_c = sigma L, Eq. 11 in 3D,
+// sigma / L_e in 2D): dt^2 w (row of v_i - v_j)^T (row of v_i - v_j) into c; returns
+// w ((v_i^n - known_i) - (v_j^n - known_j)), the edge's part of K_c v^n at i (minus it at j).
+double add_edge_stiffness(const LinearVelocity& li, const LinearVelocity& lj, double vi, double vj, double w,
+                          double dt, VelocityEntries& c);
+// A vertex component's inertia through its linear velocity: mass (row)^T (row) into c and
+// -(row)^T rhs into bv (rhs = M_s (v^n - known) + dt (f_c + dt K_c v^n), Eq. 17).
+void add_vertex_inertia(const LinearVelocity& l, double mass, double rhs, VelocityEntries& c, std::vector<double>& bv);
+// A body's mass matrix M_r (n x n, row major) on its unknowns first .. first + n - 1 and its momentum
+// -M_r v_r* in bv (Eq. 27).
+void add_rigid_inertia(PetscInt first, int n, const double* mr, const double* v_start, VelocityEntries& c,
+                       std::vector<double>& bv);
+
 // An AIJ matrix with `per_row` preallocated entries per row that may grow (membrane rows are few
 // and their length depends on how many faces a vertex feeds).
 Mat create_kkt_aij(MPI_Comm comm, PetscInt mloc, PetscInt nloc, PetscInt m, PetscInt n, PetscInt per_row);

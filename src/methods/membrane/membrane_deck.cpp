@@ -71,13 +71,16 @@ void declare_membrane_sections(config::Schema& root) {
           "(smallest angle 1.9 deg on the Rayleigh drop against 36.3 with it; docs/theory-membrane.md). "
           "No effect in 2D or without remesh").def("true");
   auto body = std::make_shared<config::Schema>("A rigid body coupled to the liquid and the membrane (Ruan 2021 §4.3).");
-  body->choice("shape", {"disc"}, "body shape: a disc in 2D (a cylinder seen end-on)").def("disc");
+  body->choice("shape", {"disc", "sphere"}, "body shape: a disc in 2D (a cylinder seen end-on), a sphere in 3D "
+               "(analytic volume and inertia)").def_dim("disc", "sphere");
   body->vector("center", "cm", "initial centre of mass").req();
-  body->real("radius", "cm", "disc radius").req().positive();
-  body->real("density", "g/cm^2", "areal density of the body (2D; the liquid's is membrane.density)").def(1.0).positive();
+  body->real("radius", "cm", "disc or sphere radius").req().positive();
+  body->real("density", "g/cm^2", "density of the body: areal in 2D (g/cm^2), g/cm^3 in 3D (the liquid's is "
+             "membrane.density)").def(1.0).positive();
   body->vector("velocity", "cm/s", "initial velocity of the centre (a fixed body keeps it: a kinematic body)")
       .def_dim("[0, 0]", "[0, 0, 0]");
-  body->real("angular_velocity", "rad/s", "initial angular velocity (counter-clockwise)").def(0.0);
+  body->real("angular_velocity", "rad/s", "initial angular velocity (counter-clockwise; 2D only: a 3D body starts "
+             "without spin)").def(0.0);
   body->flag("rotates", "false locks the angular velocity at its initial value (for symmetric tests: on a staircase "
              "of grid faces a disc feels a small spurious pressure torque)").def("true");
   body->flag("fixed", "the body moves with its initial velocity whatever the forces (held, or driven kinematically); "
@@ -97,7 +100,8 @@ void declare_membrane_sections(config::Schema& root) {
   body->vector("stroke_amplitude", "cm", "link: stroke half-widths (a_x, a_y)").def_dim("[0, 0]", "[0, 0, 0]");
   body->real("stroke_frequency", "Hz", "link: strokes per second").def(0.0).nonnegative();
   body->real("stroke_phase", "rad", "link: phase of the stroke at t = 0").def(0.0);
-  s->list("bodies", body, "rigid bodies: each is an unknown (v_x, v_y, omega) of the three-way solve, couples to the "
+  s->list("bodies", body, "rigid bodies: each is an unknown (v_x, v_y, omega) of the three-way solve (in 3D six: "
+          "the velocity and the angular velocity, with the orientation a quaternion), couples to the "
           "liquid through the faces between fluid cells and the cells it covers and to the membrane through the "
           "contact vertices it carries");
   s->real("contact_epsilon", "1", "a membrane vertex closer than this (in cells) to a body is a contact vertex "
@@ -108,6 +112,25 @@ void declare_membrane_sections(config::Schema& root) {
   s->real("settle_until", "s", "end of the settle window").def(0.0).nonnegative();
   root.section("membrane", s, "Liquid with a surface-tension membrane on a MAC grid (Ruan et al. 2021).");
 }
+
+namespace {
+// The keys every body has in both dimensions: centre, velocity, radius, density, fixed, rotates.
+template <class Body>
+Body read_body(const config::Section& b) {
+  Body body;
+  const auto c = b.vector("center");
+  const auto v = b.vector("velocity");
+  for (size_t q = 0; q < static_cast<size_t>(Body::kDim) && q < c.size() && q < v.size(); ++q) {
+    body.c[q] = c[q];
+    body.v[q] = v[q];
+  }
+  body.radius = b.real("radius");
+  body.density = b.real("density");
+  body.fixed = b.flag("fixed");
+  body.rotates = b.flag("rotates");
+  return body;
+}
+}  // namespace
 
 MembraneDeck read_membrane_deck(const config::Section& root) {
   const auto s = root.section("membrane");
@@ -142,19 +165,15 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   d.flow.contact_eps_over_dx = s.real("contact_epsilon");
   d.flow.settle_damping = s.real("settle_damping");
   d.flow.settle_until = s.real("settle_until");
+  if (root.section("simulation").integer("dimension") == 3) {
+    // 3D: spheres (check_membrane_geometry refuses the 2D-only keys).
+    for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{})
+      d.spheres.push_back(read_body<Sphere>(b));
+    return d;
+  }
   for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{}) {
-    Disc disc;
-    const auto c = b.vector("center");
-    const auto v = b.vector("velocity");
-    for (int q = 0; q < 2; ++q) {
-      disc.c[q] = c[q];
-      disc.v[q] = v[q];
-    }
-    disc.radius = b.real("radius");
-    disc.density = b.real("density");
+    Disc disc = read_body<Disc>(b);
     disc.omega = b.real("angular_velocity");
-    disc.fixed = b.flag("fixed");
-    disc.rotates = b.flag("rotates");
     const std::string held = b.text("held");
     disc.held_x = held == "x" || held == "xy";
     disc.held_y = held == "y" || held == "xy";
@@ -213,16 +232,27 @@ void check_membrane_geometry(const config::Section& root) {
   const auto ms = root.section("membrane");
   const MembraneDeck deck = read_membrane_deck(root);
   if (dim == 3) {
-    // What the 3D step (membrane_flow_3d.hpp, phase 1) does not implement yet.
-    const char* missing = nullptr;
-    if (ms.has("bodies") && !ms.list("bodies").empty()) missing = "bodies";
-    else if (!deck.flow.two_solve) missing = "two_solve";
-    else if (deck.flow.settle_damping > 0) missing = "settle_damping";
-    if (missing)
-      throw InputError(ms.file(), ms.key_path(missing),
-                       "the 3D membrane step does not implement this key yet (3D has no rigid bodies, no one-solve "
-                       "control and no settle window); "
-                       "remove it or run in 2D");
+    // What the 3D step (membrane_flow_3d.hpp) does not implement yet.
+    if (!deck.flow.two_solve)
+      throw InputError(ms.file(), ms.key_path("two_solve"),
+                       "the 3D membrane step does not implement this key yet (3D has no one-solve control); remove "
+                       "it or run in 2D");
+    for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{}) {
+      if (bs.text("shape") != "sphere")
+        throw InputError(bs.file(), bs.key_path("shape"), "a 3D body is a sphere (shape: sphere)");
+      const char* missing = nullptr;
+      if (bs.text("held") != "none") missing = "held";
+      else if (bs.integer("root") >= 0) missing = "root";
+      else if (bs.real("angular_velocity") != 0) missing = "angular_velocity";
+      if (missing)
+        throw InputError(bs.file(), bs.key_path(missing),
+                         "3D bodies do not implement this key yet (no held axes, no articulated links, no initial "
+                         "spin); remove it or run in 2D");
+    }
+  } else {
+    for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{})
+      if (bs.text("shape") == "sphere")
+        throw InputError(bs.file(), bs.key_path("shape"), "a 2D body is a disc (shape: disc)");
   }
   const int up = dim - 1;  // the vertical axis
   if (deck.shape == "pool") {
@@ -234,15 +264,17 @@ void check_membrane_geometry(const config::Section& root) {
       if (deck.center[d] - reach < lower[d] + dx || deck.center[d] + reach > upper[d] - dx)
         throw InputError(ms.file(), ms.key_path("radius"), "the drop must lie inside the box, a cell away from its walls");
   }
-  for (size_t b = 0; b < deck.bodies.size(); ++b) {
-    const Disc& body = deck.bodies[b];
+  const size_t nbodies = dim == 3 ? deck.spheres.size() : deck.bodies.size();
+  for (size_t b = 0; b < nbodies; ++b) {
+    const double* c = dim == 3 ? deck.spheres[b].c : deck.bodies[b].c;
+    const double radius = dim == 3 ? deck.spheres[b].radius : deck.bodies[b].radius;
     const auto bs = ms.list("bodies")[b];
-    for (int d = 0; d < 2; ++d)
-      if (!(body.c[d] - body.radius >= lower[d] + dx && body.c[d] + body.radius <= upper[d] - dx))
+    for (int d = 0; d < dim; ++d)
+      if (!(c[d] - radius >= lower[d] + dx && c[d] + radius <= upper[d] - dx))
         throw InputError(bs.file(), bs.key_path("center"),
                          log::format("the body must lie inside the box, a cell away from its walls (on axis %d "
                                      "it spans %g .. %g, the box %g .. %g)",
-                                     d, body.c[d] - body.radius, body.c[d] + body.radius, lower[d], upper[d]));
+                                     d, c[d] - radius, c[d] + radius, lower[d], upper[d]));
   }
 }
 

@@ -26,14 +26,16 @@ struct MembraneDeck {
   bool remesh_smoothing = true;  // 3D: tangential vertex smoothing in the remesher
   double thickness_over_dx = 0.5;
   double cfl = 0.5, capillary_factor = 1.0, dt_max = 2e-3;
-  std::vector<Disc> bodies;  // membrane.bodies, in deck order
+  std::vector<Disc> bodies;  // membrane.bodies, in deck order (2D)
+  std::vector<Sphere> spheres;  // membrane.bodies in 3D
 };
 
 void declare_membrane_sections(config::Schema& root);
 MembraneDeck read_membrane_deck(const config::Section& root);
 // The refusals that need the domain with the membrane section: a whole number of cells, the pool
-// level, the drop and every body inside the box a cell away from its walls; in 3D (phase 1) the keys
-// the 3D step does not implement yet (bodies, two_solve: false, the settle window). Throws
+// level, the drop and every body inside the box a cell away from its walls; in 3D the keys the 3D
+// step does not implement yet (two_solve: false; held, linked or spinning bodies), a disc in 3D and
+// a sphere in 2D. Throws
 // InputError naming the file and key. Called by the method's constructor and by `meniscus check`.
 void check_membrane_geometry(const config::Section& root);
 

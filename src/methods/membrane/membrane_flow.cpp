@@ -44,19 +44,9 @@ void MembraneFlow::project_out_of_bodies() {
   if (bodies_.empty()) return;
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.x);
   auto kind = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.kind);
-  bool moved = false;
-  for (long i = 0; i < m_.vertices(); ++i) {
-    if (kind(i) != kFree) continue;
-    const double p[2] = {x(i, 0), x(i, 1)};
-    const int b = body_containing(bodies_, p);
-    if (b < 0) continue;
-    double q[2];
-    bodies_[b].project(p, q);
-    x(i, 0) = q[0];
-    x(i, 1) = q[1];
-    moved = true;
-  }
-  if (moved) Kokkos::deep_copy(m_.x, x);
+  std::vector<char> skip(m_.vertices());
+  for (long i = 0; i < m_.vertices(); ++i) skip[i] = kind(i) != kFree;
+  if (project_out_of(bodies_, x.data(), m_.vertices(), skip)) Kokkos::deep_copy(m_.x, x);
 }
 
 // Stage 6 contact set (Ruan 2021 §6, after Eq. 32): rule 2, a vertex within epsilon of a body (inside included)
@@ -77,17 +67,12 @@ void MembraneFlow::classify_contacts() {
     const double p[2] = {x(i, 0), x(i, 1)};
     near[i] = body_within(bodies_, p, eps);
   }
-  std::vector<int> neighbours(n, 0);
+  std::vector<int> edges(2 * m_.segments());
   for (long e = 0; e < m_.segments(); ++e) {
-    const int a = seg(e, 0), b = seg(e, 1);
-    if (near[a] >= 0 && near[a] == near[b]) {
-      ++neighbours[a];
-      ++neighbours[b];
-    }
+    edges[2 * e] = seg(e, 0);
+    edges[2 * e + 1] = seg(e, 1);
   }
-  contact_.assign(n, -1);
-  for (long i = 0; i < n; ++i)
-    if (near[i] >= 0 && neighbours[i] > 0) contact_[i] = near[i];
+  contact_ = contact_set(near, edges);
 }
 
 void MembraneFlow::mark_wall_ends() {
@@ -168,18 +153,15 @@ StepReport MembraneFlow::step(double dt) {
     first.v_contact.assign(2 * n, 0.0);
     for (long i = 0; i < n; ++i) {
       if (first.kind[i] != kFree) continue;
-      const double xs[2] = {first.xy[2 * i] + dt * first.v[2 * i], first.xy[2 * i + 1] + dt * first.v[2 * i + 1]};
       // Penetration with a round-off margin: a vertex on the body's surface (the initial membrane
       // wraps the wetted arc, a projection puts vertices there) lies inside or outside by the last
       // bits of its coordinates, which differ between mirror-image vertices; without the margin a
       // symmetric state slaved one side's surface vertices and not the other's.
-      const int b = body_within(predicted, xs, kSurfaceMargin * grid_.dx());
+      const int b = predicted_contact(predicted, &first.xy[2 * i], &first.v[2 * i], dt, kSurfaceMargin * grid_.dx(),
+                                      &first.v_contact[2 * i]);
       if (b < 0) continue;
-      double proj[2];
-      predicted[b].project(xs, proj);
       first.body[i] = b;
       slaved[i] = 1;
-      for (int d = 0; d < 2; ++d) first.v_contact[2 * i + d] = (proj[d] - first.xy[2 * i + d]) / dt;
       ++report.predicted_contacts;
     }
   }
@@ -347,21 +329,11 @@ StepReport MembraneFlow::step(double dt) {
     bodies_[b].v[1] = vr_new[3 * b + 1];
     bodies_[b].omega = vr_new[3 * b + 2];
   }
-  // Body-wall contact (the paper leaves rigid-wall contact open; here a post-solve projection with
-  // restitution 0): a body whose next position step would cross a tank
-  // wall keeps only the velocity that brings it to the wall. Slightly breaks the monolithic
-  // consistency of this step's face velocities, as any post-solve projection does.
+  // Body-wall contact (rigid_body.hpp, stop_at_walls); links follow their root.
   {
     const MacGeometry g = grid_.geometry();
-    for (auto& b : bodies_) {
-      if (b.fixed || b.root >= 0) continue;  // links follow their root
-      for (int d = 0; d < 2; ++d) {
-        const double lo = g.lower[d], hi = g.lower[d] + g.cells[d] * g.dx;
-        const double gap_lo = b.c[d] - b.radius - lo, gap_hi = hi - b.c[d] - b.radius;
-        b.v[d] = std::max(b.v[d], -std::max(gap_lo, 0.0) / dt);
-        b.v[d] = std::min(b.v[d], std::max(gap_hi, 0.0) / dt);
-      }
-    }
+    for (auto& b : bodies_)
+      if (!b.fixed && b.root < 0) stop_at_walls(b, g.lower, g.cells, g.dx, dt);
   }
   // Settle window (tests and "placed at rest" scenes; not in the paper, whose liquid is inviscid):
   // every velocity is multiplied by (1 - zeta dt) until settle_until.

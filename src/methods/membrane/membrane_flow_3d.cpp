@@ -65,6 +65,18 @@ geometry::TriangleMesh flat_sheet(const double lower[2], const double upper[2], 
   return mesh;
 }
 
+void wrap_wetted_caps(geometry::TriangleMesh& sheet, double level, const std::vector<Sphere>& bodies) {
+  for (const auto& b : bodies) {
+    const double dz = level - b.c[2];
+    if (std::abs(dz) >= b.radius) continue;
+    const double a2 = b.radius * b.radius - dz * dz;  // waterline radius squared
+    for (auto& v : sheet.vertices) {
+      const double r2 = (v[0] - b.c[0]) * (v[0] - b.c[0]) + (v[1] - b.c[1]) * (v[1] - b.c[1]);
+      if (r2 < a2) v[2] = b.c[2] - std::sqrt(b.radius * b.radius - r2);
+    }
+  }
+}
+
 int icosphere_level_for_edge(double r, double edge) {
   double e = 1.0515 * r;  // the regular icosahedron's edge over its circumradius
   int level = 0;
@@ -129,8 +141,9 @@ void add_gravity_3d(MacGrid3& grid, const double g[3], double dt) {
 }
 
 MembraneFlow3::MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Parameters params,
-                             CoupledSolveOptions solve)
+                             CoupledSolveOptions solve, std::vector<Sphere> bodies)
     : grid_(grid), m_(std::move(membrane)), params_(params), solver_(grid, std::move(solve)) {
+  bodies_ = std::move(bodies);
   zbase_ = grid_.geometry().lower[2];
   mark_wall_vertices();
   if (params_.remesh) {
@@ -148,12 +161,61 @@ MembraneFlow3::MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Par
     }
   }
   classify();
+  classify_contacts();
   target_volume_ = volume();
 }
 
 void MembraneFlow3::replace_membrane(TriangleMembrane membrane) {
   m_ = std::move(membrane);
   mark_wall_vertices();
+  classify_contacts();
+}
+
+// Stage 6 contact set (rules 2 and 3 of Ruan 2021 §6, as in 2D): wall vertices stay wall vertices.
+void MembraneFlow3::classify_contacts() {
+  contact_.clear();
+  if (bodies_.empty()) return;
+  const std::vector<double> x = host_vec3(m_.x);
+  const long n = m_.vertices();
+  std::vector<int> near(n, -1);
+  const double eps = params_.contact_eps_over_dx * grid_.dx();
+  for (long i = 0; i < n; ++i)
+    if (fixed_[i] == 0) near[i] = body_within(bodies_, &x[3 * i], eps);
+  auto tri = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.tri);
+  std::vector<int> edges;
+  edges.reserve(6 * tri.extent(0));
+  for (size_t t = 0; t < tri.extent(0); ++t)
+    for (int c = 0; c < 3; ++c) {
+      edges.push_back(tri(t, c));
+      edges.push_back(tri(t, (c + 1) % 3));
+    }
+  contact_ = contact_set(near, edges);
+}
+
+// A vertex can end inside a body although its prediction did not (it moved with v-dagger, a
+// remeshing midpoint lies on a chord, the volume correction moved it): it goes back to the closest
+// surface point, where the Stage 6 rules then find it.
+void MembraneFlow3::project_out_of_bodies() {
+  if (bodies_.empty()) return;
+  std::vector<double> x = host_vec3(m_.x);
+  std::vector<char> skip(m_.vertices());
+  for (long i = 0; i < m_.vertices(); ++i) skip[i] = fixed_[i] != 0;
+  if (project_out_of(bodies_, x.data(), m_.vertices(), skip)) to_device_vec3(x, m_.x);
+}
+
+void MembraneFlow3::damp_velocities(double factor) {
+  scale_face_velocities(grid_, factor);
+  auto v = m_.v;
+  Kokkos::parallel_for(
+      "membrane3_damp_vertices", m_.vertices(), KOKKOS_LAMBDA(const long i) {
+        for (int d = 0; d < 3; ++d) v(i, d) *= factor;
+      });
+  for (auto& b : bodies_)
+    if (!b.fixed)
+      for (int d = 0; d < 3; ++d) {
+        b.v[d] *= factor;
+        b.omega[d] *= factor;
+      }
 }
 
 // An open surface: vertices on an x (y) wall slide along it, their x (y) component held at zero.
@@ -220,7 +282,8 @@ void MembraneFlow3::classify() {
     g.cell_centre(c, x);
     const bool liquid = index.crossings_above(x) % 2 == 1;
     const double dist = index.distance(x, reach);
-    ho(q, k3Cell) = liquid ? kFluid : kAir;
+    // A cell whose centre lies inside a rigid body is SOLID whatever the parity (Ruan 2021 §4.3).
+    ho(q, k3Cell) = body_containing(bodies_, x) >= 0 ? kSolid : (liquid ? kFluid : kAir);
     ho(q, k3Phi) = liquid ? -dist : dist;
   }
   Kokkos::deep_copy(owned, ho);
@@ -230,13 +293,46 @@ void MembraneFlow3::classify() {
 
 Step3Report MembraneFlow3::step(double dt) {
   Step3Report report;
-  // 1. First solve (Eq. 19, no tension): advection velocities into k3Udag, v-dagger.
-  std::vector<double> vdag;
+  const long n = m_.vertices();
+  // Stage 1 (Eq. 29): predicted body positions q^{n+1} = q^n + v^n dt (rotation by Rodrigues); the
+  // first solve still sees the bodies at q^n, where the previous cell types put them.
+  std::vector<Sphere> predicted = bodies_;
+  predict_positions(predicted, dt);
+  // Stages 2-3: a vertex whose prediction x + v dt penetrates a body (with the 2D step's round-off
+  // margin) is a contact particle of the first solve, moving to its projection on the predicted
+  // surface (Eq. 30).
+  MembraneHost3 before = host_state(false);
+  std::vector<char> slaved(n, 0);
+  if (!bodies_.empty()) {
+    before.body.assign(n, -1);
+    before.v_contact.assign(3 * n, 0.0);
+    for (long i = 0; i < n; ++i) {
+      if (fixed_[i] != 0) continue;
+      const int b = predicted_contact(predicted, &before.x[3 * i], &before.v[3 * i], dt, 1e-9 * grid_.dx(),
+                                      &before.v_contact[3 * i]);
+      if (b < 0) continue;
+      before.body[i] = b;
+      slaved[i] = 1;
+      ++report.predicted_contacts;
+    }
+  }
+  // 1. First solve (Eq. 19, no tension; fluid-rigid faces carry J_r v_r^n): advection velocities
+  // into k3Udag, v-dagger.
+  std::vector<double> vdag, vr_unused;
   std::optional<Timers::Scope> stage(std::in_place, timers_, "solve1");
-  const MembraneHost3 before = host_state(false);
-  report.first = solver_.solve(before, params_.rho, dt, k3U, k3Udag, vdag);
-  if (params_.normal_motion) keep_normal_part(before.x, before.tri, vdag);
-  // 2. Membrane advection (Eq. 32), then the volume restored along its gradient.
+  report.first = solver_.solve(before, RigidHost3{bodies_, {}, false}, params_.rho, dt, k3U, k3Udag, vdag, vr_unused);
+  // Free vertices: the normal part of v-dagger (optional); contact particles keep their projection
+  // velocity, they must land on the body.
+  auto keep_slaved = [&](const std::vector<double>& x, const std::vector<int>& tri, std::vector<double>& v,
+                         const std::vector<char>& keep) {
+    const std::vector<double> full = v;
+    keep_normal_part(x, tri, v);
+    for (long i = 0; i < static_cast<long>(keep.size()); ++i)
+      if (keep[i])
+        for (int d = 0; d < 3; ++d) v[3 * i + d] = full[3 * i + d];
+  };
+  if (params_.normal_motion) keep_slaved(before.x, before.tri, vdag, slaved);
+  // 2. Membrane advection (Eq. 32), then the volume restored along its gradient (free components).
   stage.emplace(timers_, "advection");
   std::vector<double> x = host_vec3(m_.x);
   for (size_t q = 0; q < x.size(); ++q) x[q] += dt * vdag[q];
@@ -249,7 +345,7 @@ Step3Report MembraneFlow3::step(double dt) {
       double gg = 0;
       for (long i = 0; i < m_.vertices(); ++i)
         for (int d = 0; d < 3; ++d) {
-          if (fixed_[i] & (1 << d)) gv[3 * i + d] = 0;
+          if ((fixed_[i] & (1 << d)) || slaved[i]) gv[3 * i + d] = 0;
           gg += gv[3 * i + d] * gv[3 * i + d];
         }
       if (gg == 0) break;
@@ -262,6 +358,7 @@ Step3Report MembraneFlow3::step(double dt) {
   // traced back along u-dagger (Eq. 32).
   extrapolate_velocities(grid_, params_.extrapolation_layers);
   advect_velocities(grid_, dt);
+  bodies_ = predicted;
   // Stage 6: remeshing keeps the triangles usable for Eq. 11 (the vertex velocities v^n follow).
   if (remesh_edge_ > 0) {
     stage.emplace(timers_, "remesh");
@@ -276,16 +373,42 @@ Step3Report MembraneFlow3::step(double dt) {
     report.smoothed = st.smoothed;
     mark_wall_vertices();  // the numbering changes with any split or collapse
   }
-  // 3. Retype the cells; 4. gravity and the second solve with f_c and K_c.
+  // 3. Retype the cells with x^{n+1} and q^{n+1}, find the contact particles of the three-way solve;
+  // 4. gravity on the liquid and the bodies, then the second solve with f_c and K_c.
   stage.emplace(timers_, "classify");
+  project_out_of_bodies();
   classify();
+  classify_contacts();
   stage.emplace(timers_, "solve2");
   add_gravity_3d(grid_, params_.gravity, dt);
-  std::vector<double> vnew;
-  const MembraneHost3 after = host_state(true);
-  report.second = solver_.solve(after, params_.rho, dt, k3U, k3U, vnew);
-  if (params_.normal_motion) keep_normal_part(after.x, after.tri, vnew);
+  std::vector<double> vnew, vr_new;
+  MembraneHost3 after = host_state(true);
+  RigidHost3 rigid{bodies_, std::vector<double>(Sphere::kDofs * bodies_.size(), 0.0), true};
+  for (size_t b = 0; b < bodies_.size(); ++b) {
+    double* vs = &rigid.v_start[Sphere::kDofs * b];
+    bodies_[b].velocity(vs);
+    if (!bodies_[b].fixed)
+      for (int d = 0; d < 3; ++d) vs[d] += dt * params_.gravity[d];
+  }
+  std::vector<char> contact(m_.vertices(), 0);
+  if (!bodies_.empty()) {
+    after.body = contact_;
+    for (long i = 0; i < m_.vertices(); ++i) contact[i] = contact_[i] >= 0;
+    report.contact_vertices = std::count(contact.begin(), contact.end(), 1);
+  }
+  report.second = solver_.solve(after, rigid, params_.rho, dt, k3U, k3U, vnew, vr_new);
+  // Stage 8: the membrane's new velocities (contact particles J_i v_r^{n+1}) and the bodies'.
+  if (params_.normal_motion) keep_slaved(after.x, after.tri, vnew, contact);
   to_device_vec3(vnew, m_.v);
+  for (size_t b = 0; b < bodies_.size(); ++b) bodies_[b].set_velocity(&vr_new[Sphere::kDofs * b]);
+  // Body-wall contact as in 2D (rigid_body.hpp, stop_at_walls).
+  {
+    const MacGeometryT<3> g = grid_.geometry();
+    for (auto& b : bodies_)
+      if (!b.fixed) stop_at_walls(b, g.lower, g.cells, g.dx, dt);
+  }
+  if (params_.settle_damping > 0 && time_ < params_.settle_until) damp_velocities(1.0 - params_.settle_damping * dt);
+  time_ += dt;
   report.volume = volume();
   return report;
 }

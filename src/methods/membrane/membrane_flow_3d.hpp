@@ -1,5 +1,5 @@
 #pragma once
-// The 3D liquid + membrane time step of Ruan et al. 2021 (§5, Fig. 5), phase 1 (no rigid bodies):
+// The 3D liquid + membrane (+ rigid spheres) time step of Ruan et al. 2021 (§5, Fig. 5):
 //  1. first solve, fluid-membrane without surface tension (Eq. 19 with f_c = K_c = 0), giving the
 //     divergence-free advection velocities u-dagger (grid dofs k3Udag) and v-dagger;
 //  2. the membrane moves with v-dagger (Eq. 32), then (not in the paper, as the 2D step does) a
@@ -12,8 +12,14 @@
 //     (Eq. 32, the u.grad u term; fluid_kernels.hpp, shared with 2D);
 //  2c. optionally the membrane is remeshed (split / collapse / flip, triangle_remesh.hpp; §5.3
 //     Stage 6), new vertices taking the mean velocity of their edge;
-// Not yet in 3D: rigid bodies and contact/adhesion (Eqs. 20-22), vertex migration (the membrane is
-// replicated on every rank; the deck path allows one rank only).
+// With rigid bodies (spheres, rigid_body.hpp) the step is the 2D one's (membrane_flow.hpp): Stage 1
+// predicts the bodies (Eq. 29, the rotation by Rodrigues' formula), vertices whose prediction
+// penetrates a body are contact particles of the first solve with the projection velocity of
+// Eq. 30, cells inside a body are SOLID, the Stage 6 contact set (epsilon rule 2 and neighbour rule
+// 3) is slaved to the bodies in the second, three-way solve (Eq. 28), whose six unknowns per body
+// give v_r^{n+1}.
+// Not yet in 3D: adhesion with a contact angle, articulated bodies, vertex migration (the membrane
+// is replicated on every rank; the deck path allows one rank only).
 #include <array>
 #include <vector>
 
@@ -41,17 +47,28 @@ struct Flow3Parameters {
   double remesh_edge = 0;
   // Tangential vertex smoothing in the remesher (TriangleRemeshOptions::smoothing_rate 1 or 0).
   bool remesh_smoothing = true;
+  // A membrane vertex within this distance (in cells) of a rigid body is a contact particle
+  // (Ruan 2021 §6 rule 2: epsilon = 0.1 dx), as in 2D.
+  double contact_eps_over_dx = 0.1;
+  // Settle window as in 2D (FlowParameters; not in the paper): velocities of liquid, membrane and
+  // bodies decay as (1 - zeta dt) per step while t < settle_until (zeta = settle_damping, 1/s).
+  double settle_damping = 0;
+  double settle_until = 0;
 };
 
 struct Step3Report {
   CoupledSolveResult first, second;
   long splits = 0, collapses = 0, flips = 0, smoothed = 0;  // remeshing operations of the step
   double volume = 0;  // enclosed liquid volume after the step
+  long contact_vertices = 0;    // contact particles of the three-way solve (Stage 6 set)
+  long predicted_contacts = 0;  // vertices whose prediction penetrated a body (Stage 2)
 };
 
 class MembraneFlow3 {
  public:
-  MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Parameters params, CoupledSolveOptions solve);
+  // bodies: rigid spheres (Ruan 2021 §4.3); with bodies the second solve is the three-way solve.
+  MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Parameters params, CoupledSolveOptions solve,
+                std::vector<Sphere> bodies = {});
   Step3Report step(double dt);
   double volume() const;
   double target_volume() const { return target_volume_; }
@@ -72,8 +89,21 @@ class MembraneFlow3 {
   void set_remesh_edge(double e) { remesh_edge_ = e; }
   // Per-stage wall time: solve1, advection, remesh, classify, solve2.
   Timers& timers() { return timers_; }
+  std::vector<Sphere>& bodies() { return bodies_; }
+  // Body of each vertex in the last three-way solve (-1: free), empty without bodies.
+  const std::vector<int>& contact() const { return contact_; }
+  // Simulated time (steps taken), for the settle window; restarts set it back.
+  double time() const { return time_; }
+  void set_time(double t) { time_ = t; }
+  // Public because it launches a Kokkos kernel (a CUDA build rejects device lambdas in private members).
+  void damp_velocities(double factor);
 
  private:
+  void classify_contacts();
+  void project_out_of_bodies();
+  std::vector<Sphere> bodies_;
+  std::vector<int> contact_;
+  double time_ = 0;
   Timers timers_;
   MacGrid3& grid_;
   TriangleMembrane m_;
@@ -90,6 +120,11 @@ class MembraneFlow3 {
 // triangles counter-clockwise seen from above (the air side): the surface of a pool whose boundary
 // lies on the x and y walls.
 geometry::TriangleMesh flat_sheet(const double lower[2], const double upper[2], double level, int n);
+// The pool surface around floating bodies: every vertex of `sheet` (a flat sheet at `level`) that
+// lies over the waterline circle of a sphere the level cuts goes down onto the sphere's lower
+// surface, so that the liquid starts in contact with each body's submerged part (the 3D form of
+// pool_surface in rigid_body.hpp).
+void wrap_wetted_caps(geometry::TriangleMesh& sheet, double level, const std::vector<Sphere>& bodies);
 // The icosphere level whose edges are at most `edge` for a sphere of radius r.
 int icosphere_level_for_edge(double r, double edge);
 // A sphere of radius r around c with the l = 2 axisymmetric shape mode about the z axis,

@@ -178,13 +178,7 @@ std::vector<std::pair<std::string, double>> MembraneRuan::state() {
                                                      {"last_dt", last_dt_},
                                                      {"flow_time", flow_->time()}};
   // The bodies' positions and velocities (their shape and density come from the deck).
-  for (size_t b = 0; b < flow_->bodies().size(); ++b) {
-    const Disc& body = flow_->bodies()[b];
-    const std::string p = "body" + std::to_string(b) + "_";
-    const double values[6] = {body.c[0], body.c[1], body.angle, body.v[0], body.v[1], body.omega};
-    const char* names[6] = {"x", "y", "angle", "vx", "vy", "omega"};
-    for (int q = 0; q < 6; ++q) out.emplace_back(p + names[q], values[q]);
-  }
+  for (auto& kv : body_state(flow_->bodies())) out.push_back(std::move(kv));
   return out;
 }
 
@@ -217,23 +211,9 @@ void MembraneRuan::restore_state(const std::vector<std::pair<std::string, double
     else if (k == "last_dt") last_dt_ = v;
     else if (k == "flow_time") flow_->set_time(v);
   }
-  for (size_t b = 0; b < flow_->bodies().size(); ++b) {
-    Disc& body = flow_->bodies()[b];
-    const std::string p = "body" + std::to_string(b) + "_";
-    double* fields[6] = {&body.c[0], &body.c[1], &body.angle, &body.v[0], &body.v[1], &body.omega};
-    const char* names[6] = {"x", "y", "angle", "vx", "vy", "omega"};
-    for (int q = 0; q < 6; ++q) {
-      bool found = false;
-      for (const auto& [k, v] : state)
-        if (k == p + names[q]) {
-          *fields[q] = v;
-          found = true;
-        }
-      if (!found)
-        throw InputError("--restart", "membrane.bodies", "the checkpoint holds no state for body " + std::to_string(b) +
-                                                              " of the deck");
-    }
-  }
+  if (const long missing = restore_body_state(flow_->bodies(), state); missing >= 0)
+    throw InputError("--restart", "membrane.bodies",
+                     "the checkpoint holds no state for body " + std::to_string(missing) + " of the deck");
   // The membrane is the checkpoint's vertices (rank 0's particles, in chain order), on every rank.
   flow_->replace_membrane(broadcast_membrane(comm_, set_, closed_));
   publish_vertices();

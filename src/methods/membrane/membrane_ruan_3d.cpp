@@ -53,6 +53,9 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
   p.normal_motion = deck_.flow.normal_motion;
   p.remesh = deck_.remesh;
   p.remesh_smoothing = deck_.remesh_smoothing;
+  p.contact_eps_over_dx = deck_.flow.contact_eps_over_dx;
+  p.settle_damping = deck_.flow.settle_damping;
+  p.settle_until = deck_.flow.settle_until;
   const double edge = deck_.edge_over_dx * dx;
   geometry::TriangleMesh mesh;
   if (deck_.shape == "pool") {
@@ -61,11 +64,12 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
     if (std::abs((upper[1] - lower[1]) - (upper[0] - lower[0])) > 1e-9 * dx)
       throw InputError(dom.file(), dom.key_path("upper"), "the 3D pool needs a square box in x and y so far");
     mesh = flat_sheet(lower, upper, deck_.level, n);
+    wrap_wetted_caps(mesh, deck_.level, deck_.spheres);  // the liquid starts against the bodies' wetted caps
   } else {
     p.closed = true;
     mesh = perturbed_sphere({deck_.center[0], deck_.center[1], deck_.center[2]}, deck_.radius, deck_.perturbation, edge);
   }
-  flow_ = std::make_unique<MembraneFlow3>(*grid_, make_triangle_membrane(mesh), p, deck_.solve);
+  flow_ = std::make_unique<MembraneFlow3>(*grid_, make_triangle_membrane(mesh), p, deck_.solve, deck_.spheres);
   volume0_ = flow_->volume();
   set_.add_field("position", 3);
   set_.add_field("velocity", 3);
@@ -75,7 +79,10 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
 
 double MembraneRuan3::stable_dt() {
   const auto s = max_speeds_3d(*grid_, flow_->membrane());
-  const double dx = grid_->dx(), umax = std::max(s[0], s[1]);
+  const double dx = grid_->dx();
+  double umax = std::max(s[0], s[1]);
+  for (const auto& b : flow_->bodies())
+    umax = std::max(umax, std::hypot(b.v[0], b.v[1], b.v[2]) + std::hypot(b.omega[0], b.omega[1], b.omega[2]) * b.radius);
   double dt = deck_.dt_max;
   if (umax > 0) dt = std::min(dt, deck_.cfl * dx / umax);
   if (deck_.flow.sigma > 0)
@@ -108,6 +115,13 @@ void MembraneRuan3::diagnostics(DiagnosticRow& row) {
   row.emplace_back("splits", static_cast<double>(last_.splits));
   row.emplace_back("collapses", static_cast<double>(last_.collapses));
   row.emplace_back("flips", static_cast<double>(last_.flips));
+  if (!flow_->bodies().empty()) {
+    row.emplace_back("contact_vertices", static_cast<double>(last_.contact_vertices));
+    row.emplace_back("fluid_rigid_faces", static_cast<double>(last_.second.fluid_rigid_faces));
+  }
+  // Each body's state (Ruan 2021 §4.3 generalized coordinates and velocities; the orientation a
+  // unit quaternion).
+  for (auto& kv : body_state(flow_->bodies())) row.push_back(std::move(kv));
   if (deck_.shape == "drop") {
     // Mean pressure of the liquid cells more than two cells inside the initial radius, and Laplace's
     // 2 sigma / R for the drop's equal-volume radius.
@@ -148,14 +162,35 @@ io::SurfaceMesh MembraneRuan3::surface_mesh() {
   return out;
 }
 
+std::vector<io::BodyRecord> MembraneRuan3::body_records() {
+  std::vector<io::BodyRecord> out;
+  for (const Sphere& body : flow_->bodies()) {
+    io::BodyRecord r;
+    for (int d = 0; d < 3; ++d) {
+      r.position[d] = body.c[d];
+      r.velocity[d] = body.v[d];
+      r.spin[d] = body.omega[d];
+    }
+    body.rotation(r.rotation);
+    r.radius = body.radius;
+    r.density = body.density;
+    out.push_back(r);
+  }
+  return out;
+}
+
 long MembraneRuan3::global_particle_count() { return flow_->membrane().vertices(); }
 
 std::vector<std::pair<std::string, double>> MembraneRuan3::state() {
-  return {{"steps", static_cast<double>(steps_)},
-          {"initial_volume", volume0_},
-          {"target_volume", flow_->target_volume()},
-          {"remesh_edge", flow_->remesh_edge()},
-          {"last_dt", last_dt_}};
+  std::vector<std::pair<std::string, double>> out = {{"steps", static_cast<double>(steps_)},
+                                                     {"initial_volume", volume0_},
+                                                     {"target_volume", flow_->target_volume()},
+                                                     {"remesh_edge", flow_->remesh_edge()},
+                                                     {"last_dt", last_dt_},
+                                                     {"flow_time", flow_->time()}};
+  // The bodies' positions, orientations and velocities (their shape and density come from the deck).
+  for (auto& kv : body_state(flow_->bodies())) out.push_back(std::move(kv));
+  return out;
 }
 
 std::vector<Method::GridTable> MembraneRuan3::grid_state() {
@@ -194,7 +229,11 @@ void MembraneRuan3::restore_state(const std::vector<std::pair<std::string, doubl
     else if (k == "target_volume") flow_->set_target_volume(v);
     else if (k == "remesh_edge") flow_->set_remesh_edge(v);
     else if (k == "last_dt") last_dt_ = v;
+    else if (k == "flow_time") flow_->set_time(v);
   }
+  if (const long missing = restore_body_state(flow_->bodies(), state); missing >= 0)
+    throw InputError("--restart", "membrane.bodies",
+                     "the checkpoint holds no state for body " + std::to_string(missing) + " of the deck");
   // The membrane: the checkpoint's vertices (rank 0's particles, by id) and triangles.
   const long n = static_cast<long>(set_.size());
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set_.field(0));

@@ -1,11 +1,12 @@
 #pragma once
-// Method `membrane-ruan2021` in 3D (phase 1): liquid on the 3D MAC grid with a triangle-mesh
-// surface-tension membrane (Ruan et al. 2021), no rigid bodies yet (membrane_flow_3d.hpp). The
+// Method `membrane-ruan2021` in 3D: liquid on the 3D MAC grid with a triangle-mesh surface-tension
+// membrane (Ruan et al. 2021) and rigid spheres (membrane_flow_3d.hpp, the bodies series). The
 // membrane vertices are the method's particles (held by rank 0; the membrane is replicated). Runs on
 // one rank only: membrane vertex migration between ranks is not implemented, and a multi-rank run is
 // refused with an input error.
 #include <memory>
 
+#include "io/body_output.hpp"
 #include "io/surface_output.hpp"
 #include "methods/membrane/membrane_deck.hpp"
 #include "methods/membrane/membrane_flow_3d.hpp"
@@ -13,7 +14,7 @@
 
 namespace meniscus::membrane {
 
-class MembraneRuan3 : public Method, public io::SurfaceSource {
+class MembraneRuan3 : public Method, public io::SurfaceSource, public io::BodySource {
  public:
   explicit MembraneRuan3(const MethodContext& ctx);
   double stable_dt() override;
@@ -24,7 +25,7 @@ class MembraneRuan3 : public Method, public io::SurfaceSource {
   particles::ParticleSet& particles() override { return set_; }
   int position_field() const override { return 0; }
   int dimension() const override { return 3; }
-  // Checkpoints: the step count and volumes (state), every dof of every MAC-grid node and the
+  // Checkpoints: the step count, volumes, flow time and each body's state (state), every dof of every MAC-grid node and the
   // membrane's triangles (grid tables); the vertices are the particles.
   std::vector<std::pair<std::string, double>> state() override;
   void restore_state(const std::vector<std::pair<std::string, double>>& state) override;
@@ -36,6 +37,8 @@ class MembraneRuan3 : public Method, public io::SurfaceSource {
   // The membrane's triangles, vertices and velocities (rank 0; the membrane is replicated) as the
   // output's membrane series.
   io::SurfaceMesh surface_mesh() override;
+  // The spheres (every rank: the bodies are replicated) as the output's bodies series.
+  std::vector<io::BodyRecord> body_records() override;
 
   MembraneFlow3& flow() { return *flow_; }
 

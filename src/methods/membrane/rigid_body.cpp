@@ -17,23 +17,19 @@ void Disc::project(const double* x, double* out) const {
   out[1] = c[1] + radius * dy / r;
 }
 
-int body_containing(const std::vector<Disc>& bodies, const double* x) {
-  for (size_t b = 0; b < bodies.size(); ++b)
-    if (bodies[b].phi(x) < 0) return static_cast<int>(b);
-  return -1;
-}
-
-int body_within(const std::vector<Disc>& bodies, const double* x, double eps) {
-  int best = -1;
-  double dmin = eps;
-  for (size_t b = 0; b < bodies.size(); ++b) {
-    const double d = bodies[b].phi(x);
-    if (d < dmin) {
-      dmin = d;
-      best = static_cast<int>(b);
+std::vector<int> contact_set(const std::vector<int>& near, const std::vector<int>& edges) {
+  std::vector<int> neighbours(near.size(), 0);
+  for (size_t e = 0; e + 1 < edges.size(); e += 2) {
+    const int a = edges[e], b = edges[e + 1];
+    if (near[a] >= 0 && near[a] == near[b]) {
+      ++neighbours[a];
+      ++neighbours[b];
     }
   }
-  return best;
+  std::vector<int> out(near.size(), -1);
+  for (size_t i = 0; i < near.size(); ++i)
+    if (near[i] >= 0 && neighbours[i] > 0) out[i] = near[i];
+  return out;
 }
 
 // A flat pool surface at `level` from x0 to x1 with edges about `edge`, which wraps the wetted lower
@@ -110,6 +106,58 @@ void predict_positions(std::vector<Disc>& bodies, double dt) {
     b.c[0] += dt * b.v[0];
     b.c[1] += dt * b.v[1];
     b.angle += dt * b.omega;
+  }
+}
+
+void Sphere::rotation(double* r) const {
+  const double w = q[0], x = q[1], y = q[2], z = q[3];
+  r[0] = 1 - 2 * (y * y + z * z);
+  r[1] = 2 * (x * y - w * z);
+  r[2] = 2 * (x * z + w * y);
+  r[3] = 2 * (x * y + w * z);
+  r[4] = 1 - 2 * (x * x + z * z);
+  r[5] = 2 * (y * z - w * x);
+  r[6] = 2 * (x * z - w * y);
+  r[7] = 2 * (y * z + w * x);
+  r[8] = 1 - 2 * (x * x + y * y);
+}
+
+void Sphere::mass_matrix(double* out) const {
+  for (int i = 0; i < 36; ++i) out[i] = 0;
+  const double m = mass();
+  double ib[3], r[9];
+  body_inertia(ib);
+  rotation(r);
+  for (int i = 0; i < 3; ++i) {
+    out[6 * i + i] = m;
+    for (int j = 0; j < 3; ++j) {
+      double s = 0;
+      for (int k = 0; k < 3; ++k) s += r[3 * i + k] * ib[k] * r[3 * j + k];
+      out[6 * (3 + i) + 3 + j] = s;
+    }
+  }
+}
+
+void Sphere::project(const double* x, double* out) const {
+  const double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+  const double r = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  for (int e = 0; e < 3; ++e) out[e] = r == 0 ? c[e] + (e == 2 ? radius : 0.0) : c[e] + radius * d[e] / r;
+}
+
+void predict_positions(std::vector<Sphere>& bodies, double dt) {
+  for (auto& b : bodies) {
+    for (int e = 0; e < 3; ++e) b.c[e] += dt * b.v[e];
+    const double w = std::sqrt(b.omega[0] * b.omega[0] + b.omega[1] * b.omega[1] + b.omega[2] * b.omega[2]);
+    if (w == 0) continue;
+    const double h = 0.5 * w * dt, s = std::sin(h) / w;
+    const double p[4] = {std::cos(h), s * b.omega[0], s * b.omega[1], s * b.omega[2]};  // exp(omega dt)
+    const double* q = b.q;
+    const double r[4] = {p[0] * q[0] - p[1] * q[1] - p[2] * q[2] - p[3] * q[3],
+                         p[0] * q[1] + p[1] * q[0] + p[2] * q[3] - p[3] * q[2],
+                         p[0] * q[2] - p[1] * q[3] + p[2] * q[0] + p[3] * q[1],
+                         p[0] * q[3] + p[1] * q[2] - p[2] * q[1] + p[3] * q[0]};
+    const double n = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+    for (int k = 0; k < 4; ++k) b.q[k] = r[k] / n;
   }
 }
 

@@ -10,6 +10,10 @@
 // (e_d^T J(x_f)) couple the body to the fluid-rigid faces of the MAC grid, and its rows at a
 // contact vertex slave that vertex to the body (paper §5.2 contact particles).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/kmath.hpp"
@@ -17,6 +21,7 @@
 namespace meniscus::membrane {
 
 struct Disc {
+  static constexpr int kDim = 2, kDofs = 3;
   double c[2] = {0, 0};   // centre of mass
   double angle = 0;       // orientation (only carried: a disc's geometry does not depend on it)
   double v[2] = {0, 0};   // velocity of the centre
@@ -46,6 +51,13 @@ struct Disc {
 
   double mass() const { return density * M_PI * radius * radius; }
   double inertia() const { return 0.5 * mass() * radius * radius; }
+  // The body's state as (name, value) slots for checkpoints and diagnostics (body_state below).
+  static constexpr int kStateSize = 6;
+  static constexpr const char* kStateNames[kStateSize] = {"x", "y", "angle", "vx", "vy", "omega"};
+  void state_slots(double** out) {
+    double* slots[kStateSize] = {&c[0], &c[1], &angle, &v[0], &v[1], &omega};
+    for (int q = 0; q < kStateSize; ++q) out[q] = slots[q];
+  }
   KOKKOS_INLINE_FUNCTION double phi(const double* x) const {
     const double dx = x[0] - c[0], dy = x[1] - c[1];
     return kmath::sqrt(dx * dx + dy * dy) - radius;
@@ -67,10 +79,185 @@ struct Disc {
   void project(const double* x, double* out) const;
 };
 
-// Index of the first body whose interior holds x (phi < 0), or -1.
-int body_containing(const std::vector<Disc>& bodies, const double* x);
+// A 3D rigid body of Ruan et al. 2021 (§4.3, the 3D form of Eqs. 12-14; a sphere, with analytic
+// volume and inertia): generalized velocity v_r = (v, omega) in R^6 (world frame), mass matrix
+// M_r = diag(m I_3, R I_body R^T), orientation R as a unit quaternion. The point Jacobian is
+//
+//   J(x) = [ I_3   -[x - c]_x ]      (x' = v + omega x (x - c))
+//
+// and its transpose maps a force at x to the body's (force, torque (x - c) x f). As in 2D, its rows
+// e_d^T J(x_f) couple the body to fluid-rigid faces and its rows at contact vertices slave them.
+struct Sphere {
+  static constexpr int kDim = 3, kDofs = 6;
+  double c[3] = {0, 0, 0};      // centre of mass
+  double q[4] = {1, 0, 0, 0};   // orientation (w, x, y, z), body to world
+  double v[3] = {0, 0, 0};      // velocity of the centre
+  double omega[3] = {0, 0, 0};  // angular velocity (world frame)
+  double radius = 0;
+  double density = 1;  // g/cm^3
+  bool fixed = false;   // kinematic: keeps its (constant) velocity, no unknowns
+  bool rotates = true;  // false: omega stays at its initial value (J drops its omega columns)
+
+  double mass() const { return density * 4.0 / 3.0 * M_PI * radius * radius * radius; }
+  // The body's state as (name, value) slots for checkpoints and diagnostics (body_state below).
+  static constexpr int kStateSize = 13;
+  static constexpr const char* kStateNames[kStateSize] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
+                                                          "vx", "vy", "vz", "wx", "wy", "wz"};
+  void state_slots(double** out) {
+    double* slots[kStateSize] = {&c[0], &c[1], &c[2], &q[0],     &q[1],     &q[2],    &q[3],
+                                 &v[0], &v[1], &v[2], &omega[0], &omega[1], &omega[2]};
+    for (int k = 0; k < kStateSize; ++k) out[k] = slots[k];
+  }
+  // Principal moments of inertia in the body frame (a solid sphere: 2 m R^2 / 5 about every axis).
+  void body_inertia(double* out) const { out[0] = out[1] = out[2] = 0.4 * mass() * radius * radius; }
+  // M_r (6 x 6, row major): m I_3 and the world inertia R I_body R^T.
+  void mass_matrix(double* out) const;
+  // Rotation matrix (row major) of q.
+  void rotation(double* r) const;
+  KOKKOS_INLINE_FUNCTION double phi(const double* x) const {
+    const double dx = x[0] - c[0], dy = x[1] - c[1], dz = x[2] - c[2];
+    return kmath::sqrt(dx * dx + dy * dy + dz * dz) - radius;
+  }
+  // Row d of J(x): coefficients of (v, omega) in the velocity component d of point x.
+  KOKKOS_INLINE_FUNCTION void jacobian_row(int d, const double* x, double* row) const {
+    const double r[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+    for (int e = 0; e < 3; ++e) row[e] = d == e ? 1.0 : 0.0;
+    // (omega x r)_d = omega_{d+1} r_{d+2} - omega_{d+2} r_{d+1} (indices mod 3).
+    row[3 + d] = 0;
+    row[3 + (d + 1) % 3] = rotates ? r[(d + 2) % 3] : 0.0;
+    row[3 + (d + 2) % 3] = rotates ? -r[(d + 1) % 3] : 0.0;
+  }
+  // Velocity component d of the body point x.
+  KOKKOS_INLINE_FUNCTION double point_velocity(int d, const double* x) const {
+    const double r[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+    return v[d] + omega[(d + 1) % 3] * r[(d + 2) % 3] - omega[(d + 2) % 3] * r[(d + 1) % 3];
+  }
+  // The generalized velocity (v, omega).
+  void velocity(double* out) const {
+    for (int e = 0; e < 3; ++e) {
+      out[e] = v[e];
+      out[3 + e] = omega[e];
+    }
+  }
+  void set_velocity(const double* in) {
+    for (int e = 0; e < 3; ++e) {
+      v[e] = in[e];
+      omega[e] = in[3 + e];
+    }
+  }
+  void project(const double* x, double* out) const;
+};
+
+// Index of the first body whose interior holds x (phi < 0), or -1 (Disc or Sphere).
+template <class Body>
+int body_containing(const std::vector<Body>& bodies, const double* x) {
+  for (size_t b = 0; b < bodies.size(); ++b)
+    if (bodies[b].phi(x) < 0) return static_cast<int>(b);
+  return -1;
+}
 // Index of the nearest body with phi(x) < eps, or -1.
-int body_within(const std::vector<Disc>& bodies, const double* x, double eps);
+template <class Body>
+int body_within(const std::vector<Body>& bodies, const double* x, double eps) {
+  int best = -1;
+  double dmin = eps;
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    const double d = bodies[b].phi(x);
+    if (d < dmin) {
+      dmin = d;
+      best = static_cast<int>(b);
+    }
+  }
+  return best;
+}
+
+// Stages 2-3 of Ruan 2021 (Eq. 30): a vertex at x with velocity v whose prediction x + v dt lies
+// within `margin` of (or inside) a body of `predicted` is a contact particle of the first solve,
+// moving to the prediction's projection on that body: returns the body (-1: none) and writes the
+// velocity (projection - x) / dt to v_contact.
+template <class Body>
+int predicted_contact(const std::vector<Body>& predicted, const double* x, const double* v, double dt, double margin,
+                      double* v_contact) {
+  constexpr int dim = Body::kDim;
+  double xs[dim], proj[dim];
+  for (int d = 0; d < dim; ++d) xs[d] = x[d] + dt * v[d];
+  const int b = body_within(predicted, xs, margin);
+  if (b < 0) return b;
+  predicted[b].project(xs, proj);
+  for (int d = 0; d < dim; ++d) v_contact[d] = (proj[d] - x[d]) / dt;
+  return b;
+}
+
+// Stage 6 contact set of Ruan 2021 (§6, after Eq. 32) in either dimension: near[i] is the body within
+// epsilon of vertex i (rule 2) or -1; rule 3 drops a vertex that has no neighbour near the same body.
+// edges: vertex pairs (a0, b0, a1, b1, ...). Returns the body of each vertex or -1.
+std::vector<int> contact_set(const std::vector<int>& near, const std::vector<int>& edges);
+
+// Moves every point x_i (Body::kDim coordinates each, n points) for which skip[i] == 0 and that lies
+// inside a body to the closest point of that body's surface; returns whether any moved.
+template <class Body>
+bool project_out_of(const std::vector<Body>& bodies, double* x, long n, const std::vector<char>& skip) {
+  constexpr int dim = Body::kDim;
+  bool moved = false;
+  for (long i = 0; i < n; ++i) {
+    if (skip[i]) continue;
+    double* p = x + dim * i;
+    const int b = body_containing(bodies, p);
+    if (b < 0) continue;
+    double q[dim];
+    bodies[b].project(p, q);
+    for (int d = 0; d < dim; ++d) p[d] = q[d];
+    moved = true;
+  }
+  return moved;
+}
+
+// Every body's state as bodyN_<name> values (checkpoint state, diagnostics), Disc or Sphere.
+template <class Body>
+std::vector<std::pair<std::string, double>> body_state(const std::vector<Body>& bodies) {
+  std::vector<std::pair<std::string, double>> out;
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    Body copy = bodies[b];
+    double* slots[Body::kStateSize];
+    copy.state_slots(slots);
+    for (int q = 0; q < Body::kStateSize; ++q)
+      out.emplace_back("body" + std::to_string(b) + "_" + Body::kStateNames[q], *slots[q]);
+  }
+  return out;
+}
+// Sets every body's state from such values; returns the index of the first body the values lack
+// (-1: all found).
+template <class Body>
+long restore_body_state(std::vector<Body>& bodies, const std::vector<std::pair<std::string, double>>& state) {
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    double* slots[Body::kStateSize];
+    bodies[b].state_slots(slots);
+    for (int q = 0; q < Body::kStateSize; ++q) {
+      const std::string key = "body" + std::to_string(b) + "_" + Body::kStateNames[q];
+      bool found = false;
+      for (const auto& [k, v] : state)
+        if (k == key) {
+          *slots[q] = v;
+          found = true;
+        }
+      if (!found) return static_cast<long>(b);
+    }
+  }
+  return -1;
+}
+
+// Body-wall contact (the paper leaves rigid-wall contact open; here a post-solve projection with
+// restitution 0): a body whose next position step would cross a wall of the tank [lower, lower +
+// cells dx] keeps only the velocity that brings it to the wall. Slightly breaks the monolithic
+// consistency of the step's face velocities, as any post-solve projection does.
+template <class Body>
+void stop_at_walls(Body& b, const double* lower, const int* cells, double dx, double dt) {
+  for (int d = 0; d < Body::kDim; ++d) {
+    const double lo = lower[d], hi = lower[d] + cells[d] * dx;
+    const double gap_lo = b.c[d] - b.radius - lo, gap_hi = hi - b.c[d] - b.radius;
+    b.v[d] = std::max(b.v[d], -std::max(gap_lo, 0.0) / dt);
+    b.v[d] = std::min(b.v[d], std::max(gap_hi, 0.0) / dt);
+  }
+}
 
 // Vertices (x0, y0, x1, y1, ...) of a flat pool surface at `level` from x0 to x1 with edges about
 // `edge`, wrapping the wetted lower arc of every disc that the level cuts: the liquid starts in
@@ -86,5 +273,8 @@ void composite_inertia(const std::vector<Disc>& bodies, size_t b, double* out);
 
 // Stage 1 of the paper's step (Eq. 29 with the Rodrigues form of the rotation): q += v dt.
 void predict_positions(std::vector<Disc>& bodies, double dt);
+// The same in 3D: c += v dt, R <- exp([omega]_x dt) R (the quaternion of the rotation by |omega| dt
+// about omega, then normalised).
+void predict_positions(std::vector<Sphere>& bodies, double dt);
 
 }  // namespace meniscus::membrane
