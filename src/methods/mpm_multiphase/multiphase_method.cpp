@@ -735,23 +735,40 @@ void MultiphaseMpm<Dim>::sph_density() {
   // sum_k W_jk, i.e. each particle's own rest density times its neighbour count relative to a rest
   // lattice, so that density contrasts between groups do not smear into each other.
   Kokkos::parallel_for(
-      "mp::sph_density", Kokkos::RangePolicy<>(0, owned), KOKKOS_LAMBDA(const int i) {
-        if (mats(mat(i)).kind != PhaseKind::Fluid) return;
-        double xp[Dim];
-        for (int d = 0; d < Dim; ++d) xp[d] = xt(i, d);
-        double s = 1.0;  // w(0): the particle itself
+      "mp::sph_density", Kokkos::RangePolicy<>(0, (owned + 1) / 2), KOKKOS_LAMBDA(const int pair) {
+        // Two rows at a time: each row's sum is one chain of dependent additions (list order, see
+        // below), and two independent chains keep the adder busy while the other waits.
+        const int row[2] = {2 * pair, 2 * pair + 1};
+        double xp[2][Dim], s[2] = {1.0, 1.0};  // w(0) = 1: the particle itself
+        int k[2], end[2];
+        for (int r = 0; r < 2; ++r) {
+          const bool fluid = row[r] < owned && mats(mat(row[r])).kind == PhaseKind::Fluid;
+          k[r] = fluid ? off(row[r]) : 0;
+          end[r] = fluid ? off(row[r] + 1) : 0;
+          for (int d = 0; d < Dim; ++d) xp[r][d] = fluid ? xt(row[r], d) : 0.0;
+        }
         // In chunks of the row, added in list order: the same bits as one pair at a time, skipping
         // the pairs beyond the support. (Where r^2 / h^2 rounds across 1, w is below 1e-40 and
         // s >= 1, so adding or skipping it leaves s as it is.)
         constexpr int kChunk = 128;
-        double w[kChunk];
-        const int end = off(i + 1);
-        for (int k0 = off(i); k0 < end; k0 += kChunk) {
-          const int n = end - k0 < kChunk ? end - k0 : kChunk;
-          cubic_spline_row<Dim>(&idx(k0), n, xt.data(), xp, inv_h2, w);
-          for (int t = 0; t < n; ++t) s += w[t];
+        double w[2][kChunk];
+        while (k[0] < end[0] || k[1] < end[1]) {
+          int n[2];
+          for (int r = 0; r < 2; ++r) {
+            n[r] = end[r] - k[r] < kChunk ? end[r] - k[r] : kChunk;
+            if (n[r] > 0) cubic_spline_row<Dim>(&idx(k[r]), n[r], xt.data(), xp[r], inv_h2, w[r]);
+            k[r] += n[r];
+          }
+          const int both = n[0] < n[1] ? n[0] : n[1];
+          for (int t = 0; t < both; ++t) {
+            s[0] += w[0][t];
+            s[1] += w[1][t];
+          }
+          for (int r = 0; r < 2; ++r)
+            for (int t = both; t < n[r]; ++t) s[r] += w[r][t];
         }
-        rho(i, 0) = mass(i, 0) * scale * s;
+        for (int r = 0; r < 2; ++r)
+          if (row[r] < owned && mats(mat(row[r])).kind == PhaseKind::Fluid) rho(row[r], 0) = mass(row[r], 0) * scale * s[r];
       });
 }
 
