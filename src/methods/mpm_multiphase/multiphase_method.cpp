@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/simd_clones.hpp"
 #include "grid/bspline.hpp"
 #include "grid/domain_deck.hpp"
 #include "grid/gimp.hpp"
@@ -44,14 +45,10 @@ KOKKOS_INLINE_FUNCTION void shape_stencil(bool gimp, grid::Stencil<Dim>& st, con
 // normalisation, w(q) = 1 - 6 q^2 (1 - q) (q <= 1/2), 2 (1 - q)^3 (q < 1), 0 beyond (q^2 is capped
 // at 1, where w = 0). The caller adds the values in list order. No branches, so that the loop
 // vectorises (which pairs lie in the list's skin or inside q = 1/2 is random, and the square roots
-// of the following pairs waited on each mispredicted branch); with GCC on x86-64 it is built for AVX2
-// as well and picked at run time (four square roots per instruction). Packed and scalar arithmetic
-// round alike and no FMA is enabled, so every build gives the same bits as the scalar form.
+// of the following pairs waited on each mispredicted branch), also as an AVX2 variant (four square
+// roots per instruction; core/simd_clones.hpp): the same bits as the scalar form on every machine.
 template <int Dim>
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__CUDACC__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void cubic_spline_row(const int* __restrict idx, int n, const double* __restrict xt, const double* __restrict xp,
+MENISCUS_SIMD_CLONES void cubic_spline_row(const int* __restrict idx, int n, const double* __restrict xt, const double* __restrict xp,
                       double inv_h2, double* __restrict out) {
   for (int t = 0; t < n; ++t) {
     const long j = idx[t];
