@@ -48,8 +48,8 @@ KOKKOS_INLINE_FUNCTION void shape_stencil(bool gimp, grid::Stencil<Dim>& st, con
 // of the following pairs waited on each mispredicted branch), also as an AVX2 variant (four square
 // roots per instruction; core/simd_clones.hpp): the same bits as the scalar form on every machine.
 template <int Dim>
-MENISCUS_SIMD_CLONES void cubic_spline_row(const int* __restrict idx, int n, const double* __restrict xt, const double* __restrict xp,
-                      double inv_h2, double* __restrict out) {
+MENISCUS_SIMD_CLONES void cubic_spline_row(const int* __restrict idx, int n, const double* __restrict xt,
+                                          const double* __restrict xp, double inv_h2, double* __restrict out) {
   for (int t = 0; t < n; ++t) {
     const long j = idx[t];
     double r2 = 0;
