@@ -1,4 +1,5 @@
 #pragma once
+#include <Kokkos_Macros.hpp>
 // MENISCUS_SIMD_CLONES before a plain (non-inline, non-lambda) function: with GCC on x86-64
 // the function is also built for AVX2 and the variant is picked once at start-up by the CPU's
 // features (function multiversioning); elsewhere it is the plain function. Meant for short branch-free
@@ -8,5 +9,7 @@
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
 #define MENISCUS_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
-#define MENISCUS_SIMD_CLONES
+// Elsewhere a plain host-and-device function: the SPH density calls it from inside a Kokkos kernel,
+// which a CUDA or HIP build compiles for the device.
+#define MENISCUS_SIMD_CLONES KOKKOS_FUNCTION
 #endif
