@@ -107,7 +107,8 @@ void declare_mpm_sections(config::Schema& root) {
   st->flag("contact_line_hold",
            "needs wetting_width > 0 and the explicit integrator (an input error otherwise): the wetting walls' held nodes also stop liquid "
            "leaving the wall, up to Young's vertical reaction k_LG sin(theta) per unit length of contact line "
-           "(in 2D per contact point), the line measured from the liquid-gas samples within the wetting ramp")
+           "(in 2D per contact point), the line measured from the liquid-gas samples within the wetting ramp; "
+           "2D and 3D")
       .def("false");
   st->real("wall_contact_angle", "deg",
            "contact angle of the box faces (domain.walls): k_SL = -k_LG cos(angle); 180 is non-wetting (k_SL = k_LG)")

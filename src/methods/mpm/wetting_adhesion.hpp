@@ -79,7 +79,9 @@ void mark_wetting_walls(physics::ColliderSet<Dim>& colliders, double wetting_wid
 // |a_t| of a surface element is its extent along the wall normal. So each liquid-gas sample in the ramp
 // contributes k_LG sin(theta_Y) |a_t| / b_up, spread over the held nodes of its stencil with weights N_i
 // renormalised over them (footprint samples on the wall have a_t = 0 and add nothing). The limits sum on
-// the grid with the momenta (one more grid column), so they do not depend on the rank count. Explicit only:
+// the grid with the momenta (one more grid column), so they do not depend on the rank count. The same in 3D
+// (Sum |a_t| = b_up times the line's length), where the band counts the line at mid-band height: a first-order
+// excess b_up |cot theta| / (2 a) for a line of radius a (docs). Explicit only:
 // the implicit integrator has no such inequality constraint yet.
 KOKKOS_INLINE_FUNCTION double contact_line_cap(double k_lg, double k_sl, double tangential_area, double band) {
   const double c = k_lg != 0 ? -k_sl / k_lg : 1.0;
