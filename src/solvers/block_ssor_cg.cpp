@@ -130,7 +130,9 @@ BlockSsorCg::Outcome BlockSsorCg::run(Mat A, Vec b, Vec x, double rtol, double a
     ghosts /= B;
   }
   if (scattered_ != A) reset();
-  if (Ao && ghosts > 0 && scattered_ != A) {
+  // The ghost exchange is collective: every rank of a distributed matrix sets it up and takes part,
+  // with or without ghost columns of its own (a rank without any hung the others at 4 ranks).
+  if (Ao && scattered_ != A) {
     IS from;
     petsc_check(ISCreateBlock(PETSC_COMM_SELF, B, ghosts, garray, PETSC_COPY_VALUES, &from), "ISCreateBlock");
     petsc_check(VecCreateSeq(PETSC_COMM_SELF, ghosts * B, &ghost_), "VecCreateSeq");
