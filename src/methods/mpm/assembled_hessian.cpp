@@ -158,6 +158,21 @@ void AssembledHessian<Dim>::configure_inner(double rtol, int max_iterations) {
   configure_pc(pc);
   solvers::append_ksp_view_files(PetscObjectComm(reinterpret_cast<PetscObject>(inner_)), prefix_ + "redistribute_");
   petsc_check(KSPSetFromOptions(inner_), "KSPSetFromOptions");
+  // The fused CG + SSOR (solvers::BlockSsorCg) stands in for PETSc's KSPCG + PCSOR only while the
+  // inner solve has PETSc's defaults: any -<prefix>redistribute_ option other than GAMG's own
+  // (mg_levels_, pc_gamg_: used after the switch to multigrid) hands the solve back to PETSc's KSP,
+  // so that monitors, views and other settings apply; -<prefix>fused_ssor_cg false does too.
+  PetscBool fused = PETSC_TRUE;
+  petsc_check(PetscOptionsGetBool(nullptr, prefix_.c_str(), "-fused_ssor_cg", &fused, nullptr), "PetscOptionsGetBool");
+  fused_ = fused == PETSC_TRUE;
+  char* all = nullptr;
+  petsc_check(PetscOptionsGetAll(nullptr, &all), "PetscOptionsGetAll");
+  const std::string options = all ? all : "", inner = "-" + prefix_ + "redistribute_";
+  petsc_check(PetscFree(all), "PetscFree");
+  for (size_t at = options.find(inner); at != std::string::npos; at = options.find(inner, at + 1)) {
+    const std::string rest = options.substr(at + inner.size());
+    if (rest.rfind("mg_levels_", 0) != 0 && rest.rfind("pc_gamg_", 0) != 0) fused_ = false;
+  }
 }
 
 template <int Dim>
@@ -276,6 +291,34 @@ void AssembledHessian<Dim>::solve(Vec b, Vec x) {
     petsc_check(KSPSetTolerances(inner_, rtol, abstol, dtol, maxits), "KSPSetTolerances");
     reset_inner_ = false;
   }
+  if (fused_ && automatic_ && !multigrid_ && blocked_) {
+    // CG + symmetric block SOR (PETSc's defaults for the inner KSP) with the product taken from the
+    // sweeps: solvers::BlockSsorCg.
+    PetscReal rtol, abstol, dtol;
+    PetscInt maxits;
+    petsc_check(KSPGetTolerances(inner_, &rtol, &abstol, &dtol, &maxits), "KSPGetTolerances");
+    to_reduced(b, rb_);
+    const auto outcome = ssor_cg_.solve(mat_, rb_, rx_, rtol, abstol, maxits);
+    last_iterations_ = outcome.iterations;
+    last_reason_ = outcome.reason;
+  } else {
+    inner_solve(b);
+  }
+  if (automatic_ && !multigrid_ && last_iterations_ > sor_max_iterations_) {
+    // SOR was too slow for this system: multigrid from the next solve on (a new preconditioner
+    // object, as for a new pattern). The iteration count is global, so every rank switches together.
+    switch_to_multigrid();
+    log::info("implicit MPM: CG + SOR needed %d iterations (limit %d, -%ssor_max_iterations): switching the "
+              "Newton solves to CG + GAMG for the rest of the run", static_cast<int>(last_iterations_),
+              sor_max_iterations_, prefix_.c_str());
+  }
+  // The Newton loop reads the iterations and converged reason (implicit_solve.cpp).
+  petsc_check(VecCopy(b, x), "VecCopy");  // the held rows: identity
+  from_reduced(rx_, x);
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::inner_solve(Vec b) {
   petsc_check(KSPSetOperators(inner_, mat_, mat_), "KSPSetOperators");
   PC pc;
   petsc_check(KSPGetPC(inner_, &pc), "KSPGetPC");
@@ -289,19 +332,8 @@ void AssembledHessian<Dim>::solve(Vec b, Vec x) {
     petsc_check(KSPSolve(inner_, rb_, rx_), "KSPSolve");
   }
   if (fresh) petsc_check(PCSetReusePreconditioner(pc, PETSC_TRUE), "PCSetReusePreconditioner");
-  PetscInt its = 0;
-  petsc_check(KSPGetIterationNumber(inner_, &its), "KSPGetIterationNumber");
-  if (automatic_ && !multigrid_ && its > sor_max_iterations_) {
-    // SOR was too slow for this system: multigrid from the next solve on (a new preconditioner
-    // object, as for a new pattern). The iteration count is global, so every rank switches together.
-    switch_to_multigrid();
-    log::info("implicit MPM: CG + SOR needed %d iterations (limit %d, -%ssor_max_iterations): switching the "
-              "Newton solves to CG + GAMG for the rest of the run", static_cast<int>(its), sor_max_iterations_,
-              prefix_.c_str());
-  }
-  // The Newton loop reads the inner KSP's iterations and converged reason (implicit_solve.cpp).
-  petsc_check(VecCopy(b, x), "VecCopy");  // the held rows: identity
-  from_reduced(rx_, x);
+  petsc_check(KSPGetIterationNumber(inner_, &last_iterations_), "KSPGetIterationNumber");
+  petsc_check(KSPGetConvergedReason(inner_, &last_reason_), "KSPGetConvergedReason");
 }
 
 template <int Dim>
@@ -631,6 +663,7 @@ void AssembledHessian<Dim>::release_matrix() {
   // 864 MB in steps 2 and 3 against 678 MB in step 1 (heaptrack), and at 1/127 a run's second step
   // peaked 1.5 GiB above its first (docs/performance.md, "Memory of the 3D candle"). Releasing them
   // here changes no result: solve() starts the inner KSP afresh after a new pattern either way.
+  ssor_cg_.reset();  // its contiguous copies of the sweeps' halves
   if (inner_) petsc_check(KSPReset(inner_), "KSPReset");
   if (mat_) petsc_check(MatDestroy(&mat_), "MatDestroy");
   for (Vec* v : {&rb_, &rx_})

@@ -31,6 +31,7 @@
 #include "grid/grid_field.hpp"
 #include "methods/mpm/hessian_layout.hpp"
 #include "methods/mpm/incremental_potential.hpp"
+#include "solvers/block_ssor_cg.hpp"
 
 namespace meniscus::mpm {
 
@@ -74,6 +75,9 @@ class AssembledHessian {
   // it between linearisations (called at the start of each step's Newton solve).
   void refresh_preconditioner();
   KSP inner_ksp() const { return inner_; }
+  // The last solve's CG iterations and converged reason (the inner KSP's, or the fused CG + SSOR's).
+  PetscInt last_iterations() const { return last_iterations_; }
+  KSPConvergedReason last_reason() const { return last_reason_; }
   // Turns `pc` (of the Newton KSP, which should be PREONLY) into the reduced solve.
   void make_preconditioner(PC pc);
 
@@ -86,6 +90,7 @@ class AssembledHessian {
   void from_reduced(Vec reduced, Vec full) const;  // unknown rows only
   void product(Vec x, Vec y);                      // y = blockdiag(reduced, I) x
   void solve(Vec b, Vec x);                        // x = blockdiag(inner KSP, I) b
+  void inner_solve(Vec b);                         // rx_ = inner KSP (reduced b)
   void diagonal(Vec d);
 
  private:
@@ -117,6 +122,13 @@ class AssembledHessian {
   bool blocked_ = false;  // MATBAIJ (create_matrix says when), else MATAIJ
   bool retype_ = false;   // the next assembly recreates the matrix (BAIJ -> AIJ for multigrid)
   Vec rb_ = nullptr, rx_ = nullptr;
+  // CG + SOR with PETSc's defaults on BAIJ runs as solvers::BlockSsorCg (the same iteration, a third
+  // of the matrix traffic) unless -<prefix>fused_ssor_cg false or any inner option
+  // (-<prefix>redistribute_ksp_*, _pc_*) asks for PETSc's KSP.
+  solvers::BlockSsorCg ssor_cg_;
+  bool fused_ = true;
+  PetscInt last_iterations_ = 0;
+  KSPConvergedReason last_reason_ = KSP_CONVERGED_ITERATING;
   Kokkos::View<PetscInt*> reduced_index_;            // ghost node -> global reduced node, -1 if held
   Kokkos::View<long*> owned_unknown_;                // reduced local node -> owned node index
   HessianLayout<Dim> layout_;

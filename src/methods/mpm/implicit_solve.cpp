@@ -566,8 +566,8 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
       // from the options database reports itself.
       const KSP inner = reduced_ksp<Dim>(ksp, matrix);
       if (!inner) return;
-      solvers::petsc_check(KSPGetIterationNumber(inner, &its), "KSPGetIterationNumber");
-      solvers::petsc_check(KSPGetConvergedReason(inner, &reason), "KSPGetConvergedReason");
+      its = matrix.last_iterations();
+      reason = matrix.last_reason();
     };
   }
   problem.diagonal = [&](Vec diag) {
