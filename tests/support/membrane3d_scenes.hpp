@@ -64,22 +64,6 @@ inline MembraneScene3 make_drop3(int cells, double r, membrane::Flow3Parameters 
   return s;
 }
 
-// The whole scene moving at velocity u: every grid face (the solves keep the liquid's and clear
-// the rest) and every membrane vertex.
-inline void set_uniform_velocity3(MembraneScene3& s, const std::array<double, 3>& u) {
-  auto owned = s.grid->field().acquire_owned();
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), owned);
-  for (size_t q = 0; q < h.extent(0); ++q)
-    for (int d = 0; d < 3; ++d) h(q, membrane::k3U + d) = u[d];
-  Kokkos::deep_copy(owned, h);
-  s.grid->field().release_owned(owned);
-  s.grid->field().global_to_local();
-  auto v = Kokkos::create_mirror_view(s.flow->membrane().v);
-  for (size_t i = 0; i < v.extent(0); ++i)
-    for (int d = 0; d < 3; ++d) v(i, d) = u[d];
-  Kokkos::deep_copy(s.flow->membrane().v, v);
-}
-
 inline std::array<double, 2> max_speeds3(MembraneScene3& s) {
   return membrane::max_speeds_3d(*s.grid, s.flow->membrane());
 }

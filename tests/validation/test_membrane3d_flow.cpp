@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "membrane3d_scenes.hpp"
+#include "membrane_translation.hpp"
 #include "methods/membrane/triangle_remesh.hpp"
 #include "validation_support.hpp"
 
@@ -143,52 +144,6 @@ TEST(Membrane3DValidation, LongRayleighPeriodIsTheMembraneCorrectedLambPeriod) {
   EXPECT_NEAR(period / t_normal, 1.0, 0.10);
 }
 
-namespace {
-struct DropMotion {
-  double centre[3];
-  double velocity[3];    // mean membrane vertex velocity
-  double liquid[3];      // mean velocity of the all-fluid faces, per axis
-  double face_spread;    // largest |u - U_d| over the all-fluid faces
-  double sphericity;     // largest | |x_i - centre| / R - 1 | over the vertices
-};
-
-// Centre, mean velocities and roundness of a drop membrane; U the expected uniform velocity.
-DropMotion drop_motion(meniscus::test::MembraneScene3& s, const std::array<double, 3>& u, double r) {
-  DropMotion out{};
-  auto& m = s.flow->membrane();
-  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
-  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.v);
-  const long n = m.vertices();
-  for (long i = 0; i < n; ++i)
-    for (int d = 0; d < 3; ++d) {
-      out.centre[d] += x(i, d) / n;
-      out.velocity[d] += v(i, d) / n;
-    }
-  for (long i = 0; i < n; ++i) {
-    const double dist = std::hypot(x(i, 0) - out.centre[0], x(i, 1) - out.centre[1], x(i, 2) - out.centre[2]);
-    out.sphericity = std::max(out.sphericity, std::abs(dist / r - 1));
-  }
-  const mm::MacGeometryT<3> g = s.grid->geometry();
-  auto local = s.grid->field().acquire_local(false);
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local);
-  s.grid->field().release_local(local);
-  double count[3] = {0, 0, 0};
-  for (long q = 0; q < g.owned.size(); ++q) {
-    int c[3];
-    g.owned.node(q, c);
-    for (int d = 0; d < 3; ++d) {
-      if (g.face_type(h, d, c) != mm::kAllFluid) continue;
-      const double f = h(g.local(c), mm::k3U + d);
-      out.liquid[d] += f;
-      count[d] += 1;
-      out.face_spread = std::max(out.face_spread, std::abs(f - u[d]));
-    }
-  }
-  for (int d = 0; d < 3; ++d) out.liquid[d] /= std::max(count[d], 1.0);
-  return out;
-}
-}  // namespace
-
 // Semi-Lagrangian advection (Eq. 32, the u.grad u term): a drop translating at a uniform velocity U
 // in zero gravity is an exact solution of the inviscid equations, so it keeps U and its shape.
 // Faces that turn liquid as the drop moves must get U from the extension into the air and the
@@ -213,12 +168,12 @@ TranslationResult translate_drop(const TranslationCase& c) {
   mm::CoupledSolveOptions o;
   o.rtol = 1e-10;
   auto s = meniscus::test::make_drop3(c.cells, r0, p, 0.0, o);
-  meniscus::test::set_uniform_velocity3(s, c.u);
+  meniscus::test::set_uniform_velocity(*s.grid, s.flow->membrane(), c.u.data());
   const double v0 = s.flow->volume();
-  const DropMotion start = drop_motion(s, c.u, r0);
+  const auto start = meniscus::test::drop_motion(*s.grid, s.flow->membrane(), c.u.data(), r0);
   mm::Step3Report rep;
   for (int n = 0; n < c.steps; ++n) rep = s.flow->step(dt);
-  const DropMotion end = drop_motion(s, c.u, r0);
+  const auto end = meniscus::test::drop_motion(*s.grid, s.flow->membrane(), c.u.data(), r0);
   TranslationResult m{0, 0, 0, end.sphericity, std::hypot(c.u[0], c.u[1], c.u[2]), 0};
   m.travel = m.speed * c.steps * dt;
   for (int d = 0; d < 3; ++d) {

@@ -100,16 +100,14 @@ void extrapolate_faces(MacGridT<Dim>& grid, int layers) {
           for (int d = 0; d < Dim; ++d) {
             const int t = g.face_type(local, d, c);
             bool valid = t == kAllFluid || t == kFluidAir || t == kFluidRigid || t == kWall;
-            // 3D: a wall face seeds the extension (with its zero normal velocity) only where liquid
+            // A wall face seeds the extension (with its zero normal velocity) only where liquid
             // touches the wall; beside an air cell the wall is no boundary of the liquid, and a
             // seed of 0 there halved the velocity extended into the gap between a drop and the
-            // wall, so a drop approaching a wall slowed down. (2D keeps every wall face as a seed:
-            // its validated decks stay bit-identical.)
-            if constexpr (Dim == 3) {
-              if (t == kWall) {
-                const int back = c[d] == g.cells[d] ? 1 : 0;  // the inner cell: c, or c - e_d at the upper wall
-                valid = g.cell_type(local, c[0] - (d == 0) * back, c[1] - (d == 1) * back, c[2] - (d == 2) * back) == kFluid;
-              }
+            // wall, so a drop approaching a wall slowed down (2D and 3D alike).
+            if (t == kWall) {
+              int inner[Dim];  // the cell inside the wall: c, or c - e_d at the upper wall
+              for (int e = 0; e < Dim; ++e) inner[e] = c[e] - (e == d && c[d] == g.cells[d] ? 1 : 0);
+              valid = g.cell_type(local, inner) == kFluid;
             }
             owned(n, dvalid + d) = valid ? 1.0 : 0.0;
             if (!valid || t == kWall) {

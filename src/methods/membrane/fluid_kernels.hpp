@@ -18,7 +18,7 @@ void apply_gravity(MacGrid& grid, const double g[2], double dt);
 // Extends the face velocities u and u-dagger (2D dofs kU + d, kUdag + d; 3D k3U + d, k3Udag + d)
 // from the faces that carry a velocity (all-fluid, fluid-air, fluid-rigid, walls) into `layers`
 // layers of inactive faces, each face taking the mean of its valid face neighbours along the axes.
-// In 3D a wall face is a seed only where its inner cell is liquid (beside air it is extended into).
+// A wall face is a seed only where its inner cell is liquid (beside air it is extended into).
 void extrapolate_velocities(MacGrid& grid, int layers);
 void extrapolate_velocities(MacGrid3& grid, int layers);
 // u* = u^n(x - dt u-dagger) with an RK2 back-trace and bilinear (2D) or trilinear (3D) sampling

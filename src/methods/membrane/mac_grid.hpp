@@ -128,6 +128,10 @@ struct MacGeometryT<2> : MacBoxes<2> {
     if (i < 0 || j < 0 || i >= cells[0] || j >= cells[1]) return kSolid;
     return static_cast<int>(a(local(i, j), kCell));
   }
+  template <class A>
+  KOKKOS_INLINE_FUNCTION int cell_type(const A& a, const int* c) const {
+    return cell_type(a, c[0], c[1]);
+  }
   // Type of the face of axis d stored at node (i, j): between cells (i-1, j) and (i, j) for d = 0,
   // (i, j-1) and (i, j) for d = 1.
   template <class A>
@@ -178,6 +182,10 @@ struct MacGeometryT<3> : MacBoxes<3> {
   KOKKOS_INLINE_FUNCTION int cell_type(const A& a, int i, int j, int k) const {
     if (i < 0 || j < 0 || k < 0 || i >= cells[0] || j >= cells[1] || k >= cells[2]) return kSolid;
     return static_cast<int>(a(local(i, j, k), k3Cell));
+  }
+  template <class A>
+  KOKKOS_INLINE_FUNCTION int cell_type(const A& a, const int* c) const {
+    return cell_type(a, c[0], c[1], c[2]);
   }
   // Type of the face of axis d stored at node c = (i, j, k): between cells c - e_d and c.
   template <class A>
