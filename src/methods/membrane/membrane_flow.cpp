@@ -10,12 +10,6 @@
 
 namespace meniscus::membrane {
 
-namespace {
-// Distance (in cells) within which a vertex counts as on a body's surface: far above the round-off
-// of coordinates of order one (1e-16) and far below any motion a step resolves.
-constexpr double kSurfaceMargin = 1e-9;
-}  // namespace
-
 MembraneFlow::MembraneFlow(MacGrid& grid, Polyline membrane, bool closed, FlowParameters params,
                            CoupledSolveOptions solve, std::vector<Disc> bodies)
     : grid_(grid),
@@ -157,7 +151,7 @@ StepReport MembraneFlow::step(double dt) {
       // wraps the wetted arc, a projection puts vertices there) lies inside or outside by the last
       // bits of its coordinates, which differ between mirror-image vertices; without the margin a
       // symmetric state slaved one side's surface vertices and not the other's.
-      const int b = predicted_contact(predicted, &first.xy[2 * i], &first.v[2 * i], dt, kSurfaceMargin * grid_.dx(),
+      const int b = predicted_contact(predicted, &first.xy[2 * i], &first.v[2 * i], dt, kSurfaceMarginCells * grid_.dx(),
                                       &first.v_contact[2 * i]);
       if (b < 0) continue;
       first.body[i] = b;

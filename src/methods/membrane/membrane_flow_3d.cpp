@@ -308,7 +308,7 @@ Step3Report MembraneFlow3::step(double dt) {
     before.v_contact.assign(3 * n, 0.0);
     for (long i = 0; i < n; ++i) {
       if (fixed_[i] != 0) continue;
-      const int b = predicted_contact(predicted, &before.x[3 * i], &before.v[3 * i], dt, 1e-9 * grid_.dx(),
+      const int b = predicted_contact(predicted, &before.x[3 * i], &before.v[3 * i], dt, kSurfaceMarginCells * grid_.dx(),
                                       &before.v_contact[3 * i]);
       if (b < 0) continue;
       before.body[i] = b;

@@ -170,6 +170,10 @@ int body_within(const std::vector<Body>& bodies, const double* x, double eps) {
   return best;
 }
 
+// Distance (in cells) within which a vertex counts as on a body's surface in predicted_contact: far
+// above the round-off of coordinates of order one (1e-16) and far below any motion a step resolves.
+inline constexpr double kSurfaceMarginCells = 1e-9;
+
 // Stages 2-3 of Ruan 2021 (Eq. 30): a vertex at x with velocity v whose prediction x + v dt lies
 // within `margin` of (or inside) a body of `predicted` is a contact particle of the first solve,
 // moving to the prediction's projection on that body: returns the body (-1: none) and writes the
