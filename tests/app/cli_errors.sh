@@ -145,13 +145,10 @@ serial_checks() {
   expect_error membrane3d_body_held 1 "$SPHERE3D_DECK" "membrane.bodies[0].held" "do not implement" check "$SPHERE3D_DECK" --set "membrane.bodies[0].held=x"
   expect_error membrane3d_body_disc 1 "$SPHERE3D_DECK" "membrane.bodies[0].shape" "sphere" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=disc"
   expect_error membrane2d_body_sphere 1 "$ROBOT_DECK" "membrane.bodies[0].shape" "disc" check "$ROBOT_DECK" --set "membrane.bodies[0].shape=sphere"
-  # The contact-line hold needs the adhesive wetting walls and the explicit integrator.
+  # The contact-line hold needs the adhesive wetting walls (explicit or implicit).
   CA2D_DECK=$SRC/inputs/mpm-contact-angle-2d-ci.yaml
   expect_error line_hold_no_wetting 1 "$CA2D_DECK" mpm.surface_tension.contact_line_hold "wetting_width > 0" \
     run "$CA2D_DECK" --steps 1 --quiet --output "$tmp/line_hold_no_wetting" --set mpm.surface_tension.contact_line_hold=true
-  expect_error line_hold_implicit 1 "$CA2D_DECK" mpm.surface_tension.contact_line_hold "explicit integrator only" \
-    run "$CA2D_DECK" --steps 1 --quiet --output "$tmp/line_hold_implicit" --set mpm.surface_tension.contact_line_hold=true \
-    --set mpm.surface_tension.wetting_width=1 --set mpm.integrator=implicit
   # A PETSc view file that cannot be written is the user's option: exit 2 naming the option.
   expect_error ksp_view_unwritable 1 "PETSc options database" -mpm_newton_ksp_view "cannot open" \
     run "$SRC/inputs/mpm-candle-2d-ci.yaml" --steps 1 --quiet --output "$tmp/ksp_view_unwritable" \

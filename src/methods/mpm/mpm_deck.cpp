@@ -105,10 +105,10 @@ void declare_mpm_sections(config::Schema& root) {
       .def(0.0)
       .nonnegative();
   st->flag("contact_line_hold",
-           "needs wetting_width > 0 and the explicit integrator (an input error otherwise): the wetting walls' held nodes also stop liquid "
+           "needs wetting_width > 0 (an input error otherwise): the wetting walls' held nodes also stop liquid "
            "leaving the wall, up to Young's vertical reaction k_LG sin(theta) per unit length of contact line "
            "(in 2D per contact point), the line measured from the liquid-gas samples within the wetting ramp; "
-           "2D and 3D")
+           "2D and 3D, explicit and implicit (implicit: applied after the Newton solve)")
       .def("false");
   st->real("wall_contact_angle", "deg",
            "contact angle of the box faces (domain.walls): k_SL = -k_LG cos(angle); 180 is non-wetting (k_SL = k_LG)")

@@ -42,9 +42,6 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   if (st_.line_hold && !(st.real("wetting_width") > 0))
     throw InputError(st.file(), st.key_path("contact_line_hold"),
                      "the contact-line hold acts on wetting walls: set mpm.surface_tension.wetting_width > 0");
-  if (st_.line_hold && root.section("mpm").text("integrator") == "implicit")
-    throw InputError(st.file(), st.key_path("contact_line_hold"),
-                     "the contact-line hold exists for the explicit integrator only");
   auto spec = grid::read_domain<Dim>(root, st_.enabled ? 5 : 2, Dim + (st_.line_hold ? 2 : 1));
   for (int d = 0; d < Dim; ++d)
     if (spec.periodic[d])
