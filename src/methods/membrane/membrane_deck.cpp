@@ -71,10 +71,20 @@ void declare_membrane_sections(config::Schema& root) {
           "(smallest angle 1.9 deg on the Rayleigh drop against 36.3 with it; docs/theory-membrane.md). "
           "No effect in 2D or without remesh").def("true");
   auto body = std::make_shared<config::Schema>("A rigid body coupled to the liquid and the membrane (Ruan 2021 §4.3).");
-  body->choice("shape", {"disc", "sphere"}, "body shape: a disc in 2D (a cylinder seen end-on), a sphere in 3D "
-               "(analytic volume and inertia)").def_dim("disc", "sphere");
+  body->choice("shape", {"disc", "sphere", "box", "capsule", "paperclip"},
+               "body shape: a disc in 2D (a cylinder seen end-on); in 3D a sphere (analytic volume and inertia), a box "
+               "(edge lengths `size` along the body axes), a capsule (a cylinder of axis `length` along the body x "
+               "axis with hemispherical caps, radius `radius`) or a paperclip (Ruan 2021 Fig. 4: a wire of radius "
+               "`radius` along a standard clip's centreline, three straight pairs joined by semicircles, flat in "
+               "the body x-y plane and `length` long along x). The volume, centre of mass and inertia tensor of box, "
+               "capsule and paperclip come from their signed distance (octree quadrature, relative error below "
+               "1e-3); `center` places the centre of mass").def_dim("disc", "sphere");
   body->vector("center", "cm", "initial centre of mass").req();
-  body->real("radius", "cm", "disc or sphere radius").req().positive();
+  body->real("radius", "cm", "disc or sphere radius; wire radius of a capsule or paperclip (not used by a box)")
+      .def(0.0).nonnegative();
+  body->vector("size", "cm", "box: edge lengths along the body x, y, z axes (3D)").def_dim("[0, 0]", "[0, 0, 0]");
+  body->real("length", "cm", "capsule: length of its axis (between the caps' centres); paperclip: overall length "
+             "(the clip's width is 0.296 of it)").def(0.0).nonnegative();
   body->real("density", "g/cm^2", "density of the body: areal in 2D (g/cm^2), g/cm^3 in 3D (the liquid's is "
              "membrane.density)").def(1.0).positive();
   body->vector("velocity", "cm/s", "initial velocity of the centre (a fixed body keeps it: a kinematic body)")
@@ -128,6 +138,35 @@ Body read_body(const config::Section& b) {
   body.density = b.real("density");
   body.fixed = b.flag("fixed");
   body.rotates = b.flag("rotates");
+  const std::string shape = b.text("shape");
+  const bool needs_radius = shape != "box";
+  if (needs_radius && !(body.radius > 0))
+    throw InputError(b.file(), b.key_path("radius"), "a " + shape + " body needs a positive radius");
+  return body;
+}
+
+// A 3D body's shape from shape, radius, size and length (a sphere keeps its analytic form).
+RigidBody3 read_body_3d(const config::Section& b) {
+  RigidBody3 body = read_body<RigidBody3>(b);
+  const std::string shape = b.text("shape");
+  if (shape == "disc") throw InputError(b.file(), b.key_path("shape"), "a 3D body is a sphere, box, capsule or paperclip");
+  if (shape == "box") {
+    const auto size = b.vector("size");
+    for (int d = 0; d < 3; ++d)
+      if (!(size[d] > 0))
+        throw InputError(b.file(), b.key_path("size"),
+                         log::format("a box needs three positive edge lengths (size[%d] is %g)", d, size[d]));
+    body.set_shape(box_shape({size[0], size[1], size[2]}));
+  } else if (shape == "capsule" || shape == "paperclip") {
+    const double length = b.real("length");
+    if (!(length > 0)) throw InputError(b.file(), b.key_path("length"), "a " + shape + " needs a positive length");
+    if (shape == "paperclip" && !(body.radius < 0.037 * length))
+      throw InputError(b.file(), b.key_path("radius"),
+                       log::format("a paperclip's wire radius must be below 0.037 of its length (neighbouring wires "
+                                   "of the clip lie 0.074 length apart); radius %g, length %g",
+                                   body.radius, length));
+    body.set_shape(shape == "capsule" ? capsule_shape(length, body.radius) : paperclip_shape(length, body.radius));
+  }
   return body;
 }
 }  // namespace
@@ -166,9 +205,9 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   d.flow.settle_damping = s.real("settle_damping");
   d.flow.settle_until = s.real("settle_until");
   if (root.section("simulation").integer("dimension") == 3) {
-    // 3D: spheres (check_membrane_geometry refuses the 2D-only keys).
+    // 3D: spheres, boxes, capsules, paperclips (check_membrane_geometry refuses the 2D-only keys).
     for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{})
-      d.spheres.push_back(read_body<Sphere>(b));
+      d.spheres.push_back(read_body_3d(b));
     return d;
   }
   for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{}) {
@@ -238,8 +277,6 @@ void check_membrane_geometry(const config::Section& root) {
                        "the 3D membrane step does not implement this key yet (3D has no one-solve control); remove "
                        "it or run in 2D");
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{}) {
-      if (bs.text("shape") != "sphere")
-        throw InputError(bs.file(), bs.key_path("shape"), "a 3D body is a sphere (shape: sphere)");
       const char* missing = nullptr;
       if (bs.text("held") != "none") missing = "held";
       else if (bs.integer("root") >= 0) missing = "root";
@@ -251,7 +288,7 @@ void check_membrane_geometry(const config::Section& root) {
     }
   } else {
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{})
-      if (bs.text("shape") == "sphere")
+      if (bs.text("shape") != "disc")
         throw InputError(bs.file(), bs.key_path("shape"), "a 2D body is a disc (shape: disc)");
   }
   const int up = dim - 1;  // the vertical axis
@@ -267,14 +304,15 @@ void check_membrane_geometry(const config::Section& root) {
   const size_t nbodies = dim == 3 ? deck.spheres.size() : deck.bodies.size();
   for (size_t b = 0; b < nbodies; ++b) {
     const double* c = dim == 3 ? deck.spheres[b].c : deck.bodies[b].c;
-    const double radius = dim == 3 ? deck.spheres[b].radius : deck.bodies[b].radius;
     const auto bs = ms.list("bodies")[b];
-    for (int d = 0; d < dim; ++d)
+    for (int d = 0; d < dim; ++d) {
+      const double radius = dim == 3 ? deck.spheres[b].reach(d) : deck.bodies[b].reach(d);
       if (!(c[d] - radius >= lower[d] + dx && c[d] + radius <= upper[d] - dx))
         throw InputError(bs.file(), bs.key_path("center"),
                          log::format("the body must lie inside the box, a cell away from its walls (on axis %d "
                                      "it spans %g .. %g, the box %g .. %g)",
                                      d, c[d] - radius, c[d] + radius, lower[d], upper[d]));
+    }
   }
 }
 
