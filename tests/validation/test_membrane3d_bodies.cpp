@@ -10,28 +10,10 @@
 #include "validation_support.hpp"
 
 namespace mm = meniscus::membrane;
+using meniscus::test::far_level3;
 using meniscus::test::print_rank0;
 
 namespace {
-// Mean height of the membrane vertices farther than `reach` from the body's vertical axis and a cell
-// from the walls: the far-field level z_inf.
-double far_level3(mm::MembraneFlow3& f, double reach) {
-  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().x);
-  const mm::Sphere& b = f.bodies()[0];
-  const double dx = f.grid().dx(), width = f.grid().cells(0) * dx;
-  double sum = 0;
-  long n = 0;
-  for (long i = 0; i < f.membrane().vertices(); ++i) {
-    const double rx = x(i, 0) - b.c[0], ry = x(i, 1) - b.c[1];
-    const bool inside = std::min(x(i, 0), x(i, 1)) > dx && std::max(x(i, 0), x(i, 1)) < width - dx;
-    if (std::hypot(rx, ry) > reach && inside) {
-      sum += x(i, 2);
-      ++n;
-    }
-  }
-  return n ? sum / n : 0.0;
-}
-
 // Fraction of the sphere's volume below the plane z = level (a spherical cap of height h:
 // pi h^2 (3R - h) / 3).
 double submerged_fraction3(const mm::Sphere& b, double level) {
