@@ -150,6 +150,7 @@ serial_checks() {
   expect_error membrane3d_box_size 1 "$SPHERE3D_DECK" "membrane.bodies[0].size" "positive edge lengths" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=box"
   expect_error membrane3d_clip_length 1 "$SPHERE3D_DECK" "membrane.bodies[0].length" "positive length" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=paperclip"
   expect_error membrane3d_clip_radius 1 "$SPHERE3D_DECK" "membrane.bodies[0].radius" "0.037" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=paperclip" --set "membrane.bodies[0].length=3"
+  expect_error membrane3d_mesh_file 1 "$SPHERE3D_DECK" "membrane.bodies[0].file" "OBJ file" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=mesh"
   expect_error membrane3d_clip_walls 1 "$SPHERE3D_DECK" "membrane.bodies[0].center" "inside the box" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=paperclip" --set "membrane.bodies[0].length=5.5" --set "membrane.bodies[0].radius=0.1"
   # The contact-line hold needs the adhesive wetting walls and the explicit integrator.
   CA2D_DECK=$SRC/inputs/mpm-contact-angle-2d-ci.yaml

@@ -94,6 +94,28 @@ inline MembraneScene3 make_drop3(int cells, double r, membrane::Flow3Parameters 
   return s;
 }
 
+// A body released in a pool of depth `depth` in the unit box of `cells`^3 cells with sigma = 0 and
+// settle damping zeta (Archimedes tests): `steps` steps of dt, every tenth step's body height,
+// contacts, fluid-rigid faces and MINRES iterations printed by `log`.
+template <class Log>
+MembraneScene3 settle_in_pool3(int cells, double depth, const membrane::Sphere& body, int steps, double dt, double zeta,
+                               const Log& log) {
+  membrane::Flow3Parameters p;
+  p.sigma = 0.0;
+  p.settle_damping = zeta;
+  p.settle_until = 1e9;
+  MembraneScene3 s = make_pool3(cells, depth, p, {}, MPI_COMM_WORLD, {body});
+  for (int n = 0; n < steps; ++n) {
+    const auto r = s.flow->step(dt);
+    if (n % 10 == 0) {
+      const auto& b = s.flow->bodies()[0];
+      log("step %3d: z %.5f, v_z %+.3e, contacts %ld, rigid faces %ld, MINRES %d", n, b.c[2], b.v[2],
+          r.contact_vertices, r.second.fluid_rigid_faces, r.second.iterations);
+    }
+  }
+  return s;
+}
+
 inline std::array<double, 2> max_speeds3(MembraneScene3& s) {
   return membrane::max_speeds_3d(*s.grid, s.flow->membrane());
 }

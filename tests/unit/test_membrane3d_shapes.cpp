@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 
+#include "geometry/triangle_mesh.hpp"
 #include "membrane3d_scenes.hpp"
 
 namespace mm = meniscus::membrane;
@@ -82,6 +84,23 @@ TEST(Membrane3dShapes, CapsuleAndBoxMassPropertiesMatchTheirClosedForms) {
   EXPECT_NEAR(wire, 12.03, 0.02);
   const mm::MassProperties clip = mm::mass_properties(mm::paperclip_shape(3.375, 0.08));
   expect_relative(clip.volume, M_PI * 0.08 * 0.08 * wire, 2e-2, "paperclip volume / (pi r^2 L)");
+}
+
+// A body from a triangle mesh (inputs/meshes/torus.obj: R = 0.2, tube r = 0.08, 40 x 20 facets, enclosed
+// volume 2.4751e-2, 2.0 % under the smooth torus) sampled every 0.01 (a sixteenth of its height):
+// its volume matches the mesh's exact signed volume and its inertia per volume the smooth torus's
+// I_zz / V = R^2 + 3 r^2 / 4, I_xx / V = R^2 / 2 + 5 r^2 / 8. Measured: volume -0.27 %, I_zz / V
+// -0.64 %, I_xx / V -0.72 % (the lattice's interpolation and the facets' inset); asserted within
+// 1 % and 2 %.
+TEST(Membrane3dShapes, TorusMeshBodyHasTheMeshsVolumeAndTheTorussInertia) {
+  const auto mesh = meniscus::geometry::load_obj(std::string(MENISCUS_TEST_SOURCE_DIR) + "/inputs/meshes/torus.obj",
+                                                 "test", "file");
+  const mm::MassProperties p = mm::mass_properties(mm::mesh_shape(mesh, 0.01));
+  const double R = 0.2, r = 0.08;
+  expect_relative(p.volume, meniscus::geometry::signed_volume(mesh), 1e-2, "torus mesh volume");
+  expect_relative(p.inertia[8] / p.volume, R * R + 0.75 * r * r, 2e-2, "torus I_zz / V");
+  expect_relative(p.inertia[0] / p.volume, 0.5 * R * R + 0.625 * r * r, 2e-2, "torus I_xx / V");
+  for (double x : p.centroid) EXPECT_LT(std::abs(x), 1e-4);
 }
 
 // A body point anywhere near a rotated box or paperclip projects onto the surface (phi = 0 there), to

@@ -32,21 +32,11 @@ double submerged_fraction(const mm::RigidBody3& b, double level) {
 // A box w x w x 0.2 of density 0.5 in a pool of depth 0.5 in the unit box, released 0.04 above its
 // equilibrium, sigma = 0, settle damping zeta, `steps` steps of dt.
 double float_box(int cells, double w, int steps, double dt, double zeta) {
-  mm::Flow3Parameters p;
-  p.settle_damping = zeta;
-  p.settle_until = 1e9;
   mm::RigidBody3 box = meniscus::test::sphere3({0.5, 0.5, 0.54}, 0.1, 0.5);
   box.set_shape(mm::box_shape({w, w, 0.2}));
-  auto s = meniscus::test::make_pool3(cells, 0.5, p, {}, MPI_COMM_WORLD, {box});
-  const double v0 = s.flow->volume();
-  for (int n = 0; n < steps; ++n) {
-    const auto r = s.flow->step(dt);
-    if (n % 10 == 0) {
-      const auto& b = s.flow->bodies()[0];
-      print_rank0("step %3d: z %.5f, v_z %+.3e, contacts %ld, rigid faces %ld, MINRES %d", n, b.c[2], b.v[2],
-                  r.contact_vertices, r.second.fluid_rigid_faces, r.second.iterations);
-    }
-  }
+  auto s = meniscus::test::settle_in_pool3(cells, 0.5, box, steps, dt, zeta,
+                                           [](const char* f, auto... a) { print_rank0(f, a...); });
+  const double v0 = s.flow->target_volume();
   const auto& b = s.flow->bodies()[0];
   const double level = far_level3(*s.flow, 0.4), frac = submerged_fraction(b, level);
   print_rank0("archimedes 3D box (%d^3 cells): rho_s 0.5, centre z %.4f, far level %.4f, submerged fraction %.4f "

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "geometry/point_triangle.hpp"
+#include "geometry/triangle_mesh.hpp"
 
 namespace meniscus::membrane {
 
@@ -154,6 +155,7 @@ BodyShape3 BodyShape3::translated(const double* t) const {
   for (int d = 0; d < 3; ++d) {
     out.solid.a[d] += t[d];
     if (solid.kind == geometry::ShapeKind::Box) out.solid.b[d] += t[d];
+    out.solid.sampled.origin[d] += t[d];
   }
   return out;
 }
@@ -211,6 +213,12 @@ BodyShape3 box_shape(const std::array<double, 3>& size) {
   BodyShape3 s;
   s.solid = geometry::box<3>({-0.5 * size[0], -0.5 * size[1], -0.5 * size[2]},
                              {0.5 * size[0], 0.5 * size[1], 0.5 * size[2]});
+  return s;
+}
+
+BodyShape3 mesh_shape(const geometry::TriangleMesh& mesh, double h) {
+  BodyShape3 s;
+  s.solid = geometry::sampled<3>(geometry::sdf_from_mesh(mesh, h, 3));
   return s;
 }
 

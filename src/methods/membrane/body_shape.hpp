@@ -3,8 +3,10 @@
 // of Fig. 4, push-pins of Figs. 6 and 12): a signed distance in the body frame, negative inside, and
 // the mass properties (volume, centre of mass, inertia tensor) computed from it.
 //
-// A shape is a solid of the geometry layer (geometry::Shape<3>: sphere, box) or a union of capsules
-// (segments swept by a wire radius: a paperclip is a chain of them along its centreline). The body
+// A shape is a solid of the geometry layer (geometry::Shape<3>: sphere, box, the sampled signed
+// distance of a closed triangle mesh) or a union of capsules (segments swept by a wire radius: a
+// paperclip is a chain of them along its centreline). Shapes are evaluated on the host (the
+// sampled lattice of a mesh lives in Kokkos' default memory space, host memory in the CPU builds). The body
 // places the shape with its centre of mass at the body frame's origin (centred()).
 #include <array>
 #include <functional>
@@ -29,8 +31,8 @@ struct BodyShape3 {
   void normal(const double* y, double* n) const;
   // Body-frame axis-aligned box that holds the solid.
   void bounds(double* lo, double* hi) const;
-  // Smallest length the shape resolves (wire radius, smallest half edge, radius): sets the quadrature's
-  // leaf size in mass_properties.
+  // Smallest length the shape resolves (wire radius, radius, half the smallest edge of the box or of
+  // a mesh's lattice box): sets the quadrature's leaf size in mass_properties.
   double feature() const;
   // The same shape moved by t (body frame).
   BodyShape3 translated(const double* t) const;
@@ -70,6 +72,9 @@ BodyShape3 capsule_chain(const std::vector<double>& points, double r);
 // (three straight pairs joined by semicircles of radii 0.5, 0.375 and 0.25 of a 3.5-long clip),
 // each semicircle as 8 chords, scaled to the overall `length` and swept with wire radius r.
 BodyShape3 paperclip_shape(double length, double r);
+// A closed triangle mesh (geometry::load_obj) as the signed distance sampled on a lattice of
+// spacing h (geometry::sdf_from_mesh, exact point-triangle distances at the lattice nodes).
+BodyShape3 mesh_shape(const geometry::TriangleMesh& mesh, double h);
 // Length of the paperclip centreline of paperclip_shape (its wire's length).
 double paperclip_wire_length(double length);
 

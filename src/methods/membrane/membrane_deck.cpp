@@ -4,8 +4,11 @@
 #include <cmath>
 #include <memory>
 
+#include <Kokkos_Core.hpp>
+
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "geometry/triangle_mesh.hpp"
 
 namespace meniscus::membrane {
 
@@ -71,18 +74,24 @@ void declare_membrane_sections(config::Schema& root) {
           "(smallest angle 1.9 deg on the Rayleigh drop against 36.3 with it; docs/theory-membrane.md). "
           "No effect in 2D or without remesh").def("true");
   auto body = std::make_shared<config::Schema>("A rigid body coupled to the liquid and the membrane (Ruan 2021 §4.3).");
-  body->choice("shape", {"disc", "sphere", "box", "capsule", "paperclip"},
+  body->choice("shape", {"disc", "sphere", "box", "capsule", "paperclip", "mesh"},
                "body shape: a disc in 2D (a cylinder seen end-on); in 3D a sphere (analytic volume and inertia), a box "
                "(edge lengths `size` along the body axes), a capsule (a cylinder of axis `length` along the body x "
                "axis with hemispherical caps, radius `radius`) or a paperclip (Ruan 2021 Fig. 4: a wire of radius "
                "`radius` along a standard clip's centreline, three straight pairs joined by semicircles, flat in "
-               "the body x-y plane and `length` long along x). The volume, centre of mass and inertia tensor of box, "
-               "capsule and paperclip come from their signed distance (octree quadrature, relative error below "
+               "the body x-y plane and `length` long along x) or a mesh (a closed OBJ triangle mesh, `file`, scaled by "
+               "`scale`, as its signed distance sampled every `sdf_spacing`). The volume, centre of mass and inertia "
+               "tensor of box, capsule, paperclip and mesh come from their signed distance (octree quadrature, relative error below "
                "1e-3); `center` places the centre of mass").def_dim("disc", "sphere");
   body->vector("center", "cm", "initial centre of mass").req();
   body->real("radius", "cm", "disc or sphere radius; wire radius of a capsule or paperclip (not used by a box)")
       .def(0.0).nonnegative();
   body->vector("size", "cm", "box: edge lengths along the body x, y, z axes (3D)").def_dim("[0, 0]", "[0, 0, 0]");
+  body->file("file", "mesh: closed OBJ triangle mesh (outward-facing triangles), relative to the deck; its "
+             "coordinates times `scale` are cm, and it is placed with its centre of mass at `center`");
+  body->real("scale", "1", "mesh: factor from the OBJ's coordinates to cm").def(1.0).positive();
+  body->real("sdf_spacing", "cm", "mesh: lattice spacing of its sampled signed distance (0: a sixteenth of the "
+             "mesh's smallest bounding-box edge)").def(0.0).nonnegative();
   body->real("length", "cm", "capsule: length of its axis (between the caps' centres); paperclip: overall length "
              "(the clip's width is 0.296 of it)").def(0.0).nonnegative();
   body->real("density", "g/cm^2", "density of the body: areal in 2D (g/cm^2), g/cm^3 in 3D (the liquid's is "
@@ -139,7 +148,7 @@ Body read_body(const config::Section& b) {
   body.fixed = b.flag("fixed");
   body.rotates = b.flag("rotates");
   const std::string shape = b.text("shape");
-  const bool needs_radius = shape != "box";
+  const bool needs_radius = shape != "box" && shape != "mesh";
   if (needs_radius && !(body.radius > 0))
     throw InputError(b.file(), b.key_path("radius"), "a " + shape + " body needs a positive radius");
   return body;
@@ -149,7 +158,7 @@ Body read_body(const config::Section& b) {
 RigidBody3 read_body_3d(const config::Section& b) {
   RigidBody3 body = read_body<RigidBody3>(b);
   const std::string shape = b.text("shape");
-  if (shape == "disc") throw InputError(b.file(), b.key_path("shape"), "a 3D body is a sphere, box, capsule or paperclip");
+  if (shape == "disc") throw InputError(b.file(), b.key_path("shape"), "a 3D body is a sphere, box, capsule, paperclip or mesh");
   if (shape == "box") {
     const auto size = b.vector("size");
     for (int d = 0; d < 3; ++d)
@@ -166,6 +175,25 @@ RigidBody3 read_body_3d(const config::Section& b) {
                                    "of the clip lie 0.074 length apart); radius %g, length %g",
                                    body.radius, length));
     body.set_shape(shape == "capsule" ? capsule_shape(length, body.radius) : paperclip_shape(length, body.radius));
+  } else if (shape == "mesh") {
+    if (!b.has("file")) throw InputError(b.file(), b.key_path("file"), "a mesh body needs its OBJ file");
+    auto mesh = geometry::load_obj(b.text("file"), b.file(), b.key_path("file"));
+    geometry::transform(mesh, b.real("scale"), {0, 0, 0});
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    for (const auto& v : mesh.vertices)
+      for (int d = 0; d < 3; ++d) {
+        lo[d] = std::min(lo[d], v[d]);
+        hi[d] = std::max(hi[d], v[d]);
+      }
+    const double h = b.real("sdf_spacing") > 0 ? b.real("sdf_spacing")
+                                                : std::min({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}) / 16;
+    if (Kokkos::is_initialized()) {
+      body.set_shape(mesh_shape(mesh, h));
+    } else {
+      // `meniscus check` runs without Kokkos, which the sampled lattice needs: the mesh's bounding box
+      // stands in for it (the walls' check then uses the box about the box's centre).
+      body.set_shape(box_shape({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}));
+    }
   }
   return body;
 }
