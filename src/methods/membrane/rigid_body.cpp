@@ -208,7 +208,7 @@ double RigidBody3::reach(int d) const {
 
 void momentum_velocity(const RigidBody3& start, const RigidBody3& end, double* out) {
   end.velocity(out);
-  if (start.sphere) return;
+  if (start.sphere || !start.rotates) return;  // omega kept (isotropic, or locked by rotates: false)
   double i0[9], i1[9], l[3];
   start.world_inertia(i0);
   end.world_inertia(i1);

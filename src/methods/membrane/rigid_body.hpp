@@ -174,7 +174,8 @@ using Sphere = RigidBody3;
 // The velocity of the momentum right-hand side of a body moved from `start` (q^n) to `end`
 // (q^{n+1}): (v, I(q^{n+1})^-1 I(q^n) omega), so that M_r(q^{n+1}) v_r* = M_r(q^n) v_r^n and a
 // torque-free body keeps its angular momentum L = I omega exactly (the paper's Eq. 27 with the
-// gyroscopic term of f_r, Ruan 2021 §4.3, in momentum form). A sphere keeps omega.
+// gyroscopic term of f_r, Ruan 2021 §4.3, in momentum form). A sphere, or a body with rotates:
+// false, keeps omega.
 void momentum_velocity(const RigidBody3& start, const RigidBody3& end, double* out);
 
 // z of the lowest body surface point below (x, y, level) when that point is inside the body (a
