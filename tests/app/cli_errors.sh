@@ -141,10 +141,17 @@ serial_checks() {
   expect_error robot_root_rotates 1 "$ROBOT_DECK" "membrane.bodies[1].root" "non-rotating" check "$ROBOT_DECK" --set "membrane.bodies[0].rotates=true"
   # The 3D membrane step (phase 1) refuses the keys it does not implement yet.
   expect_error membrane3d_two_solve 1 "$DROP3D_DECK" membrane.two_solve "does not implement" check "$DROP3D_DECK" --set membrane.two_solve=false
-  # 3D bodies are spheres without held axes, links or initial spin; a 2D body is a disc.
+  # 3D bodies (spheres, boxes, capsules, paperclips) have no held axes, links or initial spin; a 2D body is a disc.
   expect_error membrane3d_body_held 1 "$SPHERE3D_DECK" "membrane.bodies[0].held" "do not implement" check "$SPHERE3D_DECK" --set "membrane.bodies[0].held=x"
   expect_error membrane3d_body_disc 1 "$SPHERE3D_DECK" "membrane.bodies[0].shape" "sphere" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=disc"
   expect_error membrane2d_body_sphere 1 "$ROBOT_DECK" "membrane.bodies[0].shape" "disc" check "$ROBOT_DECK" --set "membrane.bodies[0].shape=sphere"
+  expect_error membrane2d_body_box 1 "$ROBOT_DECK" "membrane.bodies[0].shape" "disc" check "$ROBOT_DECK" --set "membrane.bodies[0].shape=box"
+  # A box needs its edge lengths, a capsule or paperclip a length, a paperclip a wire thinner than its wire spacing.
+  expect_error membrane3d_box_size 1 "$SPHERE3D_DECK" "membrane.bodies[0].size" "positive edge lengths" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=box"
+  expect_error membrane3d_clip_length 1 "$SPHERE3D_DECK" "membrane.bodies[0].length" "positive length" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=paperclip"
+  expect_error membrane3d_clip_radius 1 "$SPHERE3D_DECK" "membrane.bodies[0].radius" "0.037" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=paperclip" --set "membrane.bodies[0].length=3"
+  expect_error membrane3d_mesh_file 1 "$SPHERE3D_DECK" "membrane.bodies[0].file" "OBJ file" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=mesh"
+  expect_error membrane3d_clip_walls 1 "$SPHERE3D_DECK" "membrane.bodies[0].center" "inside the box" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=paperclip" --set "membrane.bodies[0].length=5.5" --set "membrane.bodies[0].radius=0.1"
   # The contact-line hold needs the adhesive wetting walls (explicit or implicit).
   CA2D_DECK=$SRC/inputs/mpm-contact-angle-2d-ci.yaml
   expect_error line_hold_no_wetting 1 "$CA2D_DECK" mpm.surface_tension.contact_line_hold "wetting_width > 0" \

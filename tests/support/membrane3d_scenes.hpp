@@ -3,6 +3,7 @@
 // validation tests: a flat pool and a spherical drop in a unit box.
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <memory>
@@ -23,22 +24,51 @@ inline std::unique_ptr<membrane::MacGrid3> unit_box_grid3(int cells, MPI_Comm co
   return std::make_unique<membrane::MacGrid3>(comm, lower, n, 1.0 / cells, "test");
 }
 
-// Pool of depth `depth` in [0,1]^3 with `cells` cells per axis; a flat membrane of 2 x 2 triangles
-// per cell (edges dx/2) spanning the box, counter-clockwise seen from above. With rigid spheres the
-// membrane wraps the submerged part of every sphere the level cuts (wrap_wetted_caps).
-inline MembraneScene3 make_pool3(int cells, double depth, membrane::Flow3Parameters p,
-                                 membrane::CoupledSolveOptions o = {}, MPI_Comm comm = MPI_COMM_WORLD,
-                                 std::vector<membrane::Sphere> bodies = {}) {
+// Pool of depth `depth` in the box [0, cells dx]^2 x [0, layers dx] (lower corner at the origin); a
+// flat membrane of 2 x 2 triangles per cell (edges dx/2) spanning the box, counter-clockwise seen from
+// above. With rigid bodies the membrane wraps the submerged part of every body the level cuts
+// (wrap_wetted_caps).
+inline MembraneScene3 make_pool3_box(int cells, int layers, double dx, double depth, membrane::Flow3Parameters p,
+                                     membrane::CoupledSolveOptions o = {}, MPI_Comm comm = MPI_COMM_WORLD,
+                                     std::vector<membrane::Sphere> bodies = {}) {
   MembraneScene3 s;
-  s.grid = unit_box_grid3(cells, comm);
-  const double lo[2] = {0, 0}, hi[2] = {1, 1};
+  const double lower[3] = {0, 0, 0};
+  const int n[3] = {cells, cells, layers};
+  s.grid = std::make_unique<membrane::MacGrid3>(comm, lower, n, dx, "test");
+  const double lo[2] = {0, 0}, hi[2] = {cells * dx, cells * dx};
   auto mesh = membrane::flat_sheet(lo, hi, depth, 2 * cells);
   membrane::wrap_wetted_caps(mesh, depth, bodies);
-  if (p.h == 0) p.h = 0.5 / cells;
+  if (p.h == 0) p.h = 0.5 * dx;
   p.closed = false;
   s.flow = std::make_unique<membrane::MembraneFlow3>(*s.grid, membrane::make_triangle_membrane(mesh), p, o,
                                                      std::move(bodies));
   return s;
+}
+
+// The same in [0,1]^3 with `cells` cells per axis.
+inline MembraneScene3 make_pool3(int cells, double depth, membrane::Flow3Parameters p,
+                                 membrane::CoupledSolveOptions o = {}, MPI_Comm comm = MPI_COMM_WORLD,
+                                 std::vector<membrane::Sphere> bodies = {}) {
+  return make_pool3_box(cells, cells, 1.0 / cells, depth, p, o, comm, std::move(bodies));
+}
+
+// Mean height of the membrane vertices farther than `reach` from the vertical axis through body 0
+// and a cell from the x and y walls: the far-field level z_inf.
+inline double far_level3(membrane::MembraneFlow3& f, double reach) {
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().x);
+  const membrane::Sphere& b = f.bodies()[0];
+  const double dx = f.grid().dx(), width = f.grid().cells(0) * dx;
+  double sum = 0;
+  long n = 0;
+  for (long i = 0; i < f.membrane().vertices(); ++i) {
+    const double rx = x(i, 0) - b.c[0], ry = x(i, 1) - b.c[1];
+    const bool inside = std::min(x(i, 0), x(i, 1)) > dx && std::max(x(i, 0), x(i, 1)) < width - dx;
+    if (std::hypot(rx, ry) > reach && inside) {
+      sum += x(i, 2);
+      ++n;
+    }
+  }
+  return n ? sum / n : 0.0;
 }
 
 // A sphere of radius r and density rho centred at c, at rest.
@@ -61,6 +91,28 @@ inline MembraneScene3 make_drop3(int cells, double r, membrane::Flow3Parameters 
   p.closed = true;
   const auto mesh = membrane::perturbed_sphere({0.5, 0.5, 0.5}, r, a, 0.7 * dx);
   s.flow = std::make_unique<membrane::MembraneFlow3>(*s.grid, membrane::make_triangle_membrane(mesh), p, o);
+  return s;
+}
+
+// A body released in a pool of depth `depth` in the unit box of `cells`^3 cells with sigma = 0 and
+// settle damping zeta (Archimedes tests): `steps` steps of dt, every tenth step's body height,
+// contacts, fluid-rigid faces and MINRES iterations printed by `log`.
+template <class Log>
+MembraneScene3 settle_in_pool3(int cells, double depth, const membrane::Sphere& body, int steps, double dt, double zeta,
+                               const Log& log) {
+  membrane::Flow3Parameters p;
+  p.sigma = 0.0;
+  p.settle_damping = zeta;
+  p.settle_until = 1e9;
+  MembraneScene3 s = make_pool3(cells, depth, p, {}, MPI_COMM_WORLD, {body});
+  for (int n = 0; n < steps; ++n) {
+    const auto r = s.flow->step(dt);
+    if (n % 10 == 0) {
+      const auto& b = s.flow->bodies()[0];
+      log("step %3d: z %.5f, v_z %+.3e, contacts %ld, rigid faces %ld, MINRES %d", n, b.c[2], b.v[2],
+          r.contact_vertices, r.second.fluid_rigid_faces, r.second.iterations);
+    }
+  }
   return s;
 }
 

@@ -10,28 +10,10 @@
 #include "validation_support.hpp"
 
 namespace mm = meniscus::membrane;
+using meniscus::test::far_level3;
 using meniscus::test::print_rank0;
 
 namespace {
-// Mean height of the membrane vertices farther than `reach` from the body's vertical axis and a cell
-// from the walls: the far-field level z_inf.
-double far_level3(mm::MembraneFlow3& f, double reach) {
-  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().x);
-  const mm::Sphere& b = f.bodies()[0];
-  const double dx = f.grid().dx(), width = f.grid().cells(0) * dx;
-  double sum = 0;
-  long n = 0;
-  for (long i = 0; i < f.membrane().vertices(); ++i) {
-    const double rx = x(i, 0) - b.c[0], ry = x(i, 1) - b.c[1];
-    const bool inside = std::min(x(i, 0), x(i, 1)) > dx && std::max(x(i, 0), x(i, 1)) < width - dx;
-    if (std::hypot(rx, ry) > reach && inside) {
-      sum += x(i, 2);
-      ++n;
-    }
-  }
-  return n ? sum / n : 0.0;
-}
-
 // Fraction of the sphere's volume below the plane z = level (a spherical cap of height h:
 // pi h^2 (3R - h) / 3).
 double submerged_fraction3(const mm::Sphere& b, double level) {
@@ -47,21 +29,9 @@ struct FloatResult {
 // 0.04 cm above its equilibrium depth, sigma = 0, settle damping `zeta` (which does not move the
 // equilibrium), `steps` steps of dt.
 FloatResult float_sphere(int cells, int steps, double dt, double zeta) {
-  mm::Flow3Parameters p;
-  p.sigma = 0.0;
-  p.settle_damping = zeta;
-  p.settle_until = 1e9;
-  auto s = meniscus::test::make_pool3(cells, 0.5, p, {}, MPI_COMM_WORLD,
-                                      {meniscus::test::sphere3({0.5, 0.5, 0.54}, 0.25, 0.5)});
-  const double v0 = s.flow->volume();
-  for (int n = 0; n < steps; ++n) {
-    const auto r = s.flow->step(dt);
-    if (n % 10 == 0) {
-      const auto& b = s.flow->bodies()[0];
-      print_rank0("step %3d: z %.5f, v_z %+.3e, contacts %ld, rigid faces %ld, MINRES %d", n, b.c[2], b.v[2],
-                  r.contact_vertices, r.second.fluid_rigid_faces, r.second.iterations);
-    }
-  }
+  auto s = meniscus::test::settle_in_pool3(cells, 0.5, meniscus::test::sphere3({0.5, 0.5, 0.54}, 0.25, 0.5), steps, dt,
+                                           zeta, [](const char* f, auto... a) { print_rank0(f, a...); });
+  const double v0 = s.flow->target_volume();
   const auto& b = s.flow->bodies()[0];
   const double level = far_level3(*s.flow, 0.35), frac = submerged_fraction3(b, level);
   const FloatResult out{frac, std::hypot(b.v[0], b.v[1], b.v[2]), b.c[0], b.c[1], s.flow->volume() / v0 - 1};

@@ -4,8 +4,11 @@
 #include <cmath>
 #include <memory>
 
+#include <Kokkos_Core.hpp>
+
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "geometry/triangle_mesh.hpp"
 
 namespace meniscus::membrane {
 
@@ -71,10 +74,26 @@ void declare_membrane_sections(config::Schema& root) {
           "(smallest angle 1.9 deg on the Rayleigh drop against 36.3 with it; docs/theory-membrane.md). "
           "No effect in 2D or without remesh").def("true");
   auto body = std::make_shared<config::Schema>("A rigid body coupled to the liquid and the membrane (Ruan 2021 §4.3).");
-  body->choice("shape", {"disc", "sphere"}, "body shape: a disc in 2D (a cylinder seen end-on), a sphere in 3D "
-               "(analytic volume and inertia)").def_dim("disc", "sphere");
+  body->choice("shape", {"disc", "sphere", "box", "capsule", "paperclip", "mesh"},
+               "body shape: a disc in 2D (a cylinder seen end-on); in 3D a sphere (analytic volume and inertia), a box "
+               "(edge lengths `size` along the body axes), a capsule (a cylinder of axis `length` along the body x "
+               "axis with hemispherical caps, radius `radius`) or a paperclip (Ruan 2021 Fig. 4: a wire of radius "
+               "`radius` along a standard clip's centreline, three straight pairs joined by semicircles, flat in "
+               "the body x-y plane and `length` long along x) or a mesh (a closed OBJ triangle mesh, `file`, scaled by "
+               "`scale`, as its signed distance sampled every `sdf_spacing`). The volume, centre of mass and inertia "
+               "tensor of box, capsule, paperclip and mesh come from their signed distance (octree quadrature, relative error below "
+               "1e-3); `center` places the centre of mass").def_dim("disc", "sphere");
   body->vector("center", "cm", "initial centre of mass").req();
-  body->real("radius", "cm", "disc or sphere radius").req().positive();
+  body->real("radius", "cm", "disc or sphere radius; wire radius of a capsule or paperclip (not used by a box)")
+      .def(0.0).nonnegative();
+  body->vector("size", "cm", "box: edge lengths along the body x, y, z axes (3D)").def_dim("[0, 0]", "[0, 0, 0]");
+  body->file("file", "mesh: closed OBJ triangle mesh (outward-facing triangles), relative to the deck; its "
+             "coordinates times `scale` are cm, and it is placed with its centre of mass at `center`");
+  body->real("scale", "1", "mesh: factor from the OBJ's coordinates to cm").def(1.0).positive();
+  body->real("sdf_spacing", "cm", "mesh: lattice spacing of its sampled signed distance (0: a sixteenth of the "
+             "mesh's smallest bounding-box edge)").def(0.0).nonnegative();
+  body->real("length", "cm", "capsule: length of its axis (between the caps' centres); paperclip: overall length "
+             "(the clip's width is 0.296 of it)").def(0.0).nonnegative();
   body->real("density", "g/cm^2", "density of the body: areal in 2D (g/cm^2), g/cm^3 in 3D (the liquid's is "
              "membrane.density)").def(1.0).positive();
   body->vector("velocity", "cm/s", "initial velocity of the centre (a fixed body keeps it: a kinematic body)")
@@ -128,6 +147,54 @@ Body read_body(const config::Section& b) {
   body.density = b.real("density");
   body.fixed = b.flag("fixed");
   body.rotates = b.flag("rotates");
+  const std::string shape = b.text("shape");
+  const bool needs_radius = shape != "box" && shape != "mesh";
+  if (needs_radius && !(body.radius > 0))
+    throw InputError(b.file(), b.key_path("radius"), "a " + shape + " body needs a positive radius");
+  return body;
+}
+
+// A 3D body's shape from shape, radius, size and length (a sphere keeps its analytic form).
+RigidBody3 read_body_3d(const config::Section& b) {
+  RigidBody3 body = read_body<RigidBody3>(b);
+  const std::string shape = b.text("shape");
+  if (shape == "disc") throw InputError(b.file(), b.key_path("shape"), "a 3D body is a sphere, box, capsule, paperclip or mesh");
+  if (shape == "box") {
+    const auto size = b.vector("size");
+    for (int d = 0; d < 3; ++d)
+      if (!(size[d] > 0))
+        throw InputError(b.file(), b.key_path("size"),
+                         log::format("a box needs three positive edge lengths (size[%d] is %g)", d, size[d]));
+    body.set_shape(box_shape({size[0], size[1], size[2]}));
+  } else if (shape == "capsule" || shape == "paperclip") {
+    const double length = b.real("length");
+    if (!(length > 0)) throw InputError(b.file(), b.key_path("length"), "a " + shape + " needs a positive length");
+    if (shape == "paperclip" && !(body.radius < 0.037 * length))
+      throw InputError(b.file(), b.key_path("radius"),
+                       log::format("a paperclip's wire radius must be below 0.037 of its length (neighbouring wires "
+                                   "of the clip lie 0.074 length apart); radius %g, length %g",
+                                   body.radius, length));
+    body.set_shape(shape == "capsule" ? capsule_shape(length, body.radius) : paperclip_shape(length, body.radius));
+  } else if (shape == "mesh") {
+    if (!b.has("file")) throw InputError(b.file(), b.key_path("file"), "a mesh body needs its OBJ file");
+    auto mesh = geometry::load_obj(b.text("file"), b.file(), b.key_path("file"));
+    geometry::transform(mesh, b.real("scale"), {0, 0, 0});
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    for (const auto& v : mesh.vertices)
+      for (int d = 0; d < 3; ++d) {
+        lo[d] = std::min(lo[d], v[d]);
+        hi[d] = std::max(hi[d], v[d]);
+      }
+    const double h = b.real("sdf_spacing") > 0 ? b.real("sdf_spacing")
+                                                : std::min({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}) / 16;
+    if (Kokkos::is_initialized()) {
+      body.set_shape(mesh_shape(mesh, h));
+    } else {
+      // `meniscus check` runs without Kokkos, which the sampled lattice needs: the mesh's bounding box
+      // stands in for it (the walls' check then uses the box about the box's centre).
+      body.set_shape(box_shape({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}));
+    }
+  }
   return body;
 }
 }  // namespace
@@ -166,9 +233,9 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   d.flow.settle_damping = s.real("settle_damping");
   d.flow.settle_until = s.real("settle_until");
   if (root.section("simulation").integer("dimension") == 3) {
-    // 3D: spheres (check_membrane_geometry refuses the 2D-only keys).
+    // 3D: spheres, boxes, capsules, paperclips (check_membrane_geometry refuses the 2D-only keys).
     for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{})
-      d.spheres.push_back(read_body<Sphere>(b));
+      d.spheres.push_back(read_body_3d(b));
     return d;
   }
   for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{}) {
@@ -238,8 +305,6 @@ void check_membrane_geometry(const config::Section& root) {
                        "the 3D membrane step does not implement this key yet (3D has no one-solve control); remove "
                        "it or run in 2D");
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{}) {
-      if (bs.text("shape") != "sphere")
-        throw InputError(bs.file(), bs.key_path("shape"), "a 3D body is a sphere (shape: sphere)");
       const char* missing = nullptr;
       if (bs.text("held") != "none") missing = "held";
       else if (bs.integer("root") >= 0) missing = "root";
@@ -251,7 +316,7 @@ void check_membrane_geometry(const config::Section& root) {
     }
   } else {
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{})
-      if (bs.text("shape") == "sphere")
+      if (bs.text("shape") != "disc")
         throw InputError(bs.file(), bs.key_path("shape"), "a 2D body is a disc (shape: disc)");
   }
   const int up = dim - 1;  // the vertical axis
@@ -267,14 +332,15 @@ void check_membrane_geometry(const config::Section& root) {
   const size_t nbodies = dim == 3 ? deck.spheres.size() : deck.bodies.size();
   for (size_t b = 0; b < nbodies; ++b) {
     const double* c = dim == 3 ? deck.spheres[b].c : deck.bodies[b].c;
-    const double radius = dim == 3 ? deck.spheres[b].radius : deck.bodies[b].radius;
     const auto bs = ms.list("bodies")[b];
-    for (int d = 0; d < dim; ++d)
+    for (int d = 0; d < dim; ++d) {
+      const double radius = dim == 3 ? deck.spheres[b].reach(d) : deck.bodies[b].reach(d);
       if (!(c[d] - radius >= lower[d] + dx && c[d] + radius <= upper[d] - dx))
         throw InputError(bs.file(), bs.key_path("center"),
                          log::format("the body must lie inside the box, a cell away from its walls (on axis %d "
                                      "it spans %g .. %g, the box %g .. %g)",
                                      d, c[d] - radius, c[d] + radius, lower[d], upper[d]));
+    }
   }
 }
 

@@ -66,15 +66,8 @@ geometry::TriangleMesh flat_sheet(const double lower[2], const double upper[2], 
 }
 
 void wrap_wetted_caps(geometry::TriangleMesh& sheet, double level, const std::vector<Sphere>& bodies) {
-  for (const auto& b : bodies) {
-    const double dz = level - b.c[2];
-    if (std::abs(dz) >= b.radius) continue;
-    const double a2 = b.radius * b.radius - dz * dz;  // waterline radius squared
-    for (auto& v : sheet.vertices) {
-      const double r2 = (v[0] - b.c[0]) * (v[0] - b.c[0]) + (v[1] - b.c[1]) * (v[1] - b.c[1]);
-      if (r2 < a2) v[2] = b.c[2] - std::sqrt(b.radius * b.radius - r2);
-    }
-  }
+  for (const auto& b : bodies)
+    for (auto& v : sheet.vertices) v[2] = std::min(v[2], surface_below(b, v[0], v[1], level));
 }
 
 int icosphere_level_for_edge(double r, double edge) {
@@ -358,6 +351,7 @@ Step3Report MembraneFlow3::step(double dt) {
   // traced back along u-dagger (Eq. 32).
   extrapolate_velocities(grid_, params_.extrapolation_layers);
   advect_velocities(grid_, dt);
+  const std::vector<Sphere> start = std::move(bodies_);
   bodies_ = predicted;
   // Stage 6: remeshing keeps the triangles usable for Eq. 11 (the vertex velocities v^n follow).
   if (remesh_edge_ > 0) {
@@ -386,7 +380,7 @@ Step3Report MembraneFlow3::step(double dt) {
   RigidHost3 rigid{bodies_, std::vector<double>(Sphere::kDofs * bodies_.size(), 0.0), true};
   for (size_t b = 0; b < bodies_.size(); ++b) {
     double* vs = &rigid.v_start[Sphere::kDofs * b];
-    bodies_[b].velocity(vs);
+    momentum_velocity(start[b], bodies_[b], vs);  // M_r(q^n) v^n: a free spin keeps its angular momentum
     if (!bodies_[b].fixed)
       for (int d = 0; d < 3; ++d) vs[d] += dt * params_.gravity[d];
   }

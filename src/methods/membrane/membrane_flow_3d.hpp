@@ -121,9 +121,8 @@ class MembraneFlow3 {
 // lies on the x and y walls.
 geometry::TriangleMesh flat_sheet(const double lower[2], const double upper[2], double level, int n);
 // The pool surface around floating bodies: every vertex of `sheet` (a flat sheet at `level`) that
-// lies over the waterline circle of a sphere the level cuts goes down onto the sphere's lower
-// surface, so that the liquid starts in contact with each body's submerged part (the 3D form of
-// pool_surface in rigid_body.hpp).
+// lies inside a body goes down onto the body's surface below it (surface_below), so that the liquid
+// starts in contact with each body's submerged part (the 3D form of pool_surface in rigid_body.hpp).
 void wrap_wetted_caps(geometry::TriangleMesh& sheet, double level, const std::vector<Sphere>& bodies);
 // The icosphere level whose edges are at most `edge` for a sphere of radius r.
 int icosphere_level_for_edge(double r, double edge);

@@ -109,7 +109,7 @@ void predict_positions(std::vector<Disc>& bodies, double dt) {
   }
 }
 
-void Sphere::rotation(double* r) const {
+void RigidBody3::rotation(double* r) const {
   const double w = q[0], x = q[1], y = q[2], z = q[3];
   r[0] = 1 - 2 * (y * y + z * z);
   r[1] = 2 * (x * y - w * z);
@@ -122,29 +122,120 @@ void Sphere::rotation(double* r) const {
   r[8] = 1 - 2 * (x * x + y * y);
 }
 
-void Sphere::mass_matrix(double* out) const {
-  for (int i = 0; i < 36; ++i) out[i] = 0;
-  const double m = mass();
-  double ib[3], r[9];
+void RigidBody3::set_shape(const BodyShape3& s) {
+  const MassProperties p = mass_properties(s);
+  const double to_origin[3] = {-p.centroid[0], -p.centroid[1], -p.centroid[2]};
+  shape = s.translated(to_origin);
+  sphere = false;
+  volume = p.volume;
+  for (int k = 0; k < 9; ++k) unit_inertia[k] = p.inertia[k];
+  double lo[3], hi[3];
+  shape.bounds(lo, hi);
+  radius = 0;
+  for (int d = 0; d < 3; ++d) {
+    half_extent[d] = std::max(-lo[d], hi[d]);
+    radius += half_extent[d] * half_extent[d];
+  }
+  radius = std::sqrt(radius);
+}
+
+void RigidBody3::body_inertia(double* out) const {
+  for (int k = 0; k < 9; ++k) out[k] = sphere ? (k % 4 == 0 ? 0.4 * mass() * radius * radius : 0.0) : density * unit_inertia[k];
+}
+
+void RigidBody3::world_inertia(double* out) const {
+  double ib[9], r[9];
   body_inertia(ib);
   rotation(r);
-  for (int i = 0; i < 3; ++i) {
-    out[6 * i + i] = m;
+  for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) {
       double s = 0;
-      for (int k = 0; k < 3; ++k) s += r[3 * i + k] * ib[k] * r[3 * j + k];
-      out[6 * (3 + i) + 3 + j] = s;
+      for (int k = 0; k < 3; ++k)
+        for (int l = 0; l < 3; ++l) s += r[3 * i + k] * ib[3 * k + l] * r[3 * j + l];
+      out[3 * i + j] = s;
     }
+}
+
+void RigidBody3::mass_matrix(double* out) const {
+  for (int i = 0; i < 36; ++i) out[i] = 0;
+  const double m = mass();
+  double iw[9];
+  world_inertia(iw);
+  for (int i = 0; i < 3; ++i) {
+    out[6 * i + i] = m;
+    for (int j = 0; j < 3; ++j) out[6 * (3 + i) + 3 + j] = iw[3 * i + j];
   }
 }
 
-void Sphere::project(const double* x, double* out) const {
+double RigidBody3::phi(const double* x) const {
   const double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
-  const double r = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  for (int e = 0; e < 3; ++e) out[e] = r == 0 ? c[e] + (e == 2 ? radius : 0.0) : c[e] + radius * d[e] / r;
+  const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  if (sphere || len > radius) return len - radius;
+  double r[9], y[3];
+  rotation(r);
+  for (int e = 0; e < 3; ++e) y[e] = r[e] * d[0] + r[3 + e] * d[1] + r[6 + e] * d[2];  // R^T (x - c)
+  return shape.distance(y);
 }
 
-void predict_positions(std::vector<Sphere>& bodies, double dt) {
+void RigidBody3::project(const double* x, double* out) const {
+  const double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+  const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  if (sphere) {
+    for (int e = 0; e < 3; ++e) out[e] = len == 0 ? c[e] + (e == 2 ? radius : 0.0) : c[e] + radius * d[e] / len;
+    return;
+  }
+  // In the body frame: y <- y - phi(y) n(y), which lands on the surface of the nearest part.
+  double r[9], y[3];
+  rotation(r);
+  for (int e = 0; e < 3; ++e) y[e] = r[e] * d[0] + r[3 + e] * d[1] + r[6 + e] * d[2];
+  for (int it = 0; it < 16; ++it) {
+    const double f = shape.distance(y);
+    if (std::abs(f) <= 1e-12 * radius) break;
+    double n[3];
+    shape.normal(y, n);
+    for (int e = 0; e < 3; ++e) y[e] -= f * n[e];
+  }
+  for (int e = 0; e < 3; ++e) out[e] = c[e] + r[3 * e] * y[0] + r[3 * e + 1] * y[1] + r[3 * e + 2] * y[2];
+}
+
+double RigidBody3::reach(int d) const {
+  if (sphere) return radius;
+  double r[9];
+  rotation(r);
+  return std::abs(r[3 * d]) * half_extent[0] + std::abs(r[3 * d + 1]) * half_extent[1] +
+         std::abs(r[3 * d + 2]) * half_extent[2];
+}
+
+void momentum_velocity(const RigidBody3& start, const RigidBody3& end, double* out) {
+  end.velocity(out);
+  if (start.sphere || !start.rotates) return;  // omega kept (isotropic, or locked by rotates: false)
+  double i0[9], i1[9], l[3];
+  start.world_inertia(i0);
+  end.world_inertia(i1);
+  for (int i = 0; i < 3; ++i) l[i] = i0[3 * i] * start.omega[0] + i0[3 * i + 1] * start.omega[1] + i0[3 * i + 2] * start.omega[2];
+  // omega* = I1^-1 L (Cramer's rule; I1 is symmetric positive definite).
+  const double det = i1[0] * (i1[4] * i1[8] - i1[5] * i1[7]) - i1[1] * (i1[3] * i1[8] - i1[5] * i1[6]) +
+                     i1[2] * (i1[3] * i1[7] - i1[4] * i1[6]);
+  for (int k = 0; k < 3; ++k) {
+    double m[9];
+    for (int e = 0; e < 9; ++e) m[e] = e % 3 == k ? l[e / 3] : i1[e];
+    out[3 + k] = (m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+                  m[2] * (m[3] * m[7] - m[4] * m[6])) / det;
+  }
+}
+
+double surface_below(const RigidBody3& b, double x, double y, double level) {
+  double p[3] = {x, y, level};
+  if (b.phi(p) >= 0) return level;
+  double inside = level, outside = b.c[2] - b.radius - 1e-9;
+  for (int it = 0; it < 100 && inside - outside > 1e-14 * b.radius; ++it) {
+    p[2] = 0.5 * (inside + outside);
+    (b.phi(p) < 0 ? inside : outside) = p[2];
+  }
+  return inside;
+}
+
+void predict_positions(std::vector<RigidBody3>& bodies, double dt) {
   for (auto& b : bodies) {
     for (int e = 0; e < 3; ++e) b.c[e] += dt * b.v[e];
     const double w = std::sqrt(b.omega[0] * b.omega[0] + b.omega[1] * b.omega[1] + b.omega[2] * b.omega[2]);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/kmath.hpp"
+#include "methods/membrane/body_shape.hpp"
 
 namespace meniscus::membrane {
 
@@ -50,6 +51,7 @@ struct Disc {
   double v_kin[2] = {0, 0};             // r'(t) at the link's current time
 
   double mass() const { return density * M_PI * radius * radius; }
+  double reach(int) const { return radius; }  // half width of the bounding box (body-wall contact)
   double inertia() const { return 0.5 * mass() * radius * radius; }
   // The body's state as (name, value) slots for checkpoints and diagnostics (body_state below).
   static constexpr int kStateSize = 6;
@@ -79,26 +81,40 @@ struct Disc {
   void project(const double* x, double* out) const;
 };
 
-// A 3D rigid body of Ruan et al. 2021 (§4.3, the 3D form of Eqs. 12-14; a sphere, with analytic
-// volume and inertia): generalized velocity v_r = (v, omega) in R^6 (world frame), mass matrix
-// M_r = diag(m I_3, R I_body R^T), orientation R as a unit quaternion. The point Jacobian is
+// A 3D rigid body of Ruan et al. 2021 (§4.3, the 3D form of Eqs. 12-14): generalized velocity
+// v_r = (v, omega) in R^6 (world frame), mass matrix M_r = diag(m I_3, R I_body R^T), orientation R
+// as a unit quaternion. The point Jacobian is
 //
 //   J(x) = [ I_3   -[x - c]_x ]      (x' = v + omega x (x - c))
 //
 // and its transpose maps a force at x to the body's (force, torque (x - c) x f). As in 2D, its rows
 // e_d^T J(x_f) couple the body to fluid-rigid faces and its rows at contact vertices slave them.
-struct Sphere {
+// The shape (body_shape.hpp) is a sphere of `radius` (analytic volume and inertia) unless set_shape
+// gives another one (a box, a capsule, a paperclip), whose volume and inertia tensor come from the
+// shape; every use of the body (cells, faces, contact vertices, projection) goes through phi and
+// project, one path for all shapes.
+struct RigidBody3 {
   static constexpr int kDim = 3, kDofs = 6;
   double c[3] = {0, 0, 0};      // centre of mass
   double q[4] = {1, 0, 0, 0};   // orientation (w, x, y, z), body to world
   double v[3] = {0, 0, 0};      // velocity of the centre
   double omega[3] = {0, 0, 0};  // angular velocity (world frame)
+  // A sphere's radius; for other shapes the radius of the sphere about c that holds the body (set by
+  // set_shape).
   double radius = 0;
   double density = 1;  // g/cm^3
   bool fixed = false;   // kinematic: keeps its (constant) velocity, no unknowns
   bool rotates = true;  // false: omega stays at its initial value (J drops its omega columns)
+  bool sphere = true;   // false: the body is `shape` (set_shape)
+  BodyShape3 shape;     // body frame, centre of mass at the origin (not a sphere)
+  double volume = 0;    // not a sphere: the shape's volume
+  double unit_inertia[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};  // not a sphere: body-frame inertia per unit density
+  double half_extent[3] = {0, 0, 0};  // not a sphere: body-frame half widths about c along the body axes
 
-  double mass() const { return density * 4.0 / 3.0 * M_PI * radius * radius * radius; }
+  // Makes the body the shape s (given in any frame): s is moved so that its centre of mass is the
+  // body frame's origin, and the volume, inertia and extents come from it (mass_properties).
+  void set_shape(const BodyShape3& s);
+  double mass() const { return density * (sphere ? 4.0 / 3.0 * M_PI * radius * radius * radius : volume); }
   // The body's state as (name, value) slots for checkpoints and diagnostics (body_state below).
   static constexpr int kStateSize = 13;
   static constexpr const char* kStateNames[kStateSize] = {"x",  "y",  "z",  "qw", "qx", "qy", "qz",
@@ -108,16 +124,17 @@ struct Sphere {
                                  &v[0], &v[1], &v[2], &omega[0], &omega[1], &omega[2]};
     for (int k = 0; k < kStateSize; ++k) out[k] = slots[k];
   }
-  // Principal moments of inertia in the body frame (a solid sphere: 2 m R^2 / 5 about every axis).
-  void body_inertia(double* out) const { out[0] = out[1] = out[2] = 0.4 * mass() * radius * radius; }
-  // M_r (6 x 6, row major): m I_3 and the world inertia R I_body R^T.
+  // Inertia tensor in the body frame (row major; a solid sphere: 2 m R^2 / 5 about every axis).
+  void body_inertia(double* out) const;
+  // The world inertia R I_body R^T (row major 3 x 3).
+  void world_inertia(double* out) const;
+  // M_r (6 x 6, row major): m I_3 and the world inertia.
   void mass_matrix(double* out) const;
   // Rotation matrix (row major) of q.
   void rotation(double* r) const;
-  KOKKOS_INLINE_FUNCTION double phi(const double* x) const {
-    const double dx = x[0] - c[0], dy = x[1] - c[1], dz = x[2] - c[2];
-    return kmath::sqrt(dx * dx + dy * dy + dz * dz) - radius;
-  }
+  // Signed distance of the world point x to the body (negative inside). Beyond the sphere of `radius`
+  // about c: the distance to that sphere, a lower bound that keeps far queries cheap.
+  double phi(const double* x) const;
   // Row d of J(x): coefficients of (v, omega) in the velocity component d of point x.
   KOKKOS_INLINE_FUNCTION void jacobian_row(int d, const double* x, double* row) const {
     const double r[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
@@ -145,8 +162,25 @@ struct Sphere {
       omega[e] = in[3 + e];
     }
   }
+  // Closest point of the body surface to x (for other shapes than spheres: steps x - phi n until
+  // |phi| < 1e-12 of the body's size, at most 16 steps; exact for a convex shape in one step).
   void project(const double* x, double* out) const;
+  // Half width of the body's world-frame bounding box along axis d (body-wall contact).
+  double reach(int d) const;
 };
+// The 3D step's name for its bodies from when every 3D body was a sphere.
+using Sphere = RigidBody3;
+
+// The velocity of the momentum right-hand side of a body moved from `start` (q^n) to `end`
+// (q^{n+1}): (v, I(q^{n+1})^-1 I(q^n) omega), so that M_r(q^{n+1}) v_r* = M_r(q^n) v_r^n and a
+// torque-free body keeps its angular momentum L = I omega exactly (the paper's Eq. 27 with the
+// gyroscopic term of f_r, Ruan 2021 §4.3, in momentum form). A sphere, or a body with rotates:
+// false, keeps omega.
+void momentum_velocity(const RigidBody3& start, const RigidBody3& end, double* out);
+
+// z of the lowest body surface point below (x, y, level) when that point is inside the body (a
+// vertical line from it downwards crosses the surface; bisection), else `level`.
+double surface_below(const RigidBody3& b, double x, double y, double level);
 
 // Index of the first body whose interior holds x (phi < 0), or -1 (Disc or Sphere).
 template <class Body>
@@ -257,7 +291,7 @@ template <class Body>
 void stop_at_walls(Body& b, const double* lower, const int* cells, double dx, double dt) {
   for (int d = 0; d < Body::kDim; ++d) {
     const double lo = lower[d], hi = lower[d] + cells[d] * dx;
-    const double gap_lo = b.c[d] - b.radius - lo, gap_hi = hi - b.c[d] - b.radius;
+    const double gap_lo = b.c[d] - b.reach(d) - lo, gap_hi = hi - b.c[d] - b.reach(d);
     b.v[d] = std::max(b.v[d], -std::max(gap_lo, 0.0) / dt);
     b.v[d] = std::min(b.v[d], std::max(gap_hi, 0.0) / dt);
   }
