@@ -38,17 +38,6 @@ KOKKOS_INLINE_FUNCTION int pair_slot(int i, int j) {
   return s;
 }
 
-// Start of block (i, j) in the values and the stride between its rows, or -1 when not stored.
-template <int Dim>
-KOKKOS_INLINE_FUNCTION long block_base(const HessianLayout<Dim>& layout, const PointStencil<Dim>& ps, int i, int j,
-                                       long& row_stride) {
-  if (ps.row[j] < 0) return -1;
-  const int e = layout.slot(ps.row[i], pair_slot<Dim>(i, j));
-  if (e < 0) return -1;
-  row_stride = static_cast<long>(ps.count_in_row[i]) * Dim;
-  return static_cast<long>(ps.first[i]) * Dim * Dim + static_cast<long>(e - ps.first[i]) * Dim;
-}
-
 template <int Dim>
 KOKKOS_INLINE_FUNCTION void collect(const HessianLayout<Dim>& layout, const grid::NodeBox<Dim>& box,
                                     const double* lower, double dx, double inv_dx, const double* q,
@@ -68,23 +57,6 @@ KOKKOS_INLINE_FUNCTION void collect(const HessianLayout<Dim>& layout, const grid
   });
 }
 
-// Adds block B (row node i, column node j) and, for j != i, its transpose as block (j, i): the
-// Hessian is symmetric, B_ji = B_ij^T, so each unordered pair of stencil nodes is computed once.
-template <int Dim, class Access>
-KOKKOS_INLINE_FUNCTION void add_pair(const HessianLayout<Dim>& layout, const PointStencil<Dim>& ps, int i, int j,
-                                     const double (&B)[Dim][Dim], Access& acc) {
-  long row_stride = 0;
-  const long base = block_base<Dim>(layout, ps, i, j, row_stride);
-  if (base >= 0)
-    for (int a = 0; a < Dim; ++a)
-      for (int b = 0; b < Dim; ++b) acc(base + a * row_stride + b) += B[a][b];
-  if (j == i) return;
-  const long mirror = block_base<Dim>(layout, ps, j, i, row_stride);
-  if (mirror >= 0)
-    for (int a = 0; a < Dim; ++a)
-      for (int b = 0; b < Dim; ++b) acc(mirror + a * row_stride + b) += B[b][a];
-}
-
 // The blocks of the points that share one stencil (their base node), summed before they are
 // scattered: B holds block (i, j) at ((i * M + j) * Dim + a) * Dim + b for j >= i. Points sorted by
 // stencil (8 particles per cell) then write each block of the global array once per cell instead
@@ -101,17 +73,30 @@ struct CellBlocks {
         for (int ab = 0; ab < Dim * Dim; ++ab) B[(i * M + j) * Dim * Dim + ab] = 0;
     }
   }
-  // Scatters the summed blocks (and their transposes below the diagonal) into the value array.
+  // Scatters the summed blocks (and their transposes below the diagonal) into the value array, row
+  // by row: row i takes block (i, j) for j >= i and (j, i)^T for j < i, so that a row's entries
+  // (one slot lookup in that row each) are written together. Writing each pair's block and its
+  // transpose at once instead sent the transposes to 27 different rows per stencil node and looked
+  // their entries up in those rows' slots. Each entry receives the same single sum per cell either
+  // way, so the values are the same bit for bit.
   template <class Access>
   KOKKOS_INLINE_FUNCTION void flush(const HessianLayout<Dim>& layout, const PointStencil<Dim>& ps, Access& acc) {
     for (int i = 0; i < M; ++i) {
       if (ps.row[i] < 0) continue;
-      for (int j = i; j < M; ++j) {
+      const long row_stride = static_cast<long>(ps.count_in_row[i]) * Dim;
+      const long first = ps.first[i];
+      for (int j = 0; j < M; ++j) {
         if (ps.row[j] < 0) continue;
-        double b[Dim][Dim];
-        for (int a = 0; a < Dim; ++a)
-          for (int c = 0; c < Dim; ++c) b[a][c] = at(i, j, a, c);
-        add_pair<Dim>(layout, ps, i, j, b, acc);
+        const int e = layout.slot(ps.row[i], pair_slot<Dim>(i, j));
+        if (e < 0) continue;
+        const long base = first * Dim * Dim + (e - first) * Dim;
+        if (j >= i) {
+          for (int a = 0; a < Dim; ++a)
+            for (int b = 0; b < Dim; ++b) acc(base + a * row_stride + b) += at(i, j, a, b);
+        } else {
+          for (int a = 0; a < Dim; ++a)
+            for (int b = 0; b < Dim; ++b) acc(base + a * row_stride + b) += at(j, i, b, a);
+        }
       }
     }
   }
