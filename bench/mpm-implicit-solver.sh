@@ -19,7 +19,9 @@
 # each configuration against "before" (and against "base" when given): the table rows of
 # docs/performance.md. Idle OpenMP threads sleep (OMP_WAIT_POLICY=passive unless set), so the core
 # times count work rather than spinning while single-threaded PETSc runs.
-# Usage: [BASE_EXE=path] bash bench/mpm-implicit-solver.sh [STEPS] [--set key=value ...]  (build first: bash scripts/build.sh)
+# CONFIGS picks the configurations (default "before base after forcing"; e.g. CONFIGS="base after" for
+# a quick before/after of a change against BASE_EXE without the slow matrix-free run).
+# Usage: [BASE_EXE=path] [CONFIGS=...] bash bench/mpm-implicit-solver.sh [STEPS] [--set key=value ...]  (build first: bash scripts/build.sh)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/mpi-env.sh"
@@ -92,7 +94,8 @@ main_s = float(open(d + "/threads").read().split()[0])
 print(f"{'':32s} per step: Newton " + " ".join(f"{float(x['newton_iterations']):.0f}" for x in rows) +
       ", CG " + " ".join(f"{float(x['cg_iterations']):.0f}" for x in rows) +
       f"; main-thread CPU {main_s / steps:.2f} s/step (quiet-machine wall estimate, start-up included)"
-      f"; peak RSS {rss_mb:.0f} MB ({rss_mb * 1048576 / n / 1024:.1f} kB per particle)")
+      f"; peak RSS {rss_mb:.0f} MB ({rss_mb * 1048576 / n / 1024:.1f} kB per particle)"
+      f"; kinetic energy after the last step {float(rows[-1]['kinetic_energy']):.17g}")
 with open(d + "/../summary", "a") as f:
     f.write(f"{label}\t{step_s}\t{cpu_s / steps}\t{main_s / steps}\n")
 PY
@@ -114,12 +117,15 @@ PY
 }
 
 echo "meniscus $("$exe" --version | cut -d' ' -f2-), 3D impact free fall, dx = 1/63, $steps steps, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-run "before: matrix-free, old Newton" "$exe" matrix_free "-mpm_newton_forcing false -mpm_newton_hessian_first exact" "$@"
-if [[ -n "${BASE_EXE:-}" ]]; then
+configs=" ${CONFIGS:-before base after forcing} "
+if [[ $configs == *" before "* ]]; then
+  run "before: matrix-free, old Newton" "$exe" matrix_free "-mpm_newton_forcing false -mpm_newton_hessian_first exact" "$@"
+fi
+if [[ -n "${BASE_EXE:-}" && $configs == *" base "* ]]; then
   run "base: assembled, $("$BASE_EXE" --version | cut -d' ' -f2-)" "$BASE_EXE" assembled "" "$@"
 fi
-run "after: assembled, defaults" "$exe" assembled "" "$@"
-run "after + forcing (opt-in)" "$exe" assembled "-mpm_newton_forcing true" "$@"
+[[ $configs == *" after "* ]] && run "after: assembled, defaults" "$exe" assembled "" "$@"
+[[ $configs == *" forcing "* ]] && run "after + forcing (opt-in)" "$exe" assembled "-mpm_newton_forcing true" "$@"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 ratios
 rm -rf "$out"

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/log.hpp"
+#include "solvers/block_ssor_cg.hpp"
 #include "solvers/petsc_check.hpp"
 
 namespace meniscus {
@@ -42,6 +43,8 @@ void Runtime::start_libraries(const std::vector<std::string>& petsc_args, int th
   const char* traceback = std::getenv("MENISCUS_PETSC_TRACEBACK");
   if (!(traceback && std::string(traceback) == "1")) PetscErrorPrintf = PetscErrorPrintfNone;
   PetscPushErrorHandler(solvers::record_petsc_error, nullptr);
+  // Our KSP types, so that -ksp_type names them on any KSP.
+  solvers::register_block_ssor_cg();
 
   if (threads <= 0) {
     if (const char* env = std::getenv("OMP_NUM_THREADS")) threads = std::max(1, std::atoi(env));

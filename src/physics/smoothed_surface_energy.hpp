@@ -98,11 +98,11 @@ KOKKOS_INLINE_FUNCTION void surface_hessian_in_tangents(const double* K, const d
 // with nonzero eigenvalue lie in Q's row space, so the projection of K is Q^T proj(K6) Q with
 // K6 = Q K Q^T: the same result as project_psd<9>(K) (to round-off) for (6/9)^3 of the work of the
 // Jacobi sweeps. K is kept exactly when K6 has no negative eigenvalue. Returns whether K changed.
-KOKKOS_INLINE_FUNCTION bool project_surface_hessian_psd(double* K, const double* a) {
-  if (!(area_norm<3>(a) > 0)) return project_psd<9>(K);
-  double t[2][3], K6[36], KQ[9 * 6];
-  surface_tangents(a, t);
-  surface_hessian_in_tangents(K, t, K6);
+// This form takes the sample's tangents t and K6 = Q K Q^T (surface_hessian_in_tangents), which the
+// caller may have computed already (K6 is not changed).
+KOKKOS_INLINE_FUNCTION bool project_surface_hessian_psd(double* K, const double (*t)[3], const double* K6_in) {
+  double K6[36], KQ[9 * 6];
+  for (int i = 0; i < 36; ++i) K6[i] = K6_in[i];
   // Symmetric to round-off; make it exactly so for the Jacobi sweeps.
   for (int r = 0; r < 6; ++r)
     for (int c = r + 1; c < 6; ++c) K6[r * 6 + c] = K6[c * 6 + r] = 0.5 * (K6[r * 6 + c] + K6[c * 6 + r]);
@@ -116,6 +116,14 @@ KOKKOS_INLINE_FUNCTION bool project_surface_hessian_psd(double* K, const double*
     for (int j = 0; j < 3; ++j)
       for (int c = 0; c < 9; ++c) K[(i * 3 + j) * 9 + c] = t[0][j] * KQ[(i * 2) * 9 + c] + t[1][j] * KQ[(i * 2 + 1) * 9 + c];
   return true;
+}
+
+KOKKOS_INLINE_FUNCTION bool project_surface_hessian_psd(double* K, const double* a) {
+  if (!(area_norm<3>(a) > 0)) return project_psd<9>(K);
+  double t[2][3], K6[36];
+  surface_tangents(a, t);
+  surface_hessian_in_tangents(K, t, K6);
+  return project_surface_hessian_psd(K, t, K6);
 }
 
 }  // namespace meniscus::physics

@@ -1,9 +1,14 @@
 #pragma once
-// Conjugate gradients preconditioned by one symmetric block Gauss-Seidel sweep pair (SSOR with
-// omega = 1 on the matrix's diagonal blocks, block Jacobi across ranks) on a MATSEQBAIJ or
-// MATMPIBAIJ matrix: the same iteration as PETSc's KSPCG + PCSOR with its defaults (preconditioned
-// residual norm, zero initial guess, the same stopping and breakdown tests), at about a third of the
-// matrix traffic per iteration.
+// KSP type `meniscus_ssorcg`: conjugate gradients preconditioned by one symmetric block Gauss-Seidel
+// sweep pair (PCSOR with omega = 1 on the matrix's diagonal blocks, block Jacobi across ranks) on a
+// MATSEQBAIJ or MATMPIBAIJ matrix: the same iteration as PETSc's KSPCG + PCSOR with their defaults
+// (preconditioned residual norm, the same convergence test, breakdown tests and converged reasons),
+// at about a third of the matrix traffic per iteration. It is a registered PETSc KSP (KSPRegister,
+// through PETSc's implementation header petsc/private/kspimpl.h, as PETSc's own KSPs are written):
+// KSPSetType or -<prefix>ksp_type meniscus_ssorcg selects it; tolerances, -ksp_monitor,
+// -ksp_converged_reason, -ksp_view, residual history and a user convergence test act on it; its PC
+// stays a PCSOR, which KSPView shows and whose settings are checked (fusable_sor) but whose MatSOR is
+// never called: the sweeps run inside the Krylov loop.
 //
 // PETSc's CG reads the matrix three times per iteration: the product A p and the preconditioner's
 // forward and backward sweeps (each over the whole matrix). Here the product comes out of the
@@ -17,40 +22,18 @@
 // three whole-matrix passes. The off-rank columns add their product A_o z after a ghost exchange.
 #include <petscksp.h>
 
-#include <vector>
-
 namespace meniscus::solvers {
 
-class BlockSsorCg {
- public:
-  BlockSsorCg() = default;
-  ~BlockSsorCg();
-  BlockSsorCg(const BlockSsorCg&) = delete;
-  BlockSsorCg& operator=(const BlockSsorCg&) = delete;
+// The registered name (KSPSetType, -ksp_type).
+#define KSPMENISCUSSSORCG "meniscus_ssorcg"
 
-  struct Outcome {
-    PetscInt iterations = 0;
-    KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
-  };
-  // x = A^-1 b to the relative tolerance rtol of the preconditioned residual norm (as KSPCG with
-  // KSPConvergedDefault: ||z_k|| <= max(rtol ||z_0||, abstol)), at most max_iterations iterations.
-  // A: MATSEQBAIJ or MATMPIBAIJ with block size 1-3, symmetric. Collective.
-  Outcome solve(Mat A, Vec b, Vec x, double rtol, double abstol, PetscInt max_iterations);
-  // Forget the ghost exchange (call when the matrix is recreated).
-  void reset();
+// Registers KSPMENISCUSSSORCG with PETSc (after PetscInitialize; Runtime::start_libraries does it;
+// calling it again is harmless).
+void register_block_ssor_cg();
 
- private:
-  template <int B>
-  Outcome run(Mat A, Vec b, Vec x, double rtol, double abstol, PetscInt max_iterations);
-
-  Mat scattered_ = nullptr;  // the matrix whose ghost exchange is set up
-  VecScatter ghost_scatter_ = nullptr;
-  Vec ghost_ = nullptr, local_ = nullptr, zglobal_ = nullptr;
-  std::vector<double> r_, z_, p_, ap_, az_, t_, dinv_;
-  std::vector<PetscInt> diag_;
-  std::vector<size_t> lower_start_, upper_start_;  // per row; the upper blocks' rows in reverse order
-  std::vector<PetscInt> lower_cols_, upper_cols_;
-  std::vector<double> lower_, upper_;
-};
+// True when `pc` is a PCSOR the fused iteration reproduces: omega = 1, one local symmetric sweep
+// pair (SOR_LOCAL_SYMMETRIC_SWEEP, PCSOR's default; SOR_SYMMETRIC_SWEEP on one rank), one iteration
+// and one local iteration. KSPSetUp of a meniscus_ssorcg KSP fails with the reason otherwise.
+bool fusable_sor(PC pc);
 
 }  // namespace meniscus::solvers

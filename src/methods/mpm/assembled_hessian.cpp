@@ -158,21 +158,34 @@ void AssembledHessian<Dim>::configure_inner(double rtol, int max_iterations) {
   configure_pc(pc);
   solvers::append_ksp_view_files(PetscObjectComm(reinterpret_cast<PetscObject>(inner_)), prefix_ + "redistribute_");
   petsc_check(KSPSetFromOptions(inner_), "KSPSetFromOptions");
-  // The fused CG + SSOR (solvers::BlockSsorCg) stands in for PETSc's KSPCG + PCSOR only while the
-  // inner solve has PETSc's defaults: any -<prefix>redistribute_ option other than GAMG's own
-  // (mg_levels_, pc_gamg_: used after the switch to multigrid) hands the solve back to PETSc's KSP,
-  // so that monitors, views and other settings apply; -<prefix>fused_ssor_cg false does too.
+  // -<prefix>fused_ssor_cg false: PETSc's KSPCG where the fused KSPMENISCUSSSORCG would run
+  // (choose_ksp_type); an explicit -<prefix>redistribute_ksp_type decides alone.
   PetscBool fused = PETSC_TRUE;
   petsc_check(PetscOptionsGetBool(nullptr, prefix_.c_str(), "-fused_ssor_cg", &fused, nullptr), "PetscOptionsGetBool");
-  fused_ = fused == PETSC_TRUE;
-  char* all = nullptr;
-  petsc_check(PetscOptionsGetAll(nullptr, &all), "PetscOptionsGetAll");
-  const std::string options = all ? all : "", inner = "-" + prefix_ + "redistribute_";
-  petsc_check(PetscFree(all), "PetscFree");
-  for (size_t at = options.find(inner); at != std::string::npos; at = options.find(inner, at + 1)) {
-    const std::string rest = options.substr(at + inner.size());
-    if (rest.rfind("mg_levels_", 0) != 0 && rest.rfind("pc_gamg_", 0) != 0) fused_ = false;
-  }
+  fused_option_ = fused == PETSC_TRUE;
+  PetscBool explicit_type = PETSC_FALSE;
+  petsc_check(PetscOptionsHasName(nullptr, (prefix_ + "redistribute_").c_str(), "-ksp_type", &explicit_type),
+              "PetscOptionsHasName");
+  explicit_ksp_type_ = explicit_type == PETSC_TRUE;
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::choose_ksp_type() {
+  // The inner KSP runs as KSPMENISCUSSSORCG (CG fused with the block SSOR sweeps) wherever it would
+  // run PETSc's KSPCG + PCSOR with their defaults on the BAIJ matrix: the same iterations, reasons
+  // and monitors at about a third of the matrix traffic. PETSc's KSPCG where it would not (GAMG after
+  // the switch, AIJ storage, SOR settings from the options database, -<prefix>fused_ssor_cg false).
+  // An explicit -<prefix>redistribute_ksp_type stays, except that the switch to GAMG takes the
+  // fused type back to CG (it fuses SOR only).
+  PetscBool is_fused = PETSC_FALSE;
+  petsc_check(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(inner_), KSPMENISCUSSSORCG, &is_fused),
+              "PetscObjectTypeCompare");
+  if (explicit_ksp_type_ && !(is_fused && multigrid_)) return;
+  PC pc;
+  petsc_check(KSPGetPC(inner_, &pc), "KSPGetPC");
+  const bool fused = fused_option_ && automatic_ && !multigrid_ && blocked_ && solvers::fusable_sor(pc);
+  if (fused != (is_fused == PETSC_TRUE))
+    petsc_check(KSPSetType(inner_, fused ? KSPMENISCUSSSORCG : KSPCG), "KSPSetType");
 }
 
 template <int Dim>
@@ -291,19 +304,8 @@ void AssembledHessian<Dim>::solve(Vec b, Vec x) {
     petsc_check(KSPSetTolerances(inner_, rtol, abstol, dtol, maxits), "KSPSetTolerances");
     reset_inner_ = false;
   }
-  if (fused_ && automatic_ && !multigrid_ && blocked_) {
-    // CG + symmetric block SOR (PETSc's defaults for the inner KSP) with the product taken from the
-    // sweeps: solvers::BlockSsorCg.
-    PetscReal rtol, abstol, dtol;
-    PetscInt maxits;
-    petsc_check(KSPGetTolerances(inner_, &rtol, &abstol, &dtol, &maxits), "KSPGetTolerances");
-    to_reduced(b, rb_);
-    const auto outcome = ssor_cg_.solve(mat_, rb_, rx_, rtol, abstol, maxits);
-    last_iterations_ = outcome.iterations;
-    last_reason_ = outcome.reason;
-  } else {
-    inner_solve(b);
-  }
+  choose_ksp_type();
+  inner_solve(b);
   if (automatic_ && !multigrid_ && last_iterations_ > sor_max_iterations_) {
     // SOR was too slow for this system: multigrid from the next solve on (a new preconditioner
     // object, as for a new pattern). The iteration count is global, so every rank switches together.
@@ -663,8 +665,7 @@ void AssembledHessian<Dim>::release_matrix() {
   // 864 MB in steps 2 and 3 against 678 MB in step 1 (heaptrack), and at 1/127 a run's second step
   // peaked 1.5 GiB above its first (docs/performance.md, "Memory of the 3D candle"). Releasing them
   // here changes no result: solve() starts the inner KSP afresh after a new pattern either way.
-  ssor_cg_.reset();  // its contiguous copies of the sweeps' halves
-  if (inner_) petsc_check(KSPReset(inner_), "KSPReset");
+  if (inner_) petsc_check(KSPReset(inner_), "KSPReset");  // also the fused KSP's copies of the matrix
   if (mat_) petsc_check(MatDestroy(&mat_), "MatDestroy");
   for (Vec* v : {&rb_, &rx_})
     if (*v) petsc_check(VecDestroy(v), "VecDestroy");

@@ -75,7 +75,7 @@ class AssembledHessian {
   // it between linearisations (called at the start of each step's Newton solve).
   void refresh_preconditioner();
   KSP inner_ksp() const { return inner_; }
-  // The last solve's CG iterations and converged reason (the inner KSP's, or the fused CG + SSOR's).
+  // The last solve's CG iterations and converged reason (the inner KSP's).
   PetscInt last_iterations() const { return last_iterations_; }
   KSPConvergedReason last_reason() const { return last_reason_; }
   // Turns `pc` (of the Newton KSP, which should be PREONLY) into the reduced solve.
@@ -122,11 +122,12 @@ class AssembledHessian {
   bool blocked_ = false;  // MATBAIJ (create_matrix says when), else MATAIJ
   bool retype_ = false;   // the next assembly recreates the matrix (BAIJ -> AIJ for multigrid)
   Vec rb_ = nullptr, rx_ = nullptr;
-  // CG + SOR with PETSc's defaults on BAIJ runs as solvers::BlockSsorCg (the same iteration, a third
-  // of the matrix traffic) unless -<prefix>fused_ssor_cg false or any inner option
-  // (-<prefix>redistribute_ksp_*, _pc_*) asks for PETSc's KSP.
-  solvers::BlockSsorCg ssor_cg_;
-  bool fused_ = true;
+  // CG + SOR with PETSc's defaults on BAIJ runs as the KSP type KSPMENISCUSSSORCG (solvers/
+  // block_ssor_cg.hpp: the same iteration, a third of the matrix traffic) unless
+  // -<prefix>fused_ssor_cg false or -<prefix>redistribute_ksp_type chooses another (choose_ksp_type).
+  void choose_ksp_type();
+  bool fused_option_ = true;        // -<prefix>fused_ssor_cg
+  bool explicit_ksp_type_ = false;  // -<prefix>redistribute_ksp_type given
   PetscInt last_iterations_ = 0;
   KSPConvergedReason last_reason_ = KSP_CONVERGED_ITERATING;
   Kokkos::View<PetscInt*> reduced_index_;            // ghost node -> global reduced node, -1 if held

@@ -306,22 +306,25 @@ void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v, bool project
         for (int i = 0; i < N * N; ++i) K[i] *= scale;
         // In 3D the Hessian lives on the 6 directions M t1, M t2 (t1, t2 tangent to the sample):
         // projected there (smoothed_surface_energy.hpp), the same result for a third of the work.
-        if constexpr (Dim == 3)
-          if (project) physics::project_surface_hessian_psd(K, a);
-        for (int i = 0; i < N * N; ++i) KS(r, i) = K[i];
-        // The same K in the sample's tangent basis, K = Q^T K6 Q: a block of the assembled Hessian
-        // then needs the stencil gradients' two tangential components only (incremental_potential_blocks.cpp).
+        // The same K in the sample's tangent basis, K = Q^T K6 Q, goes to the assembled Hessian, whose
+        // blocks then need the stencil gradients' two tangential components only
+        // (incremental_potential_blocks.cpp). K6 of the unprojected K serves the projection too, and is
+        // kept where it leaves K unchanged (taken to the tangent basis again only where it projected).
         // A sample without area has K = 0 (the energy is bilinear in dA): zeros.
         if constexpr (Dim == 3) {
           double t[2][3] = {{0, 0, 0}, {0, 0, 0}}, K6[36] = {};
           if (physics::area_norm<3>(a) > 0) {
             physics::surface_tangents(a, t);
             physics::surface_hessian_in_tangents(K, t, K6);
+            if (project && physics::project_surface_hessian_psd(K, t, K6)) physics::surface_hessian_in_tangents(K, t, K6);
+          } else if (project) {
+            physics::project_psd<N>(K);
           }
           for (int i = 0; i < 36; ++i) KT(r, i) = K6[i];
           for (int u = 0; u < 2; ++u)
             for (int d = 0; d < 3; ++d) KT(r, 36 + 3 * u + d) = t[u][d];
         }
+        for (int i = 0; i < N * N; ++i) KS(r, i) = K[i];
       });
 }
 

@@ -70,8 +70,9 @@ class IncrementalPotential {
   // 3D: each sample's K in its tangent basis, K6 = Q K Q^T (36) then t1, t2 (6)
   // (physics/smoothed_surface_energy.hpp), for the assembled Hessian's blocks
   Kokkos::View<double**, Kokkos::LayoutRight> surface_tangent_K_;
-  // Particles and samples in the order of their stencil (add_hessian_blocks, found on first use).
-  mutable Kokkos::View<long*> particle_order_, sample_order_;
+  // Particles, then samples, in one index space in the order of their stencil (add_hessian_blocks,
+  // found on first use).
+  mutable Kokkos::View<long*> point_order_;
 };
 
 }  // namespace meniscus::mpm

@@ -38,17 +38,6 @@ KOKKOS_INLINE_FUNCTION int pair_slot(int i, int j) {
   return s;
 }
 
-// Start of block (i, j) in the values and the stride between its rows, or -1 when not stored.
-template <int Dim>
-KOKKOS_INLINE_FUNCTION long block_base(const HessianLayout<Dim>& layout, const PointStencil<Dim>& ps, int i, int j,
-                                       long& row_stride) {
-  if (ps.row[j] < 0) return -1;
-  const int e = layout.slot(ps.row[i], pair_slot<Dim>(i, j));
-  if (e < 0) return -1;
-  row_stride = static_cast<long>(ps.count_in_row[i]) * Dim;
-  return static_cast<long>(ps.first[i]) * Dim * Dim + static_cast<long>(e - ps.first[i]) * Dim;
-}
-
 template <int Dim>
 KOKKOS_INLINE_FUNCTION void collect(const HessianLayout<Dim>& layout, const grid::NodeBox<Dim>& box,
                                     const double* lower, double dx, double inv_dx, const double* q,
@@ -68,23 +57,6 @@ KOKKOS_INLINE_FUNCTION void collect(const HessianLayout<Dim>& layout, const grid
   });
 }
 
-// Adds block B (row node i, column node j) and, for j != i, its transpose as block (j, i): the
-// Hessian is symmetric, B_ji = B_ij^T, so each unordered pair of stencil nodes is computed once.
-template <int Dim, class Access>
-KOKKOS_INLINE_FUNCTION void add_pair(const HessianLayout<Dim>& layout, const PointStencil<Dim>& ps, int i, int j,
-                                     const double (&B)[Dim][Dim], Access& acc) {
-  long row_stride = 0;
-  const long base = block_base<Dim>(layout, ps, i, j, row_stride);
-  if (base >= 0)
-    for (int a = 0; a < Dim; ++a)
-      for (int b = 0; b < Dim; ++b) acc(base + a * row_stride + b) += B[a][b];
-  if (j == i) return;
-  const long mirror = block_base<Dim>(layout, ps, j, i, row_stride);
-  if (mirror >= 0)
-    for (int a = 0; a < Dim; ++a)
-      for (int b = 0; b < Dim; ++b) acc(mirror + a * row_stride + b) += B[b][a];
-}
-
 // The blocks of the points that share one stencil (their base node), summed before they are
 // scattered: B holds block (i, j) at ((i * M + j) * Dim + a) * Dim + b for j >= i. Points sorted by
 // stencil (8 particles per cell) then write each block of the global array once per cell instead
@@ -101,17 +73,30 @@ struct CellBlocks {
         for (int ab = 0; ab < Dim * Dim; ++ab) B[(i * M + j) * Dim * Dim + ab] = 0;
     }
   }
-  // Scatters the summed blocks (and their transposes below the diagonal) into the value array.
+  // Scatters the summed blocks (and their transposes below the diagonal) into the value array, row
+  // by row: row i takes block (i, j) for j >= i and (j, i)^T for j < i, so that a row's entries
+  // (one slot lookup in that row each) are written together. Writing each pair's block and its
+  // transpose at once instead sent the transposes to 27 different rows per stencil node and looked
+  // their entries up in those rows' slots. Each entry receives the same single sum per cell either
+  // way, so the values are the same bit for bit.
   template <class Access>
   KOKKOS_INLINE_FUNCTION void flush(const HessianLayout<Dim>& layout, const PointStencil<Dim>& ps, Access& acc) {
     for (int i = 0; i < M; ++i) {
       if (ps.row[i] < 0) continue;
-      for (int j = i; j < M; ++j) {
+      const long row_stride = static_cast<long>(ps.count_in_row[i]) * Dim;
+      const long first = ps.first[i];
+      for (int j = 0; j < M; ++j) {
         if (ps.row[j] < 0) continue;
-        double b[Dim][Dim];
-        for (int a = 0; a < Dim; ++a)
-          for (int c = 0; c < Dim; ++c) b[a][c] = at(i, j, a, c);
-        add_pair<Dim>(layout, ps, i, j, b, acc);
+        const int e = layout.slot(ps.row[i], pair_slot<Dim>(i, j));
+        if (e < 0) continue;
+        const long base = first * Dim * Dim + (e - first) * Dim;
+        if (j >= i) {
+          for (int a = 0; a < Dim; ++a)
+            for (int b = 0; b < Dim; ++b) acc(base + a * row_stride + b) += at(i, j, a, b);
+        } else {
+          for (int a = 0; a < Dim; ++a)
+            for (int b = 0; b < Dim; ++b) acc(base + a * row_stride + b) += at(j, i, b, a);
+        }
       }
     }
   }
@@ -186,8 +171,8 @@ KOKKOS_INLINE_FUNCTION void add_fluid(const PointStencil<Dim>& ps, double visc, 
 
 // Points in the order of their stencil's base node (ties by index, so the order and the sums are
 // reproducible): order(k) is the k-th point.
-template <int Dim, class Positions>
-Kokkos::View<long*> stencil_order(const Positions& x, long n, const grid::NodeBox<Dim>& box, const double* lower_in,
+template <int Dim, class Point>
+Kokkos::View<long*> stencil_order(const Point& point, long n, const grid::NodeBox<Dim>& box, const double* lower_in,
                                   double inv_dx) {
   Kokkos::View<long*> key("ip::stencil_key", n);
   double lower[Dim];
@@ -195,7 +180,7 @@ Kokkos::View<long*> stencil_order(const Positions& x, long n, const grid::NodeBo
   Kokkos::parallel_for(
       "ip::stencil_keys", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const long p) {
         double q[Dim];
-        for (int d = 0; d < Dim; ++d) q[d] = x(p, d);
+        point.position(p, q);
         grid::Stencil<Dim> st;
         st.compute(q, lower, inv_dx);
         key(p) = box.index(st.base) * n + p;
@@ -360,25 +345,41 @@ struct SampleBlocks {
   }
 };
 
+// Particles and surface samples in one index space (the particles first), so that one pass adds
+// both: a cell's particles and samples are summed into one buffer and the value array is written
+// once per cell. Two passes (particles, then samples) wrote the 5^Dim-block value array twice, and
+// those scattered writes were most of both kernels' time (3D impact at dx = 1/63: 15-17 % of a step's
+// core time each, perf).
+template <int Dim>
+struct PointBlocks {
+  ParticleBlocks<Dim> particles;
+  SampleBlocks<Dim> samples;
+  long np;
+  KOKKOS_INLINE_FUNCTION void position(long k, double* q) const {
+    if (k < np) particles.position(k, q);
+    else samples.position(k - np, q);
+  }
+  KOKKOS_INLINE_FUNCTION void add(long k, const PointStencil<Dim>& ps, CellBlocks<Dim>& cb) const {
+    if (k < np) particles.add(k, ps, cb);
+    else samples.add(k - np, ps, cb);
+  }
+};
+
 }  // namespace
 
 template <int Dim>
 void IncrementalPotential<Dim>::add_hessian_blocks(const HessianLayout<Dim>& layout,
                                                   const Kokkos::View<double*>& values) const {
   // The points do not move within a step: their order by stencil is found once per potential.
+  // Within a cell the particles come first (lower indices), then the samples.
   const double inv_dx = 1.0 / in_.dx;
-  if (particle_order_.extent(0) != in_.particles)
-    particle_order_ = stencil_order<Dim>(in_.x, static_cast<long>(in_.particles), in_.gbox, in_.lower, inv_dx);
-  const long samples = static_cast<long>(in_.sample_position.extent(0));
-  if (static_cast<long>(sample_order_.extent(0)) != samples)
-    sample_order_ = stencil_order<Dim>(in_.sample_position, samples, in_.gbox, in_.lower, inv_dx);
-  const ParticleBlocks<Dim> particles{in_.x, in_.J, in_.volume, in_.material, in_.materials,
-                                      fluid_curvature_, solid_K_, in_.dt};
-  scatter_point_blocks<Dim>("ip::hessian_blocks_particles", layout, in_.gbox, in_.lower, in_.dx, particle_order_,
-                            values, particles);
-  const SampleBlocks<Dim> samples_blocks{in_.sample_position, surface_K_, surface_tangent_K_};
-  scatter_point_blocks<Dim>("ip::hessian_blocks_surface", layout, in_.gbox, in_.lower, in_.dx, sample_order_, values,
-                            samples_blocks);
+  const long np = static_cast<long>(in_.particles), ns = static_cast<long>(in_.sample_position.extent(0));
+  const PointBlocks<Dim> points{ParticleBlocks<Dim>{in_.x, in_.J, in_.volume, in_.material, in_.materials,
+                                                    fluid_curvature_, solid_K_, in_.dt},
+                                SampleBlocks<Dim>{in_.sample_position, surface_K_, surface_tangent_K_}, np};
+  if (static_cast<long>(point_order_.extent(0)) != np + ns)
+    point_order_ = stencil_order<Dim>(points, np + ns, in_.gbox, in_.lower, inv_dx);
+  scatter_point_blocks<Dim>("ip::hessian_blocks", layout, in_.gbox, in_.lower, in_.dx, point_order_, values, points);
 }
 
 template void IncrementalPotential<2>::add_hessian_blocks(const HessianLayout<2>&, const Kokkos::View<double*>&) const;
