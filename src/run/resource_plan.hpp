@@ -18,8 +18,9 @@ struct ResourcePlan {
   double grid_nodes = 0;       // the method's background grid (MPM) or cell grid (SPH)
   double surface_samples = 0;  // MPM 3D implicit: surface samples expected from the sources' faces
   double material_nodes = 0;   // MPM 3D implicit: grid nodes the sources' particles reach
-  double bytes_total = 0;      // estimate of the working memory of the whole job
-  double bytes_per_rank = 0;   // bytes_total / ranks plus the fixed cost of one process
+  double bytes_total = 0;      // estimate of the working memory of the whole job, summed over its ranks
+  double bytes_per_rank = 0;   // the largest rank's: its block of the grid with its ghost layers, its
+                               // particles and their halo, and the fixed cost of one process
   std::string overflow;        // why an index would not fit in 32 bits ("" if it fits)
   std::string decomposition;   // why the grid cannot be split among `ranks` ("" if it can)
   std::vector<std::string> warnings;  // e.g. sources that overlap (their particles add up there)
