@@ -1,5 +1,5 @@
 #pragma once
-// What a deck will ask of the machine, known before anything is allocated: particles, grid nodes,
+// What a deck will ask of the machine, known before the run allocates its state: particles, grid nodes,
 // bytes per rank, and whether an index would overflow 32 bits (PETSc's PetscInt, Kokkos loop
 // indices). `meniscus check` prints it; `meniscus run` refuses a deck that cannot fit (exit 2)
 // instead of letting the kernel's OOM killer or an uncaught allocation failure end the job.
@@ -29,7 +29,8 @@ struct ResourcePlan {
   std::string output;          // why the output keys cannot be meant ("" if they can); names the key
 };
 
-// The estimate for `ranks` ranks (pure arithmetic on the resolved deck, no allocation). max_steps and
+// The estimate for `ranks` ranks: arithmetic on the resolved deck, except that mesh, curve and shell
+// sources are seeded (their positions only, on the whole box; needs Kokkos started). max_steps and
 // end_time, when >= 0 (the command line's --steps, --end-time), replace the deck's.
 ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps = -1, double end_time = -1);
 
