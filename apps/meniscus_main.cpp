@@ -243,7 +243,12 @@ int run_commands(meniscus::Runtime& rt, int argc, char** argv) {
     }
     if (cli.command != "run" && cli.command != "check") throw UsageError("unknown command '" + cli.command + "'");
     run::LoadedDeck deck = run::load_deck(cli.deck, cli.sets);
-    // What the deck asks of the machine, before anything is allocated.
+    // The libraries first: the estimate seeds mesh, curve and shell sources as the run does (Kokkos).
+    std::vector<std::string> petsc = split_options(deck.deck.root().section("petsc").text("options"));
+    petsc.insert(petsc.end(), cli.petsc.begin(), cli.petsc.end());
+    const int threads = thread_request(cli);
+    rt.start_libraries(petsc, threads);
+    // What the deck asks of the machine, before the run allocates anything.
     const run::ResourcePlan plan = run::plan_resources(deck, cli.ranks > 0 ? cli.ranks : rt.size(), cli.steps, cli.end_time);
     if (!plan.overflow.empty()) throw InputError(cli.deck, "domain.cell_size", plan.overflow);
     if (!plan.decomposition.empty()) throw InputError(cli.deck, "domain.cell_size", plan.decomposition);
@@ -260,7 +265,6 @@ int run_commands(meniscus::Runtime& rt, int argc, char** argv) {
       return 0;
     }
     run::refuse_what_cannot_fit(rt.comm(), deck, plan);
-    const int threads = thread_request(cli);
     const std::string out_dir = cli.output.empty() ? deck.deck.root().section("output").text("directory") : cli.output;
     if (cli.restart.empty() && !cli.overwrite) {
       const std::string earlier = rt.rank() == 0 ? run::earlier_run_files(out_dir) : std::string();
@@ -271,9 +275,6 @@ int run_commands(meniscus::Runtime& rt, int argc, char** argv) {
                          "the output folder holds another run (" + earlier + "); pass --overwrite to replace it, "
                          "--restart latest " + out_dir + " to continue it, or choose another --output");
     }
-    std::vector<std::string> petsc = split_options(deck.deck.root().section("petsc").text("options"));
-    petsc.insert(petsc.end(), cli.petsc.begin(), cli.petsc.end());
-    rt.start_libraries(petsc, threads);
     run::RunOptions opt;
     opt.output_dir = cli.output;
     opt.max_steps = cli.steps;

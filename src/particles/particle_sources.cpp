@@ -11,6 +11,7 @@
 #include "geometry/shell.hpp"
 #include "geometry/sources.hpp"
 #include "geometry/triangle_mesh.hpp"
+#include "grid/domain_deck.hpp"
 
 namespace meniscus::particles {
 
@@ -86,34 +87,43 @@ void declare_sources(config::Schema& root) {
                     "Regions filled with particles at start.");
 }
 
+namespace {
+
+// Where a rank seeds: the grid's box (lower .. lower + cells dx), its spacing and periodic axes, and
+// the half-open box of points this rank keeps.
 template <int Dim>
-SeededParticles seed_sources(const config::Section& root, const grid::Decomposition<Dim>& decomp,
-                             const std::vector<std::string>& material_names, bool positions_only) {
+struct SeedFrame {
+  double dx = 0;
+  std::array<double, Dim> lower{}, upper{}, owned_lower{}, owned_upper{};
+  std::array<bool, Dim> periodic{};
+};
+
+// One source's seeds on this rank, with what the fill needs.
+template <int Dim>
+struct Part {
+  geometry::Seeds<Dim> seeds;
+  int material;
+  double spacing, cell_volume;
+  std::array<double, Dim> v0, c0;
+  double omega;
+  int64_t offset;
+  std::array<double, Dim> lo, hi;
+  bool hydrostatic;
+  // Curve sources that carve: the curve through their stations, and the half-width of their band.
+  std::vector<std::array<double, 3>> carve_line;
+  double carve_radius = 0;
+};
+
+// Every source's seeds in frame.owned_lower .. owned_upper, carving applied. `only`, when given,
+// names the sources to seed (the others get no seeds, and carve nothing).
+template <int Dim>
+std::vector<Part<Dim>> seed_parts(const config::Section& root, const SeedFrame<Dim>& frame,
+                                  const std::vector<std::string>& material_names, const std::vector<bool>* only) {
   const auto sources = root.list("sources");
   if (sources.empty()) throw InputError(root.file(), "sources", "the deck has no particle sources");
-  const double dx = decomp.dx();
-  double owned_lo[Dim], owned_hi[Dim];
-  decomp.region(decomp.rank(), owned_lo, owned_hi);
-  std::array<double, Dim> olo, ohi;
-  for (int d = 0; d < Dim; ++d) {
-    olo[d] = std::max(owned_lo[d], -1e300);
-    ohi[d] = std::min(owned_hi[d], 1e300);
-  }
-
-  struct Part {
-    geometry::Seeds<Dim> seeds;
-    int material;
-    double spacing, cell_volume;
-    std::array<double, Dim> v0, c0;
-    double omega;
-    int64_t offset;
-    std::array<double, Dim> lo, hi;
-    bool hydrostatic;
-    // Curve sources that carve: the curve through their stations, and the half-width of their band.
-    std::vector<std::array<double, 3>> carve_line;
-    double carve_radius = 0;
-  };
-  std::vector<Part> parts;
+  const double dx = frame.dx;
+  const std::array<double, Dim> olo = frame.owned_lower, ohi = frame.owned_upper;
+  std::vector<Part<Dim>> parts;
   int64_t offset = 0;
   // Sources given as explicit points (curves, shells): every rank makes the same list and keeps the
   // points in its box; a point's index in the list is its id within the source. lo/hi get the points'
@@ -152,6 +162,10 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
     return seeds;
   };
   for (const auto& s : sources) {
+    if (only && !(*only)[parts.size()]) {
+      parts.emplace_back();
+      continue;
+    }
     const std::string type = s.text("type");
     const std::string mat = s.text("material");
     auto it = std::find(material_names.begin(), material_names.end(), mat);
@@ -248,16 +262,16 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
       // Along a periodic axis a source is cut at the box (a cylinder along the axis is an ellipsoid
       // with a long semi-axis there); the lattice then starts at the box face, so it continues
       // seamlessly through the periodic faces when the box length is a multiple of the spacing.
-      if (decomp.periodic()[d]) {
-        lo[d] = std::max(lo[d], decomp.lower()[d]);
-        hi[d] = std::min(hi[d], decomp.upper()[d]);
+      if (frame.periodic[d]) {
+        lo[d] = std::max(lo[d], frame.lower[d]);
+        hi[d] = std::min(hi[d], frame.upper[d]);
         if (!(hi[d] > lo[d])) throw InputError(s.file(), s.path(), "source lies outside the domain");
         continue;
       }
-      if (lo[d] < decomp.lower()[d] || hi[d] > decomp.upper()[d])
+      if (lo[d] < frame.lower[d] || hi[d] > frame.upper[d])
         throw InputError(s.file(), s.path(), "source extends outside the domain");
     }
-    Part p;
+    Part<Dim> p;
     p.seeds = sampled ? sample_seeds : geometry::seed_lattice<Dim>(shape, lo, hi, spacing, olo, ohi);
     p.material = static_cast<int>(it - material_names.begin());
     p.spacing = spacing;
@@ -316,6 +330,26 @@ SeededParticles seed_sources(const config::Section& root, const grid::Decomposit
       q.seeds = left;
     }
   }
+  return parts;
+}
+
+}  // namespace
+
+template <int Dim>
+SeededParticles seed_sources(const config::Section& root, const grid::Decomposition<Dim>& decomp,
+                             const std::vector<std::string>& material_names, bool positions_only) {
+  SeedFrame<Dim> frame;
+  frame.dx = decomp.dx();
+  double owned_lo[Dim], owned_hi[Dim];
+  decomp.region(decomp.rank(), owned_lo, owned_hi);
+  for (int d = 0; d < Dim; ++d) {
+    frame.owned_lower[d] = std::max(owned_lo[d], -1e300);
+    frame.owned_upper[d] = std::min(owned_hi[d], 1e300);
+  }
+  frame.lower = decomp.lower();
+  frame.upper = decomp.upper();
+  frame.periodic = decomp.periodic();
+  auto parts = seed_parts<Dim>(root, frame, material_names, nullptr);
 
   size_t total = 0;
   for (const auto& p : parts) total += p.seeds.x.extent(0);
@@ -397,9 +431,38 @@ void require_lattice_spacing(const SeededParticles& seeded, int dim, double diam
                                  dim, radius_key.c_str(), diameter));
 }
 
+template <int Dim>
+std::vector<Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>> seed_positions_by_source(
+    const config::Section& root, const std::vector<std::string>& material_names, const std::vector<bool>& only) {
+  const auto spec = grid::read_domain<Dim>(root, 1, 1);
+  SeedFrame<Dim> frame;
+  frame.dx = spec.dx;
+  frame.periodic = spec.periodic;
+  for (int d = 0; d < Dim; ++d) {
+    // The grid's box as grid::Decomposition makes it (a whole number of cells), all of it owned.
+    const double cells = std::max(1.0, std::round((spec.upper[d] - spec.lower[d]) / spec.dx));
+    frame.lower[d] = spec.lower[d];
+    frame.upper[d] = spec.lower[d] + cells * spec.dx;
+    frame.owned_lower[d] = frame.periodic[d] ? frame.lower[d] : -1e300;
+    frame.owned_upper[d] = frame.periodic[d] ? frame.upper[d] : 1e300;
+  }
+  auto parts = seed_parts<Dim>(root, frame, material_names, &only);
+  std::vector<Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>> out;
+  for (auto& p : parts) {
+    out.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.seeds.x));
+    p.seeds = geometry::Seeds<Dim>();
+  }
+  return out;
+}
+
 template SeededParticles seed_sources<2>(const config::Section&, const grid::Decomposition<2>&,
                                          const std::vector<std::string>&, bool);
 template SeededParticles seed_sources<3>(const config::Section&, const grid::Decomposition<3>&,
                                          const std::vector<std::string>&, bool);
+
+template std::vector<Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>> seed_positions_by_source<2>(
+    const config::Section&, const std::vector<std::string>&, const std::vector<bool>&);
+template std::vector<Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>> seed_positions_by_source<3>(
+    const config::Section&, const std::vector<std::string>&, const std::vector<bool>&);
 
 }  // namespace meniscus::particles

@@ -38,6 +38,14 @@ template <int Dim>
 SeededParticles seed_sources(const config::Section& root, const grid::Decomposition<Dim>& decomp,
                              const std::vector<std::string>& material_names, bool positions_only = false);
 
+// Each source's particle positions over the whole box, exactly as seed_sources makes them (curves,
+// shells, meshes and a curve's carving of the others), with only the sources flagged in `only` seeded
+// (one flag per source; the others come back empty and carve nothing). Host views, one per source.
+// For `meniscus check`'s particle count (run/resource_plan.cpp); needs Kokkos, not PETSc.
+template <int Dim>
+std::vector<Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>> seed_positions_by_source(
+    const config::Section& root, const std::vector<std::string>& material_names, const std::vector<bool>& only);
+
 // For methods whose particle mass and kernel follow a radius r (SPH, PBD): throws an InputError on
 // `sources` of `file` unless every seeded particle's lattice cell is diameter^dim, i.e. the sources'
 // lattice spacing is the diameter 2r (`radius_key` names the deck key in the message). Collective.

@@ -3,6 +3,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <Kokkos_Core.hpp>
+
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -10,10 +12,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "grid/balance.hpp"
 #include "grid/decomposition.hpp"
+#include "particles/particle_sources.hpp"
 #include "run/contact_angle_resolution.hpp"
 
 namespace meniscus::run {
@@ -61,6 +66,11 @@ constexpr double kBytesPerParticleSolidBlock = 81 * 8;
 constexpr double kContourAreaPerFace = 1.1;  // contour area of the union of spheres / cell faces
 constexpr double kBytesPerSample3D = 1500;
 constexpr double kBytesPerMaterialNode3D = 29e3;
+// While the inner solve is the fused block-SSOR CG (solvers/block_ssor_cg.hpp, before any switch to GAMG),
+// a reached node holds instead its row of PETSc's BAIJ matrix, the solver's two contiguous copies of the
+// matrix halves (made once per solve, each off-diagonal 3 x 3 block with its column index) and our copy
+// of the values: three times 125 blocks of 72 B and an index. The larger of the two states counts.
+constexpr double kBytesPerMaterialNodeSsor3D = 3 * 125 * (9 * 8 + 4);
 constexpr double kBytesPerNodeImplicit3D = 700;
 constexpr double kBytesPerMaterialNodeHeat3D = 6000;
 constexpr double kBytesPerNodeHeat3D = 200;
@@ -68,9 +78,10 @@ constexpr double kBytesPerParticleSph[2] = {2000, 6000};  // neighbour lists gro
 constexpr double kBytesPerNodeSph = 20;                   // cell list heads and counts
 constexpr double kBytesPerProcess = 50.0 * (1 << 20);     // libraries, PETSc/Kokkos/MPI runtime
 constexpr double kMaxOutputFiles = 1e6;                   // particle files one run may ask for
+constexpr double kMaxSeededBound = 5e7;  // lattice points of a mesh, curve or shell source `check` seeds
 
 double volume_fraction(const std::string& type, int dim) {
-  // Share of a shape's bounding box that the shape fills (meshes: the whole box, an upper bound).
+  // Share of a shape's bounding box that the shape fills (meshes, curves and shells are seeded instead).
   if (type == "sphere" || type == "ellipsoid") return dim == 2 ? M_PI / 4 : M_PI / 6;
   return 1.0;
 }
@@ -163,8 +174,11 @@ bool overlap(const Region& a, const Region& b, int dim) {
   return true;
 }
 
-// Where a deck's material sits on the grid, from its sources' shapes (boxes, spheres, ellipsoids;
-// meshes, shells and curves are left out here and counted by their particles in plan_resources):
+// Particle positions of one source (particles::seed_positions_by_source).
+using HostPoints = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+// Where a deck's material sits on the grid, from its sources' shapes (boxes, spheres, ellipsoids) and
+// the seeded particles of the others (meshes, shells and curves):
 // the cells that hold material, the grid nodes their particles reach (a quadratic
 // B-spline particle in cell i touches nodes i-1 .. i+2 on each axis), and the cell faces between
 // material and the rest (the surface that surface sampling covers). On a grid of more than 2^22
@@ -172,7 +186,57 @@ bool overlap(const Region& a, const Region& b, int dim) {
 // for features thinner than those cells.
 struct Footprint {
   double cells = 0, nodes = 0, faces = 0;
+  // The drawing, on cells of k cell sizes: n[d] cells per axis, per cell whether it holds material and
+  // its faces towards the rest; the reached nodes on (n[d] + 1) per axis.
+  long k = 1;
+  std::array<long, 3> n{1, 1, 1};
+  std::vector<uint8_t> cell, faces_of, reached;
 };
+
+// The part of a footprint in a block: cells [c0, c1) and nodes [n0, n1) of the fine grid per axis. A
+// coarse cell or node counts with the share of its k fine ones that lies in the block.
+struct FootprintShare {
+  double cells = 0, faces = 0, nodes = 0;
+};
+
+FootprintShare footprint_share(const Footprint& f, int dim, const std::array<long, 3>& c0, const std::array<long, 3>& c1,
+                               const std::array<long, 3>& n0, const std::array<long, 3>& n1) {
+  FootprintShare out;
+  if (f.cell.empty()) return out;
+  const double k = static_cast<double>(f.k);
+  auto weights = [&](const std::array<long, 3>& lo, const std::array<long, 3>& hi, long extra) {
+    std::array<std::vector<double>, 3> w;
+    for (int d = 0; d < 3; ++d) {
+      const long m = d < dim ? f.n[d] + extra : 1;
+      w[d].assign(static_cast<size_t>(m), d < dim ? 0.0 : 1.0);
+      if (d >= dim) continue;
+      for (long i = 0; i < m; ++i) {
+        const double a = std::max<double>(static_cast<double>(i) * k, static_cast<double>(lo[d]));
+        const double b = std::min<double>(static_cast<double>(i + 1) * k, static_cast<double>(hi[d]));
+        w[d][static_cast<size_t>(i)] = std::max(0.0, b - a) / k;
+      }
+    }
+    return w;
+  };
+  const auto wc = weights(c0, c1, 0), wn = weights(n0, n1, 1);
+  const double scale = std::pow(k, dim);
+  for (long l = 0; l < (dim == 3 ? f.n[2] : 1); ++l)
+    for (long j = 0; j < f.n[1]; ++j)
+      for (long i = 0; i < f.n[0]; ++i) {
+        const size_t q = static_cast<size_t>((l * f.n[1] + j) * f.n[0] + i);
+        if (!f.cell[q]) continue;
+        const double w = wc[0][static_cast<size_t>(i)] * wc[1][static_cast<size_t>(j)] * wc[2][static_cast<size_t>(l)];
+        out.cells += w * scale;
+        out.faces += w * f.faces_of[q] * scale / k;
+      }
+  const long m0 = f.n[0] + 1, m1 = f.n[1] + 1;
+  for (long l = 0; l < (dim == 3 ? f.n[2] + 1 : 1); ++l)
+    for (long j = 0; j < m1; ++j)
+      for (long i = 0; i < m0; ++i)
+        if (f.reached[static_cast<size_t>((l * m1 + j) * m0 + i)])
+          out.nodes += wn[0][static_cast<size_t>(i)] * wn[1][static_cast<size_t>(j)] * wn[2][static_cast<size_t>(l)] * scale;
+  return out;
+}
 
 bool inside_source(const Region& g, const double* x, int dim, bool ellipsoid) {
   if (!g.known) return false;
@@ -191,7 +255,7 @@ bool inside_source(const Region& g, const double* x, int dim, bool ellipsoid) {
 }
 
 Footprint material_footprint(const YAML::Node& sources, int dim, const std::vector<double>& lo, double dx,
-                             const std::array<int, 3>& nodes) {
+                             const std::array<int, 3>& nodes, const std::vector<HostPoints>& seeded) {
   Footprint f;
   if (!sources || !sources.IsSequence()) return f;
   std::vector<Region> regions;
@@ -231,6 +295,15 @@ Footprint material_footprint(const YAML::Node& sources, int dim, const std::vect
           }
         }
   }
+  // Sources seeded in plan_resources (meshes, curves, shells): the cells their particles lie in.
+  for (const auto& x : seeded)
+    for (size_t q = 0; q < x.extent(0); ++q) {
+      long idx[3] = {0, 0, 0};
+      for (int d = 0; d < dim; ++d)
+        idx[d] = std::clamp(static_cast<long>(std::floor((x(q, d) - lo[d]) / h)), 0L, n[d] - 1);
+      cell[static_cast<size_t>(at(idx[0], idx[1], idx[2]))] = 1;
+    }
+  f.faces_of.assign(cell.size(), 0);
   const double scale = std::pow(static_cast<double>(k), dim);
   for (long l = 0; l < n[2]; ++l)
     for (long j = 0; j < n[1]; ++j)
@@ -242,8 +315,10 @@ Footprint material_footprint(const YAML::Node& sources, int dim, const std::vect
           for (int side = -1; side <= 1; side += 2) {
             long m[3] = {idx[0], idx[1], idx[2]};
             m[d] += side;
-            if (m[d] < 0 || m[d] >= n[d] || !cell[static_cast<size_t>(at(m[0], m[1], m[2]))])
+            if (m[d] < 0 || m[d] >= n[d] || !cell[static_cast<size_t>(at(m[0], m[1], m[2]))]) {
               f.faces += scale / static_cast<double>(k);
+              ++f.faces_of[static_cast<size_t>(at(i, j, l))];
+            }
           }
       }
   // Nodes reached: the cells dilated axis by axis (node j from cells j-2 .. j+1; one coarse cell
@@ -272,7 +347,68 @@ Footprint material_footprint(const YAML::Node& sources, int dim, const std::vect
   }
   for (uint8_t v : cur) f.nodes += v;
   f.nodes *= scale;
+  f.k = k;
+  f.n = n;
+  f.cell = std::move(cell);
+  f.reached = std::move(cur);
   return f;
+}
+
+// The blocks of grid nodes [lo, hi) per axis that `ranks` ranks will own, as the run makes them:
+// grid::balanced_layout on per-axis histograms of the footprint's particles (a cell's particles counted
+// at both of its nodes) when `balanced`, else on empty histograms (the even split). Empty when the grid
+// cannot be split (the caller reports that) or the deck draws no footprint.
+template <int Dim>
+std::vector<std::array<std::array<long, 2>, 3>> rank_blocks_of(const Footprint& f, const std::array<int, 3>& nodes,
+                                                                int ranks, int min_nodes,
+                                                                const std::array<int, Dim>& requested, bool balanced) {
+  std::vector<std::array<std::array<long, 2>, 3>> out;
+  std::array<std::vector<long>, Dim> hist;
+  for (int d = 0; d < Dim; ++d) hist[d].assign(static_cast<size_t>(nodes[d]), 0);
+  if (balanced && !f.cell.empty()) {
+    long other = 1;
+    for (int d = 0; d < Dim - 1; ++d) other *= f.k;
+    for (long l = 0; l < (Dim == 3 ? f.n[2] : 1); ++l)
+      for (long j = 0; j < f.n[1]; ++j)
+        for (long i = 0; i < f.n[0]; ++i) {
+          if (!f.cell[static_cast<size_t>((l * f.n[1] + j) * f.n[0] + i)]) continue;
+          const long idx[3] = {i, j, l};
+          for (int d = 0; d < Dim; ++d)
+            for (long c = idx[d] * f.k; c < std::min<long>((idx[d] + 1) * f.k, nodes[d] - 1); ++c) {
+              hist[d][static_cast<size_t>(c)] += other;
+              hist[d][static_cast<size_t>(c + 1)] += other;
+            }
+        }
+  }
+  std::array<int, Dim> procs{};
+  std::array<std::vector<int>, Dim> ranges;
+  if (!grid::balanced_layout<Dim>(hist, ranks, min_nodes, requested, procs, ranges).empty()) return out;
+  std::array<int, 3> count{1, 1, 1};
+  for (int d = 0; d < Dim; ++d) count[d] = static_cast<int>(ranges[d].size());
+  for (int c = 0; c < count[2]; ++c)
+    for (int b = 0; b < count[1]; ++b)
+      for (int a = 0; a < count[0]; ++a) {
+        const int at[3] = {a, b, c};
+        std::array<std::array<long, 2>, 3> block{};
+        for (int d = 0; d < 3; ++d) {
+          long first = 0;
+          for (int e = 0; d < Dim && e < at[d]; ++e) first += ranges[d][static_cast<size_t>(e)];
+          block[d] = {first, d < Dim ? first + ranges[d][static_cast<size_t>(at[d])] : 1};
+        }
+        out.push_back(block);
+      }
+  return out;
+}
+
+std::vector<std::array<std::array<long, 2>, 3>> rank_blocks(const Footprint& f, int dim, const std::array<int, 3>& nodes,
+                                                             int ranks, int min_nodes, const config::Section& domain,
+                                                             bool balanced) {
+  const auto fixed = domain.vector("ranks");
+  if (dim == 2)
+    return rank_blocks_of<2>(f, nodes, ranks, min_nodes, {static_cast<int>(fixed[0]), static_cast<int>(fixed[1])},
+                             balanced);
+  return rank_blocks_of<3>(f, nodes, ranks, min_nodes,
+                           {static_cast<int>(fixed[0]), static_cast<int>(fixed[1]), static_cast<int>(fixed[2])}, balanced);
 }
 
 // mpm-multiphase removes, at start-up, the fluid particles seeded inside a solid or inside a fluid
@@ -377,9 +513,14 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
     p.overflow = log::format("%.3g grid unknowns exceed PETSc's 32-bit index limit (2^31 - 1)", unknowns);
 
   // Particles: each source's lattice (spacing 2 r for SPH, cell_size / particles_per_cell^(1/dim)
-  // for MPM) over its bounding box, clipped to the domain, times the share of the box it fills.
+  // for MPM) over its bounding box, clipped to the domain, times the share of the box it fills. Meshes,
+  // curves and shells have no closed form here: they are seeded as the run will seed them
+  // (particles::seed_positions_by_source, on the whole box) and their particles counted, unless their
+  // bound (the lattice over the box of a curve's control points grown by its half-width, over the domain
+  // for a mesh; a shell's rows x points x layers) exceeds kMaxSeededBound: that bound then stands.
   const YAML::Node sources = raw["sources"];
-  double material_cells = 0, undrawn_cells = 0;  // undrawn: sources material_footprint cannot draw
+  std::vector<double> bound;
+  std::vector<bool> sampled;
   if (sources && sources.IsSequence()) {
     for (const auto& s : sources) {
       const std::string type = s["type"] ? s["type"].as<std::string>() : "box";
@@ -401,22 +542,53 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
         } else if (type == "ellipsoid") {
           a = s["center"][d].as<double>() - s["radii"][d].as<double>();
           b = s["center"][d].as<double>() + s["radii"][d].as<double>();
+        } else if (type == "curve") {  // a Bezier curve lies in the hull of its control points
+          const double half = 0.5 * (s["thickness"] ? s["thickness"].as<double>() : 0.0) + spacing;
+          a = INFINITY;
+          b = -INFINITY;
+          for (const char* key : {"start", "control_1", "control_2", "end"}) {
+            a = std::min(a, s[key][d].as<double>() - half);
+            b = std::max(b, s[key][d].as<double>() + half);
+          }
         }
         a = std::max(a, lo[d]);
         b = std::min(b, hi[d]);
         count *= std::max(0.0, std::ceil((b - a) / spacing - 1e-9));
       }
-      if (type == "shell" && dim == 3) {  // rows x points per row x layers (geometry/shell.hpp)
+      if (type == "shell" && dim == 3) {  // about rows x points per row x layers (geometry/shell.hpp)
         const double r0 = s["radius_start"].as<double>(), r1 = s["radius_end"].as<double>();
         const double len = std::hypot(r1 - r0, s["z_end"].as<double>() - s["z_start"].as<double>());
         const double rows = len > 0 ? std::max(1.0, std::round(len / spacing)) + 1 : 1;
         const double layers = s["layers"] ? s["layers"].as<double>() : 2;
         count = layers * rows * std::max(1.0, M_PI * (r0 + r1) / spacing);
       }
+      bound.push_back(count);
+      sampled.push_back(type != "box" && type != "sphere" && type != "ellipsoid" && p.overflow.empty() &&
+                        count <= kMaxSeededBound);
+    }
+  }
+  std::vector<HostPoints> seeded;
+  if (std::find(sampled.begin(), sampled.end(), true) != sampled.end()) {
+    if (!Kokkos::is_initialized())
+      throw std::logic_error("plan_resources: seeding mesh, curve and shell sources needs Kokkos");
+    std::vector<std::string> names;
+    if (raw["materials"] && raw["materials"].IsSequence())
+      for (const auto& m : raw["materials"])
+        if (m["name"]) names.push_back(m["name"].as<std::string>());
+    if (dim == 2) {
+      seeded = particles::seed_positions_by_source<2>(root, names, sampled);
+    } else {
+      seeded = particles::seed_positions_by_source<3>(root, names, sampled);
+    }
+  }
+  double material_cells = 0;
+  if (sources && sources.IsSequence()) {
+    size_t si = 0;
+    for (const auto& s : sources) {
+      const double count = sampled[si] ? static_cast<double>(seeded[si].extent(0)) : bound[si];
+      ++si;
       p.particles += count;
-      const double cells = sph ? 0.0 : count / std::max(1.0, s["particles_per_cell"] ? s["particles_per_cell"].as<double>() : 1.0);
-      material_cells += cells;
-      if (type != "box" && type != "sphere" && type != "ellipsoid") undrawn_cells += cells;
+      material_cells += sph ? 0.0 : count / std::max(1.0, s["particles_per_cell"] ? s["particles_per_cell"].as<double>() : 1.0);
     }
   }
   p.warnings = overlapping_sources(raw, deck.method, dim);
@@ -425,35 +597,81 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
   const int di = dim == 3 ? 1 : 0;
   const YAML::Node mpm = raw["mpm"];
   const bool implicit = mpm && mpm["integrator"] && mpm["integrator"].as<std::string>() == "implicit";
-  p.bytes_total = p.particles * (sph ? kBytesPerParticleSph[di] : kBytesPerParticleMpm[di]) +
-                  node_count * (sph ? kBytesPerNodeSph : kBytesPerNodeMpm[di]);
+  const YAML::Node st = mpm ? mpm["surface_tension"] : YAML::Node();
+  const bool tension = st && st["enabled"] && st["enabled"].as<bool>();
+  const YAML::Node heat = mpm ? mpm["heat"] : YAML::Node();
+  const bool heat_on = heat && heat["enabled"] && heat["enabled"].as<bool>();
+  bool solid = false;  // any elastic material: every particle then holds its 9 x 9 block
+  if (raw["materials"] && raw["materials"].IsSequence())
+    for (const auto& m : raw["materials"])
+      if (m["model"] && m["model"].as<std::string>() != "fluid") solid = true;
+  // Where the material sits (MPM): the whole job's counts, and each rank's share below.
+  const Footprint f = sph ? Footprint() : material_footprint(sources, dim, lo, dx, nodes, seeded);
   if (implicit && dim == 3) {
-    // What the implicit step holds at its peak (a Newton iteration), term by term (see the constants).
-    Footprint f = material_footprint(sources, dim, lo, dx, nodes);
-    // Meshes, shells and curves by their particles: their cells, twice over for the stencil's layer
-    // around them (a thin shell's layer is most of its nodes).
-    // (A mesh's particles are counted over the domain's box, so cap the nodes at the grid's.)
-    f.nodes = std::min(node_count, f.nodes + 2 * undrawn_cells);
     p.material_nodes = f.nodes;
-    const YAML::Node st = mpm["surface_tension"];
-    if (st && st["enabled"] && st["enabled"].as<bool>()) {
+    if (tension) {
       const double per_dx = st["samples_per_dx"] ? st["samples_per_dx"].as<double>() : 4.0;
       p.surface_samples = f.faces * per_dx * per_dx * kContourAreaPerFace;
     }
-    bool solid = false;  // any elastic material: every particle then holds its 9 x 9 block
-    if (raw["materials"] && raw["materials"].IsSequence())
-      for (const auto& m : raw["materials"])
-        if (m["model"] && m["model"].as<std::string>() != "fluid") solid = true;
-    p.bytes_total += p.particles * (solid ? kBytesPerParticleSolidBlock : 0.0) +
-                     p.surface_samples * kBytesPerSample3D + f.nodes * kBytesPerMaterialNode3D +
-                     node_count * kBytesPerNodeImplicit3D;
-    const YAML::Node heat = mpm["heat"];
-    if (heat && heat["enabled"] && heat["enabled"].as<bool>())
-      p.bytes_total += f.nodes * kBytesPerMaterialNodeHeat3D + node_count * kBytesPerNodeHeat3D;
-  } else if (implicit) {
-    p.bytes_total += material_cells * kBytesPerCellImplicit2D + node_count * kBytesPerNodeImplicit2D;
   }
-  p.bytes_per_rank = p.bytes_total / p.ranks + kBytesPerProcess;
+  // What one process holds (see the constants): its particles (and the halo particles it copies from its
+  // neighbours), its surface samples, its cells of material, the reached nodes and the nodes of its block of
+  // the grid with the ghost layers around it. The implicit 3D step's peak is a Newton iteration.
+  auto bytes_of = [&](double particles, double halo, double samples, double cells, double reached, double box) {
+    double b = (particles + halo) * (sph ? kBytesPerParticleSph[di] : kBytesPerParticleMpm[di]) +
+               box * (sph ? kBytesPerNodeSph : kBytesPerNodeMpm[di]);
+    if (implicit && dim == 3) {
+      b += particles * (solid ? kBytesPerParticleSolidBlock : 0.0) + samples * kBytesPerSample3D +
+           reached * std::max(kBytesPerMaterialNode3D, kBytesPerMaterialNodeSsor3D) + box * kBytesPerNodeImplicit3D;
+      if (heat_on) b += reached * kBytesPerMaterialNodeHeat3D + box * kBytesPerNodeHeat3D;
+    } else if (implicit) {
+      b += cells * kBytesPerCellImplicit2D + box * kBytesPerNodeImplicit2D;
+    }
+    return b + kBytesPerProcess;
+  };
+  const double whole = bytes_of(p.particles, 0, p.surface_samples, material_cells, f.nodes, node_count);
+  p.bytes_total = whole;
+  p.bytes_per_rank = whole;
+  if (p.ranks > 1) {
+    // SPH: an even share each. MPM: the blocks the run will make (grid::balanced_layout on the particles'
+    // planes, or the even split), each with its ghost layers (the stencil width: 5 nodes with surface
+    // tension, 2 without) and, with surface tension, the halo of particles that resampling copies from
+    // the neighbours ((0.867 + 3) cells, surface_resampling.hpp).
+    std::vector<std::array<std::array<long, 2>, 3>> blocks;
+    if (!sph) blocks = rank_blocks(f, dim, nodes, p.ranks, (tension ? 5 : 2) + 1, domain,
+                                   domain.text("balance") == "particles");
+    if (blocks.empty()) {
+      p.bytes_per_rank = (whole - kBytesPerProcess) / p.ranks + kBytesPerProcess;
+      p.bytes_total = p.bytes_per_rank * p.ranks;
+    } else {
+      const long ghost = tension ? 5 : 2, halo = tension ? 4 : 0;
+      p.bytes_total = 0;
+      p.bytes_per_rank = 0;
+      for (const auto& b : blocks) {
+        std::array<long, 3> c0{0, 0, 0}, c1{1, 1, 1}, h0 = c0, h1 = c1, g0 = c0, g1{1, 1, 1};
+        double box = 1;
+        for (int d = 0; d < dim; ++d) {
+          const long cells = nodes[d] - 1;
+          c0[d] = b[d][0] == 0 ? 0 : b[d][0];
+          c1[d] = b[d][1] == nodes[d] ? cells : b[d][1];
+          h0[d] = std::max(0L, c0[d] - halo);
+          h1[d] = std::min(cells, c1[d] + halo);
+          g0[d] = std::max(0L, b[d][0] - ghost);
+          g1[d] = std::min<long>(nodes[d], b[d][1] + ghost);
+          box *= static_cast<double>(g1[d] - g0[d]);
+        }
+        const FootprintShare own = footprint_share(f, dim, c0, c1, g0, g1);
+        const FootprintShare wide = footprint_share(f, dim, h0, h1, g0, g1);
+        const double share = f.cells > 0 ? own.cells / f.cells : 1.0 / p.ranks;
+        const double halo_share = f.cells > 0 ? (wide.cells - own.cells) / f.cells : 0.0;
+        const double face_share = f.faces > 0 ? own.faces / f.faces : 1.0 / p.ranks;
+        const double bytes = bytes_of(p.particles * share, p.particles * halo_share, p.surface_samples * face_share,
+                                      material_cells * share, own.nodes, box);
+        p.bytes_total += bytes;
+        p.bytes_per_rank = std::max(p.bytes_per_rank, bytes);
+      }
+    }
+  }
   if (p.overflow.empty() && p.particles / p.ranks > INT_MAX)
     p.overflow = log::format("%.3g particles per rank exceed the 32-bit loop index limit", p.particles / p.ranks);
 
@@ -509,10 +727,13 @@ std::string describe(const ResourcePlan& p) {
   if (p.material_nodes > 0)
     solve = log::format(" (%.3g of them reached by the material", p.material_nodes) +
             (p.surface_samples > 0 ? log::format(", %.3g surface samples)", p.surface_samples) : std::string(")"));
-  return log::format("estimate for %d rank%s: %.3g particles at the start, %.3g grid nodes%s, about %s in all, "
-                     "%s per rank; output: %s",
-                     p.ranks, p.ranks == 1 ? "" : "s", p.particles, p.grid_nodes, solve.c_str(),
-                     human_bytes(p.bytes_total).c_str(), human_bytes(p.bytes_per_rank).c_str(), files.c_str());
+  const std::string memory =
+      p.ranks == 1 ? log::format("about %s in all", human_bytes(p.bytes_total).c_str())
+                   : log::format("about %s summed over the ranks", human_bytes(p.bytes_total).c_str());
+  return log::format("estimate for %d rank%s: %.3g particles at the start, %.3g grid nodes%s, %s, %s per rank%s; "
+                     "output: %s",
+                     p.ranks, p.ranks == 1 ? "" : "s", p.particles, p.grid_nodes, solve.c_str(), memory.c_str(),
+                     human_bytes(p.bytes_per_rank).c_str(), p.ranks == 1 ? "" : " (the largest rank)", files.c_str());
 }
 
 double rank_memory_limit(MPI_Comm comm, const LoadedDeck& deck, std::string& source) {

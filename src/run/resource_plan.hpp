@@ -1,5 +1,5 @@
 #pragma once
-// What a deck will ask of the machine, known before anything is allocated: particles, grid nodes,
+// What a deck will ask of the machine, known before the run allocates its state: particles, grid nodes,
 // bytes per rank, and whether an index would overflow 32 bits (PETSc's PetscInt, Kokkos loop
 // indices). `meniscus check` prints it; `meniscus run` refuses a deck that cannot fit (exit 2)
 // instead of letting the kernel's OOM killer or an uncaught allocation failure end the job.
@@ -18,8 +18,9 @@ struct ResourcePlan {
   double grid_nodes = 0;       // the method's background grid (MPM) or cell grid (SPH)
   double surface_samples = 0;  // MPM 3D implicit: surface samples expected from the sources' faces
   double material_nodes = 0;   // MPM 3D implicit: grid nodes the sources' particles reach
-  double bytes_total = 0;      // estimate of the working memory of the whole job
-  double bytes_per_rank = 0;   // bytes_total / ranks plus the fixed cost of one process
+  double bytes_total = 0;      // estimate of the working memory of the whole job, summed over its ranks
+  double bytes_per_rank = 0;   // the largest rank's: its block of the grid with its ghost layers, its
+                               // particles and their halo, and the fixed cost of one process
   std::string overflow;        // why an index would not fit in 32 bits ("" if it fits)
   std::string decomposition;   // why the grid cannot be split among `ranks` ("" if it can)
   std::vector<std::string> warnings;  // e.g. sources that overlap (their particles add up there)
@@ -28,7 +29,8 @@ struct ResourcePlan {
   std::string output;          // why the output keys cannot be meant ("" if they can); names the key
 };
 
-// The estimate for `ranks` ranks (pure arithmetic on the resolved deck, no allocation). max_steps and
+// The estimate for `ranks` ranks: arithmetic on the resolved deck, except that mesh, curve and shell
+// sources are seeded (their positions only, on the whole box; needs Kokkos started). max_steps and
 // end_time, when >= 0 (the command line's --steps, --end-time), replace the deck's.
 ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps = -1, double end_time = -1);
 

@@ -7,10 +7,13 @@
 # 1/127 candles 1-3 % above their measured peaks (docs/performance.md, "Memory of the 3D candle");
 # before they followed what the code allocates, the estimate was 1.7x the measured peak at 1/127
 # (10.7 GiB against 6.17 from the second step on).
-# Usage: memory_estimate.sh MENISCUS SOURCE_DIR. Prints "N passed, M failed".
+# On 2 ranks (when mpirun is there) the same run, each rank's peak measured by a wrapper around it
+# (getrusage of its own child): the largest rank's peak must lie within the estimate per rank (the largest
+# rank's) as above, and the ranks' peaks summed within the estimate summed over the ranks.
+# Usage: memory_estimate.sh MENISCUS SOURCE_DIR [MPIEXEC]. Prints "N passed, M failed".
 BIN=$1
 SRC=$2
-MPIEXEC=""
+MPIEXEC=${3:-}
 LIMIT=300
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/meniscus-memory.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -20,39 +23,65 @@ export OMP_NUM_THREADS=1
 deck=$SRC/inputs/candle-3d.yaml
 mapfile -t wick < <(python3 "$SRC/bench/candle-3d-wick.py" 31)
 args=(--set domain.cell_size=0.03225806451612903 --set mpm.heat.heating_start_time=0 "${wick[@]}")
-run_cmd check 1 check "$deck" "${args[@]}"
-estimate=$(sed -n 's/.*, \([0-9.e+]*\) \([KMG]i\)B per rank.*/\1 \2/p' "$tmp/check.out" | head -n 1)
-if [ "$rc" != 0 ] || [ -z "$estimate" ]; then
-  fail "check: no estimate per rank (rc $rc)"
-  show "$tmp/check.out"
-  show "$tmp/check.err"
-else
-  peak_kib=$(python3 - "$BIN" "$tmp" "$deck" "${args[@]}" <<'EOF'
-import resource, subprocess, sys
-binary, tmp, deck, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-with open(tmp + "/run.out", "w") as out, open(tmp + "/run.err", "w") as err:
-    rc = subprocess.run([binary, "run", deck, "--steps", "3", "--quiet", "--output", tmp + "/run", "--set",
-                         "output.every_time=0", "--set", "checkpoint.every_minutes=0"] + args,
-                        stdout=out, stderr=err, timeout=300).returncode
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -rc)
+# peak.py FILE COMMAND...: runs the command and writes its peak resident set in KiB (negative: its failed
+# exit code) to FILE; under mpirun every rank writes its own (FILE.RANK).
+cat >"$tmp/peak.py" <<'EOF'
+import os, resource, subprocess, sys
+path, cmd = sys.argv[1], sys.argv[2:]
+rank = os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK"))
+name = path + ("." + rank if rank is not None else "")
+with open(name + ".out", "w") as out, open(name + ".err", "w") as err:
+    rc = subprocess.run(cmd, stdout=out, stderr=err, timeout=280).returncode
+with open(name, "w") as f:
+    print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -abs(rc), file=f)
 EOF
-)
-  read -r value unit <<<"$estimate"
-  verdict=$(python3 -c "
-import sys
-v, unit, peak = float('$value'), '$unit', int('$peak_kib') / 1024.0
-est = v * {'Ki': 1 / 1024.0, 'Mi': 1.0, 'Gi': 1024.0}[unit]
-ok = peak > 0 and peak <= est <= 1.5 * peak
-print(('ok' if ok else 'bad') + ' estimate %.0f MiB, measured peak %.0f MiB, ratio %.2f' % (est, peak, est / peak if peak > 0 else 0))
-" 2>&1)
-  if [ "${peak_kib:-0}" -le 0 ] 2>/dev/null; then
-    fail "run of the 1/31 candle failed (rc ${peak_kib#-})"
-    show "$tmp/run.err"
-  elif [[ "$verdict" == ok* ]]; then
-    pass "3D candle 1/31, 3 steps: ${verdict#ok } (measured <= estimate <= 1.5 x measured)"
-  else
-    fail "3D candle 1/31, 3 steps: ${verdict#bad } (want measured <= estimate <= 1.5 x measured)"
+run_args=(run "$deck" --steps 3 --quiet --set output.every_time=0 --set checkpoint.every_minutes=0 "${args[@]}")
+
+# to_mib VALUE UNIT: an estimate's figure in MiB.
+to_mib() { python3 -c "print(float('$1') * {'Ki': 1 / 1024.0, 'Mi': 1.0, 'Gi': 1024.0}['$2'])"; }
+
+# check_run NP: `check --ranks NP`'s estimates against the measured peaks of a run on NP ranks.
+check_run() {
+  local np=$1 est_rank est_sum peaks verdict
+  run_cmd "check_np$np" 1 check "$deck" --ranks "$np" "${args[@]}"
+  est_rank=$(sed -n 's/.*, \([0-9.e+]*\) \([KMG]i\)B per rank.*/\1 \2/p' "$tmp/check_np$np.out" | head -n 1)
+  est_sum=$(sed -n 's/.*about \([0-9.e+]*\) \([KMG]i\)B \(in all\|summed over the ranks\).*/\1 \2/p' "$tmp/check_np$np.out" | head -n 1)
+  if [ "$rc" != 0 ] || [ -z "$est_rank" ] || [ -z "$est_sum" ]; then
+    fail "check --ranks $np: no estimate per rank and summed (rc $rc)"
+    show "$tmp/check_np$np.out"
+    show "$tmp/check_np$np.err"
+    return
   fi
+  if [ "$np" = 1 ]; then
+    timeout -k 10 "$LIMIT" python3 "$tmp/peak.py" "$tmp/peak$np" "$BIN" "${run_args[@]}" --output "$tmp/run$np"
+  else
+    timeout -k 10 "$LIMIT" "$MPIEXEC" -n "$np" --oversubscribe python3 "$tmp/peak.py" "$tmp/peak$np" "$BIN" \
+      "${run_args[@]}" --output "$tmp/run$np" >"$tmp/mpirun$np.out" 2>&1
+  fi
+  peaks=$(for f in "$tmp"/peak"$np" "$tmp"/peak"$np".[0-9]*; do [[ "$f" != *.out && "$f" != *.err && -f "$f" ]] && cat "$f"; done | tr '\n' ' ')
+  verdict=$(python3 -c "
+peaks = [int(v) / 1024.0 for v in '$peaks'.split()]
+rank, total = $(to_mib $est_rank), $(to_mib $est_sum)
+if len(peaks) != $np or min(peaks) <= 0:
+    print('bad run failed or not measured (%s)' % '$peaks')
+else:
+    big, all_ = max(peaks), sum(peaks)
+    ok = big <= rank <= 1.5 * big and all_ <= total <= 1.5 * all_
+    print(('ok' if ok else 'bad') + ' per rank: estimate %.0f MiB, largest peak %.0f MiB (%.2f); summed: estimate %.0f MiB, peaks %.0f MiB (%.2f)'
+          % (rank, big, rank / big, total, all_, total / all_))
+")
+  if [[ "$verdict" == ok* ]]; then
+    pass "3D candle 1/31, 3 steps, $np rank(s): ${verdict#ok } (measured <= estimate <= 1.5 x measured)"
+  else
+    fail "3D candle 1/31, 3 steps, $np rank(s): ${verdict#bad } (want measured <= estimate <= 1.5 x measured)"
+    for f in "$tmp"/peak"$np"*.err "$tmp/mpirun$np.out"; do show "$f"; done
+  fi
+}
+check_run 1
+if have_mpi; then
+  check_run 2
+else
+  echo "skip  2 ranks: no mpirun"
 fi
 
 # The larger candles' estimates against their measured peaks (`meniscus check` only; the runs take
