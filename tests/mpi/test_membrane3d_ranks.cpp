@@ -119,8 +119,9 @@ RankGap membrane_gap(const mm::TriangleMembrane& a, const mm::TriangleMembrane& 
       g.v = std::max(g.v, std::abs(va(i, d) - vb(i, d)));
       g.vscale = std::max(g.vscale, std::abs(vb(i, d)));
     }
-  MPI_Allreduce(MPI_IN_PLACE, &g.x, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return g;
+  double worst[3] = {g.x, g.v, g.vscale};
+  MPI_Allreduce(MPI_IN_PLACE, worst, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return {worst[0], worst[1], worst[2]};
 }
 int world_size() {
   int size = 1;
