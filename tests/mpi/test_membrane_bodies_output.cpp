@@ -76,10 +76,9 @@ TEST(MembraneBodiesOutput, BodiesAreTheirOwnSeriesWithTheMethodsState) {
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/particles.xdmf"));  // the membrane, its own series
 }
 
-// The 3D membrane (one rank) is its own surface dataset: DIR/membrane_NNNNNN.h5 + .xdmf (a Triangle
+// The 3D membrane (written by rank 0, which holds it as the method's particles) is its own surface dataset: DIR/membrane_NNNNNN.h5 + .xdmf (a Triangle
 // topology) and the collection DIR/membrane.xdmf; the file of a step holds the method's membrane.
 TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {
-  if (test::ranks(MPI_COMM_WORLD) > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
   test::SharedFolder dir(MPI_COMM_WORLD, "membrane3d-output");
   const auto sim = run_scene(
       "simulation: {dimension: 3, method: membrane-ruan2021, end_time: 1.0, name: membrane3d-output}\n"
@@ -89,7 +88,16 @@ TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {
       "output: {every: 1, grid: true}\n",
       dir.path(), 2);
   auto& m = dynamic_cast<membrane::MembraneRuan3&>(sim->method());
-  const auto mesh = m.surface_mesh();
+  auto mesh = m.surface_mesh();  // rank 0's; the other ranks take its copy
+  long sizes[3] = {static_cast<long>(mesh.position.size()), static_cast<long>(mesh.velocity.size()),
+                   static_cast<long>(mesh.triangles.size())};
+  MPI_Bcast(sizes, 3, MPI_LONG, 0, MPI_COMM_WORLD);
+  mesh.position.resize(sizes[0]);
+  mesh.velocity.resize(sizes[1]);
+  mesh.triangles.resize(sizes[2]);
+  MPI_Bcast(mesh.position.data(), static_cast<int>(sizes[0]), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Bcast(mesh.velocity.data(), static_cast<int>(sizes[1]), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Bcast(mesh.triangles.data(), static_cast<int>(sizes[2]), MPI_INT64_T, 0, MPI_COMM_WORLD);
   const hsize_t n = mesh.position.size() / 3, t = mesh.triangles.size() / 3;
   ASSERT_GT(t, 1000u);
   io::H5File f = io::H5File::open(MPI_COMM_WORLD, dir.path() + "/membrane_000002.h5");
@@ -116,10 +124,9 @@ TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/grid_000002.h5"));  // the 3D grid output
 }
 
-// 3D bodies (spheres, one rank): the bodies series holds the centre, the velocity, the angular
+// 3D bodies (spheres): the bodies series holds the centre, the velocity, the angular
 // velocity as a vector and the orientation as a rotation matrix (a Tensor), as the method has them.
 TEST(MembraneBodiesOutput, Spheres3DAreABodiesSeriesWithOrientation) {
-  if (test::ranks(MPI_COMM_WORLD) > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
   test::SharedFolder dir(MPI_COMM_WORLD, "membrane3d-bodies-output");
   const auto sim = run_scene(
       test::membrane3d_deck("membrane3d-bodies-output", "0.125",

@@ -221,7 +221,7 @@ TEST(MembraneRestart, FloatingBodyContinuesBitForBit) {
 }
 
 namespace {
-// A 3D deck (one rank: the 3D method refuses more): 8 steps straight equal 4 steps + checkpoint +
+// A 3D deck (the grid split over the ranks, the membrane replicated): 8 steps straight equal 4 steps + checkpoint +
 // restart + 4 steps, bit for bit, for the vertices (their count changes with any remeshing), the
 // triangles, every MAC-grid dof and the checkpoint's state (the bodies' included). Returns the
 // straight run's largest vertex speed component.
@@ -250,7 +250,6 @@ double expect_3d_restart_bit_for_bit(const std::string& scene, const std::string
 
 // The 3D drop with the l = 2 mode, the paper's vertex motion and remeshing.
 TEST(MembraneRestart, Drop3DContinuesBitForBit) {
-  if (test::ranks(MPI_COMM_WORLD) > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
   const std::string scene =
       "simulation: {dimension: 3, method: membrane-ruan2021, end_time: 1.0, name: membrane3d-restart}\n"
       "domain: {lower: [0, 0, 0], upper: [1, 1, 1], cell_size: 0.08333333333333333}\n"
@@ -264,7 +263,6 @@ TEST(MembraneRestart, Drop3DContinuesBitForBit) {
 // settle window): the body's centre, quaternion and velocities come back from the checkpoint with
 // the flow time, and the contact set from the restored membrane.
 TEST(MembraneRestart, FloatingSphere3DContinuesBitForBit) {
-  if (test::ranks(MPI_COMM_WORLD) > 1) GTEST_SKIP() << "the 3D membrane method runs on one rank";
   const std::string scene = test::membrane3d_deck(
       "membrane3d-sphere-restart", "0.1",
       "surface_tension: 20.0, gravity: [0, 0, -980], shape: pool, level: 0.5, rtol: 1.0e-8, dt_max: 2.0e-3, "

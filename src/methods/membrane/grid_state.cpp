@@ -1,5 +1,7 @@
 #include "methods/membrane/grid_state.hpp"
 
+#include "core/error.hpp"
+
 #include <algorithm>
 #include <numeric>
 
@@ -114,30 +116,33 @@ long unpack_grid_rows(MacGrid& grid, const std::vector<double>& rows) { return u
 long unpack_grid_rows(MacGrid3& grid, const std::vector<double>& rows) { return unpack_rows<3>(grid, rows); }
 
 namespace {
-// (id, x, y, vx, vy) rows of this rank's vertices.
-std::vector<double> pack_vertices(particles::ParticleSet& set) {
+// (id, x, vx) rows of this rank's vertices, 1 + 2 dim columns (dim from the position field).
+std::vector<double> pack_vertices(particles::ParticleSet& set, int& dim) {
   const long n = static_cast<long>(set.size());
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(0));
   auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.field(1));
   auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set.id());
-  std::vector<double> out(5 * n);
+  dim = static_cast<int>(x.extent(1));
+  const int cols = 1 + 2 * dim, nd = dim;
+  std::vector<double> out(cols * n);
   Kokkos::parallel_for(
       "membrane_pack_vertices", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), [&](const long i) {
-        out[5 * i] = static_cast<double>(id(i));
-        out[5 * i + 1] = x(i, 0);
-        out[5 * i + 2] = x(i, 1);
-        out[5 * i + 3] = v(i, 0);
-        out[5 * i + 4] = v(i, 1);
+        out[cols * i] = static_cast<double>(id(i));
+        for (int d = 0; d < nd; ++d) {
+          out[cols * i + 1 + d] = x(i, d);
+          out[cols * i + 1 + nd + d] = v(i, d);
+        }
       });
   return out;
 }
 }  // namespace
 
 void gather_vertices_to_root(MPI_Comm comm, particles::ParticleSet& set) {
-  int rank = 0, size = 1;
+  int rank = 0, size = 1, dim = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const std::vector<double> mine = pack_vertices(set);
+  const std::vector<double> mine = pack_vertices(set, dim);
+  const int cols = 1 + 2 * dim;
   int count = static_cast<int>(mine.size());
   std::vector<int> counts(size), offsets(size, 0);
   MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
@@ -147,11 +152,11 @@ void gather_vertices_to_root(MPI_Comm comm, particles::ParticleSet& set) {
     all.resize(static_cast<size_t>(offsets.back() + counts.back()));
   }
   MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0, comm);
-  const long n = rank == 0 ? static_cast<long>(all.size() / 5) : 0;
-  // Id order is chain order (vertex i of the membrane has id i).
+  const long n = rank == 0 ? static_cast<long>(all.size() / cols) : 0;
+  // Id order is the membrane's vertex order (vertex i has id i).
   std::vector<long> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](long a, long b) { return all[5 * a] < all[5 * b]; });
+  std::sort(order.begin(), order.end(), [&](long a, long b) { return all[cols * a] < all[cols * b]; });
   set.resize(static_cast<size_t>(n));
   auto x = Kokkos::create_mirror_view(set.field(0));
   auto v = Kokkos::create_mirror_view(set.field(1));
@@ -159,12 +164,12 @@ void gather_vertices_to_root(MPI_Comm comm, particles::ParticleSet& set) {
   auto mat = Kokkos::create_mirror_view(set.material());
   Kokkos::parallel_for(
       "membrane_unpack_vertices", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), [&](const long i) {
-        const double* r = &all[5 * order[i]];
+        const double* r = &all[cols * order[i]];
         id(i) = static_cast<int64_t>(r[0]);
-        x(i, 0) = r[1];
-        x(i, 1) = r[2];
-        v(i, 0) = r[3];
-        v(i, 1) = r[4];
+        for (int d = 0; d < dim; ++d) {
+          x(i, d) = r[1 + d];
+          v(i, d) = r[1 + dim + d];
+        }
         mat(i) = 0;
       });
   Kokkos::deep_copy(set.field(0), x);
@@ -173,27 +178,37 @@ void gather_vertices_to_root(MPI_Comm comm, particles::ParticleSet& set) {
   Kokkos::deep_copy(set.material(), mat);
 }
 
-Polyline broadcast_membrane(MPI_Comm comm, particles::ParticleSet& set, bool closed) {
-  int rank = 0;
+MembraneVertexRows broadcast_vertices(MPI_Comm comm, particles::ParticleSet& set) {
+  int rank = 0, dim = 0;
   MPI_Comm_rank(comm, &rank);
-  std::vector<double> rows = rank == 0 ? pack_vertices(set) : std::vector<double>();
-  long n = static_cast<long>(rows.size() / 5);
+  std::vector<double> rows = pack_vertices(set, dim);  // every rank knows dim from its (maybe empty) set
+  const int cols = 1 + 2 * dim;
+  long n = rank == 0 ? static_cast<long>(rows.size() / cols) : 0;
   MPI_Bcast(&n, 1, MPI_LONG, 0, comm);
-  rows.resize(5 * n);
-  MPI_Bcast(rows.data(), static_cast<int>(5 * n), MPI_DOUBLE, 0, comm);
-  std::vector<double> xy(2 * n);
-  Kokkos::parallel_for(
-      "membrane_restart_positions", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), [&](const long i) {
-        xy[2 * i] = rows[5 * i + 1];
-        xy[2 * i + 1] = rows[5 * i + 2];
-      });
-  Polyline m = make_polyline(xy, closed);
+  rows.resize(cols * n);
+  MPI_Bcast(rows.data(), static_cast<int>(cols * n), MPI_DOUBLE, 0, comm);
+  MembraneVertexRows out;
+  out.dim = dim;
+  out.x.assign(dim * n, 0.0);
+  out.v.assign(dim * n, 0.0);
+  for (long i = 0; i < n; ++i) {
+    const long k = static_cast<long>(rows[cols * i]);
+    if (k < 0 || k >= n) return MembraneVertexRows{dim, {}, {}, true};
+    for (int d = 0; d < dim; ++d) {
+      out.x[dim * k + d] = rows[cols * i + 1 + d];
+      out.v[dim * k + d] = rows[cols * i + 1 + dim + d];
+    }
+  }
+  return out;
+}
+
+Polyline broadcast_membrane(MPI_Comm comm, particles::ParticleSet& set, bool closed) {
+  const MembraneVertexRows rows = broadcast_vertices(comm, set);
+  if (rows.bad_id) throw InputError("--restart", "particles/id", "membrane vertex id out of range");
+  Polyline m = make_polyline(rows.x, closed);
   auto hv = Kokkos::create_mirror_view(m.v);
-  Kokkos::parallel_for(
-      "membrane_restart_velocities", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n), [&](const long i) {
-        hv(i, 0) = rows[5 * i + 3];
-        hv(i, 1) = rows[5 * i + 4];
-      });
+  for (long i = 0; i < m.vertices(); ++i)
+    for (int d = 0; d < 2; ++d) hv(i, d) = rows.v[2 * i + d];
   Kokkos::deep_copy(m.v, hv);
   return m;
 }

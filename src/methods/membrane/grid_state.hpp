@@ -34,8 +34,18 @@ long unpack_grid_rows(MacGrid3& grid, const std::vector<double>& rows);
 void mac_grid_snapshot(MacGrid& grid, double last_dt, GridSnapshot& out, bool shared_faces);
 void mac_grid_snapshot(MacGrid3& grid, double last_dt, GridSnapshot& out, bool shared_faces);
 
-// Moves every vertex of `set` (fields: position, velocity) to rank 0, in id order. Collective.
+// Moves every vertex of `set` (fields: position, velocity; 2 or 3 components) to rank 0, in id
+// order. Collective.
 void gather_vertices_to_root(MPI_Comm comm, particles::ParticleSet& set);
+// Rank 0's vertices (positions and velocities, dim per vertex, placed by id) on every rank; bad_id:
+// an id outside 0 .. n-1 (a damaged checkpoint; x and v are then empty). Collective.
+struct MembraneVertexRows {
+  int dim = 0;
+  std::vector<double> x, v;
+  bool bad_id = false;
+  long vertices() const { return dim > 0 ? static_cast<long>(x.size()) / dim : 0; }
+};
+MembraneVertexRows broadcast_vertices(MPI_Comm comm, particles::ParticleSet& set);
 // The membrane from rank 0's particle set (positions and velocities in id order), on every rank.
 // Collective.
 Polyline broadcast_membrane(MPI_Comm comm, particles::ParticleSet& set, bool closed);

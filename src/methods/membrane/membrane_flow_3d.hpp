@@ -18,8 +18,14 @@
 // Eq. 30, cells inside a body are SOLID, the Stage 6 contact set (epsilon rule 2 and neighbour rule
 // 3) is slaved to the bodies in the second, three-way solve (Eq. 28), whose six unknowns per body
 // give v_r^{n+1}.
-// Not yet in 3D: adhesion with a contact angle, articulated bodies, vertex migration (the membrane
-// is replicated on every rank; the deck path allows one rank only).
+// Not yet in 3D: adhesion with a contact angle, articulated bodies.
+// Ranks (the 2D layout): the MAC grid is split over the ranks (DMDA); the membrane and the bodies
+// are replicated, every rank doing the same host work on the same bits (the vertex and body
+// velocities come from the velocity block, which lives on rank 0 and is broadcast after each
+// solve: coupled_solve_3d.cpp), so remeshing needs no exchange. Each rank therefore pays the whole
+// membrane's cost (host_state, the triangle index of classify and W, remeshing: O(vertices) per
+// step on every rank); only the grid work is divided. The owned-vertex layout with one-ring ghosts
+// (local_triangle_membrane, make_membrane_halo in triangle_membrane.hpp) is not used by the step.
 #include <array>
 #include <vector>
 

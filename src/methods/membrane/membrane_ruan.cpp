@@ -7,36 +7,14 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "grid/balance.hpp"
 #include "particles/balance.hpp"
 #include "grid/domain_deck.hpp"
 #include "methods/membrane/fluid_kernels.hpp"
 #include "methods/membrane/grid_state.hpp"
+#include "methods/membrane/rank_layout.hpp"
 
 namespace meniscus::membrane {
 
-namespace {
-// Per axis, how many initially liquid cells (below the pool level or inside the drop, outside every
-// body) each node plane holds; node i stores cell i, so the last plane holds none. These weigh the
-// rank cuts of `domain.balance: particles` for this method: its work per cell is the pressure row of
-// a liquid cell (air and body cells are identity rows), and the membrane, replicated on every rank,
-// has no particles to count.
-std::array<std::vector<long>, 2> liquid_histograms(const MembraneDeck& deck, const double lower[2], const int cells[2],
-                                                    double dx) {
-  std::array<std::vector<long>, 2> hist{std::vector<long>(cells[0] + 1, 0), std::vector<long>(cells[1] + 1, 0)};
-  for (int j = 0; j < cells[1]; ++j)
-    for (int i = 0; i < cells[0]; ++i) {
-      const double x[2] = {lower[0] + (i + 0.5) * dx, lower[1] + (j + 0.5) * dx};
-      const bool liquid = deck.shape == "pool"
-                              ? x[1] < deck.level
-                              : std::hypot(x[0] - deck.center[0], x[1] - deck.center[1]) < deck.radius;
-      if (!liquid || body_containing(deck.bodies, x) >= 0) continue;
-      ++hist[0][i];
-      ++hist[1][j];
-    }
-  return hist;
-}
-}  // namespace
 
 MembraneRuan::MembraneRuan(const MethodContext& ctx) : comm_(ctx.comm) {
   const auto root = ctx.root;
@@ -51,21 +29,10 @@ MembraneRuan::MembraneRuan(const MethodContext& ctx) : comm_(ctx.comm) {
     lower[d] = spec.lower[d];
     cells[d] = static_cast<int>(std::lround((spec.upper[d] - spec.lower[d]) / dx));
   }
-  // Rank cuts: `domain.ranks` as given; with `domain.balance: particles` (the default) the cuts split
-  // the initially liquid cells evenly (the method does not rebalance during a run).
+  // Rank cuts (rank_layout.hpp, shared with 3D).
   std::array<int, 2> procs{spec.procs[0], spec.procs[1]};
   std::array<std::vector<int>, 2> ranges;
-  int size = 1;
-  MPI_Comm_size(comm_, &size);
-  if (size > 1 && dom.text("balance") == "particles") {
-    std::array<int, 2> chosen{};
-    const std::string why = grid::balanced_layout<2>(liquid_histograms(deck_, lower, cells, dx), size,
-                                                     spec.stencil_width + 1, procs, chosen, ranges);
-    if (!why.empty()) {
-      log::warn("domain.balance: particles: %s; keeping the even split", why.c_str());
-      ranges = {};
-    }
-  }
+  membrane_rank_layout<2>(root, deck_, deck_.bodies, lower, cells, dx, spec.stencil_width, procs, ranges, comm_);
   grid_ = std::make_unique<MacGrid>(comm_, lower, cells, dx, dom.file(), procs, ranges);
   particles::warn_no_rebalancing(root, "membrane-ruan2021", comm_);
   deck_.flow.h = deck_.thickness_over_dx * dx;

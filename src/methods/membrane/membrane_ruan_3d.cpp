@@ -1,12 +1,15 @@
 #include "methods/membrane/membrane_ruan_3d.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
 #include "core/error.hpp"
 #include "grid/domain_deck.hpp"
+#include "particles/balance.hpp"
 #include "methods/membrane/grid_state.hpp"
+#include "methods/membrane/rank_layout.hpp"
 
 namespace meniscus::membrane {
 
@@ -24,14 +27,6 @@ void publish(MPI_Comm comm, particles::ParticleSet& set, MembraneFlow3& flow, do
 MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
   const auto root = ctx.root;
   check_membrane_geometry(root);
-  int size = 1;
-  MPI_Comm_size(comm_, &size);
-  if (size > 1) {
-    const auto sim = root.section("simulation");
-    throw InputError(sim.file(), sim.key_path("dimension"),
-                     "membrane-ruan2021 in 3D runs on one rank only so far (membrane vertices do not migrate between "
-                     "ranks yet); run with 1 rank (this run has " + std::to_string(size) + ")");
-  }
   deck_ = read_membrane_deck(root);
   const auto spec = grid::read_domain<3>(root, 2, k3Dofs);
   const auto dom = root.section("domain");
@@ -43,7 +38,14 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
     cells[d] = static_cast<int>(std::lround((spec.upper[d] - spec.lower[d]) / dx));
     upper[d] = lower[d] + cells[d] * dx;
   }
-  grid_ = std::make_unique<MacGrid3>(comm_, lower, cells, dx, dom.file());
+  // The grid is split over the ranks as in 2D (rank_layout.hpp: `domain.ranks`, `domain.balance`;
+  // too many ranks for the cells is an input error naming domain.cell_size or domain.ranks); the
+  // membrane and the bodies are replicated on every rank (membrane_flow_3d.hpp).
+  std::array<int, 3> procs{spec.procs[0], spec.procs[1], spec.procs[2]};
+  std::array<std::vector<int>, 3> ranges;
+  membrane_rank_layout<3>(root, deck_, deck_.spheres, lower, cells, dx, spec.stencil_width, procs, ranges, comm_);
+  grid_ = std::make_unique<MacGrid3>(comm_, lower, cells, dx, dom.file(), procs, ranges);
+  particles::warn_no_rebalancing(root, "membrane-ruan2021", comm_);
   Flow3Parameters p;
   p.rho = deck_.flow.rho;
   p.sigma = deck_.flow.sigma;
@@ -76,6 +78,8 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
   set_.add_field("mass", 1, false);
   publish(comm_, set_, *flow_, p.rho);
 }
+
+void MembraneRuan3::redistribute_particles() { gather_vertices_to_root(comm_, set_); }
 
 double MembraneRuan3::stable_dt() {
   const auto s = max_speeds_3d(*grid_, flow_->membrane());
@@ -234,22 +238,19 @@ void MembraneRuan3::restore_state(const std::vector<std::pair<std::string, doubl
   if (const long missing = restore_body_state(flow_->bodies(), state); missing >= 0)
     throw InputError("--restart", "membrane.bodies",
                      "the checkpoint holds no state for body " + std::to_string(missing) + " of the deck");
-  // The membrane: the checkpoint's vertices (rank 0's particles, by id) and triangles.
-  const long n = static_cast<long>(set_.size());
-  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set_.field(0));
-  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set_.field(1));
-  auto id = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), set_.id());
+  // The membrane: the checkpoint's vertices (rank 0's particles, by id) and triangles (rank 0's
+  // table), on every rank.
+  const MembraneVertexRows rows = broadcast_vertices(comm_, set_);
+  if (rows.bad_id) throw InputError("--restart", "particles/id", "membrane vertex id out of range");
+  const long n = rows.vertices();
+  long ntri = static_cast<long>(restored_triangles_.size());
+  MPI_Bcast(&ntri, 1, MPI_LONG, 0, comm_);
+  restored_triangles_.resize(ntri);
+  MPI_Bcast(restored_triangles_.data(), static_cast<int>(ntri), MPI_DOUBLE, 0, comm_);
   geometry::TriangleMesh mesh;
   mesh.vertices.resize(n);
-  std::vector<std::array<double, 3>> vel(n);
-  for (long i = 0; i < n; ++i) {
-    const long k = static_cast<long>(id(i));
-    if (k < 0 || k >= n) throw InputError("--restart", "particles/id", "membrane vertex id out of range");
-    for (int d = 0; d < 3; ++d) {
-      mesh.vertices[k][d] = x(i, d);
-      vel[k][d] = v(i, d);
-    }
-  }
+  for (long i = 0; i < n; ++i)
+    for (int d = 0; d < 3; ++d) mesh.vertices[i][d] = rows.x[3 * i + d];
   for (size_t t = 0; t + 2 < restored_triangles_.size(); t += 3) {
     std::array<int, 3> tri;
     for (int c = 0; c < 3; ++c) {
@@ -262,7 +263,7 @@ void MembraneRuan3::restore_state(const std::vector<std::pair<std::string, doubl
   TriangleMembrane m = make_triangle_membrane(mesh);
   auto hv = Kokkos::create_mirror_view(m.v);
   for (long i = 0; i < n; ++i)
-    for (int d = 0; d < 3; ++d) hv(i, d) = vel[i][d];
+    for (int d = 0; d < 3; ++d) hv(i, d) = rows.v[3 * i + d];
   Kokkos::deep_copy(m.v, hv);
   flow_->replace_membrane(std::move(m));
   restored_triangles_.clear();

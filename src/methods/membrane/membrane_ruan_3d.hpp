@@ -1,9 +1,9 @@
 #pragma once
 // Method `membrane-ruan2021` in 3D: liquid on the 3D MAC grid with a triangle-mesh surface-tension
 // membrane (Ruan et al. 2021) and rigid spheres (membrane_flow_3d.hpp, the bodies series). The
-// membrane vertices are the method's particles (held by rank 0; the membrane is replicated). Runs on
-// one rank only: membrane vertex migration between ranks is not implemented, and a multi-rank run is
-// refused with an input error.
+// membrane vertices are the method's particles (held by rank 0). On several ranks the MAC grid is
+// split as in 2D (rank_layout.hpp) and the membrane and the bodies are replicated on every rank
+// (membrane_flow_3d.hpp); a restart broadcasts rank 0's vertices and triangles.
 #include <memory>
 
 #include "io/body_output.hpp"
@@ -31,7 +31,7 @@ class MembraneRuan3 : public Method, public io::SurfaceSource, public io::BodySo
   void restore_state(const std::vector<std::pair<std::string, double>>& state) override;
   std::vector<GridTable> grid_state() override;
   void restore_grid_state(const std::vector<GridTable>& tables) override;
-  void redistribute_particles() override {}
+  void redistribute_particles() override;
   // The MAC grid at cell centres: pressure, cell type, velocity (grid_state.hpp).
   bool grid_snapshot(GridSnapshot& out, bool shared_faces = false) override;
   // The membrane's triangles, vertices and velocities (rank 0; the membrane is replicated) as the

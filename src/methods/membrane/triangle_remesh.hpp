@@ -77,7 +77,8 @@ struct TriangleRemeshStats {
 TriangleRemeshStats remesh_triangles(geometry::TriangleMesh& mesh, std::vector<std::array<double, 3>>& velocity,
                                      std::vector<int>& kind, const TriangleRemeshOptions& options);
 
-// The same on a membrane that holds the whole mesh (one rank): positions, velocities and kinds are
+// The same on a membrane that holds the whole mesh (one rank, or every rank holding the same
+// replicated copy, as the 3D step does: membrane_flow_3d.hpp): positions, velocities and kinds are
 // carried over, and the membrane is rebuilt.
 TriangleRemeshStats remesh_membrane(TriangleMembrane& m, const TriangleRemeshOptions& options);
 
