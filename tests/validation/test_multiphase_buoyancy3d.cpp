@@ -109,6 +109,7 @@ TEST(S001_Coupling, LongBuoyancy3DThird) {
 // column reads 1.6-1.7 cm below the count level in 3D, near the ball and far from it alike (in 2D the
 // two agree to 0.4 mm, S001_Fluid.PoolHoldsItsLevel): the top layer is disordered and many columns miss
 // their top particle, which is why the far-field surface measure of the 2D tests is not used in 3D.
+// At 4 cells per radius the mound is gone and the criterion holds (the Long ...Fine tests below).
 // The mound beside the ball is not explained yet (a candidate, not measured: the water's SPH density
 // (Yan et al. 2018, eq. 17) sums water only, so water next to the ball reads light, its pressure low,
 // and the columns there must stand taller to carry the far field's floor pressure).
@@ -132,4 +133,28 @@ TEST(S001_Coupling, Buoyancy3DAgainstTheLocalLevel) {
   EXPECT_GT(third.local_level - third.level, 0.005);
   EXPECT_NEAR(half.local_submerged, 0.65, 0.15);
   EXPECT_NEAR(third.local_submerged, 0.55, 0.15);
+}
+
+// The same against the local level at twice the resolution (dx = 0.02 m, 4 cells per ball radius,
+// 0.42 x 0.24 x 0.42 m pool so that the ball's axis is a cell centre), means over t in [0.5, 1.0] s.
+// Asserted: the criterion (1/2 and 1/3 within 0.08 against the local level), at rest. At this
+// resolution the ring stands within 1 mm of the far-field level (no mound, unlike 2 cells per radius).
+// Measured (one thread, load 11-14, beside a second run): in each test.
+// 1:2 (5-9 min): 0.5217 below the local level (0.2415 m); far-field count level 0.5292 (0.2422 m),
+// local top 0.4865; centre 0.2392 m, rms 0.005 m/s.
+TEST(S001_Coupling, LongBuoyancy3DHalfAgainstTheLocalLevelFine) {
+  const auto f = float_ball(0.5, "mpm-multiphase-ball-in-water-1to2-3d.yaml", 0.42, 1.0, 0.5, 0.02);
+  test::report_floating("3D 1:2 fine", f);
+  EXPECT_NEAR(f.local_submerged, 0.5, 0.08);
+  EXPECT_LT(f.velocity, 0.05);
+}
+
+// 1:3 (252 s): 0.3971 below the local level (0.2413 m), inside the bound by 0.016 only; far-field count
+// level 0.3863 (0.2401 m), local top 0.3526; centre 0.2521 m, 12.1 mm above the start where Archimedes
+// asks 18.1 mm; rms 0.007 m/s.
+TEST(S001_Coupling, LongBuoyancy3DThirdAgainstTheLocalLevelFine) {
+  const auto f = float_ball(1.0 / 3.0, "mpm-multiphase-ball-in-water-1to3-3d.yaml", 0.42, 1.0, 0.5, 0.02);
+  test::report_floating("3D 1:3 fine", f);
+  EXPECT_NEAR(f.local_submerged, 1.0 / 3.0, 0.08);
+  EXPECT_LT(f.velocity, 0.05);
 }
