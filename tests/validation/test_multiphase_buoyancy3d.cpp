@@ -38,29 +38,37 @@ using mpm_multiphase::MultiphaseMpm;
 
 namespace {
 
-test::FloatingSample float_ball(double ratio, const char* scene) {
+// The ball of density `ratio` x water's released at rest centred on the undisturbed surface of a pool
+// `width` x 0.24 x `width` m (0: the 0.6 x 0.24 x 0.36 m pool of the Long tests), the ball's centre a
+// cell-centre on the grid as in that pool; runs to `end` s and returns the means over the last
+// `window` s.
+test::FloatingSample float_ball(double ratio, const char* scene, double width = 0, double end = 3.0,
+                                double window = 1.0, double dx = 0.04) {
   const double R = 0.08;
+  const double wx = width > 0 ? width : 0.6, wz = width > 0 ? width : 0.36;
   const std::string deck = log::format(R"(
 simulation: {dimension: 3, method: mpm-multiphase, end_time: 10}
-domain: {lower: [-0.08, -0.08, -0.08], upper: [0.68, 0.68, 0.44], cell_size: 0.04, walls: slip}
+domain: {lower: [%.17g, %.17g, %.17g], upper: [%.17g, 0.68, %.17g], cell_size: %.17g, walls: slip}
 mpm_multiphase: {dt_max: 1.0e-3, cfl: 0.3, fluid_density: sph, force_sharing: %s}
 materials:
   - {name: water, model: fluid, density: 1000, sound_speed: 28, alpha_pic: 0.05}
   - {name: ball, model: hypoelastic, density: %.17g, youngs_modulus: 2.6e5, poisson_ratio: 0.3, alpha_pic: 1.0}
 sources:
-  - {type: box, material: water, lower: [0, 0, 0], upper: [0.6, 0.24, 0.36], particles_per_cell: 8}
-  - {type: sphere, material: ball, center: [0.3, 0.24, 0.18], radius: %.17g, particles_per_cell: 8}
+  - {type: box, material: water, lower: [0, 0, 0], upper: [%.17g, 0.24, %.17g], particles_per_cell: 8}
+  - {type: sphere, material: ball, center: [%.17g, %.17g, %.17g], radius: %.17g, particles_per_cell: 8}
 )",
-                                       test::scene_force_sharing(scene).c_str(), 1000 * ratio, R);
+                                       -2 * dx, -2 * dx, -2 * dx, wx + 2 * dx, wz + 2 * dx, dx, test::scene_force_sharing(scene).c_str(), 1000 * ratio, wx,
+                                       wz, wx / 2, 0.24, wz / 2, R);
   auto d = test::deck_from_string(deck);
   MultiphaseMpm<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
   test::FloatingPool pool;
   pool.floor = 0;
-  pool.lower[0] = 0, pool.upper[0] = 0.6;  // x
-  pool.lower[1] = 0, pool.upper[1] = 0.36;  // z
-  pool.spacing = 0.02;
+  pool.lower[0] = 0, pool.upper[0] = wx;  // x
+  pool.lower[1] = 0, pool.upper[1] = wz;  // z
+  pool.spacing = dx / 2;  // 2 particles per cell and axis
   pool.far_radius = 2 * R;
-  return test::float_body<3>(m, pool, 3.0, 0.25);
+  pool.body_radius = R;
+  return test::float_body<3>(m, pool, end, 0.25, window);
 }
 
 }  // namespace
@@ -81,5 +89,72 @@ TEST(S001_Coupling, LongBuoyancy3DThird) {
   const auto f = float_ball(1.0 / 3.0, "mpm-multiphase-ball-in-water-1to3-3d.yaml");
   test::report_floating("3D 1:3", f);
   EXPECT_NEAR(f.submerged, 1.0 / 3.0, 0.08);
+  EXPECT_LT(f.velocity, 0.05);
+}
+
+// Archimedes in 3D against the local surface beside the ball (FloatingSample::local_level: the water
+// columns 1 spacing to 2R from the ball's axis, their particles' rest volume over their cross-section),
+// at the CI resolution (2 cells per ball radius) in a 0.44 x 0.24 x 0.44 m pool, both balls released
+// centred on the surface, means over t in [0.5, 1.0] s (both settle by 0.5 s).
+// Measured (one thread, load 11-13, 52 s for both runs), means over [0.5, 1.0] s:
+//   1:2: centre 0.2360 m; fraction below the local level 0.645 (0.59-0.69 per sample), below the
+//        far-field level of the water's mass 0.554, below the local top particle + half a spacing
+//        0.509; local level 0.2516 m, far-field level 0.2418 m; rms 0.008 m/s.
+//   1:3: centre 0.2442 m; local 0.574, far-field 0.461, local top 0.413; local level 0.2521 m,
+//        far-field 0.2399 m; rms 0.008 m/s.
+// So at 2 cells per radius the issue's criterion (1/2 and 1/3 within 0.08) does NOT hold against the
+// local surface: the water beside the ball stands 1.0-1.2 cm (half a particle spacing) above the far field,
+// for both balls, and the 1:3 ball rises 4.2 mm above the start instead of Archimedes' 18.1 mm
+// (a third submerged: centre 0.226 R above the waterline). Both floats read deep. The top particle per
+// column reads 1.6-1.7 cm below the count level in 3D, near the ball and far from it alike (in 2D the
+// two agree to 0.4 mm, S001_Fluid.PoolHoldsItsLevel): the top layer is disordered and many columns miss
+// their top particle, which is why the far-field surface measure of the 2D tests is not used in 3D.
+// At 4 cells per radius the mound is gone and the criterion holds (the Long ...Fine tests below).
+// The mound beside the ball is not explained yet (a candidate, not measured: the water's SPH density
+// (Yan et al. 2018, eq. 17) sums water only, so water next to the ball reads light, its pressure low,
+// and the columns there must stand taller to carry the far field's floor pressure).
+// Asserted (the documented behaviour, and a control that can fail): both balls at rest; the 1:3 ball
+// floats at least 5 mm higher than the 1:2 ball (measured 8.2 mm, Archimedes 18.1 mm; a float that
+// does not follow the density would not); the ring stands at least 5 mm above the far-field level and both balls read
+// deeper against it by at least 0.05 (measured 9.8 and 12.2 mm, 0.091 and 0.113: the mound); the local
+// fractions within 0.15 of the measured 0.65 and 0.55 (0.5-0.8 and 0.4-0.7), so that a change that
+// removes the mound (or moves the balls) shows here and the criterion's bound can be asserted instead.
+TEST(S001_Coupling, Buoyancy3DAgainstTheLocalLevel) {
+  const auto half = float_ball(0.5, "mpm-multiphase-ball-in-water-1to2-3d.yaml", 0.44, 1.0, 0.5);
+  const auto third = float_ball(1.0 / 3.0, "mpm-multiphase-ball-in-water-1to3-3d.yaml", 0.44, 1.0, 0.5);
+  test::report_floating("3D 1:2 CI", half);
+  test::report_floating("3D 1:3 CI", third);
+  EXPECT_LT(half.velocity, 0.05);
+  EXPECT_LT(third.velocity, 0.05);
+  EXPECT_GT(third.centre - half.centre, 0.005);
+  EXPECT_GT(half.local_submerged - half.submerged, 0.05);
+  EXPECT_GT(third.local_submerged - third.submerged, 0.05);
+  EXPECT_GT(half.local_level - half.level, 0.005);
+  EXPECT_GT(third.local_level - third.level, 0.005);
+  EXPECT_NEAR(half.local_submerged, 0.65, 0.15);
+  EXPECT_NEAR(third.local_submerged, 0.55, 0.15);
+}
+
+// The same against the local level at twice the resolution (dx = 0.02 m, 4 cells per ball radius,
+// 0.42 x 0.24 x 0.42 m pool so that the ball's axis is a cell centre), means over t in [0.5, 1.0] s.
+// Asserted: the issue's criterion (1/2 and 1/3 within 0.08 against the local level), at rest. At this
+// resolution the ring stands within 1 mm of the far-field level (no mound, unlike 2 cells per radius).
+// Measured (one thread, load 11-14, beside a second run): in each test.
+// 1:2 (5-9 min): 0.5217 below the local level (0.2415 m); far-field count level 0.5292 (0.2422 m),
+// local top 0.4865; centre 0.2392 m, rms 0.005 m/s.
+TEST(S001_Coupling, LongBuoyancy3DHalfAgainstTheLocalLevelFine) {
+  const auto f = float_ball(0.5, "mpm-multiphase-ball-in-water-1to2-3d.yaml", 0.42, 1.0, 0.5, 0.02);
+  test::report_floating("3D 1:2 fine", f);
+  EXPECT_NEAR(f.local_submerged, 0.5, 0.08);
+  EXPECT_LT(f.velocity, 0.05);
+}
+
+// 1:3 (252 s): 0.3971 below the local level (0.2413 m), inside the bound by 0.016 only; far-field count
+// level 0.3863 (0.2401 m), local top 0.3526; centre 0.2521 m, 12.1 mm above the start where Archimedes
+// asks 18.1 mm; rms 0.007 m/s.
+TEST(S001_Coupling, LongBuoyancy3DThirdAgainstTheLocalLevelFine) {
+  const auto f = float_ball(1.0 / 3.0, "mpm-multiphase-ball-in-water-1to3-3d.yaml", 0.42, 1.0, 0.5, 0.02);
+  test::report_floating("3D 1:3 fine", f);
+  EXPECT_NEAR(f.local_submerged, 1.0 / 3.0, 0.08);
   EXPECT_LT(f.velocity, 0.05);
 }

@@ -324,6 +324,7 @@ sources:
   pool.lower[0] = 0.04, pool.upper[0] = 0.64;
   pool.spacing = 0.01;  // 2 particles per cell and axis
   pool.far_radius = 0.16;
+  pool.body_radius = 0.08;
   return std::make_unique<MultiphaseMpm<2>>(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
 }
 

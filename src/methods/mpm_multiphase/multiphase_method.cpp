@@ -554,6 +554,7 @@ void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
   measure_group_boxes();
   state_box_ = phase_node_box(Phases::All);
   state_ = grid_->acquire_active(state_box_);
+  gather_rank_boxes();
   grid::scatter_into(state_, [&](auto& scatter) { p2g_scatter(scatter, fluid_forces); }, &scatter_cache_);
   grid_->sum_active_in_place();
   // u = p/m per group on every node of the box (ghost nodes too: their sums equal the owners' bit for
@@ -883,14 +884,36 @@ void MultiphaseMpm<Dim>::p2g_forces_scatter(Scatter& scatter, const grid::NodeBo
       });
 }
 
+// Every rank's state_box_ (one small all-gather per step; skipped on one rank, where every node of
+// the box is owned).
+template <int Dim>
+void MultiphaseMpm<Dim>::gather_rank_boxes() {
+  if (decomp_->size() == 1) return;
+  int mine[2 * Dim];
+  for (int d = 0; d < Dim; ++d) {
+    mine[d] = state_box_.lo[d];
+    mine[Dim + d] = state_box_.n[d];
+  }
+  rank_boxes_host_.resize(2 * Dim * decomp_->size());
+  MPI_Allgather(mine, 2 * Dim, MPI_INT, rank_boxes_host_.data(), 2 * Dim, MPI_INT, comm_);
+  if (rank_boxes_.extent(0) != rank_boxes_host_.size())
+    rank_boxes_ = Kokkos::View<int*>("mp::rank_boxes", rank_boxes_host_.size());
+  Kokkos::deep_copy(rank_boxes_, Kokkos::View<const int*, Kokkos::HostSpace>(rank_boxes_host_.data(),
+                                                                             rank_boxes_host_.size()));
+}
+
 template <int Dim>
 void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
   auto t = timers_.scope("grid_update");
   const int S = stride(), G = table_.groups;
-  // Every node of the box is updated where it is (ghost nodes hold the owners' sums bit for bit);
-  // contacts are counted on owned nodes only (an owned node that only other ranks' particles reach lies
-  // outside this rank's box: they update it as a ghost node, and no rank counts its contacts).
+  // Every node of the box is updated where it is (ghost nodes hold the owners' sums bit for bit, so
+  // every rank that holds a node applies the same contacts there). Each node's contacts are counted
+  // once: by its owner where the owner's box holds it, else (an owned node that only other ranks'
+  // particles reach) by the lowest rank whose box holds it (rank_boxes_).
   const auto box = state_box_, obox = grid_->owned_box();
+  const int me = decomp_->rank();
+  auto boxes = rank_boxes_;
+  const auto owners = decomp_->owner_map();
   grid::NodeArray a = state_;
   // Forces of the separate force pass: over its own (smaller) box.
   const auto fbox = forces_->active_box();
@@ -942,7 +965,27 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
           }
         for (int g = 0; g < G; ++g) floor_mass_gradient<Dim>(gr + g * Dim, m[g], inv_dx);
         const int applied = apply_contact<Dim>(G, m, gr, un, beta.data(), mode);
-        if (owned) ncontact += applied;
+        bool counted = owned;
+        if (applied > 0 && !owned) {
+          // In the box of rank r (rank_boxes_ layout: lo, n per axis).
+          auto holds = [&](int r) {
+            bool in = true;
+            for (int d = 0; d < Dim; ++d) {
+              const int lo = boxes(2 * Dim * r + d), n = boxes(2 * Dim * r + Dim + d);
+              in = in && node[d] >= lo && node[d] < lo + n;
+            }
+            return in;
+          };
+          int owner = 0, stride = 1;
+          for (int d = 0; d < Dim; ++d) {
+            owner += stride * owners.coordinate(d, node[d]);
+            stride *= owners.procs[d];
+          }
+          bool counts = !holds(owner);
+          for (int r = 0; counts && r < me; ++r) counts = !holds(r);
+          counted = counts;
+        }
+        if (counted) ncontact += applied;
         double xi[Dim];
         for (int d = 0; d < Dim; ++d) xi[d] = lower[d] + node[d] * dx;
         for (int g = 0; g < G; ++g) {

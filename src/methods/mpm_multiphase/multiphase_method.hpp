@@ -104,6 +104,7 @@ class MultiphaseMpm : public Method {
   // box (a rank must receive the other ranks' forces on every node of its own box where they land).
   grid::NodeBox<Dim> force_node_box(Phases which) const;
   void grid_update(double dt, bool with_forces);
+  void gather_rank_boxes();
   void g2p(double dt);
   // Miscible species: one explicit step of D alpha^k/Dt = k_d laplacian(alpha^k) with the weak-form
   // operator (conserves sum_j V0_j alpha_j^k to round-off), then mass and rest density follow.
@@ -164,6 +165,11 @@ class MultiphaseMpm : public Method {
   double calibration_ = 1;  // C_W of rho = m C_W sum_k W_jk (1/(V0 sum W) on a rest lattice)
   double max_wave_speed_ = 0;
   long steps_ = 0, contacts_ = 0;
+  // Every rank's state_box_ of the current step (lo, n per axis; rank-major), for grid_update's
+  // contact count: a node is counted by its owner if the owner's box holds it, else by the lowest rank
+  // whose box does (exactly one rank counts each node that some rank updates).
+  Kokkos::View<int*> rank_boxes_;
+  std::vector<int> rank_boxes_host_;
   int emitter_material_ = -1;  // -1: no emitter
   double emitter_spacing_ = 0;
   long emitted_layers_ = 0;
