@@ -251,7 +251,7 @@ int run_commands(meniscus::Runtime& rt, int argc, char** argv) {
     // What the deck asks of the machine, before the run allocates anything.
     const run::ResourcePlan plan = run::plan_resources(deck, cli.ranks > 0 ? cli.ranks : rt.size(), cli.steps, cli.end_time);
     if (!plan.overflow.empty()) throw InputError(cli.deck, "domain.cell_size", plan.overflow);
-    if (!plan.decomposition.empty()) throw InputError(cli.deck, "domain.cell_size", plan.decomposition);
+    if (!plan.decomposition.empty()) throw InputError(cli.deck, plan.decomposition_key, plan.decomposition);
     if (!plan.output.empty()) throw InputError(cli.deck, "output.every_time", plan.output);
     for (const auto& w : plan.warnings) log::warn("%s: %s", cli.deck.c_str(), w.c_str());
     if (cli.command == "check") {

@@ -693,6 +693,7 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
     if (all_fixed && prod != p.ranks) {
       p.decomposition = log::format("the process grid domain.ranks has %ld blocks but the job has %d ranks", prod,
                                     p.ranks);
+      p.decomposition_key = "domain.ranks";
     } else if (dim == 2) {
       std::array<int, 2> n{nodes[0], nodes[1]}, procs{static_cast<int>(fixed[0]), static_cast<int>(fixed[1])};
       p.decomposition = grid::Decomposition<2>::choose_procs(n, p.ranks, width + 1, procs);
@@ -780,7 +781,7 @@ double rank_memory_limit(MPI_Comm comm, const LoadedDeck& deck, std::string& sou
 void refuse_what_cannot_fit(MPI_Comm comm, const LoadedDeck& deck, const ResourcePlan& p) {
   const std::string& file = deck.deck.file();
   if (!p.overflow.empty()) throw InputError(file, "domain.cell_size", p.overflow + "; use a coarser grid or fewer particles");
-  if (!p.decomposition.empty()) throw InputError(file, "domain.cell_size", p.decomposition);
+  if (!p.decomposition.empty()) throw InputError(file, p.decomposition_key, p.decomposition);
   if (!p.output.empty()) throw InputError(file, "output.every_time", p.output);
   std::string source;
   const double limit = rank_memory_limit(comm, deck, source);

@@ -23,6 +23,7 @@ struct ResourcePlan {
                                // particles and their halo, and the fixed cost of one process
   std::string overflow;        // why an index would not fit in 32 bits ("" if it fits)
   std::string decomposition;   // why the grid cannot be split among `ranks` ("" if it can)
+  std::string decomposition_key = "domain.cell_size";  // the deck key to name with `decomposition`
   std::vector<std::string> warnings;  // e.g. sources that overlap (their particles add up there)
   double output_files = 0;     // particle files the output keys ask for (0: not bounded by the deck)
   double output_bytes = 0;     // their size at the starting particle count

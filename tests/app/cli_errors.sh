@@ -185,7 +185,7 @@ mpi_checks() {
   expect_error too_many_ranks 4 "$d/coarse.yaml" domain.cell_size "ranks" run "$d/coarse.yaml" "${run_args[@]}"
   expect_error too_many_ranks_again 4 "$d/coarse.yaml" domain.cell_size "4 ranks cannot decompose" run "$d/coarse.yaml" "${run_args[@]}"
   # A 3D membrane run whose process grid does not match the job's rank count.
-  expect_error membrane3d_ranks 2 "$DROP3D_DECK" domain.cell_size "domain.ranks has 3 blocks but the job has 2 ranks" run "$DROP3D_DECK" --set "domain.ranks=[1,1,3]" "${run_args[@]}"
+  expect_error membrane3d_ranks 2 "$DROP3D_DECK" domain.ranks "domain.ranks has 3 blocks but the job has 2 ranks" run "$DROP3D_DECK" --set "domain.ranks=[1,1,3]" "${run_args[@]}"
 }
 
 # expect_ok LABEL NP PATTERN ARGS...: exit 0, no error line, stdout matches the extended regex PATTERN.
