@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "methods/sph/sph_jeske.hpp"
@@ -120,21 +121,30 @@ TEST(SphDistributed, WarmStartFieldsFollowTheirParticle) {  // warm starts: Jesk
   if (size > 1) EXPECT_GT(crossed, 0) << "no particle changed rank: the test did not exercise migration";
 }
 
+namespace {
+// The diagnostics row of the drop scene (with `overrides`) after `steps` steps of 1 ms on every rank and
+// on rank 0 alone.
+std::pair<DiagnosticRow, DiagnosticRow> rows_here_and_alone(const std::vector<std::string>& overrides, int steps) {
+  auto d = test::deck_from_string(kDropScene, overrides);
+  auto run = [&](MPI_Comm comm) {
+    sph::SphJeske<3> m(MethodContext{comm, d.deck.root(), 3});
+    for (int s = 0; s < steps; ++s) m.step(1e-3);
+    DiagnosticRow row;
+    m.diagnostics(row);
+    return row;
+  };
+  return test::run_here_and_alone(MPI_COMM_WORLD, run);
+}
+}  // namespace
+
 class SphRankEquivalence : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(SphRankEquivalence, FiftyStepsMatchOneRank) {
   // Explicit forces, and the implicit solve with adhesion to the box faces (CG tolerance tightened so
   // that the comparison tests the distribution, not the Krylov stopping point).
   const std::string mode = GetParam();
-  auto d = test::deck_from_string(kDropScene, {"sph.st_mode=" + mode, "sph.st_tolerance=1e-10", "sph.wall_adhesion=300"});
-  auto run = [&](MPI_Comm comm) {
-    sph::SphJeske<3> m(MethodContext{comm, d.deck.root(), 3});
-    for (int s = 0; s < 50; ++s) m.step(1e-3);
-    DiagnosticRow row;
-    m.diagnostics(row);
-    return row;
-  };
-  const auto [mine, ref] = test::run_here_and_alone(MPI_COMM_WORLD, run);
+  const auto [mine, ref] =
+      rows_here_and_alone({"sph.st_mode=" + mode, "sph.st_tolerance=1e-10", "sph.wall_adhesion=300"}, 50);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return;
@@ -153,6 +163,23 @@ TEST_P(SphRankEquivalence, FiftyStepsMatchOneRank) {
     EXPECT_NEAR(column(mine, c), column(ref, c), 1e-8);
   EXPECT_NEAR(column(mine, "surface_energy_proxy"), column(ref, "surface_energy_proxy"),
               1e-6 * column(ref, "surface_energy_proxy"));
+}
+
+// At step 0 the particles are the same at every rank count, so the conservation sums of the row (mass,
+// kinetic energy, momenta, angular momenta) are the same bits: they are reproducible_sum's
+// (core/reproducible_sum.hpp, Demmel & Nguyen 2013), not a plain parallel_reduce + MPI_Allreduce.
+// The shape measures (surface-energy proxy, gyration, centroid) still sum plainly and are not compared.
+TEST(SphDistributed, StepZeroConservationSumsAreTheSameBitsAtEveryRankCount) {
+  const auto [mine, ref] = rows_here_and_alone({}, 0);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  ASSERT_GT(test::column(ref, "kinetic_energy"), 0.0);
+  for (const char* c : {"particles", "mass", "kinetic_energy", "momentum_x", "momentum_y", "momentum_z",
+                        "angular_momentum_x", "angular_momentum_y", "angular_momentum_z"}) {
+    const double a = test::column(mine, c), b = test::column(ref, c);
+    EXPECT_EQ(std::memcmp(&a, &b, sizeof(double)), 0) << c << ": " << a << " at this rank count, " << b << " on one rank";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(SphDistributed, SphRankEquivalence, ::testing::Values("explicit", "implicit"));

@@ -4,10 +4,40 @@
 #include <cmath>
 
 #include "core/log.hpp"
+#include "core/reproducible_sum.hpp"
 #include "methods/sph/sph_jeske.hpp"
 #include "methods/sph/sph_metrics.hpp"
 
 namespace meniscus::sph {
+
+namespace {
+// Per particle: mass, kinetic energy, momentum (Dim), angular momentum about the origin (3; 2D: z only).
+template <int Dim>
+struct SphParticleTerms {
+  static constexpr int count = 2 + Dim + 3;
+  particles::RealField x, v, m;
+  KOKKOS_INLINE_FUNCTION void operator()(const long i, double* t) const {
+    const double mi = m(i, 0);
+    double vv = 0;
+    for (int d = 0; d < Dim; ++d) {
+      vv += v(i, d) * v(i, d);
+      t[2 + d] = mi * v(i, d);
+    }
+    t[0] = mi;
+    t[1] = 0.5 * mi * vv;
+    for (int c = 0; c < 3; ++c) {
+      const int i1 = (c + 1) % 3, i2 = (c + 2) % 3;
+      t[2 + Dim + c] = (Dim == 3 || c == 2) ? mi * (x(i, i1) * v(i, i2) - x(i, i2) * v(i, i1)) : 0.0;
+    }
+  }
+};
+
+struct RestVolumeTerms {
+  static constexpr int count = 1;
+  Kokkos::View<double*> volume;
+  KOKKOS_INLINE_FUNCTION void operator()(const long i, double* t) const { t[0] = volume(i); }
+};
+}  // namespace
 
 template <int Dim>
 void SphJeske<Dim>::diagnostics(DiagnosticRow& row) {
@@ -16,47 +46,20 @@ void SphJeske<Dim>::diagnostics(DiagnosticRow& row) {
   update_neighborhood();
   const int n = owned_;
   auto x = set_.field(f_.x), v = set_.field(f_.v), m = set_.field(f_.mass);
-  double s[2 + Dim + 1] = {};  // mass, KE, momentum, count
-  {
-    double mass = 0, ke = 0;
-    Kokkos::parallel_reduce(
-        "sph::mass_ke", Kokkos::RangePolicy<>(0, n),
-        KOKKOS_LAMBDA(const int i, double& a, double& b) {
-          double vv = 0;
-          for (int d = 0; d < Dim; ++d) vv += v(i, d) * v(i, d);
-          a += m(i, 0);
-          b += 0.5 * m(i, 0) * vv;
-        },
-        mass, ke);
-    s[0] = mass;
-    s[1] = ke;
-    for (int d = 0; d < Dim; ++d) {
-      double p = 0;
-      Kokkos::parallel_reduce(
-          "sph::momentum", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int i, double& a) { a += m(i, 0) * v(i, d); },
-          p);
-      s[2 + d] = p;
-    }
-    s[2 + Dim] = n;
-  }
-  MPI_Allreduce(MPI_IN_PLACE, s, 3 + Dim, MPI_DOUBLE, MPI_SUM, comm_);
+  // Mass, kinetic energy, momentum, angular momentum about the origin: exact sums of the per-particle
+  // terms (reproducible_sum, Demmel & Nguyen 2013), the same bits at any rank or thread count.
+  SphParticleTerms<Dim> terms{x, v, m};
+  double s[SphParticleTerms<Dim>::count];
+  reproducible_sum(comm_, static_cast<long>(n), terms, s, "sph::sums");
+  long n_local = n, n_total = 0;
+  MPI_Allreduce(&n_local, &n_total, 1, MPI_LONG, MPI_SUM, comm_);
   const char* axes[3] = {"x", "y", "z"};
-  row.emplace_back("particles", s[2 + Dim]);
+  row.emplace_back("particles", static_cast<double>(n_total));
   row.emplace_back("mass", s[0]);
   for (int d = 0; d < 3; ++d) row.emplace_back(std::string("momentum_") + axes[d], d < Dim ? s[2 + d] : 0.0);
   row.emplace_back("kinetic_energy", s[1]);
   // Angular momentum about the origin: every pair force of the method is central except XSPH's.
-  double L[3] = {0, 0, 0};
-  for (int a = 0; a < (Dim == 3 ? 3 : 1); ++a) {
-    const int c = Dim == 3 ? a : 2;  // 2D: only the z component
-    const int i1 = (c + 1) % 3, i2 = (c + 2) % 3;
-    double l = 0;
-    Kokkos::parallel_reduce(
-        "sph::angular_momentum", Kokkos::RangePolicy<>(0, n),
-        KOKKOS_LAMBDA(const int i, double& acc) { acc += m(i, 0) * (x(i, i1) * v(i, i2) - x(i, i2) * v(i, i1)); }, l);
-    L[c] = l;
-  }
-  MPI_Allreduce(MPI_IN_PLACE, L, 3, MPI_DOUBLE, MPI_SUM, comm_);
+  const double* L = s + 2 + Dim;
   for (int a = 0; a < 3; ++a) row.emplace_back(std::string("angular_momentum_") + axes[a], L[a]);
   row.emplace_back("surface_tension", p_.sigma_at(time_));
 
@@ -85,15 +88,13 @@ void SphJeske<Dim>::diagnostics(DiagnosticRow& row) {
   row.emplace_back("surface_energy_proxy", surface_energy_proxy<Dim>(nb_, volume, comm_));
   const auto cc = connected_components(nb_, set_.id(), comm_);
   row.emplace_back("components", static_cast<double>(cc.components));
-  row.emplace_back("largest_component_fraction", s[2 + Dim] > 0 ? cc.largest / s[2 + Dim] : 0.0);
+  row.emplace_back("largest_component_fraction", n_total > 0 ? cc.largest / static_cast<double>(n_total) : 0.0);
   const auto g = gyration<Dim>(xt_, owned_, comm_);
   row.emplace_back("sphericity", g.sphericity);
   row.emplace_back("radius_of_gyration", g.radius_of_gyration);
   // Against a uniform ball (3D: sqrt(3/5) R) or disc (2D: R / sqrt 2) of the fluid's rest volume.
   double vol = 0;
-  Kokkos::parallel_reduce(
-      "sph::rest_volume", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i, double& a) { a += volume(i); }, vol);
-  MPI_Allreduce(MPI_IN_PLACE, &vol, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  reproducible_sum(comm_, static_cast<long>(owned_), RestVolumeTerms{volume}, &vol, "sph::rest_volume");
   const double req = Dim == 3 ? std::cbrt(3.0 * vol / (4.0 * M_PI)) : std::sqrt(vol / M_PI);
   const double rg_ball = Dim == 3 ? std::sqrt(0.6) * req : req / std::sqrt(2.0);
   row.emplace_back("rg_over_ball", rg_ball > 0 ? g.radius_of_gyration / rg_ball : 0.0);
