@@ -226,7 +226,8 @@ ksp_view_file_check() {
   views=$(grep -c '^KSP Object: (mpm_newton_redistribute_)' "$inner")
   outer_views=$(grep -c '^KSP Object: (mpm_newton_)' "$outer")
   [ "$solves" -gt 3 ] || problems+="$solves inner solves in 3 steps, expected more than 3; "
-  grep -q '^  type: cg$' "$inner" || problems+="the inner view does not name the KSP type cg; "
+  # The default inner solve is the fused block-SSOR CG, a registered KSP type (PC: SOR on the node blocks).
+  grep -q '^  type: meniscus_ssorcg$' "$inner" || problems+="the inner view does not name the KSP type meniscus_ssorcg; "
   ! grep -q stale "$inner" || problems+="the file was appended to, not started afresh; "
   [ "$views" = "$solves" ] || problems+="$views inner views for $solves solves; "
   [ "$outer_views" = "$solves" ] || problems+="$outer_views Newton KSP views for $solves solves; "
