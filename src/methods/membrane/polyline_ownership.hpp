@@ -1,0 +1,52 @@
+#pragma once
+// Owned 2D membrane vertices with a one-ring ghost layer, and their migration with the grid's cell
+// ownership (the distributed layout of the polyline of Ruan et al. 2021 §4; the paper runs on one
+// node, so the layout is ours).
+//
+// A vertex belongs to the rank that owns the MAC cell holding it (cell c of axis d holds
+// lower + [c, c + 1) dx and is stored at DMDA node c, so its owner is the owner of that node). A
+// rank stores its owned vertices first, by increasing global id, then ghost copies of the other
+// ends of its segments, by increasing global id; its segments are every segment with an owned end,
+// ordered by their global end ids. Global ids are stable until remeshing renumbers the chain.
+//
+// Migration (after advection) needs the ghosts' positions of the same step, e.g. moved with the same
+// velocities as on their owner: each rank sends every owned vertex to the owner of its new cell,
+// together with its segments and the other ends' records, from which the receiver rebuilds its
+// one ring. A vertex moves at most one cell per step under the CFL bound, but migration does not
+// rely on it (any destination rank works).
+//
+// Remeshing rule: splits and collapses change the numbering along the whole chain, so the chain is
+// remeshed whole: gathered in global-id order (gather_polyline, the same order at every rank count),
+// remeshed as on one rank and split again by cell (distribute_polyline). A 2D membrane has a few
+// hundred vertices next to the grid's 10^4-10^5 cells, so the gather costs little beside the solve.
+#include <mpi.h>
+
+#include <vector>
+
+#include "grid/decomposition.hpp"
+#include "methods/membrane/polyline.hpp"
+
+namespace meniscus::membrane {
+
+struct LocalPolyline {
+  Polyline m;                    // owned vertices, then ghosts; segments in local ids
+  std::vector<long> gid;         // global id of each local vertex
+  long owned = 0;                // local vertices [0, owned) belong to this rank
+  std::vector<int> ghost_owner;  // rank owning ghost g (local id owned + g)
+};
+
+// The rank owning the MAC cell that holds x (points outside the box go to the nearest cell).
+int cell_owner(const grid::Decomposition<2>& dec, const double* x);
+
+// This rank's part of a polyline that every rank holds whole (global id = index). No communication.
+LocalPolyline distribute_polyline(const Polyline& whole, const grid::Decomposition<2>& dec);
+
+// Sends every owned vertex whose cell another rank now owns to that rank, with its segments, and
+// rebuilds the ghost layer. Ghost positions must be those of the same step. Collective.
+void migrate_polyline(LocalPolyline& lp, const grid::Decomposition<2>& dec);
+
+// Every rank's owned vertices in global-id order (positions, velocities, kinds) and the segments,
+// on every rank: the same result at every rank count. Collective.
+Polyline gather_polyline(const LocalPolyline& lp, MPI_Comm comm);
+
+}  // namespace meniscus::membrane
