@@ -1,6 +1,7 @@
 // The distributed layout of the 2D membrane (polyline_ownership.hpp): each rank owns the vertices in
 // its MAC cells and holds ghost copies of their segment neighbours; after the vertices move, the
-// migration hands each vertex to the rank owning its new cell. Checked against the whole polyline
+// migration hands each vertex to the rank owning its new cell (ghost positions refreshed from their
+// owners through the shared vertex halo of triangle_membrane.hpp). Checked against the whole polyline
 // moved on every rank: the per-rank owned counts sum to the total, each owned vertex lies in one of
 // the rank's own cells (read from the DMDA box, not from the owner map), the ghosts are exactly the
 // one ring's other ends, every local copy holds the whole polyline's bits, and the gathered
@@ -13,6 +14,7 @@
 
 #include "methods/membrane/mac_grid.hpp"
 #include "methods/membrane/polyline_ownership.hpp"
+#include "methods/membrane/triangle_membrane.hpp"
 
 namespace mm = meniscus::membrane;
 
@@ -71,11 +73,12 @@ long expect_layout(const mm::LocalPolyline& lp, const mm::Polyline& whole, const
   return lp.owned;
 }
 
-// Rotates every vertex of `m` by `angle` about (0.5, 0.5) (the same bits for a vertex wherever it is).
-void rotate(const mm::Polyline& m, double angle) {
+// Rotates vertices [0, count) of `m` by `angle` about (0.5, 0.5) (the same bits for a vertex
+// wherever it is).
+void rotate(const mm::Polyline& m, long count, double angle) {
   auto x = host(m.x);
   const double c = std::cos(angle), s = std::sin(angle);
-  for (long i = 0; i < m.vertices(); ++i) {
+  for (long i = 0; i < count; ++i) {
     const double rx = x(i, 0) - 0.5, ry = x(i, 1) - 0.5;
     x(i, 0) = 0.5 + (c * rx - s * ry);
     x(i, 1) = 0.5 + (s * rx + c * ry);
@@ -110,8 +113,11 @@ TEST(MembraneOwnership, PolylineVerticesMigrateWithTheirCells) {
   EXPECT_EQ(total, whole.vertices());
   for (int step = 0; step < 8; ++step) {
     const std::set<long> before(lp.gid.begin(), lp.gid.begin() + lp.owned);
-    rotate(whole, M_PI / 16);
-    rotate(lp.m, M_PI / 16);  // owned and ghost copies: the ghosts carry this step's positions
+    rotate(whole, whole.vertices(), M_PI / 16);
+    // Owned vertices move; the ghosts get this step's positions from their owners.
+    rotate(lp.m, lp.owned, M_PI / 16);
+    mm::update_ghosts(mm::make_vertex_halo(lp.gid.data(), lp.owned, lp.ghost_owner, MPI_COMM_WORLD), lp.m.x,
+                      MPI_COMM_WORLD);
     mm::migrate_polyline(lp, dec);
     mine = expect_layout(lp, whole, dec);
     MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -9,8 +9,8 @@
 // ends of its segments, by increasing global id; its segments are every segment with an owned end,
 // ordered by their global end ids. Global ids are stable until remeshing renumbers the chain.
 //
-// Migration (after advection) needs the ghosts' positions of the same step, e.g. moved with the same
-// velocities as on their owner: each rank sends every owned vertex to the owner of its new cell,
+// Migration (after advection) needs the ghosts' positions of the same step (update_ghosts with
+// make_vertex_halo(gid.data(), owned, ghost_owner, comm) of triangle_membrane.hpp): each rank sends every owned vertex to the owner of its new cell,
 // together with its segments and the other ends' records, from which the receiver rebuilds its
 // one ring. A vertex moves at most one cell per step under the CFL bound, but migration does not
 // rely on it (any destination rank works).

@@ -121,22 +121,25 @@ TriangleMembrane local_triangle_membrane(const geometry::TriangleMesh& mesh, con
 }
 
 MembraneHalo make_membrane_halo(const TriangleMembrane& m, MPI_Comm comm) {
+  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.gid);
+  return make_vertex_halo(hg.data(), m.owned_vertices, m.ghost_owner, comm);
+}
+
+MembraneHalo make_vertex_halo(const long* gid, long owned, const std::vector<int>& ghost_owner, MPI_Comm comm) {
   int size = 1;
   MPI_Comm_size(comm, &size);
-  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.gid);
   MembraneHalo h;
   h.recv_counts.assign(size, 0);
   h.send_counts.assign(size, 0);
   // Ghosts grouped by owner (stable within an owner, so the order is the local order).
   std::vector<long> ghosts;
-  for (long g = 0; g < static_cast<long>(m.ghost_owner.size()); ++g) ghosts.push_back(m.owned_vertices + g);
-  std::stable_sort(ghosts.begin(), ghosts.end(), [&](long a, long b) {
-    return m.ghost_owner[a - m.owned_vertices] < m.ghost_owner[b - m.owned_vertices];
-  });
+  for (long g = 0; g < static_cast<long>(ghost_owner.size()); ++g) ghosts.push_back(owned + g);
+  std::stable_sort(ghosts.begin(), ghosts.end(),
+                   [&](long a, long b) { return ghost_owner[a - owned] < ghost_owner[b - owned]; });
   std::vector<long> want;
   for (long i : ghosts) {
-    ++h.recv_counts[m.ghost_owner[i - m.owned_vertices]];
-    want.push_back(hg(i));
+    ++h.recv_counts[ghost_owner[i - owned]];
+    want.push_back(gid[i]);
   }
   h.recv_local = ghosts;
   MPI_Alltoall(h.recv_counts.data(), 1, MPI_INT, h.send_counts.data(), 1, MPI_INT, comm);
@@ -150,31 +153,44 @@ MembraneHalo make_membrane_halo(const TriangleMembrane& m, MPI_Comm comm) {
   MPI_Alltoallv(want.data(), h.recv_counts.data(), h.recv_displs.data(), MPI_LONG, asked.data(),
                 h.send_counts.data(), h.send_displs.data(), MPI_LONG, comm);
   // Owned vertices are stored by increasing global id: find each requested one by bisection.
-  const long* first = hg.data();
-  const long* last = hg.data() + m.owned_vertices;
-  for (long gid : asked) {
-    const long* it = std::lower_bound(first, last, gid);
-    if (it == last || *it != gid) throw std::runtime_error("make_membrane_halo: a ghost's owner does not own it");
+  const long* first = gid;
+  const long* last = gid + owned;
+  for (long g : asked) {
+    const long* it = std::lower_bound(first, last, g);
+    if (it == last || *it != g) throw std::runtime_error("make_vertex_halo: a ghost's owner does not own it");
     h.send_local.push_back(it - first);
   }
   return h;
 }
 
-void update_ghosts(const MembraneHalo& halo, const Vec3Array& field, MPI_Comm comm) {
-  auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
-  std::vector<double> out(3 * halo.send_local.size()), in(3 * halo.recv_local.size());
+namespace {
+// update_ghosts on a row-major host copy of an n x width field.
+void exchange_ghost_rows(const MembraneHalo& halo, double* rows, int width, MPI_Comm comm) {
+  std::vector<double> out(width * halo.send_local.size()), in(width * halo.recv_local.size());
   for (size_t k = 0; k < halo.send_local.size(); ++k)
-    for (int d = 0; d < 3; ++d) out[3 * k + d] = hf(halo.send_local[k], d);
-  auto times3 = [](const std::vector<int>& v) {
+    for (int d = 0; d < width; ++d) out[width * k + d] = rows[width * halo.send_local[k] + d];
+  auto scaled = [width](const std::vector<int>& v) {
     std::vector<int> r(v);
-    for (auto& e : r) e *= 3;
+    for (auto& e : r) e *= width;
     return r;
   };
-  const auto sc = times3(halo.send_counts), sd = times3(halo.send_displs);
-  const auto rc = times3(halo.recv_counts), rd = times3(halo.recv_displs);
+  const auto sc = scaled(halo.send_counts), sd = scaled(halo.send_displs);
+  const auto rc = scaled(halo.recv_counts), rd = scaled(halo.recv_displs);
   MPI_Alltoallv(out.data(), sc.data(), sd.data(), MPI_DOUBLE, in.data(), rc.data(), rd.data(), MPI_DOUBLE, comm);
   for (size_t k = 0; k < halo.recv_local.size(); ++k)
-    for (int d = 0; d < 3; ++d) hf(halo.recv_local[k], d) = in[3 * k + d];
+    for (int d = 0; d < width; ++d) rows[width * halo.recv_local[k] + d] = in[width * k + d];
+}
+}  // namespace
+
+void update_ghosts(const MembraneHalo& halo, const Vec3Array& field, MPI_Comm comm) {
+  auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
+  exchange_ghost_rows(halo, hf.data(), 3, comm);
+  Kokkos::deep_copy(field, hf);
+}
+
+void update_ghosts(const MembraneHalo& halo, const VertexArray& field, MPI_Comm comm) {
+  auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
+  exchange_ghost_rows(halo, hf.data(), static_cast<int>(field.extent(1)), comm);
   Kokkos::deep_copy(field, hf);
 }
 

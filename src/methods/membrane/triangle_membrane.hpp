@@ -72,9 +72,15 @@ struct MembraneHalo {
   std::vector<long> recv_local;  // ghost local ids to fill, grouped by owning rank
 };
 MembraneHalo make_membrane_halo(const TriangleMembrane& m, MPI_Comm comm);
+// The same for any layout of owned vertices (global ids gid[0, owned), increasing) followed by
+// ghosts (gid[owned + g], owned by ghost_owner[g]); also serves the 2D polyline
+// (polyline_ownership.hpp).
+MembraneHalo make_vertex_halo(const long* gid, long owned, const std::vector<int>& ghost_owner, MPI_Comm comm);
 
-// Copies the owners' values of an n x 3 vertex field into the ghost slots. Collective over comm.
+// Copies the owners' values of an n x 3 (or, for the polyline, n x 2) vertex field into the ghost
+// slots. Collective over comm.
 void update_ghosts(const MembraneHalo& halo, const Vec3Array& field, MPI_Comm comm);
+void update_ghosts(const MembraneHalo& halo, const VertexArray& field, MPI_Comm comm);
 
 // Host copy of the positions and triangles (for output and for the geometry layer's checks).
 geometry::TriangleMesh to_triangle_mesh(const TriangleMembrane& m);
