@@ -101,13 +101,6 @@ std::vector<std::pair<int, int>> host_segments(const Polyline& m) {
 
 }  // namespace
 
-int cell_owner(const grid::Decomposition<2>& dec, const double* x) {
-  // The owner map assigns a point to its nearest node; cell c (stored at node c) is the set of
-  // points whose nearest node, after a shift of half a cell, is c.
-  const double shifted[2] = {x[0] - 0.5 * dec.dx(), x[1] - 0.5 * dec.dx()};
-  return dec.owner_of(shifted);
-}
-
 LocalPolyline distribute_polyline(const Polyline& whole, const grid::Decomposition<2>& dec) {
   std::vector<long> gid(whole.vertices());
   for (long i = 0; i < whole.vertices(); ++i) gid[i] = i;

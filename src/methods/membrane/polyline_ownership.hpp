@@ -3,8 +3,7 @@
 // ownership (the distributed layout of the polyline of Ruan et al. 2021 §4; the paper runs on one
 // node, so the layout is ours).
 //
-// A vertex belongs to the rank that owns the MAC cell holding it (cell c of axis d holds
-// lower + [c, c + 1) dx and is stored at DMDA node c, so its owner is the owner of that node). A
+// A vertex belongs to the rank that owns the MAC cell holding it (cell_owner, mac_grid.hpp). A
 // rank stores its owned vertices first, by increasing global id, then ghost copies of the other
 // ends of its segments, by increasing global id; its segments are every segment with an owned end,
 // ordered by their global end ids. Global ids are stable until remeshing renumbers the chain.
@@ -24,6 +23,7 @@
 #include <vector>
 
 #include "grid/decomposition.hpp"
+#include "methods/membrane/mac_grid.hpp"
 #include "methods/membrane/polyline.hpp"
 
 namespace meniscus::membrane {
@@ -34,9 +34,6 @@ struct LocalPolyline {
   long owned = 0;                // local vertices [0, owned) belong to this rank
   std::vector<int> ghost_owner;  // rank owning ghost g (local id owned + g)
 };
-
-// The rank owning the MAC cell that holds x (points outside the box go to the nearest cell).
-int cell_owner(const grid::Decomposition<2>& dec, const double* x);
 
 // This rank's part of a polyline that every rank holds whole (global id = index). No communication.
 LocalPolyline distribute_polyline(const Polyline& whole, const grid::Decomposition<2>& dec);
