@@ -1,5 +1,6 @@
-// The distributed layout of the membrane (2D: polyline_ownership.hpp; 3D: local_triangle_membrane): each rank owns the vertices in
-// its MAC cells and holds ghost copies of their segment neighbours; after the vertices move, the
+// The distributed layout of the membrane (2D: polyline_ownership.hpp; 3D: local_triangle_membrane):
+// each rank owns the vertices in its MAC cells and holds ghost copies of their one ring (2D: segment
+// neighbours); after the vertices move, the
 // migration hands each vertex to the rank owning its new cell (ghost positions refreshed from their
 // owners through the shared vertex halo of triangle_membrane.hpp). Checked against the whole polyline
 // moved on every rank: the per-rank owned counts sum to the total, each owned vertex lies in one of
