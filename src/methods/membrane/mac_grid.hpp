@@ -233,7 +233,7 @@ constexpr int mac_dofs() {
 // The rank owning the MAC cell that holds x: cell c of axis d holds lower + [c, c + 1) dx and is
 // stored at DMDA node c; the decomposition's owner map assigns a point to its nearest node, so the
 // point half a cell lower finds node c. Points outside the box go to the nearest cell. A membrane
-// vertex belongs to this rank (polyline_ownership.hpp, local_triangle_membrane).
+// vertex belongs to this rank (membrane_ownership.hpp, local_triangle_membrane).
 template <int Dim>
 int cell_owner(const grid::Decomposition<Dim>& dec, const double* x) {
   double shifted[Dim];

@@ -74,7 +74,7 @@ struct MembraneHalo {
 MembraneHalo make_membrane_halo(const TriangleMembrane& m, MPI_Comm comm);
 // The same for any layout of owned vertices (global ids gid[0, owned), increasing) followed by
 // ghosts (gid[owned + g], owned by ghost_owner[g]); also serves the 2D polyline
-// (polyline_ownership.hpp).
+// (membrane_ownership.hpp).
 MembraneHalo make_vertex_halo(const long* gid, long owned, const std::vector<int>& ghost_owner, MPI_Comm comm);
 
 // Copies the owners' values of an n x 3 (or, for the polyline, n x 2) vertex field into the ghost

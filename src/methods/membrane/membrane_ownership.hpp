@@ -1,23 +1,25 @@
 #pragma once
-// Owned 2D membrane vertices with a one-ring ghost layer, and their migration with the grid's cell
-// ownership (the distributed layout of the polyline of Ruan et al. 2021 §4; the paper runs on one
-// node, so the layout is ours).
+// Owned membrane vertices with a one-ring ghost layer, and their migration with the grid's cell
+// ownership (the distributed layout of the membrane of Ruan et al. 2021 §4, polyline in 2D and
+// triangle mesh in 3D; the paper runs on one node, so the layout is ours).
 //
 // A vertex belongs to the rank that owns the MAC cell holding it (cell_owner, mac_grid.hpp). A
 // rank stores its owned vertices first, by increasing global id, then ghost copies of the other
-// ends of its segments, by increasing global id; its segments are every segment with an owned end,
-// ordered by their global end ids. Global ids are stable until remeshing renumbers the chain.
+// ends of its elements (segments in 2D, triangles in 3D), by increasing global id; its elements are
+// every element with an owned end. Global ids are stable until remeshing renumbers the membrane.
 //
 // Migration (after advection) needs the ghosts' positions of the same step (update_ghosts with
-// make_vertex_halo(gid.data(), owned, ghost_owner, comm) of triangle_membrane.hpp): each rank sends every owned vertex to the owner of its new cell,
-// together with its segments and the other ends' records, from which the receiver rebuilds its
-// one ring. A vertex moves at most one cell per step under the CFL bound, but migration does not
-// rely on it (any destination rank works).
+// make_vertex_halo(gid, owned, ghost_owner, comm) of triangle_membrane.hpp): each rank sends every
+// owned vertex to the owner of its new cell, together with its elements and the other ends'
+// records, from which the receiver rebuilds its one ring (one MPI_Alltoallv). A vertex moves at
+// most one cell per step under the CFL bound, but migration does not rely on it.
 //
 // Remeshing rule: splits and collapses change the numbering along the whole chain, so the chain is
 // remeshed whole: gathered in global-id order (gather_polyline, the same order at every rank count),
 // remeshed as on one rank and split again by cell (distribute_polyline). A 2D membrane has a few
 // hundred vertices next to the grid's 10^4-10^5 cells, so the gather costs little beside the solve.
+// In 3D the same gathered rule applies until a patch-wise remesher exists (an operation whose
+// one-ring patches all belong to one rank could run there without exchange).
 #include <mpi.h>
 
 #include <vector>
@@ -25,6 +27,7 @@
 #include "grid/decomposition.hpp"
 #include "methods/membrane/mac_grid.hpp"
 #include "methods/membrane/polyline.hpp"
+#include "methods/membrane/triangle_membrane.hpp"
 
 namespace meniscus::membrane {
 
@@ -41,6 +44,9 @@ LocalPolyline distribute_polyline(const Polyline& whole, const grid::Decompositi
 // Sends every owned vertex whose cell another rank now owns to that rank, with its segments, and
 // rebuilds the ghost layer. Ghost positions must be those of the same step. Collective.
 void migrate_polyline(LocalPolyline& lp, const grid::Decomposition<2>& dec);
+// The same for the 3D layout of triangle_membrane.hpp (elements: the triangles, each kept in its
+// vertex order; owned triangles first). Collective.
+void migrate_triangle_membrane(TriangleMembrane& m, const grid::Decomposition<3>& dec);
 
 // Every rank's owned vertices in global-id order (positions, velocities, kinds) and the segments,
 // on every rank: the same result at every rank count. Collective.

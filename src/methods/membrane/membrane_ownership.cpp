@@ -1,0 +1,276 @@
+#include "methods/membrane/membrane_ownership.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "core/mpi_gather.hpp"
+
+namespace meniscus::membrane {
+
+namespace {
+
+// One vertex as it travels between ranks.
+template <int Dim>
+struct VertexRecord {
+  long gid;
+  double x[Dim], v[Dim];
+  int kind;
+  int owner;
+};
+
+// An element (segment or triangle) by the global ids of its Ends vertices, in its local order.
+template <int Ends>
+using Element = std::array<long, Ends>;
+
+// A message unit: a vertex the receiver will own (ends[0] = -1), or an element with the record of
+// one of its other ends.
+template <int Dim, int Ends>
+struct Unit {
+  Element<Ends> ends;
+  VertexRecord<Dim> rec;
+};
+
+// What a rank holds after a split or a migration: owned vertices, ghosts (the other ends of the
+// elements), and the elements with an owned end, all keyed by global id.
+template <int Dim, int Ends>
+struct Held {
+  std::map<long, VertexRecord<Dim>> owned, ghosts;
+  std::set<Element<Ends>> elements;
+  // Adds an element and, as ghosts, the records of its ends that this rank does not own.
+  void add_element(const Element<Ends>& e, const VertexRecord<Dim>& other) {
+    elements.insert(e);
+    if (!owned.count(other.gid)) ghosts[other.gid] = other;
+  }
+};
+
+// Host records of every local vertex (global ids `gid`, owners of their cells).
+template <int Dim, class X, class K>
+std::vector<VertexRecord<Dim>> records(const X& x, const X& v, const K& kind, const long* gid,
+                                       const grid::Decomposition<Dim>& dec) {
+  auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+  auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  auto hk = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), kind);
+  std::vector<VertexRecord<Dim>> out(x.extent(0));
+  for (size_t i = 0; i < out.size(); ++i) {
+    VertexRecord<Dim>& r = out[i];
+    r.gid = gid[i];
+    for (int d = 0; d < Dim; ++d) {
+      r.x[d] = hx(i, d);
+      r.v[d] = hv(i, d);
+    }
+    r.kind = hk(i);
+    r.owner = cell_owner(dec, r.x);
+  }
+  return out;
+}
+
+// Elements of a local layout (a view of local ids, Ends per row) as host arrays of local ids.
+template <int Ends, class E>
+std::vector<std::array<int, Ends>> host_elements(const E& elements) {
+  auto he = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), elements);
+  std::vector<std::array<int, Ends>> out(elements.extent(0));
+  for (size_t e = 0; e < out.size(); ++e)
+    for (int c = 0; c < Ends; ++c) out[e][c] = he(e, c);
+  return out;
+}
+
+// The migration of both dimensions: every owned vertex (records [0, owned)) goes to the owner of its
+// cell with each of its elements and the records of the elements' other ends. One MPI_Alltoallv.
+template <int Dim, int Ends>
+Held<Dim, Ends> exchange(const std::vector<VertexRecord<Dim>>& rec, long owned,
+                         const std::vector<std::array<int, Ends>>& elements, const grid::Decomposition<Dim>& dec) {
+  const int size = dec.size();
+  std::vector<std::vector<Unit<Dim, Ends>>> out(size);
+  for (long i = 0; i < owned; ++i) {
+    Unit<Dim, Ends> u{};
+    u.ends[0] = -1;
+    u.rec = rec[i];
+    out[rec[i].owner].push_back(u);
+  }
+  for (const auto& local : elements) {
+    Element<Ends> ends;
+    for (int c = 0; c < Ends; ++c) ends[c] = rec[local[c]].gid;
+    for (int c = 0; c < Ends; ++c) {
+      if (local[c] >= owned) continue;
+      for (int o = 0; o < Ends; ++o)
+        if (o != c) out[rec[local[c]].owner].push_back({ends, rec[local[o]]});
+    }
+  }
+  std::vector<int> send_counts(size), recv_counts(size), send_displs(size, 0), recv_displs(size, 0);
+  std::vector<Unit<Dim, Ends>> flat;
+  for (int r = 0; r < size; ++r) {
+    send_counts[r] = static_cast<int>(out[r].size() * sizeof(Unit<Dim, Ends>));
+    flat.insert(flat.end(), out[r].begin(), out[r].end());
+  }
+  MPI_Comm comm = dec.comm();
+  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
+  for (int r = 1; r < size; ++r) {
+    send_displs[r] = send_displs[r - 1] + send_counts[r - 1];
+    recv_displs[r] = recv_displs[r - 1] + recv_counts[r - 1];
+  }
+  std::vector<Unit<Dim, Ends>> in((recv_displs[size - 1] + recv_counts[size - 1]) / sizeof(Unit<Dim, Ends>));
+  MPI_Alltoallv(flat.data(), send_counts.data(), send_displs.data(), MPI_BYTE, in.data(), recv_counts.data(),
+                recv_displs.data(), MPI_BYTE, comm);
+  Held<Dim, Ends> held;
+  for (const auto& u : in)
+    if (u.ends[0] < 0) held.owned[u.rec.gid] = u.rec;
+  for (const auto& u : in)
+    if (u.ends[0] >= 0) held.add_element(u.ends, u.rec);
+  for (const auto& [g, r] : held.owned)
+    if (r.owner != dec.rank()) throw std::logic_error("membrane migration: a vertex reached a rank that does not own it");
+  return held;
+}
+
+// Local ids: owned vertices by increasing global id, then ghosts by increasing global id.
+template <int Dim, int Ends>
+std::map<long, int> local_ids(const Held<Dim, Ends>& held, std::vector<const VertexRecord<Dim>*>& order) {
+  std::map<long, int> local;
+  for (const auto* list : {&held.owned, &held.ghosts})
+    for (const auto& [g, r] : *list) {
+      local[g] = static_cast<int>(order.size());
+      order.push_back(&r);
+    }
+  return local;
+}
+
+// The 2D local polyline from what this rank holds.
+LocalPolyline assemble(const Held<2, 2>& held) {
+  LocalPolyline lp;
+  std::vector<const VertexRecord<2>*> order;
+  const std::map<long, int> local = local_ids(held, order);
+  const long n = static_cast<long>(order.size());
+  lp.owned = static_cast<long>(held.owned.size());
+  lp.m.x = VertexArray("membrane_x", n, 2);
+  lp.m.v = VertexArray("membrane_v", n, 2);
+  lp.m.kind = Kokkos::View<int*, MemSpace>("membrane_kind", n);
+  lp.m.seg = SegmentArray("membrane_segments", static_cast<long>(held.elements.size()), 2);
+  auto hx = Kokkos::create_mirror_view(lp.m.x);
+  auto hv = Kokkos::create_mirror_view(lp.m.v);
+  auto hk = Kokkos::create_mirror_view(lp.m.kind);
+  auto hs = Kokkos::create_mirror_view(lp.m.seg);
+  for (long i = 0; i < n; ++i) {
+    lp.gid.push_back(order[i]->gid);
+    for (int d = 0; d < 2; ++d) {
+      hx(i, d) = order[i]->x[d];
+      hv(i, d) = order[i]->v[d];
+    }
+    hk(i) = order[i]->kind;
+    if (i >= lp.owned) lp.ghost_owner.push_back(order[i]->owner);
+  }
+  long e = 0;
+  for (const auto& ends : held.elements) {
+    for (int c = 0; c < 2; ++c) hs(e, c) = local.at(ends[c]);
+    ++e;
+  }
+  Kokkos::deep_copy(lp.m.x, hx);
+  Kokkos::deep_copy(lp.m.v, hv);
+  Kokkos::deep_copy(lp.m.kind, hk);
+  Kokkos::deep_copy(lp.m.seg, hs);
+  return lp;
+}
+
+// The 3D local membrane (triangle_membrane.hpp's layout: owned triangles first, a triangle being
+// owned by the owner of its lowest global vertex id).
+TriangleMembrane assemble(const Held<3, 3>& held, int rank) {
+  TriangleMembrane m;
+  std::vector<const VertexRecord<3>*> order;
+  const std::map<long, int> local = local_ids(held, order);
+  const long n = static_cast<long>(order.size());
+  m.owned_vertices = static_cast<long>(held.owned.size());
+  m.x = Vec3Array("membrane3_x", n);
+  m.v = Vec3Array("membrane3_v", n);
+  m.gid = Kokkos::View<long*, MemSpace>("membrane3_gid", n);
+  m.kind = Kokkos::View<int*, MemSpace>("membrane3_kind", n);
+  m.tri = TriangleArray("membrane3_triangles", static_cast<long>(held.elements.size()));
+  auto hx = Kokkos::create_mirror_view(m.x);
+  auto hv = Kokkos::create_mirror_view(m.v);
+  auto hg = Kokkos::create_mirror_view(m.gid);
+  auto hk = Kokkos::create_mirror_view(m.kind);
+  auto ht = Kokkos::create_mirror_view(m.tri);
+  for (long i = 0; i < n; ++i) {
+    hg(i) = order[i]->gid;
+    for (int d = 0; d < 3; ++d) {
+      hx(i, d) = order[i]->x[d];
+      hv(i, d) = order[i]->v[d];
+    }
+    hk(i) = order[i]->kind;
+    if (i >= m.owned_vertices) m.ghost_owner.push_back(order[i]->owner);
+  }
+  auto lowest_owner = [&](const Element<3>& t) {
+    const long g = std::min({t[0], t[1], t[2]});
+    const auto it = held.owned.find(g);
+    return it != held.owned.end() ? rank : held.ghosts.at(g).owner;
+  };
+  long t = 0;
+  for (const bool mine : {true, false})
+    for (const auto& ends : held.elements) {
+      if ((lowest_owner(ends) == rank) != mine) continue;
+      for (int c = 0; c < 3; ++c) ht(t, c) = local.at(ends[c]);
+      t += 1;
+      if (mine) ++m.owned_triangles;
+    }
+  Kokkos::deep_copy(m.x, hx);
+  Kokkos::deep_copy(m.v, hv);
+  Kokkos::deep_copy(m.gid, hg);
+  Kokkos::deep_copy(m.kind, hk);
+  Kokkos::deep_copy(m.tri, ht);
+  return m;
+}
+
+}  // namespace
+
+LocalPolyline distribute_polyline(const Polyline& whole, const grid::Decomposition<2>& dec) {
+  std::vector<long> gid(whole.vertices());
+  for (long i = 0; i < whole.vertices(); ++i) gid[i] = i;
+  const auto rec = records<2>(whole.x, whole.v, whole.kind, gid.data(), dec);
+  Held<2, 2> held;
+  for (const auto& r : rec)
+    if (r.owner == dec.rank()) held.owned[r.gid] = r;
+  for (const auto& [a, b] : host_elements<2>(whole.seg)) {
+    if (rec[a].owner != dec.rank() && rec[b].owner != dec.rank()) continue;
+    held.add_element({a, b}, rec[a]);
+    held.add_element({a, b}, rec[b]);
+  }
+  return assemble(held);
+}
+
+void migrate_polyline(LocalPolyline& lp, const grid::Decomposition<2>& dec) {
+  const auto rec = records<2>(lp.m.x, lp.m.v, lp.m.kind, lp.gid.data(), dec);
+  lp = assemble(exchange<2, 2>(rec, lp.owned, host_elements<2>(lp.m.seg), dec));
+}
+
+void migrate_triangle_membrane(TriangleMembrane& m, const grid::Decomposition<3>& dec) {
+  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.gid);
+  const auto rec = records<3>(m.x, m.v, m.kind, hg.data(), dec);
+  m = assemble(exchange<3, 3>(rec, m.owned_vertices, host_elements<3>(m.tri), dec), dec.rank());
+}
+
+Polyline gather_polyline(const LocalPolyline& lp, MPI_Comm comm) {
+  // Every owned vertex, and each segment once (from the rank owning its first end).
+  auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lp.m.x);
+  auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lp.m.v);
+  auto hk = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lp.m.kind);
+  std::vector<VertexRecord<2>> mine(lp.owned);
+  for (long i = 0; i < lp.owned; ++i)
+    mine[i] = {lp.gid[i], {hx(i, 0), hx(i, 1)}, {hv(i, 0), hv(i, 1)}, hk(i), 0};
+  std::vector<long> ends;
+  for (const auto& [a, b] : host_elements<2>(lp.m.seg))
+    if (a < lp.owned) {
+      ends.push_back(lp.gid[a]);
+      ends.push_back(lp.gid[b]);
+    }
+  Held<2, 2> all;
+  for (const auto& r : allgather_vector(comm, mine)) all.owned[r.gid] = r;
+  const std::vector<long> all_ends = allgather_vector(comm, ends);
+  for (size_t k = 0; k + 1 < all_ends.size(); k += 2) all.elements.insert({all_ends[k], all_ends[k + 1]});
+  const long n = static_cast<long>(all.owned.size());
+  if (n > 0 && (all.owned.begin()->first != 0 || all.owned.rbegin()->first != n - 1))
+    throw std::logic_error("gather_polyline: global ids are not 0 .. n-1");
+  return assemble(all).m;
+}
+
+}  // namespace meniscus::membrane
