@@ -25,7 +25,8 @@
 // solve: coupled_solve_3d.cpp), so remeshing needs no exchange. Each rank therefore pays the whole
 // membrane's cost (host_state, the triangle index of classify and W, remeshing: O(vertices) per
 // step on every rank); only the grid work is divided. The owned-vertex layout with one-ring ghosts
-// (local_triangle_membrane, make_membrane_halo in triangle_membrane.hpp) is not used by the step.
+// and its migration with the cell owner (local_triangle_membrane, make_membrane_halo,
+// migrate_triangle_membrane in membrane_ownership.hpp) is not used by the step yet.
 #include <array>
 #include <vector>
 
