@@ -6,7 +6,8 @@
 // moved on every rank: the per-rank owned counts sum to the total, each owned vertex lies in one of
 // the rank's own cells (read from the DMDA box, not from the owner map), the ghosts are exactly the
 // one ring's other ends, every local copy holds the whole polyline's bits, and the gathered
-// polyline (global-id order) equals the whole one. The same for the 3D triangle layout.
+// polyline (global-id order) equals the whole one; remeshed as a gathered chain and split again, it
+// has the layout of the whole polyline remeshed. The same for the 3D triangle layout (no remeshing).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -18,6 +19,7 @@
 
 #include "methods/membrane/mac_grid.hpp"
 #include "methods/membrane/membrane_ownership.hpp"
+#include "methods/membrane/remesh.hpp"
 #include "methods/membrane/triangle_membrane.hpp"
 
 namespace mm = meniscus::membrane;
@@ -155,9 +157,16 @@ TEST(MembraneOwnership, PolylineVerticesMigrateWithTheirCells) {
     }
   for (long e = 0; e < g.segments(); ++e)
     for (int c = 0; c < 2; ++c) EXPECT_EQ(gs(e, c), ws(e, c));
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0) std::printf("membrane ownership: %ld vertex arrivals at other ranks over 8 steps\n", arrivals);
+  // The remeshing rule: the gathered chain is remeshed as on one rank and split again by cell.
+  mm::Polyline gathered = g, reference = whole;
+  const long splits = mm::remesh_chain(gathered, true, 0.007).splits;
+  mm::remesh_chain(reference, true, 0.007);
+  EXPECT_GT(splits, 50);
+  lp = mm::distribute_polyline(gathered, dec);
+  EXPECT_EQ(total(expect_layout(lp, reference, dec)), whole.vertices() + splits);
+  if (dec.rank() == 0)
+    std::printf("membrane ownership: %ld vertex arrivals at other ranks over 8 steps; %ld splits when remeshed\n",
+                arrivals, splits);
 }
 
 namespace {
