@@ -145,7 +145,7 @@ TEST(MembraneOwnership, PolylineVerticesMigrateWithTheirCells) {
   if (dec.size() > 1) EXPECT_GT(arrivals, 20);  // migration was exercised
   else EXPECT_EQ(arrivals, 0);
   // Output order: the gathered polyline is the whole one, bit for bit, at every rank count.
-  const mm::Polyline g = mm::gather_polyline(lp, MPI_COMM_WORLD);
+  const mm::Polyline g = mm::gather_polyline(lp, dec);
   ASSERT_EQ(g.vertices(), whole.vertices());
   ASSERT_EQ(g.segments(), whole.segments());
   const auto gx = host(g.x), wx = host(whole.x), gv = host(g.v), wv = host(whole.v);
@@ -265,6 +265,21 @@ TEST(MembraneOwnership, TriangleVerticesMigrateWithTheirCells) {
       fmax = std::max(fmax, std::abs(hw(hg(i), d)));
     }
   EXPECT_LT(df, 1e-12 * fmax);
+  // Output order: the gathered membrane is the whole one (vertices by id, the same triangles).
+  const mm::TriangleMembrane gathered = mm::gather_triangle_membrane(part, dec);
+  ASSERT_EQ(gathered.vertices(), n);
+  EXPECT_EQ(gathered.owned_triangles, whole.triangles());
+  const auto gx = host(gathered.x), wx = host(whole.x);
+  const auto gg = host(gathered.gid);
+  const auto gt = host(gathered.tri), wt = host(whole.tri);
+  for (long i = 0; i < n; ++i) {
+    EXPECT_EQ(gg(i), i);
+    for (int d = 0; d < 3; ++d) EXPECT_EQ(gx(i, d), wx(i, d)) << "vertex " << i;
+  }
+  std::set<std::array<long, 3>> tg, tw;
+  for (long t = 0; t < gathered.triangles(); ++t) tg.insert({gt(t, 0), gt(t, 1), gt(t, 2)});
+  for (long t = 0; t < whole.triangles(); ++t) tw.insert({wt(t, 0), wt(t, 1), wt(t, 2)});
+  EXPECT_EQ(tg, tw);
   // Measured at 2 / 4 ranks (the even DMDA split): 5,873 / 3,347 vertices on the fullest rank
   // (owned + ghosts) at the start against 10,242 on every rank when replicated.
   if (dec.size() > 1) EXPECT_LT(most, n / dec.size() + n / 10);

@@ -125,6 +125,35 @@ Held<Dim, Ends> exchange(const std::vector<VertexRecord<Dim>>& rec, long owned,
   return held;
 }
 
+// Every rank's owned vertices and each element once (from the rank owning its lowest global id), on
+// every rank, in global-id order (the same at every rank count). Collective.
+template <int Dim, int Ends>
+Held<Dim, Ends> gather_held(const std::vector<VertexRecord<Dim>>& rec, long owned,
+                            const std::vector<std::array<int, Ends>>& elements, MPI_Comm comm) {
+  std::vector<VertexRecord<Dim>> mine(rec.begin(), rec.begin() + owned);
+  for (auto& r : mine) r.owner = 0;  // everything is owned in the gathered layout
+  std::vector<long> ends;
+  for (const auto& local : elements) {
+    int lowest = 0;
+    for (int c = 1; c < Ends; ++c)
+      if (rec[local[c]].gid < rec[local[lowest]].gid) lowest = c;
+    if (local[lowest] >= owned) continue;
+    for (int c = 0; c < Ends; ++c) ends.push_back(rec[local[c]].gid);
+  }
+  Held<Dim, Ends> all;
+  for (const auto& r : allgather_vector(comm, mine)) all.owned[r.gid] = r;
+  const std::vector<long> all_ends = allgather_vector(comm, ends);
+  for (size_t k = 0; k + Ends <= all_ends.size(); k += Ends) {
+    Element<Ends> e;
+    for (int c = 0; c < Ends; ++c) e[c] = all_ends[k + c];
+    all.elements.insert(e);
+  }
+  const long n = static_cast<long>(all.owned.size());
+  if (n > 0 && (all.owned.begin()->first != 0 || all.owned.rbegin()->first != n - 1))
+    throw std::logic_error("membrane gather: global ids are not 0 .. n-1");
+  return all;
+}
+
 // Local ids: owned vertices by increasing global id, then ghosts by increasing global id.
 template <int Dim, int Ends>
 std::map<long, int> local_ids(const Held<Dim, Ends>& held, std::vector<const VertexRecord<Dim>*>& order) {
@@ -249,28 +278,15 @@ void migrate_triangle_membrane(TriangleMembrane& m, const grid::Decomposition<3>
   m = assemble(exchange<3, 3>(rec, m.owned_vertices, host_elements<3>(m.tri), dec), dec.rank());
 }
 
-Polyline gather_polyline(const LocalPolyline& lp, MPI_Comm comm) {
-  // Every owned vertex, and each segment once (from the rank owning its first end).
-  auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lp.m.x);
-  auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lp.m.v);
-  auto hk = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lp.m.kind);
-  std::vector<VertexRecord<2>> mine(lp.owned);
-  for (long i = 0; i < lp.owned; ++i)
-    mine[i] = {lp.gid[i], {hx(i, 0), hx(i, 1)}, {hv(i, 0), hv(i, 1)}, hk(i), 0};
-  std::vector<long> ends;
-  for (const auto& [a, b] : host_elements<2>(lp.m.seg))
-    if (a < lp.owned) {
-      ends.push_back(lp.gid[a]);
-      ends.push_back(lp.gid[b]);
-    }
-  Held<2, 2> all;
-  for (const auto& r : allgather_vector(comm, mine)) all.owned[r.gid] = r;
-  const std::vector<long> all_ends = allgather_vector(comm, ends);
-  for (size_t k = 0; k + 1 < all_ends.size(); k += 2) all.elements.insert({all_ends[k], all_ends[k + 1]});
-  const long n = static_cast<long>(all.owned.size());
-  if (n > 0 && (all.owned.begin()->first != 0 || all.owned.rbegin()->first != n - 1))
-    throw std::logic_error("gather_polyline: global ids are not 0 .. n-1");
-  return assemble(all).m;
+Polyline gather_polyline(const LocalPolyline& lp, const grid::Decomposition<2>& dec) {
+  const auto rec = records<2>(lp.m.x, lp.m.v, lp.m.kind, lp.gid.data(), dec);
+  return assemble(gather_held<2, 2>(rec, lp.owned, host_elements<2>(lp.m.seg), dec.comm())).m;
+}
+
+TriangleMembrane gather_triangle_membrane(const TriangleMembrane& m, const grid::Decomposition<3>& dec) {
+  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.gid);
+  const auto rec = records<3>(m.x, m.v, m.kind, hg.data(), dec);
+  return assemble(gather_held<3, 3>(rec, m.owned_vertices, host_elements<3>(m.tri), dec.comm()), dec.rank());
 }
 
 }  // namespace meniscus::membrane

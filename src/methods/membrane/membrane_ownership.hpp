@@ -48,8 +48,11 @@ void migrate_polyline(LocalPolyline& lp, const grid::Decomposition<2>& dec);
 // vertex order; owned triangles first). Collective.
 void migrate_triangle_membrane(TriangleMembrane& m, const grid::Decomposition<3>& dec);
 
-// Every rank's owned vertices in global-id order (positions, velocities, kinds) and the segments,
-// on every rank: the same result at every rank count. Collective.
-Polyline gather_polyline(const LocalPolyline& lp, MPI_Comm comm);
+// Every rank's owned vertices in global-id order (positions, velocities, kinds; global id = index)
+// and every element once, on every rank: the same result at every rank count (elements ordered by
+// their global ids, each in its own vertex order). For output, checkpoints and the gathered
+// remeshing rule. Collective.
+Polyline gather_polyline(const LocalPolyline& lp, const grid::Decomposition<2>& dec);
+TriangleMembrane gather_triangle_membrane(const TriangleMembrane& m, const grid::Decomposition<3>& dec);
 
 }  // namespace meniscus::membrane
