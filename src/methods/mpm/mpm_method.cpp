@@ -141,6 +141,7 @@ void MpmMethod<Dim>::make_implicit_solver() {
   implicit_solver_ = std::make_unique<ImplicitGridSolver<Dim>>(*decomp_, newton_options_);
   implicit_solver_->set_light_node_fraction(light_node_fraction_);
   implicit_solver_->set_assembled_hessian(assembled_hessian_);
+  implicit_solver_->set_contact_line_hold(st_.line_hold);
 }
 
 template <int Dim>

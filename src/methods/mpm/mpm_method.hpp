@@ -105,7 +105,6 @@ class MpmMethod : public Method {
   void g2p_surface(grid::NodeArray& local, Kokkos::View<double**, Kokkos::LayoutRight>& vsum, Kokkos::View<double**, Kokkos::LayoutRight>& bsum);
   PotentialInputs<Dim> potential_inputs(double dt) const;
   void implicit_update(double dt);
-  void implicit_contact_line_hold(double dt);
   void setup_heat(const config::Section& root);
   void seed_temperature(const config::Section& root, const particles::SeededParticles& seeded);
   void heat_update(double dt);

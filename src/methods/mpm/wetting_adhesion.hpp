@@ -82,8 +82,10 @@ void mark_wetting_walls(physics::ColliderSet<Dim>& colliders, double wetting_wid
 // the grid with the momenta (one more grid column), so they do not depend on the rank count. The same in 3D
 // (Sum |a_t| = b_up times the line's length), where the band counts the line at mid-band height: a first-order
 // excess b_up |cot theta| / (2 a) for a line of radius a (docs). The explicit grid update applies
-// the hold after the forces; the implicit step after the Newton solve (MpmMethod::implicit_contact_line_hold),
-// as a bounded reaction impulse outside the incremental potential, with the caps summed in the same P2G.
+// the hold after the forces. Per node that cut is the minimiser of m/2 |v - v*|^2 + dt cap (v - v_c).n subject to
+// (v - v_c).n >= 0 (v* the velocity after the forces); the implicit step minimises the same work and bound together
+// with the incremental potential, inside the Newton solve (ImplicitGridSolver::set_contact_line_hold, an active set
+// on the held nodes), with the caps summed in the same P2G.
 KOKKOS_INLINE_FUNCTION double contact_line_cap(double k_lg, double k_sl, double tangential_area, double band) {
   const double c = k_lg != 0 ? -k_sl / k_lg : 1.0;
   return kmath::fabs(k_lg) * kmath::sqrt(c * c < 1 ? 1 - c * c : 0.0) * tangential_area / band;
