@@ -820,8 +820,8 @@ TEST(ContactAngleValidation, YoungAngleRange3DImplicitHold) {
 // The implicit 3D hold for 10 s (17 capillary times; the drop of YoungAngleRange3DImplicitHold, dt_max 5 ms, readings
 // every second). Documented behaviour, not Young's angle held (docs/theory-mpm-surface-tension.md, "Why 150 deg in 3D
 // drifts"): the body shrinks (fitted sphere 0.1654 -> 0.1415 m while sum V_p J_p grows 0.013818 -> 0.014381 m^3 by
-// 9 s: the particles crowd, faster at 5 ms than at 2 ms) and the sampled surface, 0.55 dx outside the particles,
-// relaxes towards Young's angle from below (123.25 -> 126.43 deg), so the particles' reading rises: 130 -> 128.78
+// 9 s: the particles crowd, faster at 5 ms than at 2 ms), the footprint recedes and the sampled surface, 0.55 dx
+// outside the particles, rises 123.25 -> 126.43 deg; the particles' reading: 130 -> 128.78
 // (1 s) / 128.19 / 127.35 / 127.43 / 127.83 / 129.21 / 130.41 / 131.56 / 133.17 / 134.04 deg (10 s), footprint
 // 3.16 -> 2.44 cells, kinetic energy 1.2e-5 J; 330 s with the control on the loaded machine. Negative control:
 // without the hold the same drop reads 148.40 deg at 10 s (footprint 2.90 -> 1.65 cells). Bands: 4 deg below, 6 above
