@@ -105,6 +105,7 @@ class MpmMethod : public Method {
   void g2p_surface(grid::NodeArray& local, Kokkos::View<double**, Kokkos::LayoutRight>& vsum, Kokkos::View<double**, Kokkos::LayoutRight>& bsum);
   PotentialInputs<Dim> potential_inputs(double dt) const;
   void implicit_update(double dt);
+  void implicit_contact_line_hold(double dt);
   void setup_heat(const config::Section& root);
   void seed_temperature(const config::Section& root, const particles::SeededParticles& seeded);
   void heat_update(double dt);
@@ -174,6 +175,7 @@ class MpmMethod : public Method {
     int scalar_field = -1;  // the Marangoni scalar (`surfactant`, or `temperature`), when the model has a law
     bool active = false;  // samples and groups match the current particle order (inside a step)
     bool line_hold = false;  // mpm.surface_tension.contact_line_hold (wetting walls): grid column 1 + Dim
+    bool hold_in_solve = false;  // mpm.surface_tension.hold_mode = in_solve (implicit): the hold inside the Newton solve
   } st_;
 
   // Temperature (mpm.heat): the grid solve and the particle fields it owns.
