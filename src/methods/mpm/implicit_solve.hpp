@@ -60,7 +60,7 @@ class ImplicitGridSolver {
   // (0: off); the momentum this adds is removed again by the same uniform shift.
   void set_kinetic_mass_floor(double fraction) { floor_fraction_ = fraction; }
   long light_node_count() const { return light_count_; }  // frozen at the last setup (all ranks)
-  // The contact-line hold inside the solve (mpm.surface_tension.contact_line_hold; wetting_adhesion.hpp): the
+  // The contact-line hold inside the solve (mpm.surface_tension.hold_mode in_solve; wetting_adhesion.hpp): the
   // grid carries each node's hold limit cap_i (a force) in column 1 + Dim, and the solve minimises
   // Phi(v) + sum_i dt cap_i (v_i - v_c).n_i subject to (v_i - v_c).n_i >= 0 on the held nodes of wetting walls
   // (docs/theory-mpm-implicit.md, "The contact-line hold").
