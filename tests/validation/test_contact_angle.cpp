@@ -327,14 +327,14 @@ TEST(ContactAngleValidation, YoungAngleRange2DImplicitHold) {
   EXPECT_GT(unheld.theta_under_deg, 164.0) << "without the hold the 160 deg drop leaves: the control no longer tells";
 }
 
-// The implicit hold is the explicit one applied to the implicit step, in either place (hold_mode): after_solve cuts
-// the solved velocities with the explicit rule; in_solve (ImplicitGridSolver::set_contact_line_hold) minimises the
+// The implicit hold is the explicit one applied to the implicit step, in either place (hold_mode): after_solve cuts the
+// solved velocities with the explicit rule; in_solve (ImplicitGridSolver::set_contact_line_hold) minimises the
 // incremental potential plus the hold's work under its bound, the explicit cut being per node the minimiser of
-// m/2 |v - v*|^2 + dt cap (v - v_c).n subject to (v - v_c).n >= 0. At steps the explicit update takes both must agree
-// with it: the 160 deg drop of YoungAngleRange2DImplicitHold, dt_max 2 ms, 2 s. Measured: explicit 159.57 deg
-// (contact width 0.1060 m), in_solve 160.42 deg (0.1009 m), after_solve 160.24 deg (0.1021 m); without the hold
-// the implicit drop leaves the floor (170.14 deg at dt 5 ms, YoungAngleRange2DImplicitHold's control). Bands for
-// each mode: the angle within 1.5 deg of the explicit one and the width within 10 %; about 21 s for the three on the loaded machine.
+// m/2 |v - v*|^2 + dt cap (v - v_c).n subject to (v - v_c).n >= 0. At steps the explicit update takes both must agree with it:
+// the 160 deg drop of YoungAngleRange2DImplicitHold, dt_max 2 ms, 2 s. Measured: explicit 159.57 deg (contact width
+// 0.1060 m), in_solve 160.42 deg (0.1009 m), after_solve 160.24 deg (0.1021 m); without the hold the implicit drop
+// leaves the floor (170.14 deg at dt 5 ms, YoungAngleRange2DImplicitHold's control). Bands for each mode: the angle
+// within 1.5 deg of the explicit one and the width within 10 %; about 21 s for the three on the loaded machine.
 TEST(ContactAngleValidation, ImplicitHoldMatchesExplicitHold2D) {
   const double young = 160;
   const auto drop = [&](const char* integrator, const char* mode) {
@@ -394,7 +394,7 @@ sources: [{type: sphere, material: liquid, center: [0.2, 0.2], radius: 0.08, par
 
 // The same drops for 10 s (17 capillary times), hold_mode after_solve. Measured (underside reading): 30 -> 28.59,
 // 105 -> 106.28, 125 -> 123.78, 145 -> 144.56, 160 -> 158.88 deg, kinetic energy 1-10e-5 J, the lowest particle
-// 0.26-0.42 dx above the floor; 111 s for the five on the loaded machine (hold_mode in_solve: 29.20, 107.51, 124.29,
+// 0.26-0.42 dx above the floor; 67 CPU-s for the five on the loaded machine (hold_mode in_solve: 29.20, 107.51, 124.29,
 // 147.00, 161.58 deg, kinetic energy 1-7e-5 J, 97 s). Band 4 deg either way.
 TEST(ContactAngleValidation, LongYoungAngleRange2DImplicitHoldTenSeconds) {
   young_range({30, 105, 125, 145, 160}, 0.02, 10.0, "range_2d_implicit_hold_10s", "implicit", true, 4.0, 4.0, 5e-3, 0, 5e-3,
@@ -848,15 +848,14 @@ TEST(ContactAngleValidation, YoungAngleRange3DAdhesiveHold) {
 
 // The 3D hold with the implicit integrator (backward Euler, dt_max 5 ms; default hold_mode after_solve, the hold
 // applied after the Newton solve, MpmMethod::implicit_contact_line_hold): seeded at Young's angle on the adhesive slip
-// floor, R = 4 dx (dx = 0.0375), 1 s, read as the fitted sphere less the sampled surface's offset. Measured:
-// 130 -> 128.23 deg (footprint 3.17 cells; hold_mode in_solve 128.78, footprint 3.16), kinetic energy 5e-5 J, 200 steps,
-// about 20 s on the loaded machine. Band 4 deg either way. Negative control: without the hold the same drop reads
-// 137.84 deg (footprint 2.90 cells: its rim peels).
-// Not asserted (docs/theory-mpm-surface-tension.md): 100 deg reads 95.99 with the hold and 98.79 without (the
-// hold over-pulls just above 90 deg, as explicit: 97.13 at 1 s); 150 deg reads 156.79 with the hold (in_solve
-// 157.98; 151.25 at dt_max 2 ms, the explicit drop 151.14): at 5 ms the body shrinks twice as fast (fitted sphere
-// 0.1688 -> 0.1605 m from 0.2 to 1 s, against 0.1705 -> 0.1668 m at 2 ms), and 180 without the hold (the sphere less
-// the offset clears the floor); 160 deg reads 180 with or without.
+// floor, R = 4 dx (dx = 0.0375), 1 s, read as the fitted sphere less the sampled surface's offset. Measured: 130 ->
+// 128.23 deg (footprint 3.17 cells; hold_mode in_solve 128.78, footprint 3.16), kinetic energy 5e-5 J, 200 steps, about
+// 20 s on the loaded machine. Band 4 deg either way. Negative control: without the hold the same drop reads 137.84 deg
+// (footprint 2.90 cells: its rim peels). Not asserted (docs/theory-mpm-surface-tension.md): 100 deg reads 95.99 with
+// the hold and 98.79 without (the hold over-pulls just above 90 deg, as explicit: 97.13 at 1 s); 150 deg reads 156.79
+// with the hold (in_solve 157.98; 151.25 at dt_max 2 ms, the explicit drop 151.14): at 5 ms the body shrinks twice as
+// fast (fitted sphere 0.1688 -> 0.1605 m from 0.2 to 1 s, against 0.1705 -> 0.1668 m at 2 ms), and 180 without the hold
+// (the sphere less the offset clears the floor); 160 deg reads 180 with or without.
 TEST(ContactAngleValidation, YoungAngleRange3DImplicitHold) {
   Drop3D c{90, 0.0375, 1.0, "implicit", true, 5e-3, 2};
   c.boundary = "slip";
@@ -869,16 +868,16 @@ TEST(ContactAngleValidation, YoungAngleRange3DImplicitHold) {
 // hold_mode after_solve, readings every second). Documented behaviour, not Young's angle held
 // (docs/theory-mpm-surface-tension.md, "Why 150 deg in 3D drifts"): the body shrinks (fitted sphere 0.1656 -> 0.1426 m
 // while sum V_p J_p grows 0.013815 -> 0.014377 m^3 by 9 s: the particles crowd, faster at 5 ms than at 2 ms), the
-// footprint recedes and the sampled surface, 0.55 dx outside the particles, reads 122.81 -> 123.21 deg (120.62 at
-// 5 s); the particles' reading: 130 -> 128.23 (1 s) / 127.52 / 126.45 / 126.28 / 126.10 / 126.81 / 127.91 / 128.73 /
-// 129.41 / 129.82 deg (10 s), footprint 3.17 -> 2.45 cells, kinetic energy 1.3e-5 J; 211 CPU-s (7.8 min) with the control on the
-// loaded machine. With hold_mode in_solve the same drop read 128.78 (1 s) -> 134.04 deg (10 s), footprint 3.16 ->
-// 2.44 cells, surface 123.25 -> 126.43 deg. Negative control: without the hold the same drop reads 148.40 deg at 10 s
+// footprint recedes and the sampled surface, 0.55 dx outside the particles, reads 122.81 -> 123.21 deg (120.62 at 5 s);
+// the particles' reading: 130 -> 128.23 (1 s) / 127.52 / 126.45 / 126.28 / 126.10 / 126.81 / 127.91 / 128.73 / 129.41 /
+// 129.82 deg (10 s), footprint 3.17 -> 2.45 cells, kinetic energy 1.3e-5 J; 211 CPU-s (7.8 min) with the control on the
+// loaded machine. With hold_mode in_solve the same drop read 128.78 (1 s) -> 134.04 deg (10 s), footprint 3.16 -> 2.44
+// cells, surface 123.25 -> 126.43 deg. Negative control: without the hold the same drop reads 148.40 deg at 10 s
 // (footprint 2.90 -> 1.65 cells). Bands: 4 deg below, 6 above (set for in_solve's +4.04 with 2 deg to spare; the
 // after_solve reading came within 3.9 deg below at 5 s); footprint at least 0.7 of its 1-s size (0.77 held in both
-// modes, 0.57 without); the unheld drop above 140. Not asserted: 150 deg leaves the floor by 8 s at 5 ms with
-// in_solve (157.98 at 1 s, the sphere less the offset clears the floor from 8 s) and reads 160.95 at 10 s at 2 ms (as
-// explicit, 160.11).
+// modes, 0.57 without); the unheld drop above 140. Not asserted: 150 deg leaves the floor by 8 s at 5 ms with in_solve
+// (157.98 at 1 s, the sphere less the offset clears the floor from 8 s) and reads 160.95 at 10 s at 2 ms (as explicit,
+// 160.11).
 static Drop3D held_drop_ten_seconds(const std::string& integrator, double dt_max, double footprint_kept) {
   // Seeded at Young's angle on the adhesive slip floor with the hold, R = 4 dx, 10 s, readings every second.
   Drop3D c{90, 0.0375, 10.0, integrator, true, dt_max, 2};
