@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/kmath.hpp"
 #include "core/log.hpp"
 #include "methods/method.hpp"
 #include "solvers/petsc_check.hpp"
@@ -110,10 +111,15 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
     normal_ = Kokkos::View<double**, Kokkos::LayoutRight>("implicit_normal", n, Dim);
     vfix_ = Kokkos::View<double**, Kokkos::LayoutRight>("implicit_vfix", n, Dim);
     kind_ = Kokkos::View<int*>("implicit_kind", n);
+    hold_ = Kokkos::View<double*>("implicit_hold", n);
+    released_ = Kokkos::View<int*>("implicit_hold_released", n);
   }
   auto mass = mass_;
   auto vn = vn_, normal = normal_, vfix = vfix_;
   auto kind = kind_;
+  auto hold = hold_;
+  auto released = released_;
+  const bool line_hold = line_hold_;
   double lower[Dim], g[Dim];
   for (int d = 0; d < Dim; ++d) {
     lower[d] = decomp_.lower()[d];
@@ -137,6 +143,11 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
         "implicit::setup", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const long i) {
           const double m = a(i, 0);
           mass(i) = m;
+          hold(i) = 0;
+          // The contact-line hold's limit (a force, summed in P2G): its node starts held on the wall, or free
+          // where the last step released it and its predictor leaves the wall; the active-set loop of solve()
+          // then releases or holds it.
+          const double cap = line_hold && m > 0 ? a(i, 1 + Dim) : 0.0;
           for (int d = 0; d < Dim; ++d) {
             vn(i, d) = m > 0 ? a(i, 1 + d) / m : 0.0;
             normal(i, d) = 0;
@@ -166,12 +177,19 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
             double nn[Dim], rel = 0;
             col.shape.normal(xi, nn);
             for (int d = 0; d < Dim; ++d) rel += (pred[d] - col.velocity[d]) * nn[d];
-            if (rel < 0) {
-              k = NormalFixed;
+            const bool line = cap > 0 && col.hold_distance > 0;
+            if (rel < 0 || line) {
               for (int d = 0; d < Dim; ++d) {
                 normal(i, d) = nn[d];
                 vfix(i, d) = col.velocity[d];
               }
+              if (!line) {
+                k = NormalFixed;
+                continue;
+              }
+              hold(i) = dt * cap;
+              if (rel < 0 || released(i) == 0) k = NormalFixed;
+              break;  // the first wetting wall holds the line, as in the explicit step (hold_contact_line)
             }
           }
           kind(i) = k;
@@ -276,6 +294,8 @@ double ImplicitGridSolver<Dim>::node_energy(Vec vec) {
   auto kind = kind_;
   auto mass = mass_;
   auto vn = vn_;
+  auto hold = hold_;
+  auto normal = normal_, vfix = vfix_;
   double g[Dim];
   for (int d = 0; d < Dim; ++d) g[d] = gravity_[d];
   const double dt = dt_;
@@ -288,6 +308,9 @@ double ImplicitGridSolver<Dim>::node_energy(Vec vec) {
           const double dv = v(i, d) - vn(i, d);
           s += 0.5 * mass(i) * dv * dv - dt * mass(i) * g[d] * v(i, d);
         }
+        // The contact-line hold's work dt cap_i (v_i - v_c).n_i (constant while the node is held).
+        if (hold(i) > 0 && (kind(i) == Free || kind(i) == NormalFixed))
+          for (int d = 0; d < Dim; ++d) s += hold(i) * (v(i, d) - vfix(i, d)) * normal(i, d);
       },
       e);
   return e;
@@ -324,13 +347,16 @@ void ImplicitGridSolver<Dim>::gradient(IncrementalPotential<Dim>& potential, Vec
     auto kind = kind_;
     auto mass = mass_;
     auto vn = vn_;
+    auto hold = hold_;
+    auto normal = normal_;
     double gr[Dim];
     for (int d = 0; d < Dim; ++d) gr[d] = gravity_[d];
     const double dt = dt_;
     Kokkos::parallel_for(
         "implicit::node_gradient", Kokkos::RangePolicy<>(0, kind.extent(0)), KOKKOS_LAMBDA(const long i) {
+          const double h = hold(i) > 0 && (kind(i) == Free || kind(i) == NormalFixed) ? hold(i) : 0.0;
           for (int d = 0; d < Dim; ++d)
-            g(i, d) = kind(i) == Inactive ? 0.0 : g(i, d) + mass(i) * (v(i, d) - vn(i, d) - dt * gr[d]);
+            g(i, d) = kind(i) == Inactive ? 0.0 : g(i, d) + mass(i) * (v(i, d) - vn(i, d) - dt * gr[d]) + h * normal(i, d);
         });
   }
   if (projected) project(out);
@@ -482,6 +508,64 @@ void ImplicitGridSolver<Dim>::restore_momentum(IncrementalPotential<Dim>& potent
         if (kind(i) != Free && kind(i) != Light) return;
         for (int d = 0; d < Dim; ++d) v(i, d) += shift[d];
       });
+}
+
+template <int Dim>
+long ImplicitGridSolver<Dim>::update_hold_set(IncrementalPotential<Dim>& potential, bool apply, double tolerance) {
+  // One active-set update of the contact-line hold at the current iterate. A held node's multiplier is the
+  // normal component of the unprojected gradient of Phi + hold work, mu_i = dPhi/dv_i.n_i + dt cap_i: the wall
+  // must push (mu_i >= 0) for the node to stay, so mu_i < 0 (beyond the Newton tolerance on that node) releases
+  // it; a released node with (v_i - v_c).n_i < 0 moves into the wall and is held again. Returns the number of
+  // nodes that change (all ranks); with apply false nothing changes: the released nodes are counted and kept as
+  // the next step's start (setup).
+  auto kind = kind_;
+  auto mass = mass_;
+  auto hold = hold_;
+  auto released = released_;
+  auto normal = normal_, vfix = vfix_;
+  long count = 0;
+  if (!apply) {
+    Kokkos::parallel_reduce(
+        "implicit::hold_released", Kokkos::RangePolicy<>(0, kind.extent(0)),
+        KOKKOS_LAMBDA(const long i, long& c) {
+          released(i) = hold(i) > 0 && kind(i) == Free ? 1 : 0;
+          c += released(i);
+        },
+        count);
+  } else {
+    Vec g;
+    solvers::petsc_check(VecDuplicate(v_, &g), "VecDuplicate");
+    gradient(potential, v_, g, false);
+    {
+      solvers::VecAccess ga(g, Dim, false), va(v_, Dim);
+      auto gv = ga.view, v = va.view;
+      Kokkos::parallel_reduce(
+          "implicit::hold_set", Kokkos::RangePolicy<>(0, kind.extent(0)),
+          KOKKOS_LAMBDA(const long i, long& c) {
+            if (!(hold(i) > 0)) return;
+            if (kind(i) == NormalFixed) {
+              double mu = 0;
+              for (int d = 0; d < Dim; ++d) mu += gv(i, d) * normal(i, d);
+              if (mu < -tolerance * kmath::sqrt(mass(i))) {
+                kind(i) = Free;
+                c += 1;
+              }
+            } else if (kind(i) == Free) {
+              double s = 0;
+              for (int d = 0; d < Dim; ++d) s += (v(i, d) - vfix(i, d)) * normal(i, d);
+              if (s < 0) {
+                kind(i) = NormalFixed;
+                for (int d = 0; d < Dim; ++d) v(i, d) -= s * normal(i, d);
+                c += 1;
+              }
+            }
+          },
+          count);
+    }
+    solvers::petsc_check_noexcept(VecDestroy(&g), "VecDestroy");
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_LONG, MPI_SUM, decomp_.comm());
+  return count;
 }
 
 template <int Dim>
@@ -693,8 +777,24 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
   problem.reference = std::max({std::sqrt(sums[0]), dt_ * std::sqrt(gnorm * sums[1]), impulse, 1e-300});
 
   choose_initial_guess(potential);
-  const auto result = newton_->minimize(problem, v_);
-  if (!result.converged) throw StepRejected("implicit MPM: " + result.reason);
+  // The contact-line hold's active set (primal-dual, Hintermueller, Ito & Kunisch 2003): its nodes start held on
+  // the wall; after a converged solve a held node whose multiplier is negative (the liquid pulls it off harder
+  // than dt cap_i) is released, a released node that moves into the wall is held again, and the solve is
+  // repeated from the last iterate, until no node changes or after kHoldPasses solves.
+  constexpr int kHoldPasses = 6;
+  const double target = options_.tolerance * problem.reference;
+  solvers::NewtonResult result;
+  int newton_iterations = 0, passes = 0;
+  long linear_iterations = 0;
+  for (;;) {
+    result = newton_->minimize(problem, v_);
+    newton_iterations += result.iterations;
+    linear_iterations += result.linear_iterations;
+    ++passes;
+    if (!result.converged) throw StepRejected("implicit MPM: " + result.reason);
+    if (!line_hold_ || passes >= kHoldPasses || update_hold_set(potential, true, target) == 0) break;
+    constraints_ready_ = false;  // the assembled Hessian's projections follow the new set
+  }
   if (light_count_ > 0 || floor_fraction_ > 0) restore_momentum(potential);
   PetscBool monitor = PETSC_FALSE;
   solvers::petsc_check(PetscOptionsHasName(nullptr, options_.prefix.c_str(), "-monitor", &monitor), "PetscOptionsHasName");
@@ -761,7 +861,11 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
     }
     log::info("%s", line.c_str());
   }
-  ImplicitStats stats{result.iterations, result.linear_iterations, result.residual, light_count_};
+  ImplicitStats stats{newton_iterations, linear_iterations, result.residual, light_count_};
+  if (line_hold_) {
+    stats.hold_passes = passes;
+    stats.hold_released = update_hold_set(potential, false, target);
+  }
 
   // Write the velocities into the MPM grid, through the explicit collider rule.
   const auto obox = grid.owned_box();

@@ -24,6 +24,8 @@ struct ImplicitStats {
   long linear_iterations = 0;
   double residual = 0;
   long light_nodes = 0;  // nodes held at v^n (mpm.newton.light_node_fraction), all ranks
+  int hold_passes = 0;    // Newton solves of the contact-line hold's active-set loop (0: no hold)
+  long hold_released = 0;  // held contact-line nodes released at the end (all ranks)
 };
 
 template <int Dim>
@@ -58,6 +60,11 @@ class ImplicitGridSolver {
   // (0: off); the momentum this adds is removed again by the same uniform shift.
   void set_kinetic_mass_floor(double fraction) { floor_fraction_ = fraction; }
   long light_node_count() const { return light_count_; }  // frozen at the last setup (all ranks)
+  // The contact-line hold inside the solve (mpm.surface_tension.hold_mode in_solve; wetting_adhesion.hpp): the
+  // grid carries each node's hold limit cap_i (a force) in column 1 + Dim, and the solve minimises
+  // Phi(v) + sum_i dt cap_i (v_i - v_c).n_i subject to (v_i - v_c).n_i >= 0 on the held nodes of wetting walls
+  // (docs/theory-mpm-implicit.md, "The contact-line hold").
+  void set_contact_line_hold(bool on) { line_hold_ = on; }
   // Assembled Hessian + algebraic multigrid (default) or the matrix-free product + Jacobi.
   void set_assembled_hessian(bool on) { assembled_ = on; }
   bool assembled_hessian() const { return assembled_; }
@@ -82,6 +89,7 @@ class ImplicitGridSolver {
   void treat_light_nodes();
   void choose_initial_guess(IncrementalPotential<Dim>& potential);
   void restore_momentum(IncrementalPotential<Dim>& potential);
+  long update_hold_set(IncrementalPotential<Dim>& potential, bool apply, double tolerance);
 
  private:
 
@@ -98,6 +106,9 @@ class ImplicitGridSolver {
   double dt_ = 0, gravity_[Dim] = {};
   double light_fraction_ = 0, floor_fraction_ = 0;
   Kokkos::View<double*> real_mass_;  // P2G mass (mass_ is the kinetic mass, floored)
+  bool line_hold_ = false;
+  Kokkos::View<double*> hold_;  // dt cap_i on the contact-line hold's nodes (normal_, vfix_ their wall), else 0
+  Kokkos::View<int*> released_;  // 1 where the last solve ended with the node released (the next start)
   long light_count_ = 0;
   physics::ColliderSet<Dim> colliders_;
   bool assembled_ = true;

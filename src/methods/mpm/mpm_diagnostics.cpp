@@ -138,6 +138,10 @@ void MpmMethod<Dim>::diagnostics(DiagnosticRow& row) {
     row.emplace_back("newton_iterations", static_cast<double>(last_implicit_.newton_iterations));
     row.emplace_back("cg_iterations", static_cast<double>(last_implicit_.linear_iterations));
     row.emplace_back("light_nodes", static_cast<double>(last_implicit_.light_nodes));
+    if (st_.line_hold) {
+      row.emplace_back("hold_passes", static_cast<double>(last_implicit_.hold_passes));
+      row.emplace_back("hold_released", static_cast<double>(last_implicit_.hold_released));
+    }
   }
   if (heat_.solver) heat_diagnostics(row);
   row.emplace_back("rank_particles_min", static_cast<double>(nmin));

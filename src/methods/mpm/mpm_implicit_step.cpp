@@ -1,5 +1,7 @@
 // The backward-Euler grid update of the MPM method (Chen et al. 2021, Sec. 3.3): the incremental
-// potential's inputs from the particles, the kinetic mass floor, and the Newton solve (implicit_solve.hpp).
+// potential's inputs from the particles, the kinetic mass floor, the Newton solve (implicit_solve.hpp) and the
+// contact-line hold: cut after the solve (default, hold_mode after_solve) or inside it (in_solve,
+// ImplicitGridSolver::set_contact_line_hold).
 #include <cmath>
 
 #include "core/error.hpp"
@@ -59,41 +61,51 @@ void MpmMethod<Dim>::implicit_update(double dt) {
     st_.active = false;  // the retry resamples
     throw;
   }
-  if (st_.line_hold) implicit_contact_line_hold(dt);
+  if (st_.line_hold && !st_.hold_in_solve) implicit_contact_line_hold(dt);
 }
 
 template <int Dim>
 void MpmMethod<Dim>::implicit_contact_line_hold(double dt) {
-  // The contact-line hold (wetting_adhesion.hpp) after the Newton solve, as the explicit grid update applies it
-  // after the forces: a held node of a wetting wall loses up to cap_i dt / m_i of its velocity away from the
-  // wall, cap_i (grid column 1 + Dim) summed in P2G from the samples in the ramp as in the explicit step (the
-  // sum does not depend on dt). The solve itself keeps the wall's one-sided condition (a node whose predictor
-  // approaches the wall moves along it), so the hold is the bounded part of the wall's reaction that pulls the
-  // liquid back: a reaction impulse per step, outside the incremental potential, as the collider rule with
-  // which the solver writes its velocities. The global-to-local copy after the solve gave every ghost node its
-  // owner's mass, velocity and cap, so the update runs nodewise on the ghosted box, as in the explicit step.
+  // The contact-line hold (wetting_adhesion.hpp) after the Newton solve (hold_mode after_solve), as the explicit
+  // grid update applies it after the forces: a held node of a wetting wall loses up to cap_i dt / m_i of its
+  // velocity away from the wall, cap_i (grid column 1 + Dim) summed in P2G from the samples in the ramp as in the
+  // explicit step (the sum does not depend on dt). The solve itself keeps the wall's one-sided condition (a node
+  // whose predictor approaches the wall moves along it), so the hold is the bounded part of the wall's reaction
+  // that pulls the liquid back: a reaction impulse per step, outside the incremental potential, as the collider
+  // rule with which the solver writes its velocities. The global-to-local copy after the solve gave every ghost
+  // node its owner's mass, velocity and cap, so the update runs nodewise on the ghosted box, as in the explicit
+  // step. The diagnostics count one solve (hold_passes 1) and, as hold_released, the owned held nodes whose
+  // velocity away from the wall exceeded the limit (they leave it, as a node the in-solve active set releases).
   // Timed with the Newton solve.
-  const auto box = grid_->ghost_box();
+  const auto box = grid_->ghost_box(), obox = grid_->owned_box();
   grid::NodeArray a = grid_->acquire_local(false);
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
   const double dx = decomp_->dx();
   const auto colliders = colliders_.at_time(time_);  // as in the explicit grid update
-  Kokkos::parallel_for(
-      "mpm::implicit_contact_line_hold", Kokkos::RangePolicy<>(0, box.size()), KOKKOS_LAMBDA(const long i) {
+  long released = 0;
+  Kokkos::parallel_reduce(
+      "mpm::implicit_contact_line_hold", Kokkos::RangePolicy<>(0, box.size()),
+      KOKKOS_LAMBDA(const long i, long& count) {
         const double m = a(i, 0);
         if (!(m > 0) || !(a(i, 1 + Dim) > 0)) return;
         int node[Dim];
         box.node(i, node);
         double xi[Dim], vi[Dim];
+        bool owned = true;
         for (int d = 0; d < Dim; ++d) {
           xi[d] = lower[d] + node[d] * dx;
           vi[d] = a(i, 1 + d);
+          owned = owned && node[d] >= obox.lo[d] && node[d] < obox.lo[d] + obox.n[d];
         }
-        hold_contact_line<Dim>(colliders, xi, vi, a(i, 1 + Dim) * dt / m);
+        if (hold_contact_line<Dim>(colliders, xi, vi, a(i, 1 + Dim) * dt / m) && owned) ++count;
         for (int d = 0; d < Dim; ++d) a(i, 1 + d) = vi[d];
-      });
+      },
+      released);
   grid_->release_local(a);
+  MPI_Allreduce(MPI_IN_PLACE, &released, 1, MPI_LONG, MPI_SUM, comm_);
+  last_implicit_.hold_passes = 1;
+  last_implicit_.hold_released = released;
 }
 
 template <int Dim>

@@ -59,6 +59,12 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   dt_min_ = m.real("dt_min");
   sort_every_ = m.integer("sort_every");
   implicit_ = m.text("integrator") == "implicit";
+  // Where the implicit step applies the contact-line hold: cut after the Newton solve (default) or inside it.
+  st_.hold_in_solve = st.text("hold_mode") == "in_solve";
+  if (st_.hold_in_solve && !(implicit_ && st_.line_hold))
+    throw InputError(st.file(), st.key_path("hold_mode"),
+                     "in_solve places the contact-line hold inside the implicit Newton solve: it needs "
+                     "mpm.integrator: implicit and mpm.surface_tension.contact_line_hold: true");
   if (implicit_) {
     const auto nw = m.section("newton");
     solvers::NewtonOptions& opt = newton_options_;
@@ -141,6 +147,7 @@ void MpmMethod<Dim>::make_implicit_solver() {
   implicit_solver_ = std::make_unique<ImplicitGridSolver<Dim>>(*decomp_, newton_options_);
   implicit_solver_->set_light_node_fraction(light_node_fraction_);
   implicit_solver_->set_assembled_hessian(assembled_hessian_);
+  implicit_solver_->set_contact_line_hold(st_.line_hold && st_.hold_in_solve);
 }
 
 template <int Dim>

@@ -175,6 +175,7 @@ class MpmMethod : public Method {
     int scalar_field = -1;  // the Marangoni scalar (`surfactant`, or `temperature`), when the model has a law
     bool active = false;  // samples and groups match the current particle order (inside a step)
     bool line_hold = false;  // mpm.surface_tension.contact_line_hold (wetting walls): grid column 1 + Dim
+    bool hold_in_solve = false;  // mpm.surface_tension.hold_mode = in_solve (implicit): the hold inside the Newton solve
   } st_;
 
   // Temperature (mpm.heat): the grid solve and the particle fields it owns.

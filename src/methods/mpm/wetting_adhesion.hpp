@@ -82,17 +82,22 @@ void mark_wetting_walls(physics::ColliderSet<Dim>& colliders, double wetting_wid
 // the grid with the momenta (one more grid column), so they do not depend on the rank count. The same in 3D
 // (Sum |a_t| = b_up times the line's length), where the band counts the line at mid-band height: a first-order
 // excess b_up |cot theta| / (2 a) for a line of radius a (docs). The explicit grid update applies
-// the hold after the forces; the implicit step after the Newton solve (MpmMethod::implicit_contact_line_hold),
-// as a bounded reaction impulse outside the incremental potential, with the caps summed in the same P2G.
+// the hold after the forces. Per node that cut is the minimiser of m/2 |v - v*|^2 + dt cap (v - v_c).n subject to
+// (v - v_c).n >= 0 (v* the velocity after the forces). The implicit step, by default (hold_mode after_solve), applies
+// the same cut after the Newton solve (MpmMethod::implicit_contact_line_hold); with hold_mode in_solve it minimises
+// the same work and bound together with the incremental potential, inside the Newton solve
+// (ImplicitGridSolver::set_contact_line_hold, an active set on the held nodes). Both read the caps summed in the
+// same P2G.
 KOKKOS_INLINE_FUNCTION double contact_line_cap(double k_lg, double k_sl, double tangential_area, double band) {
   const double c = k_lg != 0 ? -k_sl / k_lg : 1.0;
   return kmath::fabs(k_lg) * kmath::sqrt(c * c < 1 ? 1 - c * c : 0.0) * tangential_area / band;
 }
 
 // Removes up to `limit` (a velocity) of the normal velocity away from the first wetting wall that holds node
-// x; the approach into it was already removed by the wall's own condition.
+// x; the approach into it was already removed by the wall's own condition. Returns true where the node still
+// leaves that wall (its velocity away exceeded the limit: the line peels there), false where it is held.
 template <int Dim>
-KOKKOS_INLINE_FUNCTION void hold_contact_line(const physics::ColliderSet<Dim>& colliders, const double* x, double* v,
+KOKKOS_INLINE_FUNCTION bool hold_contact_line(const physics::ColliderSet<Dim>& colliders, const double* x, double* v,
                                               double limit) {
   for (int c = 0; c < colliders.count; ++c) {
     const auto& col = colliders.items[c];
@@ -103,8 +108,9 @@ KOKKOS_INLINE_FUNCTION void hold_contact_line(const physics::ColliderSet<Dim>& c
     for (int d = 0; d < Dim; ++d) vn += (v[d] - col.velocity[d] - (col.moving ? col.translation[d] : 0.0)) * n[d];
     const double cut = vn > 0 ? (vn < limit ? vn : limit) : 0.0;
     for (int d = 0; d < Dim; ++d) v[d] -= cut * n[d];
-    return;
+    return vn > limit;
   }
+  return false;
 }
 
 // The wetting walls of a (placed) collider set: those mark_wetting_walls marked.
