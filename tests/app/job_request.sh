@@ -43,7 +43,7 @@ if [ "$rc" = 2 ] && grep -q "usage: request.sh" "$tmp/bad.err"; then pass "0 nod
 else fail "0 nodes: exit $rc"; show "$tmp/bad.err"; fi
 
 rc=0
-(cd "$SRC" && env DRY_RUN=1 SLURM_JOB_ID=77 SLURM_SUBMIT_DIR="$SRC" RESTART_DIR="$tmp/run" SLURM_JOB_NUM_NODES=2 \
+(cd "$SRC" && env -u OMP_NUM_THREADS DRY_RUN=1 SLURM_JOB_ID=77 SLURM_SUBMIT_DIR="$SRC" RESTART_DIR="$tmp/run" SLURM_JOB_NUM_NODES=2 \
   SLURM_NTASKS=4 SLURM_NTASKS_PER_NODE=2 SLURM_CPUS_PER_TASK=3 SLURM_MEM_PER_NODE=400 DECK=inputs/candle-3d.yaml \
   bash jobs/meniscus.sbatch --steps 2) >"$tmp/dry.out" 2>&1 || rc=$?
 line=$(grep "dry run:" "$tmp/dry.out")
