@@ -3,10 +3,9 @@
 # dx = 1/31 with the wick one cell wide, bench/candle-3d-wick.py; 19K particles, 10K surface samples,
 # the implicit integrator with the assembled Hessian, the heat solve and surface tension) runs three
 # steps on one rank; its peak resident set (getrusage's ru_maxrss of the child) must lie within the
-# estimate per rank: measured <= estimate <= 1.5 x measured. The same terms put the 1/47, 1/63 and
-# 1/127 candles 1-3 % above their measured peaks (docs/performance.md, "Memory of the 3D candle");
-# before they followed what the code allocates, the estimate was 1.7x the measured peak at 1/127
-# (10.7 GiB against 6.17 from the second step on).
+# estimate per rank: measured <= estimate <= 1.15 x measured (161.5 MiB measured, 179 estimated; the
+# estimate before its refit, 195 MiB, passed 1.5x). The larger decks' estimates are compared below with
+# their measured peaks (docs/performance.md, "Memory of the 3D candle", "The estimate refitted").
 # On 2 ranks (when mpirun is there) the same run, each rank's peak measured by a wrapper around it
 # (getrusage of its own child): the largest rank's peak must lie within the estimate per rank (the largest
 # rank's) as above, and the ranks' peaks summed within the estimate summed over the ranks.
@@ -66,14 +65,14 @@ if len(peaks) != $np or min(peaks) <= 0:
     print('bad run failed or not measured (%s)' % '$peaks')
 else:
     big, all_ = max(peaks), sum(peaks)
-    ok = big <= rank <= 1.5 * big and all_ <= total <= 1.5 * all_
+    ok = big <= rank <= 1.15 * big and all_ <= total <= 1.15 * all_
     print(('ok' if ok else 'bad') + ' per rank: estimate %.0f MiB, largest peak %.0f MiB (%.2f); summed: estimate %.0f MiB, peaks %.0f MiB (%.2f)'
           % (rank, big, rank / big, total, all_, total / all_))
 ")
   if [[ "$verdict" == ok* ]]; then
-    pass "3D candle 1/31, 3 steps, $np rank(s): ${verdict#ok } (measured <= estimate <= 1.5 x measured)"
+    pass "3D candle 1/31, 3 steps, $np rank(s): ${verdict#ok } (measured <= estimate <= 1.15 x measured)"
   else
-    fail "3D candle 1/31, 3 steps, $np rank(s): ${verdict#bad } (want measured <= estimate <= 1.5 x measured)"
+    fail "3D candle 1/31, 3 steps, $np rank(s): ${verdict#bad } (want measured <= estimate <= 1.15 x measured)"
     for f in "$tmp"/peak"$np"*.err "$tmp/mpirun$np.out"; do show "$f"; done
   fi
 }
@@ -84,26 +83,42 @@ else
   echo "skip  2 ranks: no mpirun"
 fi
 
-# The larger candles' estimates against their measured peaks (`meniscus check` only; the runs take
-# minutes: bench/candle-3d-memory.sh, docs/performance.md, "Memory of the 3D candle"), within 15 %:
-# peak resident set over three steps at 1 x 2 threads, in KiB.
-for case in "47 491336" "63 918500"; do
-  read -r n measured <<<"$case"
-  mapfile -t wick < <(python3 "$SRC/bench/candle-3d-wick.py" "$n")
-  run_cmd "check$n" 1 check "$deck" --set domain.cell_size="$(python3 -c "print(repr(1 / $n))")" "${wick[@]}"
-  line=$(sed -n 's/.*, \([0-9.e+]*\) \([KMG]i\)B per rank.*/\1 \2/p' "$tmp/check$n.out" | head -n 1)
+# The larger decks' estimates against their measured peaks (`meniscus check` only; the runs take
+# minutes to an hour: bench/candle-3d-memory.sh, bench/candle-3d.sh, bench/mpm-implicit-solver.sh), in KiB:
+# the largest rank's peak over the run. Within 10 %, and on several ranks never below the peak (the docs'
+# 10 % headroom is for what is not measured here). Before the refit: the impact deck 970 MiB against 654
+# (1.48), the 1/127 candle on 2 ranks 3.72 GiB against 3.96 (0.94), 1/63 on 2 ranks 652 MiB against 660.
+# case: name, N (candle: dx = 1/N; impact: 0), ranks, measured KiB, lowest ratio allowed
+while read -r name n np measured low; do
+  if [ "$n" = 0 ]; then
+    cargs=(inputs/mpm-droplet-impact-3d.yaml --set domain.cell_size=0.015873015873015872 --set mpm.integrator=implicit
+      --set mpm.dt_max=1e-3)
+  else
+    mapfile -t wick < <(python3 "$SRC/bench/candle-3d-wick.py" "$n")
+    cargs=("$deck" --set domain.cell_size="$(python3 -c "print(repr(1 / $n))")" "${wick[@]}")
+  fi
+  [ "$n" = 0 ] && cargs[0]=$SRC/${cargs[0]}
+  run_cmd "check_$name" 1 check "${cargs[@]}" --ranks "$np"
+  line=$(sed -n 's/.*, \([0-9.e+]*\) \([KMG]i\)B per rank.*/\1 \2/p' "$tmp/check_$name.out" | head -n 1)
   verdict=$(python3 -c "
 v, unit = '$line'.split()
 est = float(v) * {'Mi': 1.0, 'Gi': 1024.0}[unit]
 peak = $measured / 1024.0
-print(('ok' if abs(est / peak - 1) <= 0.15 else 'bad') + ' estimate %.0f MiB, measured %.0f MiB, ratio %.2f' % (est, peak, est / peak))
+print(('ok' if $low <= est / peak <= 1.10 else 'bad') + ' estimate %.0f MiB, measured %.0f MiB, ratio %.3f' % (est, peak, est / peak))
 " 2>&1)
   if [[ "$verdict" == ok* ]]; then
-    pass "3D candle 1/$n: ${verdict#ok } (within 15 %)"
+    pass "$name, $np rank(s): ${verdict#ok } (within $low .. 1.10)"
   else
-    fail "3D candle 1/$n: ${verdict#bad } (want within 15 %)"
-    show "$tmp/check$n.err"
+    fail "$name, $np rank(s): ${verdict#bad } (want within $low .. 1.10)"
+    show "$tmp/check_$name.err"
   fi
-done
+done <<'CASES'
+candle-47 47 1 491336 0.90
+candle-63 63 1 918500 0.90
+candle-127 127 1 6469713 0.90
+impact-3d-63 0 1 669672 0.90
+candle-63-2ranks 63 2 675840 1.0
+candle-127-2ranks 127 2 4156416 1.0
+CASES
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -338,12 +338,12 @@ hostile_checks() {
   grep -q 'lower: \[0.0028, \]' "$tmp/short.yaml" || fail "empty_list_entry_deck: could not edit the deck"
   expect empty_list_entry_deck 1 2 "short.yaml|sources[0].lower|expected 2 components" check "$tmp/short.yaml"
   # Memory bombs through other keys: a huge box, tiny SPH particles, the implicit integrator in 3D
-  # (its assembled Hessian needs ~29 kB per grid node the drop reaches: 3.1 GiB here, where the
-  # explicit integrator's estimate would be 0.2 GB).
+  # (its assembled Hessian needs ~12 kB per grid node the drop reaches, its particles 1.5 kB: 2.1 GiB here,
+  # where the explicit integrator's estimate would be 0.2 GB).
   expect huge_domain 1 2 "domain.cell_size|32-bit" run "$DECK" --set "domain.upper=[1000, 1000]" --output "$out"
   expect sph_tiny_particles 1 2 "domain.cell_size|32-bit" run "$SPH" --set sph.particle_radius=1e-6 --output "$out"
   expect implicit_3d_memory 1 2 "domain.cell_size|needs about|run.max_memory" run "$D3" --set mpm.integrator=implicit \
-    --set domain.cell_size=0.0079365 --set run.max_memory=2GiB --output "$out"
+    --set domain.cell_size=0.0079365 --set run.max_memory=1GiB --output "$out"
   # Threads through Kokkos' own variable.
   KOKKOS_NUM_THREADS=1000 expect kokkos_threads_too_many 1 2 "KOKKOS_NUM_THREADS|exceeds" run "$DECK" --output "$out" --steps 1
   KOKKOS_NUM_THREADS=abc expect kokkos_threads_bad 1 2 "KOKKOS_NUM_THREADS|whole number" run "$DECK" --output "$out" --steps 1

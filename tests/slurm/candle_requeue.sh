@@ -24,8 +24,9 @@ args=(--steps "$steps" --quiet --set domain.cell_size="$dx" --set mpm.heat.heati
       --set diagnostics.every=1 --set output.every_time=0 "${wick[@]}")
 
 # 1. The candle job with a 1-minute limit, USR1 30 s ahead (Slurm may send it up to a minute early);
-#    it requeues itself and the requeued run resumes in runs/<jobid>.
-sbatch --time=1 --signal=B:USR1@30 --nodes=1 --ntasks=2 --cpus-per-task=1 \
+#    it requeues itself and the requeued run resumes in runs/<jobid>. The script's 2 nodes x 16 ranks and
+#    its memory per node (11 GB, the 1/127 candle's) are overridden for the local node (4 CPUs, 4000 MB).
+sbatch --time=1 --signal=B:USR1@30 --nodes=1 --ntasks=2 --ntasks-per-node=2 --mem=2000M --cpus-per-task=1 \
   --export=ALL,CHECKPOINT_MINUTES=0,OMP_NUM_THREADS=1 jobs/candle.sbatch "${args[@]}" > submit.txt 2>&1
 job=$(grep -o 'Submitted batch job [0-9]*' submit.txt | grep -o '[0-9]*$')
 [ -n "$job" ] || { cat submit.txt; echo "FAIL  no job id"; exit 1; }
