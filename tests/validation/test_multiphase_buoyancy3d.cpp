@@ -93,32 +93,35 @@ TEST(S001_Coupling, LongBuoyancy3DThird) {
 }
 
 // Archimedes in 3D against the local surface beside the ball (FloatingSample::local_level: the water
-// columns 1 spacing to 2R from the ball's axis, their particles' rest volume over their cross-section),
-// at the CI resolution (2 cells per ball radius) in a 0.44 x 0.24 x 0.44 m pool, both balls released
-// centred on the surface, means over t in [0.5, 1.0] s (both settle by 0.5 s).
-// Measured (one thread, load 11-13, 52 s for both runs), means over [0.5, 1.0] s:
-//   1:2: centre 0.2360 m; fraction below the local level 0.645 (0.59-0.69 per sample), below the
-//        far-field level of the water's mass 0.554, below the local top particle + half a spacing
-//        0.509; local level 0.2516 m, far-field level 0.2418 m; rms 0.008 m/s.
-//   1:3: centre 0.2442 m; local 0.574, far-field 0.461, local top 0.413; local level 0.2521 m,
+// columns 1 spacing to 2R from the ball's axis, their particles' rest volume by area weights over their
+// cross-section), at the CI resolution (2 cells per ball radius) in a 0.44 x 0.24 x 0.44 m pool, both
+// balls released centred on the surface, means over t in [0.5, 1.0] s (both settle by 0.5 s).
+// Measured (one thread, load ~12, 26 s for both runs), means over [0.5, 1.0] s:
+//   1:2: centre 0.2360 m; fraction below the local level 0.5757, below the far-field level of the
+//        water's mass 0.5536, below the local top particle + half a spacing 0.5086; local level
+//        0.2441 m, far-field level 0.2418 m; rms 0.008 m/s.
+//   1:3: centre 0.2442 m; local 0.4815, far-field 0.4606, local top 0.4131; local level 0.2422 m,
 //        far-field 0.2399 m; rms 0.008 m/s.
-// So at 2 cells per radius the criterion (1/2 and 1/3 within 0.08) does NOT hold against the
-// local surface: the water beside the ball stands 1.0-1.2 cm (half a particle spacing) above the far field,
-// for both balls, and the 1:3 ball rises 4.2 mm above the start instead of Archimedes' 18.1 mm
-// (a third submerged: centre 0.226 R above the waterline). Both floats read deep. The top particle per
-// column reads 1.6-1.7 cm below the count level in 3D, near the ball and far from it alike (in 2D the
-// two agree to 0.4 mm, S001_Fluid.PoolHoldsItsLevel): the top layer is disordered and many columns miss
-// their top particle, which is why the far-field surface measure of the 2D tests is not used in 3D.
-// At 4 cells per radius the mound is gone and the criterion holds (the Long ...Fine tests below).
-// The mound beside the ball is not explained yet (a candidate, not measured: the water's SPH density
-// (Yan et al. 2018, eq. 17) sums water only, so water next to the ball reads light, its pressure low,
-// and the columns there must stand taller to carry the far field's floor pressure).
-// Asserted (the documented behaviour, and a control that can fail): both balls at rest; the 1:3 ball
-// floats at least 5 mm higher than the 1:2 ball (measured 8.2 mm, Archimedes 18.1 mm; a float that
-// does not follow the density would not); the ring stands at least 5 mm above the far-field level and both balls read
-// deeper against it by at least 0.05 (measured 9.8 and 12.2 mm, 0.091 and 0.113: the mound); the local
-// fractions within 0.15 of the measured 0.65 and 0.55 (0.5-0.8 and 0.4-0.7), so that a change that
-// removes the mound (or moves the balls) shows here and the criterion's bound can be asserted instead.
+// The ring stands 2.4 and 2.2 mm above the far field. The 1.0-1.2 cm "mound" read before was mostly
+// the measure: a count by the column that holds each particle is aliased once rows drift half a
+// spacing sideways (tests/support/floating_body.hpp, local_level). What is left is particle crowding,
+// not height: the water beside and under the ball packs denser than the far field (water neighbours
+// within 3 cm at 0.04 < y < 0.17 m, 1:2: 15.06 against 14.51 at 1 s, 14.73 against 13.94 at 3 s), so
+// its rest-volume count reads a few mm high while its top particles do not rise. The crowding goes
+// with the layer against the ball's lower half: water whose nearest ball particle lies 1-1.5
+// spacings away reads light in the SPH sum (Yan et al. 2018, eq. 17): 920-955 kg/m^3 with 0-270 Pa
+// (1:2, 3 s), where the far field at the same height holds 270-360 Pa; water nearer the ball (0.75
+// spacings) reads 998 kg/m^3, 906 Pa. Not separated: how much of that deficit is the gap the contact
+// leaves and how much the convex ball's fewer neighbours at 4 spacings per radius.
+// With less pressure on its lower face the ball floats deep against every level: over [2.5, 3] s the
+// 1:2 ball still reads 0.557 (far field), 0.606 (local), and the 1:3 ball 0.414 / 0.489 with its centre
+// at 0.2447 m, 4.7 mm above the start where Archimedes asks 18.1 mm, at rest (rms 0.0008 m/s).
+// So at 2 cells per radius the criterion (1/2 and 1/3 within 0.08) holds for 1:2 (by 0.004)
+// and not for 1:3; at 4 cells per radius it holds for both (the Long ...Fine tests below).
+// Asserted (the documented behaviour, and controls that can fail): both balls at rest; the 1:3 ball
+// floats at least 5 mm higher than the 1:2 ball (measured 8.2 mm, Archimedes 18.1 mm); the ring stands
+// within 5 mm of the far-field level (measured 2.4 and 2.2 mm; the held-column count read 9.8 and
+// 12.2 mm); the local fractions within 0.05 of the measured 0.58 and 0.48, both deeper than Archimedes.
 TEST(S001_Coupling, Buoyancy3DAgainstTheLocalLevel) {
   const auto half = float_ball(0.5, "mpm-multiphase-ball-in-water-1to2-3d.yaml", 0.44, 1.0, 0.5);
   const auto third = float_ball(1.0 / 3.0, "mpm-multiphase-ball-in-water-1to3-3d.yaml", 0.44, 1.0, 0.5);
@@ -127,21 +130,22 @@ TEST(S001_Coupling, Buoyancy3DAgainstTheLocalLevel) {
   EXPECT_LT(half.velocity, 0.05);
   EXPECT_LT(third.velocity, 0.05);
   EXPECT_GT(third.centre - half.centre, 0.005);
-  EXPECT_GT(half.local_submerged - half.submerged, 0.05);
-  EXPECT_GT(third.local_submerged - third.submerged, 0.05);
-  EXPECT_GT(half.local_level - half.level, 0.005);
-  EXPECT_GT(third.local_level - third.level, 0.005);
-  EXPECT_NEAR(half.local_submerged, 0.65, 0.15);
-  EXPECT_NEAR(third.local_submerged, 0.55, 0.15);
+  EXPECT_LT(std::fabs(half.local_level - half.level), 0.005);
+  EXPECT_LT(std::fabs(third.local_level - third.level), 0.005);
+  EXPECT_NEAR(half.local_submerged, 0.58, 0.05);
+  EXPECT_NEAR(third.local_submerged, 0.48, 0.05);
+  EXPECT_GT(half.local_submerged, 0.5);
+  EXPECT_GT(third.local_submerged, 1.0 / 3.0);
 }
 
 // The same against the local level at twice the resolution (dx = 0.02 m, 4 cells per ball radius,
 // 0.42 x 0.24 x 0.42 m pool so that the ball's axis is a cell centre), means over t in [0.5, 1.0] s.
 // Asserted: the criterion (1/2 and 1/3 within 0.08 against the local level), at rest. At this
-// resolution the ring stands within 1 mm of the far-field level (no mound, unlike 2 cells per radius).
+// resolution the area-weighted ring level stands 4.7 mm (1:2) and 3.9 mm (1:3) below the far-field level.
 // Measured (one thread, load 11-14, beside a second run): in each test.
-// 1:2 (5-9 min): 0.5217 below the local level (0.2415 m); far-field count level 0.5292 (0.2422 m),
-// local top 0.4865; centre 0.2392 m, rms 0.005 m/s.
+// 1:2 (295 s, 2 threads, load 8): 0.4841 below the local level by area weights (0.2375 m; the
+// held-column count read 0.5217, 0.2415 m); far-field count level 0.5292 (0.2422 m), local top 0.4865;
+// centre 0.2392 m, rms 0.005 m/s.
 TEST(S001_Coupling, LongBuoyancy3DHalfAgainstTheLocalLevelFine) {
   const auto f = float_ball(0.5, "mpm-multiphase-ball-in-water-1to2-3d.yaml", 0.42, 1.0, 0.5, 0.02);
   test::report_floating("3D 1:2 fine", f);
@@ -149,12 +153,13 @@ TEST(S001_Coupling, LongBuoyancy3DHalfAgainstTheLocalLevelFine) {
   EXPECT_LT(f.velocity, 0.05);
 }
 
-// 1:3 (252 s): 0.3971 below the local level (0.2413 m), inside the bound by 0.016 only; far-field count
-// level 0.3863 (0.2401 m), local top 0.3526; centre 0.2521 m, 12.1 mm above the start where Archimedes
-// asks 18.1 mm; rms 0.007 m/s.
+// 1:3 (252 s; 508 s at load 8): 0.3517 below the local level by area weights (0.2362 m; the held-column
+// count read 0.3971, 0.2413 m); far-field count level 0.3863 (0.2401 m), local top 0.3526; centre
+// 0.2521 m, 12.1 mm above the start where Archimedes asks 18.1 mm; rms 0.007 m/s.
 TEST(S001_Coupling, LongBuoyancy3DThirdAgainstTheLocalLevelFine) {
   const auto f = float_ball(1.0 / 3.0, "mpm-multiphase-ball-in-water-1to3-3d.yaml", 0.42, 1.0, 0.5, 0.02);
   test::report_floating("3D 1:3 fine", f);
   EXPECT_NEAR(f.local_submerged, 1.0 / 3.0, 0.08);
   EXPECT_LT(f.velocity, 0.05);
 }
+

@@ -985,7 +985,10 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
           for (int r = 0; counts && r < me; ++r) counts = !holds(r);
           counted = counts;
         }
-        if (counted) ncontact += applied;
+        // A node count in every mode: pairwise applies one impulse per approaching pair, each_vs_rest
+        // one per group against the rest (two for the same collision of two groups), so counting
+        // impulses would make the modes disagree where their velocities agree.
+        if (counted && applied > 0) ++ncontact;
         double xi[Dim];
         for (int d = 0; d < Dim; ++d) xi[d] = lower[d] + node[d] * dx;
         for (int g = 0; g < G; ++g) {
