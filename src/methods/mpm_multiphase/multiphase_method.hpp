@@ -70,7 +70,7 @@ class MultiphaseMpm : public Method {
   const grid::NodeArray& node_state() const { return state_; }
   const grid::NodeBox<Dim>& node_box() const { return state_box_; }
   // Group of each material (device), and per-group totals of mass and momentum (global).
-  void group_totals(std::vector<double>& mass, std::vector<double>& momentum);
+  void group_totals(std::vector<double>& mass, std::vector<double>& momentum, double& kinetic);
 
   // Stages (see the header comment).
   void fill_seeded_particles(const particles::SeededParticles& seeded, double& vmin, double& vmax);
