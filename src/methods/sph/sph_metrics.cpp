@@ -87,28 +87,6 @@ struct MomentTerms {
   }
 };
 
-// Per particle: V_i |sum_j V_j grad W_ij|^2 (the surface-energy proxy's term).
-template <int Dim>
-struct SurfaceProxyTerms {
-  static constexpr int count = 1;
-  CubicSpline<Dim> w;
-  Kokkos::View<double**, Kokkos::LayoutRight> x;
-  Kokkos::View<int*> off, idx;
-  Kokkos::View<const double*> volume;
-  KOKKOS_INLINE_FUNCTION void operator()(const long i, double* t) const {
-    double gc[Dim] = {};
-    for (int k = off(i); k < off(i + 1); ++k) {
-      const int j = idx(k);
-      double xij[Dim], g[Dim];
-      for (int d = 0; d < Dim; ++d) xij[d] = x(i, d) - x(j, d);
-      w.gradient(xij, g);
-      for (int d = 0; d < Dim; ++d) gc[d] += volume(j) * g[d];
-    }
-    double s = 0;
-    for (int d = 0; d < Dim; ++d) s += gc[d] * gc[d];
-    t[0] = volume(i) * s;
-  }
-};
 }  // namespace
 
 template <int Dim>
@@ -140,11 +118,28 @@ GyrationStats gyration(particles::ConstRealField x, int owned, MPI_Comm comm) {
 
 template <int Dim>
 double surface_energy_proxy(const Neighborhood& nb, Kokkos::View<const double*> volume, MPI_Comm comm) {
-  // An exact sum of the per-particle terms (reproducible_sum): rank-independent as far as each term is.
+  const CubicSpline<Dim> w(nb.support);
+  auto x = nb.x;
+  auto off = nb.offset, idx = nb.index;
+  // Per particle V_i |sum_j V_j grad W_ij|^2, computed once, then summed exactly (reproducible_sum,
+  // Demmel & Nguyen 2013): rank-independent as far as each term is.
+  Kokkos::View<double*> term("sph_surface_proxy_term", nb.owned);
+  Kokkos::parallel_for(
+      "sph::surface_energy_proxy", Kokkos::RangePolicy<>(0, nb.owned), KOKKOS_LAMBDA(const int i) {
+        double gc[Dim] = {};
+        for (int k = off(i); k < off(i + 1); ++k) {
+          const int j = idx(k);
+          double xij[Dim], g[Dim];
+          for (int d = 0; d < Dim; ++d) xij[d] = x(i, d) - x(j, d);
+          w.gradient(xij, g);
+          for (int d = 0; d < Dim; ++d) gc[d] += volume(j) * g[d];
+        }
+        double s = 0;
+        for (int d = 0; d < Dim; ++d) s += gc[d] * gc[d];
+        term(i) = volume(i) * s;
+      });
   double e = 0;
-  reproducible_sum(comm, static_cast<long>(nb.owned),
-                   SurfaceProxyTerms<Dim>{CubicSpline<Dim>(nb.support), nb.x, nb.offset, nb.index, volume}, &e,
-                   "sph::surface_energy_proxy");
+  reproducible_sum(comm, static_cast<long>(nb.owned), ViewTerms{term}, &e, "sph::surface_energy_proxy_sum");
   return e;
 }
 
