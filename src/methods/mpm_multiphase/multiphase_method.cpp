@@ -1513,7 +1513,7 @@ struct GroupTerms {
 }  // namespace
 
 template <int Dim>
-void MultiphaseMpm<Dim>::group_totals(std::vector<double>& mass, std::vector<double>& momentum, double& kinetic) {
+void MultiphaseMpm<Dim>::group_totals(std::vector<double>& mass, std::vector<double>& momentum, double* kinetic) {
   // Exact sums of the per-particle terms (reproducible_sum, Demmel & Nguyen 2013): the same particles
   // give the same bits at any rank or thread count.
   using Terms = GroupTerms<Dim>;
@@ -1527,14 +1527,14 @@ void MultiphaseMpm<Dim>::group_totals(std::vector<double>& mass, std::vector<dou
     mass[g] = all[g * (1 + Dim)];
     for (int d = 0; d < Dim; ++d) momentum[g * Dim + d] = all[g * (1 + Dim) + 1 + d];
   }
-  kinetic = all[Terms::count - 1];
+  if (kinetic) *kinetic = all[Terms::count - 1];
 }
 
 template <int Dim>
 void MultiphaseMpm<Dim>::diagnostics(DiagnosticRow& row) {
   std::vector<double> mass, mom;
   double ke = 0;
-  group_totals(mass, mom, ke);
+  group_totals(mass, mom, &ke);
   auto m = set_.field(f_.mass), rho = set_.field(f_.density), pr = set_.field(f_.pressure);
   auto vol0 = set_.field(f_.volume);
   auto mat = set_.material();
