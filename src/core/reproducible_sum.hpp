@@ -94,6 +94,13 @@ struct Folded {
 
 }  // namespace reproducible_detail
 
+// The items of a 1D view as the terms (one component): values computed once by a kernel and summed.
+struct ViewTerms {
+  static constexpr int count = 1;
+  Kokkos::View<const double*> value;
+  KOKKOS_INLINE_FUNCTION void operator()(const long i, double* t) const { t[0] = value(i); }
+};
+
 // out[k] = the sum over the n local items of every rank of term k, the same bits on every rank and at
 // any rank or thread count.
 template <class Terms>

@@ -165,21 +165,19 @@ TEST_P(SphRankEquivalence, FiftyStepsMatchOneRank) {
               1e-6 * column(ref, "surface_energy_proxy"));
 }
 
-// At step 0 the particles are the same at every rank count, so the conservation sums of the row (mass,
-// kinetic energy, momenta, angular momenta) are the same bits: they are reproducible_sum's
+// At step 0 the particles are the same at every rank count, so the whole row is the same bits: the
+// conservation sums (mass, kinetic energy, momenta, angular momenta) and the shape measures (centroid,
+// gyration tensor, sphericity, rg_over_ball, surface-energy proxy) are reproducible_sum's
 // (core/reproducible_sum.hpp, Demmel & Nguyen 2013), not a plain parallel_reduce + MPI_Allreduce.
-// The shape measures (surface-energy proxy, gyration, centroid) still sum plainly and are not compared.
-TEST(SphDistributed, StepZeroConservationSumsAreTheSameBitsAtEveryRankCount) {
+// With plain sums momentum_z read 9.8303999999999938 against ...9139 on one rank.
+TEST(SphDistributed, StepZeroDiagnosticsAreTheSameBitsAtEveryRankCount) {
   const auto [mine, ref] = rows_here_and_alone({}, 0);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return;
   ASSERT_GT(test::column(ref, "kinetic_energy"), 0.0);
-  for (const char* c : {"particles", "mass", "kinetic_energy", "momentum_x", "momentum_y", "momentum_z",
-                        "angular_momentum_x", "angular_momentum_y", "angular_momentum_z"}) {
-    const double a = test::column(mine, c), b = test::column(ref, c);
-    EXPECT_EQ(std::memcmp(&a, &b, sizeof(double)), 0) << c << ": " << a << " at this rank count, " << b << " on one rank";
-  }
+  ASSERT_GT(test::column(ref, "surface_energy_proxy"), 0.0);
+  EXPECT_GT(test::expect_same_bits(mine, ref), 25);
 }
 
 INSTANTIATE_TEST_SUITE_P(SphDistributed, SphRankEquivalence, ::testing::Values("explicit", "implicit"));

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
@@ -44,6 +46,25 @@ inline bool reproducible_column(const std::string& name) {
   // count depends on where the run started (a restart builds it afresh), not the solution.
   if (name == "heat_nonzeros") return false;
   return !(name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0);
+}
+
+// Compares two diagnostics rows of the same state (this rank count against one rank) bit for bit in
+// every reproducible column (above) not named in `skip`; returns how many columns were compared. For
+// rows whose global sums are reproducible_sum's (core/reproducible_sum.hpp, Demmel & Nguyen 2013).
+inline int expect_same_bits(const DiagnosticRow& mine, const DiagnosticRow& ref, const std::vector<std::string>& skip = {}) {
+  EXPECT_EQ(mine.size(), ref.size());
+  int compared = 0;
+  for (size_t i = 0; i < std::min(mine.size(), ref.size()); ++i) {
+    EXPECT_EQ(mine[i].first, ref[i].first);
+    if (!reproducible_column(ref[i].first)) continue;
+    bool skipped = false;
+    for (const auto& s : skip) skipped = skipped || s == ref[i].first;
+    if (skipped) continue;
+    EXPECT_EQ(std::memcmp(&mine[i].second, &ref[i].second, sizeof(double)), 0)
+        << ref[i].first << ": " << mine[i].second << " at this rank count, " << ref[i].second << " on one rank";
+    ++compared;
+  }
+  return compared;
 }
 
 // Oscillation of a sampled signal s(t): the zero crossings (linear interpolation between samples)

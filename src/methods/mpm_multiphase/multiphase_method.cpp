@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/reproducible_sum.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/simd_clones.hpp"
@@ -1491,48 +1492,60 @@ void MultiphaseMpm<Dim>::step(double dt) {
   }
 }
 
+namespace {
+// Per particle: its mass and momentum in its group's slots (kMaxGroups x (1 + Dim), the others 0) and
+// its kinetic energy last.
 template <int Dim>
-void MultiphaseMpm<Dim>::group_totals(std::vector<double>& mass, std::vector<double>& momentum) {
+struct GroupTerms {
+  static constexpr int count = kMaxGroups * (1 + Dim) + 1;
+  particles::RealField m, v;
+  particles::IntField mat;
+  Kokkos::View<const PhaseMaterial*> mats;
+  KOKKOS_INLINE_FUNCTION void operator()(const long p, double* t) const {
+    for (int k = 0; k < count; ++k) t[k] = 0;
+    const int g = mats(mat(p)).group;
+    double s = 0;
+    t[g * (1 + Dim)] = m(p, 0);
+    for (int d = 0; d < Dim; ++d) {
+      t[g * (1 + Dim) + 1 + d] = m(p, 0) * v(p, d);
+      s += v(p, d) * v(p, d);
+    }
+    t[count - 1] = 0.5 * m(p, 0) * s;
+  }
+};
+}  // namespace
+
+template <int Dim>
+void MultiphaseMpm<Dim>::group_totals(std::vector<double>& mass, std::vector<double>& momentum, double* kinetic) {
+  // Exact sums of the per-particle terms (reproducible_sum, Demmel & Nguyen 2013): the same particles
+  // give the same bits at any rank or thread count.
+  using Terms = GroupTerms<Dim>;
+  double all[Terms::count];
+  reproducible_sum(comm_, static_cast<long>(set_.size()),
+                   Terms{set_.field(f_.mass), set_.field(f_.v), set_.material(), materials_}, all, "mp::group_totals");
   const int G = table_.groups;
-  Kokkos::View<double*> sums("mp_group_sums", G * (1 + Dim));
-  auto m = set_.field(f_.mass), v = set_.field(f_.v);
-  auto mat = set_.material();
-  auto mats = materials_;
-  auto sc = Kokkos::Experimental::create_scatter_view(sums);
-  Kokkos::parallel_for(
-      "mp::group_totals", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
-        auto acc = sc.access();
-        const int g = mats(mat(p)).group;
-        acc(g * (1 + Dim)) += m(p, 0);
-        for (int d = 0; d < Dim; ++d) acc(g * (1 + Dim) + 1 + d) += m(p, 0) * v(p, d);
-      });
-  Kokkos::Experimental::contribute(sums, sc);
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
-  std::vector<double> all(h.data(), h.data() + G * (1 + Dim));
-  MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_SUM, comm_);
   mass.assign(G, 0);
   momentum.assign(G * Dim, 0);
   for (int g = 0; g < G; ++g) {
     mass[g] = all[g * (1 + Dim)];
     for (int d = 0; d < Dim; ++d) momentum[g * Dim + d] = all[g * (1 + Dim) + 1 + d];
   }
+  if (kinetic) *kinetic = all[Terms::count - 1];
 }
 
 template <int Dim>
 void MultiphaseMpm<Dim>::diagnostics(DiagnosticRow& row) {
   std::vector<double> mass, mom;
-  group_totals(mass, mom);
-  auto m = set_.field(f_.mass), v = set_.field(f_.v), rho = set_.field(f_.density), pr = set_.field(f_.pressure);
+  double ke = 0;
+  group_totals(mass, mom, &ke);
+  auto m = set_.field(f_.mass), rho = set_.field(f_.density), pr = set_.field(f_.pressure);
   auto vol0 = set_.field(f_.volume);
   auto mat = set_.material();
   auto mats = materials_;
-  double ke = 0, pmax = 0, rho_ratio = 0;
+  double pmax = 0, rho_ratio = 0;
   Kokkos::parallel_reduce(
       "mp::diag", Kokkos::RangePolicy<>(0, set_.size()),
-      KOKKOS_LAMBDA(const int p, double& e, double& pm, double& rr) {
-        double s = 0;
-        for (int d = 0; d < Dim; ++d) s += v(p, d) * v(p, d);
-        e += 0.5 * m(p, 0) * s;
+      KOKKOS_LAMBDA(const int p, double& pm, double& rr) {
         pm = pr(p, 0) > pm ? pr(p, 0) : pm;
         const PhaseMaterial& mt = mats(mat(p));
         if (mt.kind == PhaseKind::Fluid) {
@@ -1540,8 +1553,7 @@ void MultiphaseMpm<Dim>::diagnostics(DiagnosticRow& row) {
           rr = r > rr ? r : rr;
         }
       },
-      ke, Kokkos::Max<double>(pmax), Kokkos::Max<double>(rho_ratio));
-  MPI_Allreduce(MPI_IN_PLACE, &ke, 1, MPI_DOUBLE, MPI_SUM, comm_);
+      Kokkos::Max<double>(pmax), Kokkos::Max<double>(rho_ratio));
   MPI_Allreduce(MPI_IN_PLACE, &pmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
   MPI_Allreduce(MPI_IN_PLACE, &rho_ratio, 1, MPI_DOUBLE, MPI_MAX, comm_);
   long contacts = contacts_;

@@ -69,8 +69,9 @@ class MultiphaseMpm : public Method {
   // same array holds m, u_new, the grid increment / dt and G, which constitutive and g2p read.
   const grid::NodeArray& node_state() const { return state_; }
   const grid::NodeBox<Dim>& node_box() const { return state_box_; }
-  // Group of each material (device), and per-group totals of mass and momentum (global).
-  void group_totals(std::vector<double>& mass, std::vector<double>& momentum);
+  // Group of each material (device), and per-group totals of mass and momentum (global; with `kinetic`
+  // also the kinetic energy), exact sums of the particles' terms (reproducible_sum).
+  void group_totals(std::vector<double>& mass, std::vector<double>& momentum, double* kinetic = nullptr);
 
   // Stages (see the header comment).
   void fill_seeded_particles(const particles::SeededParticles& seeded, double& vmin, double& vmax);

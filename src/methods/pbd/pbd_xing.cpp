@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/reproducible_sum.hpp"
 #include "grid/domain_deck.hpp"
 #include "particles/balance.hpp"
 #include "particles/migration.hpp"
@@ -721,44 +722,64 @@ long PbdXing::insert_film_particles() {
   return static_cast<long>(all.size());
 }
 
+namespace {
+// Per particle: |v|^2 / 2 and its position (kinetic energy and centroid sums).
+struct PbdMotionTerms {
+  static constexpr int count = 4;
+  particles::RealField x, v;
+  KOKKOS_INLINE_FUNCTION void operator()(const long i, double* t) const {
+    double s = 0;
+    for (int d = 0; d < 3; ++d) {
+      s += v(i, d) * v(i, d);
+      t[1 + d] = x(i, d);
+    }
+    t[0] = 0.5 * s;
+  }
+};
+
+// Per owned row of the last sweep: volume m / rho, density, fan area.
+struct PbdSweepTerms {
+  static constexpr int count = 3;
+  Kokkos::View<const double*> rho, area;
+  double mass;
+  KOKKOS_INLINE_FUNCTION void operator()(const long i, double* t) const {
+    t[0] = rho.extent(0) > 0 ? mass / rho(i) : 0.0;
+    t[1] = rho.extent(0) > 0 ? rho(i) : 0.0;
+    t[2] = area.extent(0) > 0 ? area(i) : 0.0;
+  }
+};
+}  // namespace
+
 void PbdXing::diagnostics(DiagnosticRow& row) {
   // Density ratio statistics use the densities of the last step's final iterate (owned rows).
   const int n = static_cast<int>(set_.size());
   auto x = set_.field(f_.x), v = set_.field(f_.v);
   double sums[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};  // count, ke, x, y, z, volume, rho sum, rho count, fan area
+  // The floating-point sums are exact sums of the per-particle terms (reproducible_sum, Demmel & Nguyen
+  // 2013): the same particles give the same bits at any rank or thread count. The counts are integers.
+  reproducible_sum(comm_, static_cast<long>(n), PbdMotionTerms{x, v}, sums + 1, "pbd::diag");
   double vmax = 0;
   Kokkos::parallel_reduce(
-      "pbd::diag", Kokkos::RangePolicy<>(0, n),
-      KOKKOS_LAMBDA(const int i, double& ke, double& cx, double& cy, double& cz, double& vm) {
+      "pbd::diag_speed", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const int i, double& vm) {
         double s = 0;
         for (int d = 0; d < 3; ++d) s += v(i, d) * v(i, d);
-        ke += 0.5 * s;
-        cx += x(i, 0);
-        cy += x(i, 1);
-        cz += x(i, 2);
         vm = s > vm ? s : vm;
       },
-      sums[1], sums[2], sums[3], sums[4], Kokkos::Max<double>(vmax));
-  sums[0] = n;
-  if (rho_.extent(0) >= static_cast<size_t>(owned_)) {  // the last sweep's rows (before migration)
-    auto rho = rho_;
-    const double m = mass_;
-    Kokkos::parallel_reduce(
-        "pbd::diag_volume", Kokkos::RangePolicy<>(0, owned_),
-        KOKKOS_LAMBDA(const int i, double& vol, double& rs) {
-          vol += m / rho(i);
-          rs += rho(i);
-        },
-        sums[5], sums[6]);
-    sums[7] = owned_;
-  }
-  if (area_.extent(0) >= static_cast<size_t>(owned_)) {
-    auto area = area_;
-    Kokkos::parallel_reduce(
-        "pbd::diag_area", Kokkos::RangePolicy<>(0, owned_), KOKKOS_LAMBDA(const int i, double& a) { a += area(i); },
-        sums[8]);
-  }
-  MPI_Allreduce(MPI_IN_PLACE, sums, 9, MPI_DOUBLE, MPI_SUM, comm_);
+      Kokkos::Max<double>(vmax));
+  // The last sweep's rows (before migration); a rank without them adds nothing (the sum is collective).
+  const bool have_rho = rho_.extent(0) >= static_cast<size_t>(owned_);
+  const bool have_area = area_.extent(0) >= static_cast<size_t>(owned_);
+  PbdSweepTerms sweep{have_rho ? rho_ : Kokkos::View<double*>(), have_area ? area_ : Kokkos::View<double*>(), mass_};
+  double swept[3];
+  reproducible_sum(comm_, (have_rho || have_area) ? static_cast<long>(owned_) : 0L, sweep, swept, "pbd::diag_sweep");
+  sums[5] = swept[0];
+  sums[6] = swept[1];
+  sums[8] = swept[2];
+  double counts[2] = {static_cast<double>(n), have_rho ? static_cast<double>(owned_) : 0.0};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_DOUBLE, MPI_SUM, comm_);
+  sums[0] = counts[0];
+  sums[7] = counts[1];
   MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
   long proj = projected_;
   MPI_Allreduce(MPI_IN_PLACE, &proj, 1, MPI_LONG, MPI_SUM, comm_);

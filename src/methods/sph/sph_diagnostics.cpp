@@ -32,11 +32,6 @@ struct SphParticleTerms {
   }
 };
 
-struct RestVolumeTerms {
-  static constexpr int count = 1;
-  Kokkos::View<double*> volume;
-  KOKKOS_INLINE_FUNCTION void operator()(const long i, double* t) const { t[0] = volume(i); }
-};
 }  // namespace
 
 template <int Dim>
@@ -94,7 +89,7 @@ void SphJeske<Dim>::diagnostics(DiagnosticRow& row) {
   row.emplace_back("radius_of_gyration", g.radius_of_gyration);
   // Against a uniform ball (3D: sqrt(3/5) R) or disc (2D: R / sqrt 2) of the fluid's rest volume.
   double vol = 0;
-  reproducible_sum(comm_, static_cast<long>(owned_), RestVolumeTerms{volume}, &vol, "sph::rest_volume");
+  reproducible_sum(comm_, static_cast<long>(owned_), ViewTerms{volume}, &vol, "sph::rest_volume");
   const double req = Dim == 3 ? std::cbrt(3.0 * vol / (4.0 * M_PI)) : std::sqrt(vol / M_PI);
   const double rg_ball = Dim == 3 ? std::sqrt(0.6) * req : req / std::sqrt(2.0);
   row.emplace_back("rg_over_ball", rg_ball > 0 ? g.radius_of_gyration / rg_ball : 0.0);

@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "core/reproducible_sum.hpp"
 #include "methods/sph/sph_kernels.hpp"
 
 namespace meniscus::sph {
@@ -61,34 +62,49 @@ ComponentStats connected_components(const Neighborhood& nb, const particles::IdF
   return out;
 }
 
+namespace {
+// Per particle: its coordinates and 1 (the centroid's sums).
+template <int Dim>
+struct CoordinateTerms {
+  static constexpr int count = Dim + 1;
+  particles::ConstRealField x;
+  KOKKOS_INLINE_FUNCTION void operator()(const long i, double* t) const {
+    for (int d = 0; d < Dim; ++d) t[d] = x(i, d);
+    t[Dim] = 1.0;
+  }
+};
+
+// Per particle: the central second moments (x_a - c_a)(x_b - c_b), a <= b, row by row.
+template <int Dim>
+struct MomentTerms {
+  static constexpr int count = Dim * (Dim + 1) / 2;
+  particles::ConstRealField x;
+  double c[Dim];
+  KOKKOS_INLINE_FUNCTION void operator()(const long i, double* t) const {
+    int k = 0;
+    for (int a = 0; a < Dim; ++a)
+      for (int b = a; b < Dim; ++b) t[k++] = (x(i, a) - c[a]) * (x(i, b) - c[b]);
+  }
+};
+
+}  // namespace
+
 template <int Dim>
 GyrationStats gyration(particles::ConstRealField x, int owned, MPI_Comm comm) {
   GyrationStats g;
-  // Two passes (centroid, then central moments) for accuracy far from the origin.
-  double s[Dim + 1] = {};
-  for (int d = 0; d <= Dim; ++d) {
-    double v = 0;
-    Kokkos::parallel_reduce(
-        "gyr::sum", Kokkos::RangePolicy<>(0, owned),
-        KOKKOS_LAMBDA(const int i, double& acc) { acc += d < Dim ? x(i, d) : 1.0; }, v);
-    s[d] = v;
-  }
-  MPI_Allreduce(MPI_IN_PLACE, s, Dim + 1, MPI_DOUBLE, MPI_SUM, comm);
+  // Two passes (centroid, then central moments) for accuracy far from the origin; both are exact sums
+  // (reproducible_sum, Demmel & Nguyen 2013), so the same particles give the same bits at any rank count.
+  double s[Dim + 1];
+  reproducible_sum(comm, static_cast<long>(owned), CoordinateTerms<Dim>{x}, s, "gyr::sum");
   const double n = s[Dim];
   if (!(n > 0)) return g;
-  double c[Dim];
-  for (int d = 0; d < Dim; ++d) c[d] = g.centroid[d] = s[d] / n;
+  MomentTerms<Dim> moments{x, {}};
+  for (int d = 0; d < Dim; ++d) moments.c[d] = g.centroid[d] = s[d] / n;
+  double upper[MomentTerms<Dim>::count];
+  reproducible_sum(comm, static_cast<long>(owned), moments, upper, "gyr::moment");
   double S[Dim * Dim] = {};
-  for (int a = 0; a < Dim; ++a)
-    for (int b = a; b < Dim; ++b) {
-      double v = 0;
-      const double ca = c[a], cb = c[b];
-      Kokkos::parallel_reduce(
-          "gyr::moment", Kokkos::RangePolicy<>(0, owned),
-          KOKKOS_LAMBDA(const int i, double& acc) { acc += (x(i, a) - ca) * (x(i, b) - cb); }, v);
-      S[a * Dim + b] = v;
-    }
-  MPI_Allreduce(MPI_IN_PLACE, S, Dim * Dim, MPI_DOUBLE, MPI_SUM, comm);
+  for (int a = 0, k = 0; a < Dim; ++a)
+    for (int b = a; b < Dim; ++b) S[a * Dim + b] = upper[k++];
   Eigen::Matrix<double, Dim, Dim> M;
   for (int a = 0; a < Dim; ++a)
     for (int b = 0; b < Dim; ++b) M(a, b) = (a <= b ? S[a * Dim + b] : S[b * Dim + a]) / n;
@@ -105,10 +121,11 @@ double surface_energy_proxy(const Neighborhood& nb, Kokkos::View<const double*> 
   const CubicSpline<Dim> w(nb.support);
   auto x = nb.x;
   auto off = nb.offset, idx = nb.index;
-  double e = 0;
-  Kokkos::parallel_reduce(
-      "sph::surface_energy_proxy", Kokkos::RangePolicy<>(0, nb.owned),
-      KOKKOS_LAMBDA(const int i, double& acc) {
+  // Per particle V_i |sum_j V_j grad W_ij|^2, computed once, then summed exactly (reproducible_sum,
+  // Demmel & Nguyen 2013): rank-independent as far as each term is.
+  Kokkos::View<double*> term("sph_surface_proxy_term", nb.owned);
+  Kokkos::parallel_for(
+      "sph::surface_energy_proxy", Kokkos::RangePolicy<>(0, nb.owned), KOKKOS_LAMBDA(const int i) {
         double gc[Dim] = {};
         for (int k = off(i); k < off(i + 1); ++k) {
           const int j = idx(k);
@@ -119,10 +136,10 @@ double surface_energy_proxy(const Neighborhood& nb, Kokkos::View<const double*> 
         }
         double s = 0;
         for (int d = 0; d < Dim; ++d) s += gc[d] * gc[d];
-        acc += volume(i) * s;
-      },
-      e);
-  MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_DOUBLE, MPI_SUM, comm);
+        term(i) = volume(i) * s;
+      });
+  double e = 0;
+  reproducible_sum(comm, static_cast<long>(nb.owned), ViewTerms{term}, &e, "sph::surface_energy_proxy_sum");
   return e;
 }
 
