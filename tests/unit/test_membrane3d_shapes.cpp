@@ -205,7 +205,7 @@ TEST(Membrane3dShapes, OrientationKeyTurnsTheBodysFrame) {
     const auto loaded = meniscus::run::load_deck(
         deck_file, {"membrane.bodies[0].shape=box", "membrane.bodies[0].size=[0.3, 0.2, 0.1]",
                     "membrane.bodies[0].orientation=" + orientation});
-    return mm::read_membrane_deck(loaded.deck.root()).spheres.at(0);
+    return mm::read_membrane_deck(loaded.deck.root()).bodies_3d.at(0);
   };
   const mm::RigidBody3 plain = body_with("[0, 0, 0]");
   double ib[9], iw[9];

@@ -252,7 +252,7 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   if (root.section("simulation").integer("dimension") == 3) {
     // 3D: spheres, boxes, capsules, paperclips (check_membrane_geometry refuses the 2D-only keys).
     for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{})
-      d.spheres.push_back(read_body_3d(b));
+      d.bodies_3d.push_back(read_body_3d(b));
     return d;
   }
   for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{}) {
@@ -349,12 +349,12 @@ void check_membrane_geometry(const config::Section& root) {
       if (deck.center[d] - reach < lower[d] + dx || deck.center[d] + reach > upper[d] - dx)
         throw InputError(ms.file(), ms.key_path("radius"), "the drop must lie inside the box, a cell away from its walls");
   }
-  const size_t nbodies = dim == 3 ? deck.spheres.size() : deck.bodies.size();
+  const size_t nbodies = dim == 3 ? deck.bodies_3d.size() : deck.bodies.size();
   for (size_t b = 0; b < nbodies; ++b) {
-    const double* c = dim == 3 ? deck.spheres[b].c : deck.bodies[b].c;
+    const double* c = dim == 3 ? deck.bodies_3d[b].c : deck.bodies[b].c;
     const auto bs = ms.list("bodies")[b];
     for (int d = 0; d < dim; ++d) {
-      const double radius = dim == 3 ? deck.spheres[b].reach(d) : deck.bodies[b].reach(d);
+      const double radius = dim == 3 ? deck.bodies_3d[b].reach(d) : deck.bodies[b].reach(d);
       if (!(c[d] - radius >= lower[d] + dx && c[d] + radius <= upper[d] - dx))
         throw InputError(bs.file(), bs.key_path("center"),
                          log::format("the body must lie inside the box, a cell away from its walls (on axis %d "
