@@ -151,6 +151,9 @@ serial_checks() {
   expect_error membrane3d_clip_length 1 "$SPHERE3D_DECK" "membrane.bodies[0].length" "positive length" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=paperclip"
   expect_error membrane3d_clip_radius 1 "$SPHERE3D_DECK" "membrane.bodies[0].radius" "0.037" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=paperclip" --set "membrane.bodies[0].length=3"
   expect_error membrane3d_mesh_file 1 "$SPHERE3D_DECK" "membrane.bodies[0].file" "OBJ file" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=mesh"
+  # An initial orientation is a 3D rotation vector shorter than 360 deg; a 2D disc has none.
+  expect_error membrane3d_orientation 1 "$SPHERE3D_DECK" "membrane.bodies[0].orientation" "below 360" check "$SPHERE3D_DECK" --set "membrane.bodies[0].orientation=[0,0,400]"
+  expect_error membrane2d_orientation 1 "$ROBOT_DECK" "membrane.bodies[0].orientation" "3D only" check "$ROBOT_DECK" --set "membrane.bodies[0].orientation=[0,30]"
   expect_error membrane3d_clip_walls 1 "$SPHERE3D_DECK" "membrane.bodies[0].center" "inside the box" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=paperclip" --set "membrane.bodies[0].length=5.5" --set "membrane.bodies[0].radius=0.1"
   # The contact-line hold needs the adhesive wetting walls (explicit or implicit).
   CA2D_DECK=$SRC/inputs/mpm-contact-angle-2d-ci.yaml

@@ -30,7 +30,7 @@ inline std::unique_ptr<membrane::MacGrid3> unit_box_grid3(int cells, MPI_Comm co
 // (wrap_wetted_caps).
 inline MembraneScene3 make_pool3_box(int cells, int layers, double dx, double depth, membrane::Flow3Parameters p,
                                      membrane::CoupledSolveOptions o = {}, MPI_Comm comm = MPI_COMM_WORLD,
-                                     std::vector<membrane::Sphere> bodies = {}) {
+                                     std::vector<membrane::RigidBody3> bodies = {}) {
   MembraneScene3 s;
   const double lower[3] = {0, 0, 0};
   const int n[3] = {cells, cells, layers};
@@ -48,7 +48,7 @@ inline MembraneScene3 make_pool3_box(int cells, int layers, double dx, double de
 // The same in [0,1]^3 with `cells` cells per axis.
 inline MembraneScene3 make_pool3(int cells, double depth, membrane::Flow3Parameters p,
                                  membrane::CoupledSolveOptions o = {}, MPI_Comm comm = MPI_COMM_WORLD,
-                                 std::vector<membrane::Sphere> bodies = {}) {
+                                 std::vector<membrane::RigidBody3> bodies = {}) {
   return make_pool3_box(cells, cells, 1.0 / cells, depth, p, o, comm, std::move(bodies));
 }
 
@@ -56,7 +56,7 @@ inline MembraneScene3 make_pool3(int cells, double depth, membrane::Flow3Paramet
 // and a cell from the x and y walls: the far-field level z_inf.
 inline double far_level3(membrane::MembraneFlow3& f, double reach) {
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().x);
-  const membrane::Sphere& b = f.bodies()[0];
+  const membrane::RigidBody3& b = f.bodies()[0];
   const double dx = f.grid().dx(), width = f.grid().cells(0) * dx;
   double sum = 0;
   long n = 0;
@@ -72,8 +72,8 @@ inline double far_level3(membrane::MembraneFlow3& f, double reach) {
 }
 
 // A sphere of radius r and density rho centred at c, at rest.
-inline membrane::Sphere sphere3(const std::array<double, 3>& c, double r, double rho) {
-  membrane::Sphere b;
+inline membrane::RigidBody3 sphere3(const std::array<double, 3>& c, double r, double rho) {
+  membrane::RigidBody3 b;
   for (int d = 0; d < 3; ++d) b.c[d] = c[d];
   b.radius = r;
   b.density = rho;
@@ -98,7 +98,7 @@ inline MembraneScene3 make_drop3(int cells, double r, membrane::Flow3Parameters 
 // settle damping zeta (Archimedes tests): `steps` steps of dt, every tenth step's body height,
 // contacts, fluid-rigid faces and MINRES iterations printed by `log`.
 template <class Log>
-MembraneScene3 settle_in_pool3(int cells, double depth, const membrane::Sphere& body, int steps, double dt, double zeta,
+MembraneScene3 settle_in_pool3(int cells, double depth, const membrane::RigidBody3& body, int steps, double dt, double zeta,
                                const Log& log) {
   membrane::Flow3Parameters p;
   p.sigma = 0.0;

@@ -18,7 +18,7 @@ namespace mm = meniscus::membrane;
 namespace {
 // A random body point's position after time h of the exact rigid motion (translation v h and the
 // rotation by |omega| h about omega through the centre, Rodrigues' formula).
-void exact_motion(const mm::Sphere& b, const double* x, double h, double* out) {
+void exact_motion(const mm::RigidBody3& b, const double* x, double h, double* out) {
   const double r[3] = {x[0] - b.c[0], x[1] - b.c[1], x[2] - b.c[2]};
   const double w = std::sqrt(b.omega[0] * b.omega[0] + b.omega[1] * b.omega[1] + b.omega[2] * b.omega[2]);
   const double k[3] = {b.omega[0] / w, b.omega[1] / w, b.omega[2] / w}, th = w * h;
@@ -28,9 +28,9 @@ void exact_motion(const mm::Sphere& b, const double* x, double h, double* out) {
     out[d] = b.c[d] + b.v[d] * h + r[d] * std::cos(th) + kxr[d] * std::sin(th) + k[d] * kr * (1 - std::cos(th));
 }
 
-mm::Sphere random_sphere(std::mt19937& gen) {
+mm::RigidBody3 random_sphere(std::mt19937& gen) {
   std::uniform_real_distribution<double> u(-1, 1);
-  mm::Sphere b = meniscus::test::sphere3({u(gen), u(gen), u(gen)}, 0.3, 2.0);
+  mm::RigidBody3 b = meniscus::test::sphere3({u(gen), u(gen), u(gen)}, 0.3, 2.0);
   for (double* w : {b.v, b.omega})
     for (int d = 0; d < 3; ++d) w[d] = (w == b.omega ? 3 : 1) * u(gen);
   double n = 0;
@@ -44,7 +44,7 @@ TEST(Membrane3dRigid, PointJacobianIsTheDerivativeOfRigidMotion) {
   std::mt19937 gen(11);
   std::uniform_real_distribution<double> u(-1, 1);
   for (int trial = 0; trial < 20; ++trial) {
-    const mm::Sphere b = random_sphere(gen);
+    const mm::RigidBody3 b = random_sphere(gen);
     const double x[3] = {b.c[0] + u(gen), b.c[1] + u(gen), b.c[2] + u(gen)};
     const double h = 1e-5;
     double xp[3], xm[3], vr[6];
@@ -68,7 +68,7 @@ TEST(Membrane3dRigid, PointJacobianIsTheDerivativeOfRigidMotion) {
       body[i] = 0;
       for (int j = 0; j < 3; ++j) body[i] += rot[3 * j + i] * (x[j] - b.c[j]);  // R^T (x - c)
     }
-    std::vector<mm::Sphere> one = {b};
+    std::vector<mm::RigidBody3> one = {b};
     mm::predict_positions(one, dt);
     one[0].rotation(rot);
     for (int i = 0; i < 3; ++i) {
@@ -82,7 +82,7 @@ TEST(Membrane3dRigid, PointJacobianIsTheDerivativeOfRigidMotion) {
     EXPECT_NEAR(qq, 1.0, 1e-14);
   }
   // A body that does not rotate has no omega columns.
-  mm::Sphere b;
+  mm::RigidBody3 b;
   b.rotates = false;
   const double x[3] = {0.3, 0.2, -0.1};
   for (int d = 0; d < 3; ++d) {
@@ -97,7 +97,7 @@ TEST(Membrane3dRigid, PointJacobianIsTheDerivativeOfRigidMotion) {
 TEST(Membrane3dRigid, JacobianTransposeGivesForceAndTorque) {
   std::mt19937 gen(5);
   std::uniform_real_distribution<double> u(-1, 1);
-  const mm::Sphere b = random_sphere(gen);
+  const mm::RigidBody3 b = random_sphere(gen);
   double gen_force[6] = {0, 0, 0, 0, 0, 0}, total[6] = {0, 0, 0, 0, 0, 0}, vr[6];
   b.velocity(vr);
   double power = 0;
@@ -136,7 +136,7 @@ TEST(Membrane3dRigid, JacobianTransposeGivesForceAndTorque) {
 
 TEST(Membrane3dRigid, SphereMassMatrixIsAnalytic) {
   std::mt19937 gen(3);
-  const mm::Sphere b = random_sphere(gen);
+  const mm::RigidBody3 b = random_sphere(gen);
   const double m = 2.0 * 4.0 / 3.0 * M_PI * 0.027, inertia = 0.4 * m * 0.09;
   EXPECT_NEAR(b.mass(), m, 1e-15);
   double mr[36], rot[9];
@@ -175,7 +175,7 @@ TEST(Membrane3dRigid, ThreeWaySystemIsSymmetricWithDefiniteVelocityBlock) {
   const Eigen::MatrixXd c = meniscus::test::dense(k.C);
   Eigen::LLT<Eigen::MatrixXd> llt(c);
   EXPECT_EQ(llt.info(), Eigen::Success);
-  const mm::Sphere& b = s.flow->bodies()[0];
+  const mm::RigidBody3& b = s.flow->bodies()[0];
   const long r0 = k.membrane_unknowns;
   for (int q = 0; q < 6; ++q) EXPECT_GE(c(r0 + q, r0 + q), q < 3 ? b.mass() : 0.4 * b.mass() * b.radius * b.radius);
   // The body couples to the free membrane components next to the contact line (K_{a,s} = K_{c,r}^T
@@ -193,7 +193,7 @@ TEST(Membrane3dRigid, ThreeWayMinresAgreesWithMumps) {
   mm::CoupledSolveOptions minres, direct;
   minres.rtol = 1e-12;
   direct.mode = "direct";
-  const std::vector<mm::Sphere> bodies = {meniscus::test::sphere3({0.5, 0.5, 0.55}, 0.25, 0.7)};
+  const std::vector<mm::RigidBody3> bodies = {meniscus::test::sphere3({0.5, 0.5, 0.55}, 0.25, 0.7)};
   auto a = meniscus::test::make_pool3(10, 0.5, p, minres, MPI_COMM_WORLD, bodies);
   auto b = meniscus::test::make_pool3(10, 0.5, p, direct, MPI_COMM_WORLD, bodies);
   for (int n = 0; n < 3; ++n) {

@@ -9,8 +9,11 @@
 #include <random>
 #include <string>
 
+#include "core/error.hpp"
 #include "geometry/triangle_mesh.hpp"
 #include "membrane3d_scenes.hpp"
+#include "methods/membrane/membrane_deck.hpp"
+#include "scene.hpp"
 
 namespace mm = meniscus::membrane;
 
@@ -190,4 +193,61 @@ TEST(Membrane3dShapes, TorqueFreeBoxInTheStepKeepsItsAngularMomentum) {
   EXPECT_LT(dl, 1e-8);
   EXPECT_GT(dw, 0.2);
   EXPECT_NEAR(s.flow->bodies()[0].c[2], 0.7, 1e-9);
+}
+
+// The deck key `orientation` (a rotation vector in degrees) turns a body's frame: a box 0.3 x 0.2 x
+// 0.1 turned by 90 deg about z has its 0.3 edge along y, so the world inertia swaps I_xx and I_yy; a
+// general rotation gives R I_body R^T with R from Rodrigues' formula (computed here independently of
+// the quaternion); a vector of 360 deg or more is refused naming the key.
+TEST(Membrane3dShapes, OrientationKeyTurnsTheBodysFrame) {
+  const std::string deck_file = meniscus::test::source_dir() + "/inputs/membrane-sphere-drop-3d-ci.yaml";
+  auto body_with = [&](const std::string& orientation) {
+    const auto loaded = meniscus::run::load_deck(
+        deck_file, {"membrane.bodies[0].shape=box", "membrane.bodies[0].size=[0.3, 0.2, 0.1]",
+                    "membrane.bodies[0].orientation=" + orientation});
+    return mm::read_membrane_deck(loaded.deck.root()).bodies_3d.at(0);
+  };
+  const mm::RigidBody3 plain = body_with("[0, 0, 0]");
+  double ib[9], iw[9];
+  plain.body_inertia(ib);
+  const mm::RigidBody3 quarter = body_with("[0, 0, 90]");
+  quarter.world_inertia(iw);
+  EXPECT_NEAR(iw[0], ib[4], 1e-12 * ib[0]);
+  EXPECT_NEAR(iw[4], ib[0], 1e-12 * ib[0]);
+  EXPECT_NEAR(iw[8], ib[8], 1e-12 * ib[0]);
+  // The long edge lies along y: 0.14 from the centre along y is inside, along x outside.
+  const double along_y[3] = {quarter.c[0], quarter.c[1] + 0.14, quarter.c[2]};
+  const double along_x[3] = {quarter.c[0] + 0.14, quarter.c[1], quarter.c[2]};
+  EXPECT_LT(quarter.phi(along_y), 0.0);
+  EXPECT_NEAR(quarter.phi(along_x), 0.04, 1e-6);
+
+  // 120 deg about (1, 2, 2)/3: R = cos a I + sin a [n]x + (1 - cos a) n n^T.
+  const mm::RigidBody3 turned = body_with("[40, 80, 80]");
+  const double n[3] = {1.0 / 3, 2.0 / 3, 2.0 / 3}, a = 120.0 * M_PI / 180.0;
+  const double cross[9] = {0, -n[2], n[1], n[2], 0, -n[0], -n[1], n[0], 0};
+  double r[9], want[9], got[9];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      r[3 * i + j] = (i == j ? std::cos(a) : 0.0) + std::sin(a) * cross[3 * i + j] + (1 - std::cos(a)) * n[i] * n[j];
+  turned.world_inertia(got);
+  double worst = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      want[3 * i + j] = 0;
+      for (int k = 0; k < 3; ++k)
+        for (int l = 0; l < 3; ++l) want[3 * i + j] += r[3 * i + k] * ib[3 * k + l] * r[3 * j + l];
+      worst = std::max(worst, std::abs(got[3 * i + j] - want[3 * i + j]));
+    }
+  std::printf("rotated box: max |I_world - R I_body R^T| = %.2e (I_xx body %.4e)\n", worst, ib[0]);
+  EXPECT_LT(worst, 1e-12 * ib[0]);
+  EXPECT_NEAR(turned.mass(), plain.mass(), 1e-14 * plain.mass());
+
+  try {
+    body_with("[0, 0, 400]");
+    ADD_FAILURE() << "an orientation of 400 deg was accepted";
+  } catch (const meniscus::InputError& e) {
+    EXPECT_EQ(e.key(), "membrane.bodies[0].orientation");
+    EXPECT_NE(e.reason().find("below 360"), std::string::npos) << e.reason();
+    EXPECT_NE(e.file().find("membrane-sphere-drop-3d-ci.yaml"), std::string::npos);
+  }
 }

@@ -16,7 +16,7 @@ using meniscus::test::print_rank0;
 namespace {
 // Fraction of the sphere's volume below the plane z = level (a spherical cap of height h:
 // pi h^2 (3R - h) / 3).
-double submerged_fraction3(const mm::Sphere& b, double level) {
+double submerged_fraction3(const mm::RigidBody3& b, double level) {
   const double r = b.radius, h = std::clamp(level - (b.c[2] - r), 0.0, 2 * r);
   return M_PI * h * h * (3 * r - h) / 3 / (4.0 / 3.0 * M_PI * r * r * r);
 }

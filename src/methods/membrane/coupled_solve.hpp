@@ -45,7 +45,7 @@ struct MembraneHost {
   long segments() const { return static_cast<long>(seg.size() / 2); }
 };
 
-// The rigid bodies as a solve sees them (Ruan 2021 §4.3, Eqs. 26-28); Body is Disc (2D) or Sphere (3D).
+// The rigid bodies as a solve sees them (Ruan 2021 §4.3, Eqs. 26-28); Body is Disc (2D) or RigidBody3 (3D).
 template <class Body>
 struct RigidHostT {
   std::vector<Body> bodies;     // geometry (J is evaluated at these centres) and velocities v^n
@@ -56,7 +56,7 @@ struct RigidHostT {
   bool unknowns = false;
 };
 using RigidHost = RigidHostT<Disc>;
-using RigidHost3 = RigidHostT<Sphere>;
+using RigidHost3 = RigidHostT<RigidBody3>;
 
 struct CoupledSolveOptions {
   std::string prefix = "membrane_";

@@ -48,7 +48,7 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
       if ((m.fixed.empty() || !(m.fixed[i] & (1 << d))) && contact_body(i) < 0) unknown[3 * i + d] = nv++;
   const PetscInt nv_membrane = nv;
   const long nbody = static_cast<long>(r.bodies.size());
-  constexpr int kRd = Sphere::kDofs;
+  constexpr int kRd = RigidBody3::kDofs;
   std::vector<PetscInt> rigid(nbody, -1);  // first of the body's six unknowns
   for (long b = 0; b < nbody; ++b)
     if (r.unknowns && !r.bodies[b].fixed) {

@@ -41,7 +41,7 @@ std::vector<LinearVelocity> vertex_velocities(long nvert, int dim, const std::ve
                                               const std::function<int(long)>& contact,
                                               const std::function<LinearVelocity(long, int)>& slaved);
 
-// Velocity component d of the point x of a body (Disc or Sphere): the row e_d^T J(x) on the body's
+// Velocity component d of the point x of a body (Disc or RigidBody3): the row e_d^T J(x) on the body's
 // unknowns from `first` on, or its known velocity when first < 0.
 template <class Body>
 LinearVelocity rigid_point_velocity(const Body& body, PetscInt first, int d, const double* x) {

@@ -98,6 +98,11 @@ void declare_membrane_sections(config::Schema& root) {
              "membrane.density)").def(1.0).positive();
   body->vector("velocity", "cm/s", "initial velocity of the centre (a fixed body keeps it: a kinematic body)")
       .def_dim("[0, 0]", "[0, 0, 0]");
+  body->vector("orientation", "deg", "3D: initial orientation as a rotation vector, the body frame turned from the world "
+               "frame about the axis along the vector by its length in degrees (e.g. [0, 0, 90]: a quarter turn about "
+               "z, so a box's `size[0]` edge lies along y); its length must be below 360. The shape keys (`size`, "
+               "`length`, the mesh's coordinates) are in the body frame. Must stay [0, 0] in 2D")
+      .def_dim("[0, 0]", "[0, 0, 0]");
   body->real("angular_velocity", "rad/s", "initial angular velocity (counter-clockwise; 2D only: a 3D body starts "
              "without spin)").def(0.0);
   body->flag("rotates", "false locks the angular velocity at its initial value (for symmetric tests: on a staircase "
@@ -195,6 +200,18 @@ RigidBody3 read_body_3d(const config::Section& b) {
       body.set_shape(box_shape({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]}));
     }
   }
+  // The initial orientation: the unit quaternion (cos(a/2), sin(a/2) n) of the rotation vector a n.
+  const auto rot = b.vector("orientation");
+  const double deg = std::sqrt(rot[0] * rot[0] + rot[1] * rot[1] + rot[2] * rot[2]);
+  if (!std::isfinite(deg) || !(deg < 360.0))
+    throw InputError(b.file(), b.key_path("orientation"),
+                     log::format("a rotation vector's length is its angle in degrees and must be finite and below "
+                                 "360 (it is %g)", deg));
+  if (deg > 0) {
+    const double half = 0.5 * deg * M_PI / 180.0;
+    body.q[0] = std::cos(half);
+    for (int d = 0; d < 3; ++d) body.q[1 + d] = std::sin(half) * rot[d] / deg;
+  }
   return body;
 }
 }  // namespace
@@ -235,7 +252,7 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   if (root.section("simulation").integer("dimension") == 3) {
     // 3D: spheres, boxes, capsules, paperclips (check_membrane_geometry refuses the 2D-only keys).
     for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{})
-      d.spheres.push_back(read_body_3d(b));
+      d.bodies_3d.push_back(read_body_3d(b));
     return d;
   }
   for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{}) {
@@ -318,6 +335,9 @@ void check_membrane_geometry(const config::Section& root) {
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{})
       if (bs.text("shape") != "disc")
         throw InputError(bs.file(), bs.key_path("shape"), "a 2D body is a disc (shape: disc)");
+      else if (bs.vector("orientation")[0] != 0 || bs.vector("orientation")[1] != 0)
+        throw InputError(bs.file(), bs.key_path("orientation"),
+                         "a 2D disc has no initial orientation (the key is 3D only); remove it");
   }
   const int up = dim - 1;  // the vertical axis
   if (deck.shape == "pool") {
@@ -329,12 +349,12 @@ void check_membrane_geometry(const config::Section& root) {
       if (deck.center[d] - reach < lower[d] + dx || deck.center[d] + reach > upper[d] - dx)
         throw InputError(ms.file(), ms.key_path("radius"), "the drop must lie inside the box, a cell away from its walls");
   }
-  const size_t nbodies = dim == 3 ? deck.spheres.size() : deck.bodies.size();
+  const size_t nbodies = dim == 3 ? deck.bodies_3d.size() : deck.bodies.size();
   for (size_t b = 0; b < nbodies; ++b) {
-    const double* c = dim == 3 ? deck.spheres[b].c : deck.bodies[b].c;
+    const double* c = dim == 3 ? deck.bodies_3d[b].c : deck.bodies[b].c;
     const auto bs = ms.list("bodies")[b];
     for (int d = 0; d < dim; ++d) {
-      const double radius = dim == 3 ? deck.spheres[b].reach(d) : deck.bodies[b].reach(d);
+      const double radius = dim == 3 ? deck.bodies_3d[b].reach(d) : deck.bodies[b].reach(d);
       if (!(c[d] - radius >= lower[d] + dx && c[d] + radius <= upper[d] - dx))
         throw InputError(bs.file(), bs.key_path("center"),
                          log::format("the body must lie inside the box, a cell away from its walls (on axis %d "

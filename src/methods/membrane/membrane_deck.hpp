@@ -27,7 +27,7 @@ struct MembraneDeck {
   double thickness_over_dx = 0.5;
   double cfl = 0.5, capillary_factor = 1.0, dt_max = 2e-3;
   std::vector<Disc> bodies;  // membrane.bodies, in deck order (2D)
-  std::vector<Sphere> spheres;  // membrane.bodies in 3D
+  std::vector<RigidBody3> bodies_3d;  // membrane.bodies in 3D
 };
 
 void declare_membrane_sections(config::Schema& root);

@@ -65,7 +65,7 @@ geometry::TriangleMesh flat_sheet(const double lower[2], const double upper[2], 
   return mesh;
 }
 
-void wrap_wetted_caps(geometry::TriangleMesh& sheet, double level, const std::vector<Sphere>& bodies) {
+void wrap_wetted_caps(geometry::TriangleMesh& sheet, double level, const std::vector<RigidBody3>& bodies) {
   for (const auto& b : bodies)
     for (auto& v : sheet.vertices) v[2] = std::min(v[2], surface_below(b, v[0], v[1], level));
 }
@@ -134,7 +134,7 @@ void add_gravity_3d(MacGrid3& grid, const double g[3], double dt) {
 }
 
 MembraneFlow3::MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Parameters params,
-                             CoupledSolveOptions solve, std::vector<Sphere> bodies)
+                             CoupledSolveOptions solve, std::vector<RigidBody3> bodies)
     : grid_(grid), m_(std::move(membrane)), params_(params), solver_(grid, std::move(solve)) {
   bodies_ = std::move(bodies);
   zbase_ = grid_.geometry().lower[2];
@@ -289,7 +289,7 @@ Step3Report MembraneFlow3::step(double dt) {
   const long n = m_.vertices();
   // Stage 1 (Eq. 29): predicted body positions q^{n+1} = q^n + v^n dt (rotation by Rodrigues); the
   // first solve still sees the bodies at q^n, where the previous cell types put them.
-  std::vector<Sphere> predicted = bodies_;
+  std::vector<RigidBody3> predicted = bodies_;
   predict_positions(predicted, dt);
   // Stages 2-3: a vertex whose prediction x + v dt penetrates a body (with the 2D step's round-off
   // margin) is a contact particle of the first solve, moving to its projection on the predicted
@@ -351,7 +351,7 @@ Step3Report MembraneFlow3::step(double dt) {
   // traced back along u-dagger (Eq. 32).
   extrapolate_velocities(grid_, params_.extrapolation_layers);
   advect_velocities(grid_, dt);
-  const std::vector<Sphere> start = std::move(bodies_);
+  const std::vector<RigidBody3> start = std::move(bodies_);
   bodies_ = predicted;
   // Stage 6: remeshing keeps the triangles usable for Eq. 11 (the vertex velocities v^n follow).
   if (remesh_edge_ > 0) {
@@ -377,9 +377,9 @@ Step3Report MembraneFlow3::step(double dt) {
   add_gravity_3d(grid_, params_.gravity, dt);
   std::vector<double> vnew, vr_new;
   MembraneHost3 after = host_state(true);
-  RigidHost3 rigid{bodies_, std::vector<double>(Sphere::kDofs * bodies_.size(), 0.0), true};
+  RigidHost3 rigid{bodies_, std::vector<double>(RigidBody3::kDofs * bodies_.size(), 0.0), true};
   for (size_t b = 0; b < bodies_.size(); ++b) {
-    double* vs = &rigid.v_start[Sphere::kDofs * b];
+    double* vs = &rigid.v_start[RigidBody3::kDofs * b];
     momentum_velocity(start[b], bodies_[b], vs);  // M_r(q^n) v^n: a free spin keeps its angular momentum
     if (!bodies_[b].fixed)
       for (int d = 0; d < 3; ++d) vs[d] += dt * params_.gravity[d];
@@ -394,7 +394,7 @@ Step3Report MembraneFlow3::step(double dt) {
   // Stage 8: the membrane's new velocities (contact particles J_i v_r^{n+1}) and the bodies'.
   if (params_.normal_motion) keep_slaved(after.x, after.tri, vnew, contact);
   to_device_vec3(vnew, m_.v);
-  for (size_t b = 0; b < bodies_.size(); ++b) bodies_[b].set_velocity(&vr_new[Sphere::kDofs * b]);
+  for (size_t b = 0; b < bodies_.size(); ++b) bodies_[b].set_velocity(&vr_new[RigidBody3::kDofs * b]);
   // Body-wall contact as in 2D (rigid_body.hpp, stop_at_walls).
   {
     const MacGeometryT<3> g = grid_.geometry();

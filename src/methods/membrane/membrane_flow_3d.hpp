@@ -75,7 +75,7 @@ class MembraneFlow3 {
  public:
   // bodies: rigid spheres (Ruan 2021 §4.3); with bodies the second solve is the three-way solve.
   MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Parameters params, CoupledSolveOptions solve,
-                std::vector<Sphere> bodies = {});
+                std::vector<RigidBody3> bodies = {});
   Step3Report step(double dt);
   double volume() const;
   double target_volume() const { return target_volume_; }
@@ -96,7 +96,7 @@ class MembraneFlow3 {
   void set_remesh_edge(double e) { remesh_edge_ = e; }
   // Per-stage wall time: solve1, advection, remesh, classify, solve2.
   Timers& timers() { return timers_; }
-  std::vector<Sphere>& bodies() { return bodies_; }
+  std::vector<RigidBody3>& bodies() { return bodies_; }
   // Body of each vertex in the last three-way solve (-1: free), empty without bodies.
   const std::vector<int>& contact() const { return contact_; }
   // Simulated time (steps taken), for the settle window; restarts set it back.
@@ -108,7 +108,7 @@ class MembraneFlow3 {
  private:
   void classify_contacts();
   void project_out_of_bodies();
-  std::vector<Sphere> bodies_;
+  std::vector<RigidBody3> bodies_;
   std::vector<int> contact_;
   double time_ = 0;
   Timers timers_;
@@ -130,7 +130,7 @@ geometry::TriangleMesh flat_sheet(const double lower[2], const double upper[2], 
 // The pool surface around floating bodies: every vertex of `sheet` (a flat sheet at `level`) that
 // lies inside a body goes down onto the body's surface below it (surface_below), so that the liquid
 // starts in contact with each body's submerged part (the 3D form of pool_surface in rigid_body.hpp).
-void wrap_wetted_caps(geometry::TriangleMesh& sheet, double level, const std::vector<Sphere>& bodies);
+void wrap_wetted_caps(geometry::TriangleMesh& sheet, double level, const std::vector<RigidBody3>& bodies);
 // The icosphere level whose edges are at most `edge` for a sphere of radius r.
 int icosphere_level_for_edge(double r, double edge);
 // A sphere of radius r around c with the l = 2 axisymmetric shape mode about the z axis,

@@ -43,7 +43,7 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
   // membrane and the bodies are replicated on every rank (membrane_flow_3d.hpp).
   std::array<int, 3> procs{spec.procs[0], spec.procs[1], spec.procs[2]};
   std::array<std::vector<int>, 3> ranges;
-  membrane_rank_layout<3>(root, deck_, deck_.spheres, lower, cells, dx, spec.stencil_width, procs, ranges, comm_);
+  membrane_rank_layout<3>(root, deck_, deck_.bodies_3d, lower, cells, dx, spec.stencil_width, procs, ranges, comm_);
   grid_ = std::make_unique<MacGrid3>(comm_, lower, cells, dx, dom.file(), procs, ranges);
   particles::warn_no_rebalancing(root, "membrane-ruan2021", comm_);
   Flow3Parameters p;
@@ -66,12 +66,12 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
     if (std::abs((upper[1] - lower[1]) - (upper[0] - lower[0])) > 1e-9 * dx)
       throw InputError(dom.file(), dom.key_path("upper"), "the 3D pool needs a square box in x and y so far");
     mesh = flat_sheet(lower, upper, deck_.level, n);
-    wrap_wetted_caps(mesh, deck_.level, deck_.spheres);  // the liquid starts against the bodies' wetted caps
+    wrap_wetted_caps(mesh, deck_.level, deck_.bodies_3d);  // the liquid starts against the bodies' wetted caps
   } else {
     p.closed = true;
     mesh = perturbed_sphere({deck_.center[0], deck_.center[1], deck_.center[2]}, deck_.radius, deck_.perturbation, edge);
   }
-  flow_ = std::make_unique<MembraneFlow3>(*grid_, make_triangle_membrane(mesh), p, deck_.solve, deck_.spheres);
+  flow_ = std::make_unique<MembraneFlow3>(*grid_, make_triangle_membrane(mesh), p, deck_.solve, deck_.bodies_3d);
   volume0_ = flow_->volume();
   set_.add_field("position", 3);
   set_.add_field("velocity", 3);
@@ -168,7 +168,7 @@ io::SurfaceMesh MembraneRuan3::surface_mesh() {
 
 std::vector<io::BodyRecord> MembraneRuan3::body_records() {
   std::vector<io::BodyRecord> out;
-  for (const Sphere& body : flow_->bodies()) {
+  for (const RigidBody3& body : flow_->bodies()) {
     io::BodyRecord r;
     for (int d = 0; d < 3; ++d) {
       r.position[d] = body.c[d];

@@ -168,8 +168,6 @@ struct RigidBody3 {
   // Half width of the body's world-frame bounding box along axis d (body-wall contact).
   double reach(int d) const;
 };
-// The 3D step's name for its bodies from when every 3D body was a sphere.
-using Sphere = RigidBody3;
 
 // The velocity of the momentum right-hand side of a body moved from `start` (q^n) to `end`
 // (q^{n+1}): (v, I(q^{n+1})^-1 I(q^n) omega), so that M_r(q^{n+1}) v_r* = M_r(q^n) v_r^n and a
@@ -182,7 +180,7 @@ void momentum_velocity(const RigidBody3& start, const RigidBody3& end, double* o
 // vertical line from it downwards crosses the surface; bisection), else `level`.
 double surface_below(const RigidBody3& b, double x, double y, double level);
 
-// Index of the first body whose interior holds x (phi < 0), or -1 (Disc or Sphere).
+// Index of the first body whose interior holds x (phi < 0), or -1 (Disc or RigidBody3).
 template <class Body>
 int body_containing(const std::vector<Body>& bodies, const double* x) {
   for (size_t b = 0; b < bodies.size(); ++b)
@@ -249,7 +247,7 @@ bool project_out_of(const std::vector<Body>& bodies, double* x, long n, const st
   return moved;
 }
 
-// Every body's state as bodyN_<name> values (checkpoint state, diagnostics), Disc or Sphere.
+// Every body's state as bodyN_<name> values (checkpoint state, diagnostics), Disc or RigidBody3.
 template <class Body>
 std::vector<std::pair<std::string, double>> body_state(const std::vector<Body>& bodies) {
   std::vector<std::pair<std::string, double>> out;
@@ -313,6 +311,6 @@ void composite_inertia(const std::vector<Disc>& bodies, size_t b, double* out);
 void predict_positions(std::vector<Disc>& bodies, double dt);
 // The same in 3D: c += v dt, R <- exp([omega]_x dt) R (the quaternion of the rotation by |omega| dt
 // about omega, then normalised).
-void predict_positions(std::vector<Sphere>& bodies, double dt);
+void predict_positions(std::vector<RigidBody3>& bodies, double dt);
 
 }  // namespace meniscus::membrane
