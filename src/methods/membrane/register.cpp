@@ -11,7 +11,7 @@ void register_methods() {
   MethodInfo info;
   info.name = "membrane-ruan2021";
   info.doc = "Liquid on a MAC grid with a Lagrangian surface-tension membrane, coupled in one PETSc "
-             "saddle-point solve (Ruan et al. 2021); 2D with rigid discs, 3D with rigid spheres; the grid is split over "
+             "saddle-point solve (Ruan et al. 2021); 2D with rigid discs, 3D with rigid bodies (sphere, box, capsule, paperclip or OBJ mesh); the grid is split over "
              "the ranks, the membrane replicated. Units are CGS, as the paper's: the "
              "`domain` keys are read in cm (and `meniscus check` prints them so).";
   // The method works in CGS (Ruan et al. 2021's units), the core sections are declared in SI: their
