@@ -34,7 +34,7 @@ struct LatticeWindow {
     for (int d = 0; d < Dim; ++d) {
       const int64_t i = first[d] + k % extent[d];
       k /= extent[d];
-      x[d] = lower[d] + (static_cast<double>(i) + 0.5) * spacing;
+      x[d] = lattice_coordinate(lower[d], i, spacing);
       owned = owned && x[d] >= owned_lower[d] && x[d] < owned_upper[d];
       global += i * stride;
       stride *= count[d];
@@ -57,6 +57,15 @@ void window_range(double lattice_lower, double spacing, int64_t count, double lo
 
 }  // namespace detail
 
+int64_t lattice_count(double length, double spacing) {
+  if (!(spacing > 0) || !std::isfinite(spacing)) throw std::invalid_argument("seeding spacing must be positive");
+  if (!(length > 0) || !std::isfinite(length)) throw std::invalid_argument("seeding box is empty");
+  // A length that is a whole number of spacings up to rounding must not gain a spurious layer.
+  const double cells = std::ceil(length / spacing * (1.0 - 1e-12));
+  if (cells > 4e18) throw std::invalid_argument("seeding lattice too large");
+  return std::max<int64_t>(1, static_cast<int64_t>(cells));
+}
+
 template <int Dim>
 Seeds<Dim> seed_lattice(const Shape<Dim>& shape, std::array<double, Dim> bbox_lower, std::array<double, Dim> bbox_upper,
                         double spacing, std::array<double, Dim> owned_lower, std::array<double, Dim> owned_upper) {
@@ -64,16 +73,14 @@ Seeds<Dim> seed_lattice(const Shape<Dim>& shape, std::array<double, Dim> bbox_lo
   detail::LatticeWindow<Dim> win;
   win.spacing = spacing;
   for (int d = 0; d < Dim; ++d) {
-    const double length = bbox_upper[d] - bbox_lower[d];
-    if (!(length > 0) || !std::isfinite(length))
-      throw std::invalid_argument("seeding box is empty along axis " + std::to_string(d));
-    // A length that is a whole number of spacings up to rounding must not gain a spurious layer.
-    const double cells = std::ceil(length / spacing * (1.0 - 1e-12));
-    if (cells > 4e18) throw std::invalid_argument("seeding lattice too large along axis " + std::to_string(d));
+    try {
+      win.count[d] = lattice_count(bbox_upper[d] - bbox_lower[d], spacing);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string(e.what()) + " along axis " + std::to_string(d));
+    }
     win.lower[d] = bbox_lower[d];
     win.owned_lower[d] = owned_lower[d];
     win.owned_upper[d] = owned_upper[d];
-    win.count[d] = std::max<int64_t>(1, static_cast<int64_t>(cells));
     detail::window_range(bbox_lower[d], spacing, win.count[d], owned_lower[d], owned_upper[d], win.first[d], win.extent[d]);
   }
 
@@ -129,6 +136,36 @@ double lattice_spacing(double dx, int particles_per_cell, int dim) {
   return dx / static_cast<double>(k);
 }
 
+template <int Dim>
+int64_t box_lattice_points(const std::array<double, Dim>& lower, const std::array<double, Dim>& upper, double spacing,
+                           const std::array<double, Dim>& keep_lower, const std::array<double, Dim>& keep_upper,
+                           std::array<double, Dim>* first, std::array<double, Dim>* last) {
+  const Shape<Dim> shape = box<Dim>(lower, upper);
+  int64_t points = 1;
+  for (int d = 0; d < Dim; ++d) {
+    const int64_t n = lattice_count(upper[d] - lower[d], spacing);
+    double x[Dim] = {};
+    auto inside = [&](int64_t i) {
+      x[d] = lattice_coordinate(lower[d], i, spacing);
+      return shape.box_excess(x, d) < 0 && !(x[d] < keep_lower[d]) && !(x[d] > keep_upper[d]);
+    };
+    // The slab's points are contiguous: only the ends can fall on or beyond a face.
+    int64_t a = 0, b = n - 1;
+    while (a <= b && !inside(a)) ++a;
+    while (b >= a && !inside(b)) --b;
+    if (first) (*first)[d] = lattice_coordinate(lower[d], a, spacing);
+    if (last) (*last)[d] = lattice_coordinate(lower[d], b, spacing);
+    points *= std::max<int64_t>(0, b - a + 1);
+  }
+  return points;
+}
+
+template int64_t box_lattice_points<2>(const std::array<double, 2>&, const std::array<double, 2>&, double,
+                                       const std::array<double, 2>&, const std::array<double, 2>&,
+                                       std::array<double, 2>*, std::array<double, 2>*);
+template int64_t box_lattice_points<3>(const std::array<double, 3>&, const std::array<double, 3>&, double,
+                                       const std::array<double, 3>&, const std::array<double, 3>&,
+                                       std::array<double, 3>*, std::array<double, 3>*);
 template Seeds<2> seed_lattice<2>(const Shape<2>&, std::array<double, 2>, std::array<double, 2>, double,
                                   std::array<double, 2>, std::array<double, 2>);
 template Seeds<3> seed_lattice<3>(const Shape<3>&, std::array<double, 3>, std::array<double, 3>, double,

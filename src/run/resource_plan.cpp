@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "grid/balance.hpp"
+#include "geometry/sources.hpp"
 #include "grid/decomposition.hpp"
 #include "particles/particle_sources.hpp"
 #include "run/contact_angle_resolution.hpp"
@@ -131,6 +132,14 @@ struct Region {
   bool ball = false;
   std::array<double, 3> lo{}, hi{}, c{};
   double r = 0;
+};
+
+// A box source's particles as the sampler seeds them (geometry::box_lattice_points): their count and
+// the first and last lattice coordinates per axis, which bound the cells they occupy.
+struct BoxLattice {
+  bool known = false;
+  double points = 0;
+  std::array<double, 3> first{}, last{};
 };
 
 Region region_of(const YAML::Node& s, int dim) {
@@ -261,7 +270,8 @@ bool inside_source(const Region& g, const double* x, int dim, bool ellipsoid) {
 }
 
 Footprint material_footprint(const YAML::Node& sources, int dim, const std::vector<double>& lo, double dx,
-                             const std::array<int, 3>& nodes, const std::vector<HostPoints>& seeded) {
+                             const std::array<int, 3>& nodes, const std::vector<HostPoints>& seeded,
+                             const std::vector<BoxLattice>& boxes) {
   Footprint f;
   if (!sources || !sources.IsSequence()) return f;
   std::vector<Region> regions;
@@ -281,6 +291,19 @@ Footprint material_footprint(const YAML::Node& sources, int dim, const std::vect
   std::vector<uint8_t> cell(static_cast<size_t>(n[0] * n[1] * n[2]), 0);
   for (size_t r = 0; r < regions.size(); ++r) {
     if (!regions[r].known) continue;
+    if (r < boxes.size() && boxes[r].known) {
+      // A box: the cells between its first and last particles, where the sampler puts them.
+      if (!(boxes[r].points > 0)) continue;
+      std::array<long, 3> first{0, 0, 0}, last{0, 0, 0};
+      for (int d = 0; d < dim; ++d) {
+        first[d] = std::clamp(static_cast<long>(std::floor((boxes[r].first[d] - lo[d]) / h)), 0L, n[d] - 1);
+        last[d] = std::clamp(static_cast<long>(std::floor((boxes[r].last[d] - lo[d]) / h)), 0L, n[d] - 1);
+      }
+      for (long l = first[2]; l <= last[2]; ++l)
+        for (long j = first[1]; j <= last[1]; ++j)
+          for (long i = first[0]; i <= last[0]; ++i) cell[static_cast<size_t>(at(i, j, l))] = 1;
+      continue;
+    }
     // The cells of the source's bounding box. A cell holds material if one of its 2^dim quarter
     // points lies in the source (its centre alone misses the cells that a box's face halves).
     std::array<long, 3> first{0, 0, 0}, last{0, 0, 0};
@@ -524,19 +547,68 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
   // (particles::seed_positions_by_source, on the whole box) and their particles counted, unless their
   // bound (the lattice over the box of a curve's control points grown by its half-width, over the domain
   // for a mesh; a shell's rows x points x layers) exceeds kMaxSeededBound: that bound then stands.
+  // Boxes are counted exactly, point by point as the sampler keeps them (geometry::box_lattice_points,
+  // with the sampler's spacing geometry::lattice_spacing): a face off the particle lattice keeps its
+  // last layer only where that layer lies inside the box. The MPM methods then remove the particles in
+  // the box's wall layers (physics::remove_particles_inside_colliders; half-spaces wall_cells cells deep
+  // at the faces of the grid's box, physics::read_colliders): those are not counted either. Particles
+  // that other colliders of the deck remove are (the estimate stays above the run there).
+  std::array<double, 3> keep_lo{-INFINITY, -INFINITY, -INFINITY}, keep_hi{INFINITY, INFINITY, INFINITY};
+  if (!sph && deck.method.rfind("mpm", 0) == 0 && domain.text("walls") != "none") {
+    const double t = static_cast<double>(domain.integer("wall_cells")) * dx;
+    for (int d = 0; d < dim; ++d) {
+      keep_lo[d] = lo[d] + t;
+      keep_hi[d] = lo[d] + std::max(1.0, std::round((hi[d] - lo[d]) / dx)) * dx - t;
+    }
+  }
   const YAML::Node sources = raw["sources"];
+  const std::vector<config::Section> source_sections =
+      sources && sources.IsSequence() ? root.list("sources") : std::vector<config::Section>();
   std::vector<double> bound;
   std::vector<bool> sampled;
+  std::vector<BoxLattice> boxes;
   if (sources && sources.IsSequence()) {
     for (const auto& s : sources) {
       const std::string type = s["type"] ? s["type"].as<std::string>() : "box";
+      const long ppc = source_sections[bound.size()].integer("particles_per_cell");
       double spacing = dx;
-      if (sph) {
-        spacing = 2 * raw["sph"]["particle_radius"].as<double>();
-      } else if (s["particles_per_cell"]) {
-        spacing = dx / std::pow(std::max(1.0, s["particles_per_cell"].as<double>()), 1.0 / dim);
+      try {
+        spacing = geometry::lattice_spacing(dx, static_cast<int>(ppc), dim);
+      } catch (const std::invalid_argument&) {  // the run refuses such a deck; estimate it anyway
+        spacing = sph ? 2 * raw["sph"]["particle_radius"].as<double>()
+                      : dx / std::pow(std::max(1.0, static_cast<double>(ppc)), 1.0 / dim);
       }
       double count = volume_fraction(type, dim);
+      BoxLattice lattice;
+      if (type == "box") {
+        std::array<double, 3> a{}, b{};
+        bool empty = false;
+        for (int d = 0; d < dim; ++d) {
+          a[d] = std::max(s["lower"][d].as<double>(), lo[d]);
+          b[d] = std::min(s["upper"][d].as<double>(), hi[d]);
+          empty = empty || !(b[d] > a[d]);
+        }
+        lattice.known = true;
+        if (!empty && p.overflow.empty()) {
+          try {
+            if (dim == 2) {
+              std::array<double, 2> f{}, l{};
+              lattice.points = static_cast<double>(geometry::box_lattice_points<2>(
+                  {a[0], a[1]}, {b[0], b[1]}, spacing, {keep_lo[0], keep_lo[1]}, {keep_hi[0], keep_hi[1]}, &f, &l));
+              for (int d = 0; d < 2; ++d) {
+                lattice.first[d] = f[d];
+                lattice.last[d] = l[d];
+              }
+            } else {
+              lattice.points = static_cast<double>(
+                  geometry::box_lattice_points<3>(a, b, spacing, keep_lo, keep_hi, &lattice.first, &lattice.last));
+            }
+          } catch (const std::invalid_argument&) {  // a lattice too large to index: the bound below stands
+            lattice.known = false;
+          }
+        }
+      }
+      boxes.push_back(lattice);
       for (int d = 0; d < dim; ++d) {
         double a = lo[d], b = hi[d];
         if (type == "box") {
@@ -568,6 +640,7 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
         const double layers = s["layers"] ? s["layers"].as<double>() : 2;
         count = layers * rows * std::max(1.0, M_PI * (r0 + r1) / spacing);
       }
+      if (lattice.known) count = lattice.points;
       bound.push_back(count);
       sampled.push_back(type != "box" && type != "sphere" && type != "ellipsoid" && p.overflow.empty() &&
                         count <= kMaxSeededBound);
@@ -588,14 +661,20 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
     }
   }
   double material_cells = 0;
-  if (sources && sources.IsSequence()) {
-    size_t si = 0;
-    for (const auto& s : sources) {
-      const double count = sampled[si] ? static_cast<double>(seeded[si].extent(0)) : bound[si];
-      ++si;
-      p.particles += count;
-      material_cells += sph ? 0.0 : count / std::max(1.0, s["particles_per_cell"] ? s["particles_per_cell"].as<double>() : 1.0);
+  auto kept = [&](const HostPoints& x) {  // seeded points outside the wall layers
+    double n = 0;
+    for (size_t q = 0; q < x.extent(0); ++q) {
+      bool in = true;
+      for (int d = 0; d < dim; ++d) in = in && !(x(q, d) < keep_lo[d]) && !(x(q, d) > keep_hi[d]);
+      n += in ? 1 : 0;
     }
+    return n;
+  };
+  for (size_t si = 0; si < bound.size(); ++si) {
+    const double count = sampled[si] ? kept(seeded[si]) : bound[si];
+    p.particles += count;
+    const double ppc = static_cast<double>(source_sections[si].integer("particles_per_cell"));
+    material_cells += sph ? 0.0 : count / std::max(1.0, ppc);
   }
   p.warnings = overlapping_sources(raw, deck.method, dim);
   if (deck.method == "mpm" || deck.method == "mpm-explicit")
@@ -612,7 +691,7 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
     for (const auto& m : raw["materials"])
       if (m["model"] && m["model"].as<std::string>() != "fluid") solid = true;
   // Where the material sits (MPM): the whole job's counts, and each rank's share below.
-  const Footprint f = sph ? Footprint() : material_footprint(sources, dim, lo, dx, nodes, seeded);
+  const Footprint f = sph ? Footprint() : material_footprint(sources, dim, lo, dx, nodes, seeded, boxes);
   if (implicit && dim == 3) {
     p.material_nodes = f.nodes;
     if (tension) {
