@@ -1,5 +1,6 @@
 # Sourced by the Slurm tests (needs $src, the source tree, and $build, the build tree): pass/fail
-# counters, the machine-wide lock, the local one-node cluster (scripts/slurm-local.sh; stopped on exit)
+# counters, the machine-wide lock, the local cluster (scripts/slurm-local.sh: one node, or two when the
+# test sets slurm_nodes=2; stopped on exit)
 # and a work folder $work laid out as a repository root (build/bin/meniscus, scripts/mpi-env.sh,
 # jobs/meniscus.sbatch, runs/, inputs/). Exits 77 (skip) where Slurm cannot run (no root, no cgroup fs).
 passed=0
@@ -12,7 +13,7 @@ fail() { echo "FAIL  $*"; failed=$((failed + 1)); }
 exec 9> /run/lock/meniscus-slurm-local.lock
 flock -w 600 9 || { echo "FAIL  another Slurm test held /run/lock/meniscus-slurm-local.lock for 600 s"; exit 1; }
 
-bash "$src/scripts/slurm-local.sh" start
+bash "$src/scripts/slurm-local.sh" start "${slurm_nodes:-1}"
 rc=$?
 if [ "$rc" = 3 ]; then echo "skip: Slurm cannot run on this machine"; exit 77; fi
 [ "$rc" = 0 ] || { echo "FAIL  slurm-local start (exit $rc)"; exit 1; }
