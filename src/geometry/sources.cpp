@@ -139,7 +139,7 @@ double lattice_spacing(double dx, int particles_per_cell, int dim) {
 template <int Dim>
 int64_t box_lattice_points(const std::array<double, Dim>& lower, const std::array<double, Dim>& upper, double spacing,
                            const std::array<double, Dim>& keep_lower, const std::array<double, Dim>& keep_upper,
-                           std::array<double, Dim>* first, std::array<double, Dim>* last) {
+                           std::array<std::array<int64_t, 2>, Dim>* range) {
   const Shape<Dim> shape = box<Dim>(lower, upper);
   int64_t points = 1;
   for (int d = 0; d < Dim; ++d) {
@@ -153,8 +153,7 @@ int64_t box_lattice_points(const std::array<double, Dim>& lower, const std::arra
     int64_t a = 0, b = n - 1;
     while (a <= b && !inside(a)) ++a;
     while (b >= a && !inside(b)) --b;
-    if (first) (*first)[d] = lattice_coordinate(lower[d], a, spacing);
-    if (last) (*last)[d] = lattice_coordinate(lower[d], b, spacing);
+    if (range) (*range)[d] = {a, b};
     points *= std::max<int64_t>(0, b - a + 1);
   }
   return points;
@@ -162,10 +161,10 @@ int64_t box_lattice_points(const std::array<double, Dim>& lower, const std::arra
 
 template int64_t box_lattice_points<2>(const std::array<double, 2>&, const std::array<double, 2>&, double,
                                        const std::array<double, 2>&, const std::array<double, 2>&,
-                                       std::array<double, 2>*, std::array<double, 2>*);
+                                       std::array<std::array<int64_t, 2>, 2>*);
 template int64_t box_lattice_points<3>(const std::array<double, 3>&, const std::array<double, 3>&, double,
                                        const std::array<double, 3>&, const std::array<double, 3>&,
-                                       std::array<double, 3>*, std::array<double, 3>*);
+                                       std::array<std::array<int64_t, 2>, 3>*);
 template Seeds<2> seed_lattice<2>(const Shape<2>&, std::array<double, 2>, std::array<double, 2>, double,
                                   std::array<double, 2>, std::array<double, 2>);
 template Seeds<3> seed_lattice<3>(const Shape<3>&, std::array<double, 3>, std::array<double, 3>, double,

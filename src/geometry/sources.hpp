@@ -48,12 +48,12 @@ double lattice_spacing(double dx, int particles_per_cell, int dim);
 // (upper - lower not a whole number of spacings) keeps the last layer only if its points lie inside.
 // Points with a coordinate below keep_lower or above keep_upper on some axis are not counted (the
 // MPM methods remove the seeded particles inside the box's wall layers, half-spaces x < lower + wall
-// thickness and x > upper - wall thickness). first/last, when given, get per axis the lattice
-// coordinates of the first and last points counted (the count is then 0 if last < first on an axis).
-// O(Dim): for `meniscus check` (run/resource_plan.cpp).
+// thickness and x > upper - wall thickness). range, when given, gets per axis the first and last lattice
+// indices counted (positions lattice_coordinate(lower[d], i, spacing); the count is 0 if last < first on
+// an axis). O(Dim): for `meniscus check` (run/resource_plan.cpp).
 template <int Dim>
 int64_t box_lattice_points(const std::array<double, Dim>& lower, const std::array<double, Dim>& upper, double spacing,
                            const std::array<double, Dim>& keep_lower, const std::array<double, Dim>& keep_upper,
-                           std::array<double, Dim>* first = nullptr, std::array<double, Dim>* last = nullptr);
+                           std::array<std::array<int64_t, 2>, Dim>* range = nullptr);
 
 }  // namespace meniscus::geometry

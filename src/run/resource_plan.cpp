@@ -67,19 +67,34 @@ constexpr double kBytesPerParticleSolidBlock = 81 * 8;
 constexpr double kContourAreaPerFace = 1.1;  // contour area of the union of spheres / cell faces
 constexpr double kBytesPerSample3D = 1500;
 // The four figures below were refitted to measured peaks (docs/performance.md, "Memory of the 3D candle",
-// "The estimate refitted"): the per-box-node ones by doubling the box with the same material (the 3D impact
-// deck at 1/63: 7.78e5 -> 1.54e6 nodes, peak 654 -> 1065 MiB, 567 B per node in all, 200 of them the
-// explicit figure; the 1/31 candle: 3.28e4 -> 6.45e4 nodes, 161.5 -> 188.2 MiB, 883 B per node, the heat
-// solve's share 316 B), the per-particle and per-reached-node ones by least squares on the candle at 1/31,
-// 1/47, 1/63, 1/127 and the impact deck with the box terms fixed. The term-by-term counts above (29 kB per
-// reached node from full 125-block rows) overcounted the rows at the material's surface, which hold
-// fewer blocks, and undercounted the particles' implicit arrays.
+// "The estimate refitted", "Counted as the run seeds"): the per-box-node ones by doubling the box with the
+// same material (the 3D impact deck at 1/63: 7.78e5 -> 1.54e6 nodes, peak 654 -> 1065 MiB, 567 B per node
+// in all, 200 of them the explicit figure; the 1/31 candle: 3.28e4 -> 6.45e4 nodes, 161.5 -> 188.2 MiB,
+// 883 B per node, the heat solve's share 316 B), the per-particle and per-reached-node ones with the box
+// terms fixed, on the candle at 1/31, 1/47, 1/63, 1/127 and the impact deck, with the particles and reached
+// nodes counted as the run seeds them: the largest deviation made smallest (estimate / peak 0.93 to 1.08).
+// The previous fit (12 kB per reached node) was made on counts that put the 1/47 candle at 79 K particles
+// where the run seeds 69 K. The term-by-term counts above (29 kB per reached node from full 125-block rows)
+// overcounted the rows at the material's surface, which hold fewer blocks.
 constexpr double kBytesPerParticleImplicit3D = 1100;  // beside kBytesPerParticleMpm's 400
-constexpr double kBytesPerMaterialNode3D = 12e3;
+constexpr double kBytesPerMaterialNode3D = 15.5e3;
 // The impact deck's inner solve stays the fused block-SSOR CG (BAIJ rows and the solver's two copies of
 // the matrix halves), the candle's switches to GAMG: the one per-node figure fits both peaks.
 constexpr double kBytesPerNodeImplicit3D = 370;
 constexpr double kBytesPerMaterialNodeHeat3D = 6000;
+// On several ranks each rank assembles partial Hessian rows for the unknown nodes of its ghost layers (5
+// nodes deep with surface tension) and sends them to their owners, which add them to their own rows
+// (mpm::AssembledHessian::plan_ghost_rows, add_ghost_rows). The rows' Kokkos arrays are in the reached-node
+// term above (a rank's reached nodes include its ghost layers); the exchange keeps, per rank and from one
+// pattern build to the next, a send buffer with the values of its ghost rows and a receive buffer with the
+// values of the neighbours' ghost rows that lie on its own nodes (std::vector<double>, 72 B per 3 x 3 block
+// each, the receive side with a 4-byte entry index per block): blocks per row x (72 + 72 + 4) B per ghost
+// row. Measured on 2 ranks (the buffers' sizes printed by the run, the candle cut through its axis): 1/31
+// 11.3 MB per rank (844 ghost rows, 91 blocks each), 1/63 47.0 MB (3,204 ghost rows, 99 blocks each), i.e.
+// 11.1 and 13.0 kB per reached node of the ghost layers as drawn here (1,016 and 3,624). This was the
+// "+12-13.6 kB per reached node" the estimate had added on several ranks unattributed (as a second copy of
+// every row): at 1/31 it is all of it.
+constexpr double kBytesPerGhostRow3D = 13e3;
 constexpr double kBytesPerNodeHeat3D = 320;
 constexpr double kBytesPerParticleSph[2] = {2000, 6000};  // neighbour lists grow with the dimension
 constexpr double kBytesPerNodeSph = 20;                   // cell list heads and counts
@@ -134,12 +149,15 @@ struct Region {
   double r = 0;
 };
 
-// A box source's particles as the sampler seeds them (geometry::box_lattice_points): their count and
-// the first and last lattice coordinates per axis, which bound the cells they occupy.
+// A box source's particles as the sampler seeds them (geometry::box_lattice_points): the lattice (origin
+// and spacing), the points the run keeps (count and index range per axis, which bound the cells they
+// occupy) and the range it seeds before removing those in the wall layers (what the run's balancing counts).
 struct BoxLattice {
   bool known = false;
-  double points = 0;
-  std::array<double, 3> first{}, last{};
+  double points = 0, seeded_points = 0, spacing = 0;
+  std::array<double, 3> lower{};
+  std::array<std::array<int64_t, 2>, 3> kept{}, seeded{};
+  double coordinate(int d, int64_t i) const { return geometry::lattice_coordinate(lower[d], i, spacing); }
 };
 
 Region region_of(const YAML::Node& s, int dim) {
@@ -296,8 +314,9 @@ Footprint material_footprint(const YAML::Node& sources, int dim, const std::vect
       if (!(boxes[r].points > 0)) continue;
       std::array<long, 3> first{0, 0, 0}, last{0, 0, 0};
       for (int d = 0; d < dim; ++d) {
-        first[d] = std::clamp(static_cast<long>(std::floor((boxes[r].first[d] - lo[d]) / h)), 0L, n[d] - 1);
-        last[d] = std::clamp(static_cast<long>(std::floor((boxes[r].last[d] - lo[d]) / h)), 0L, n[d] - 1);
+        const double a = boxes[r].coordinate(d, boxes[r].kept[d][0]), b = boxes[r].coordinate(d, boxes[r].kept[d][1]);
+        first[d] = std::clamp(static_cast<long>(std::floor((a - lo[d]) / h)), 0L, n[d] - 1);
+        last[d] = std::clamp(static_cast<long>(std::floor((b - lo[d]) / h)), 0L, n[d] - 1);
       }
       for (long l = first[2]; l <= last[2]; ++l)
         for (long j = first[1]; j <= last[1]; ++j)
@@ -387,14 +406,54 @@ Footprint material_footprint(const YAML::Node& sources, int dim, const std::vect
 // grid::balanced_layout on per-axis histograms of the footprint's particles (a cell's particles counted
 // at both of its nodes) when `balanced`, else on empty histograms (the even split). Empty when the grid
 // cannot be split (the caller reports that) or the deck draws no footprint.
+// The particles the run seeds, where they are known point by point (boxes from their lattices, meshes,
+// curves and shells from their seeded positions; empty when a sphere or an ellipsoid is among the sources):
+// what particles::balanced_decomposition counts, before the particles in the walls are removed.
+struct SeededSources {
+  bool exact = false;
+  const std::vector<BoxLattice>* boxes = nullptr;
+  const std::vector<HostPoints>* points = nullptr;
+  const std::vector<bool>* sampled = nullptr;
+  std::vector<double> lower;
+  double dx = 1;
+};
+
+// particles::node_histograms on the seeded sources: per axis, each particle counts at its nearest node plane.
+template <int Dim>
+void seeded_histograms(const SeededSources& src, std::array<std::vector<long>, Dim>& hist) {
+  auto plane = [&](int d, double x) {
+    const long i = static_cast<long>(std::floor((x - src.lower[d]) / src.dx + 0.5));
+    return static_cast<size_t>(std::clamp(i, 0L, static_cast<long>(hist[d].size()) - 1));
+  };
+  for (size_t s = 0; s < src.boxes->size(); ++s) {
+    if ((*src.sampled)[s]) {
+      const auto& x = (*src.points)[s];
+      for (size_t q = 0; q < x.extent(0); ++q)
+        for (int d = 0; d < Dim; ++d) ++hist[d][plane(d, x(q, d))];
+      continue;
+    }
+    const BoxLattice& b = (*src.boxes)[s];
+    if (!(b.seeded_points > 0)) continue;
+    for (int d = 0; d < Dim; ++d) {
+      long other = 1;  // the points on the other axes
+      for (int e = 0; e < Dim; ++e)
+        if (e != d) other *= static_cast<long>(b.seeded[e][1] - b.seeded[e][0] + 1);
+      for (int64_t i = b.seeded[d][0]; i <= b.seeded[d][1]; ++i) hist[d][plane(d, b.coordinate(d, i))] += other;
+    }
+  }
+}
+
 template <int Dim>
 std::vector<std::array<std::array<long, 2>, 3>> rank_blocks_of(const Footprint& f, const std::array<int, 3>& nodes,
                                                                 int ranks, int min_nodes,
-                                                                const std::array<int, Dim>& requested, bool balanced) {
+                                                                const std::array<int, Dim>& requested, bool balanced,
+                                                                const SeededSources& seeded) {
   std::vector<std::array<std::array<long, 2>, 3>> out;
   std::array<std::vector<long>, Dim> hist;
   for (int d = 0; d < Dim; ++d) hist[d].assign(static_cast<size_t>(nodes[d]), 0);
-  if (balanced && !f.cell.empty()) {
+  if (balanced && seeded.exact) {
+    seeded_histograms<Dim>(seeded, hist);
+  } else if (balanced && !f.cell.empty()) {
     long other = 1;
     for (int d = 0; d < Dim - 1; ++d) other *= f.k;
     for (long l = 0; l < (Dim == 3 ? f.n[2] : 1); ++l)
@@ -431,13 +490,14 @@ std::vector<std::array<std::array<long, 2>, 3>> rank_blocks_of(const Footprint& 
 
 std::vector<std::array<std::array<long, 2>, 3>> rank_blocks(const Footprint& f, int dim, const std::array<int, 3>& nodes,
                                                              int ranks, int min_nodes, const config::Section& domain,
-                                                             bool balanced) {
+                                                             bool balanced, const SeededSources& seeded) {
   const auto fixed = domain.vector("ranks");
   if (dim == 2)
     return rank_blocks_of<2>(f, nodes, ranks, min_nodes, {static_cast<int>(fixed[0]), static_cast<int>(fixed[1])},
-                             balanced);
+                             balanced, seeded);
   return rank_blocks_of<3>(f, nodes, ranks, min_nodes,
-                           {static_cast<int>(fixed[0]), static_cast<int>(fixed[1]), static_cast<int>(fixed[2])}, balanced);
+                           {static_cast<int>(fixed[0]), static_cast<int>(fixed[1]), static_cast<int>(fixed[2])}, balanced,
+                           seeded);
 }
 
 // mpm-multiphase removes, at start-up, the fluid particles seeded inside a solid or inside a fluid
@@ -589,19 +649,26 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
           empty = empty || !(b[d] > a[d]);
         }
         lattice.known = true;
+        lattice.lower = a;
+        lattice.spacing = spacing;
         if (!empty && p.overflow.empty()) {
           try {
+            constexpr double inf = INFINITY;
             if (dim == 2) {
-              std::array<double, 2> f{}, l{};
+              std::array<std::array<int64_t, 2>, 2> kept{}, all{};
               lattice.points = static_cast<double>(geometry::box_lattice_points<2>(
-                  {a[0], a[1]}, {b[0], b[1]}, spacing, {keep_lo[0], keep_lo[1]}, {keep_hi[0], keep_hi[1]}, &f, &l));
+                  {a[0], a[1]}, {b[0], b[1]}, spacing, {keep_lo[0], keep_lo[1]}, {keep_hi[0], keep_hi[1]}, &kept));
+              lattice.seeded_points = static_cast<double>(
+                  geometry::box_lattice_points<2>({a[0], a[1]}, {b[0], b[1]}, spacing, {-inf, -inf}, {inf, inf}, &all));
               for (int d = 0; d < 2; ++d) {
-                lattice.first[d] = f[d];
-                lattice.last[d] = l[d];
+                lattice.kept[d] = kept[d];
+                lattice.seeded[d] = all[d];
               }
             } else {
               lattice.points = static_cast<double>(
-                  geometry::box_lattice_points<3>(a, b, spacing, keep_lo, keep_hi, &lattice.first, &lattice.last));
+                  geometry::box_lattice_points<3>(a, b, spacing, keep_lo, keep_hi, &lattice.kept));
+              lattice.seeded_points = static_cast<double>(
+                  geometry::box_lattice_points<3>(a, b, spacing, {-inf, -inf, -inf}, {inf, inf, inf}, &lattice.seeded));
             }
           } catch (const std::invalid_argument&) {  // a lattice too large to index: the bound below stands
             lattice.known = false;
@@ -701,26 +768,24 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
   }
   // What one process holds (see the constants): its particles (and the halo particles it copies from its
   // neighbours), its surface samples, its cells of material, the reached nodes and the nodes of its block of
-  // the grid with the ghost layers around it. The implicit 3D step's peak is a Newton iteration.
-  // On several ranks the largest rank's peak exceeds what the terms above count for its block by 12-13.6 kB per
-  // reached node of the block (2 ranks, the candle at 1/31, 1/63, 1/127: 13, 69 and 430 MiB short), as if
-  // it held its rows of the Newton matrix twice: measured, not attributed (the candidates are PETSc's
-  // off-process part of MATMPIAIJ/BAIJ with its scatter, and GAMG's repartitioned levels).
-  const double matrix_copies = p.ranks > 1 ? 2.0 : 1.0;
-  auto bytes_of = [&](double particles, double halo, double samples, double cells, double reached, double box) {
+  // the grid with the ghost layers around it, and on several ranks the assembled Hessian's exchange buffers
+  // for the reached nodes of its ghost layers (kBytesPerGhostRow3D). The implicit 3D step's peak is a Newton
+  // iteration.
+  auto bytes_of = [&](double particles, double halo, double samples, double cells, double reached, double box,
+                      double ghost_reached) {
     double b = (particles + halo) * (sph ? kBytesPerParticleSph[di] : kBytesPerParticleMpm[di]) +
                box * (sph ? kBytesPerNodeSph : kBytesPerNodeMpm[di]);
     if (implicit && dim == 3) {
       b += particles * (kBytesPerParticleImplicit3D + (solid ? kBytesPerParticleSolidBlock : 0.0)) +
-           samples * kBytesPerSample3D + reached * kBytesPerMaterialNode3D * matrix_copies +
-           box * kBytesPerNodeImplicit3D;
+           samples * kBytesPerSample3D + reached * kBytesPerMaterialNode3D + box * kBytesPerNodeImplicit3D +
+           ghost_reached * kBytesPerGhostRow3D;
       if (heat_on) b += reached * kBytesPerMaterialNodeHeat3D + box * kBytesPerNodeHeat3D;
     } else if (implicit) {
       b += cells * kBytesPerCellImplicit2D + box * kBytesPerNodeImplicit2D;
     }
     return b + kBytesPerProcess;
   };
-  const double whole = bytes_of(p.particles, 0, p.surface_samples, material_cells, f.nodes, node_count);
+  const double whole = bytes_of(p.particles, 0, p.surface_samples, material_cells, f.nodes, node_count, 0);
   p.bytes_total = whole;
   p.bytes_per_rank = whole;
   if (p.ranks > 1) {
@@ -729,8 +794,16 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
     // tension, 2 without) and, with surface tension, the halo of particles that resampling copies from
     // the neighbours ((0.867 + 3) cells, surface_resampling.hpp).
     std::vector<std::array<std::array<long, 2>, 3>> blocks;
+    SeededSources known;
+    known.exact = !boxes.empty();
+    for (size_t si = 0; si < boxes.size(); ++si) known.exact = known.exact && (boxes[si].known || sampled[si]);
+    known.boxes = &boxes;
+    known.points = &seeded;
+    known.sampled = &sampled;
+    known.lower = lo;
+    known.dx = dx;
     if (!sph) blocks = rank_blocks(f, dim, nodes, p.ranks, (tension ? 5 : 2) + 1, domain,
-                                   domain.text("balance") == "particles");
+                                   domain.text("balance") == "particles", known);
     if (blocks.empty()) {
       p.bytes_per_rank = (whole - kBytesPerProcess) / p.ranks + kBytesPerProcess;
       p.bytes_total = p.bytes_per_rank * p.ranks;
@@ -752,12 +825,18 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
           box *= static_cast<double>(g1[d] - g0[d]);
         }
         const FootprintShare own = footprint_share(f, dim, c0, c1, g0, g1);
+        std::array<long, 3> n0{0, 0, 0}, n1{1, 1, 1};  // the block's own nodes, without the ghost layers
+        for (int d = 0; d < dim; ++d) {
+          n0[d] = b[d][0];
+          n1[d] = b[d][1];
+        }
+        const double owned_reached = footprint_share(f, dim, c0, c1, n0, n1).nodes;
         const FootprintShare wide = footprint_share(f, dim, h0, h1, g0, g1);
         const double share = f.cells > 0 ? own.cells / f.cells : 1.0 / p.ranks;
         const double halo_share = f.cells > 0 ? (wide.cells - own.cells) / f.cells : 0.0;
         const double face_share = f.faces > 0 ? own.faces / f.faces : 1.0 / p.ranks;
         const double bytes = bytes_of(p.particles * share, p.particles * halo_share, p.surface_samples * face_share,
-                                      material_cells * share, own.nodes, box);
+                                      material_cells * share, own.nodes, box, own.nodes - owned_reached);
         p.bytes_total += bytes;
         p.bytes_per_rank = std::max(p.bytes_per_rank, bytes);
       }
