@@ -45,18 +45,8 @@ while (($(date +%s) - start < 600)); do
   sleep 0.2
 done
 [ "$signalled" = 1 ] || fail "job $job: no USR1 sent (diagnostics rows: ${rows:-0}, state ${state:-?}; raise STEPS if it finished first)"
-start=$(date +%s)
-state=
-while :; do
-  state=$(scontrol show job "$job" -o 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
-  case "$state" in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) break ;; esac
-  (($(date +%s) - start > 1500)) && { echo "job $job still $state after 1500 s"; scancel "$job"; break; }
-  sleep 5
-done
-echo "job $job: $state after $(($(date +%s) - start)) s; $(scontrol show job "$job" -o | grep -o 'Restarts=[0-9]*')"
+wait_job "$job" 1500
 log="runs/$job.log"
-grep '^\[meniscus.sbatch\]' "$log"
-if [ "$state" = COMPLETED ]; then pass "candle job completed"; else fail "candle job ended $state"; tail -n 20 "$log"; fi
 if grep -q "USR1" "$log" && grep -q "requeueing job" "$log"; then pass "USR1 forwarded, job requeued itself"; else
   fail "no USR1 and requeue in $log"; fi
 if grep -q "resuming from its latest checkpoint" "$log"; then pass "the requeued job resumed from the checkpoint"; else
@@ -64,13 +54,8 @@ if grep -q "resuming from its latest checkpoint" "$log"; then pass "the requeued
 chk=$(ls runs/"$job"/checkpoints/chk_*.h5 2>/dev/null | head -n 1)
 echo "checkpoints: $(ls runs/"$job"/checkpoints 2>/dev/null | tr '\n' ' ')"
 
-# 2. The same run uninterrupted.
-OMP_NUM_THREADS=1 mpirun -n 2 build/bin/meniscus run inputs/candle-3d.yaml --output ref "${args[@]}" > ref.log 2>&1 ||
-  { tail -n 20 ref.log; fail "uninterrupted run"; }
-
-# 3. Every diagnostics column except the timings, at every step, against the uninterrupted run.
-python3 "$src/tests/slurm/compare_diagnostics.py" "runs/$job/diagnostics.csv" ref/diagnostics.csv "$steps" "${REL_TOL:-1e-12}" &&
-  pass "restart reproduces the uninterrupted run" || fail "restart differs"
+# 2. The same run uninterrupted, and every diagnostics column at every step against it.
+same_as_mpirun "$job" "$steps" "restart reproduces the uninterrupted run"
 
 cd /
 if [ "$failed" = 0 ]; then rm -rf "$work"; else echo "kept $work"; fi

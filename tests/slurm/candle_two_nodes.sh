@@ -35,30 +35,16 @@ sbatch --time=10 $request --export=ALL,CHECKPOINT_MINUTES=0,OMP_NUM_THREADS=1 jo
   > submit.txt 2>&1
 job=$(grep -o 'Submitted batch job [0-9]*' submit.txt | grep -o '[0-9]*$')
 [ -n "$job" ] || { cat submit.txt; echo "FAIL  no job id"; exit 1; }
-start=$(date +%s)
-state=
-while :; do
-  state=$(scontrol show job "$job" -o 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
-  case "$state" in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) break ;; esac
-  (($(date +%s) - start > 900)) && { echo "job $job still $state after 900 s"; scancel "$job"; break; }
-  sleep 2
-done
-info=$(scontrol show job "$job" -o)
-echo "job $job: $state after $(($(date +%s) - start)) s; $(grep -o 'NodeList=[^ ]*' <<<"$info" | tail -n 1) $(grep -o 'NumNodes=[0-9]*' <<<"$info")"
+wait_job "$job" 900
 log="runs/$job.log"
-grep '^\[meniscus.sbatch\]' "$log"
-if [ "$state" = COMPLETED ]; then pass "candle job completed"; else fail "candle job ended $state"; tail -n 20 "$log"; fi
 grep -q "on 2 node(s) (n\[1-2\]): 2 ranks (1 per node)" "$log" && pass "one rank on each of the nodes n1, n2" ||
   fail "the job did not run one rank on each node"
 mem=${request##*--mem=}
 grep -q "memory per node ${mem%M} MiB" "$log" && pass "memory per node ${mem} as requested" ||
   fail "memory per node is not the requested $mem"
 
-# 2. The same run with mpirun on 2 ranks, and every diagnostics column against it.
-OMP_NUM_THREADS=1 mpirun -n 2 build/bin/meniscus run inputs/candle-3d.yaml --output ref "${args[@]}" > ref.log 2>&1 ||
-  { tail -n 20 ref.log; fail "mpirun run"; }
-python3 "$src/tests/slurm/compare_diagnostics.py" "runs/$job/diagnostics.csv" ref/diagnostics.csv "$steps" "${REL_TOL:-1e-12}" &&
-  pass "the two-node job reproduces the mpirun run" || fail "the two-node job differs from the mpirun run"
+# 2. The same run with mpirun on 2 ranks, and every diagnostics column at every step against it.
+same_as_mpirun "$job" "$steps" "the two-node job reproduces the mpirun run"
 
 cd /
 if [ "$failed" = 0 ]; then rm -rf "$work"; else echo "kept $work"; fi
