@@ -90,11 +90,12 @@ constexpr double kBytesPerMaterialNodeHeat3D = 6000;
 // values of the neighbours' ghost rows that lie on its own nodes (std::vector<double>, 72 B per 3 x 3 block
 // each, the receive side with a 4-byte entry index per block): blocks per row x (72 + 72 + 4) B per ghost
 // row. Measured on 2 ranks (the buffers' sizes printed by the run, the candle cut through its axis): 1/31
-// 11.3 MB per rank (844 ghost rows, 91 blocks each), 1/63 47.0 MB (3,204 ghost rows, 99 blocks each), i.e.
-// 11.1 and 13.0 kB per reached node of the ghost layers as drawn here (1,016 and 3,624). This was the
+// 11.3 MB per rank (844 ghost rows, 91 blocks each), 1/63 47.0 MB (3,204 ghost rows, 99 blocks each), 1/127
+// 178 MB (11,570 ghost rows, 104 blocks each), i.e. 11.1, 13.0 and 15.0 kB per reached node of the ghost
+// layers as drawn here (1,016, 3,624 and 11,898); the figure is the largest deck's. This was the
 // "+12-13.6 kB per reached node" the estimate had added on several ranks unattributed (as a second copy of
 // every row): at 1/31 it is all of it.
-constexpr double kBytesPerGhostRow3D = 13e3;
+constexpr double kBytesPerGhostRow3D = 15e3;
 constexpr double kBytesPerNodeHeat3D = 320;
 constexpr double kBytesPerParticleSph[2] = {2000, 6000};  // neighbour lists grow with the dimension
 constexpr double kBytesPerNodeSph = 20;                   // cell list heads and counts
