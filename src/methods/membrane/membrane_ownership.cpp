@@ -100,21 +100,7 @@ Held<Dim, Ends> exchange(const std::vector<VertexRecord<Dim>>& rec, long owned,
         if (o != c) out[rec[local[c]].owner].push_back({ends, rec[local[o]]});
     }
   }
-  std::vector<int> send_counts(size), recv_counts(size), send_displs(size, 0), recv_displs(size, 0);
-  std::vector<Unit<Dim, Ends>> flat;
-  for (int r = 0; r < size; ++r) {
-    send_counts[r] = static_cast<int>(out[r].size() * sizeof(Unit<Dim, Ends>));
-    flat.insert(flat.end(), out[r].begin(), out[r].end());
-  }
-  MPI_Comm comm = dec.comm();
-  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
-  for (int r = 1; r < size; ++r) {
-    send_displs[r] = send_displs[r - 1] + send_counts[r - 1];
-    recv_displs[r] = recv_displs[r - 1] + recv_counts[r - 1];
-  }
-  std::vector<Unit<Dim, Ends>> in((recv_displs[size - 1] + recv_counts[size - 1]) / sizeof(Unit<Dim, Ends>));
-  MPI_Alltoallv(flat.data(), send_counts.data(), send_displs.data(), MPI_BYTE, in.data(), recv_counts.data(),
-                recv_displs.data(), MPI_BYTE, comm);
+  const std::vector<Unit<Dim, Ends>> in = alltoall_vectors(dec.comm(), out);
   Held<Dim, Ends> held;
   for (const auto& u : in)
     if (u.ends[0] < 0) held.owned[u.rec.gid] = u.rec;
