@@ -264,6 +264,46 @@ void migrate_triangle_membrane(TriangleMembrane& m, const grid::Decomposition<3>
   m = assemble(exchange<3, 3>(rec, m.owned_vertices, host_elements<3>(m.tri), dec), dec.rank());
 }
 
+TriangleMembrane widen_ghosts(const TriangleMembrane& m, const grid::Decomposition<3>& dec, double reach) {
+  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.gid);
+  const auto rec = records<3>(m.x, m.v, m.kind, hg.data(), dec);
+  const auto tri = host_elements<3>(m.tri);
+  Held<3, 3> held;
+  for (long i = 0; i < m.owned_vertices; ++i) held.owned[rec[i].gid] = rec[i];
+  for (const auto& t : tri)
+    for (int c = 0; c < 3; ++c) held.add_element({rec[t[0]].gid, rec[t[1]].gid, rec[t[2]].gid}, rec[t[c]]);
+  // Each rank's cells widened by reach (region() is the box of the owned nodes' nearest points;
+  // cell i spans half a cell higher).
+  const int size = dec.size();
+  std::vector<std::array<double, 6>> box(size);
+  for (int r = 0; r < size; ++r) {
+    dec.region(r, box[r].data(), box[r].data() + 3);
+    for (int d = 0; d < 3; ++d) {
+      box[r][d] += 0.5 * dec.dx() - reach;
+      box[r][3 + d] += 0.5 * dec.dx() + reach;
+    }
+  }
+  std::vector<std::vector<Unit<3, 3>>> out(size);
+  for (long t = 0; t < m.owned_triangles; ++t) {
+    Element<3> ends;
+    double lo[3], hi[3];
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = std::min({rec[tri[t][0]].x[d], rec[tri[t][1]].x[d], rec[tri[t][2]].x[d]});
+      hi[d] = std::max({rec[tri[t][0]].x[d], rec[tri[t][1]].x[d], rec[tri[t][2]].x[d]});
+    }
+    for (int c = 0; c < 3; ++c) ends[c] = rec[tri[t][c]].gid;
+    for (int r = 0; r < size; ++r) {
+      if (r == dec.rank()) continue;
+      bool meets = true;
+      for (int d = 0; d < 3; ++d) meets = meets && hi[d] >= box[r][d] && lo[d] <= box[r][3 + d];
+      if (!meets) continue;
+      for (int c = 0; c < 3; ++c) out[r].push_back({ends, rec[tri[t][c]]});
+    }
+  }
+  for (const auto& u : alltoall_vectors(dec.comm(), out)) held.add_element(u.ends, u.rec);
+  return assemble(held, dec.rank());
+}
+
 Polyline gather_polyline(const LocalPolyline& lp, const grid::Decomposition<2>& dec) {
   const auto rec = records<2>(lp.m.x, lp.m.v, lp.m.kind, lp.gid.data(), dec);
   return assemble(gather_held<2, 2>(rec, lp.owned, host_elements<2>(lp.m.seg), dec.comm())).m;
