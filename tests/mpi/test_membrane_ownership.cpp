@@ -366,11 +366,8 @@ TEST(MembraneOwnership, WidenedGhostsGiveTheWholeMembranesInterpolation) {
           const auto b = w_row_by_gid(il, wg.data(), centre, half);
           ++faces;
           const auto r = w_row_by_gid(ir, rg.data(), centre, half);
-          ring_misses += r != a && !(is_fallback(r) && is_fallback(a));
-          if (a != b && is_fallback(a) && is_fallback(b)) {
-            ++ties;  // an empty clip: the nearest triangle, a tie between triangles broken by their order
-            continue;
-          }
+          ring_misses += r != a;
+          ties += is_fallback(a);  // an empty clip: the nearest triangle's vertices (ties broken by geometry)
           EXPECT_EQ(a.size(), b.size()) << "face " << d << " of node " << i << " " << j << " " << k;
           for (const auto& [v, w] : a) worst_w = std::max(worst_w, std::abs(w - (b.count(v) ? b.at(v) : 0.0)));
         }
@@ -383,14 +380,13 @@ TEST(MembraneOwnership, WidenedGhostsGiveTheWholeMembranesInterpolation) {
   ties = total(ties);
   ring_misses = total(ring_misses);
   if (dec.size() > 1) EXPECT_GT(ring_misses, 0);  // the one ring alone does not reach every W row
-  EXPECT_LT(ties, counts[2] / 100);
   EXPECT_GT(counts[2], 1000);
   EXPECT_LT(worst_w, 1e-14);
   EXPECT_LT(worst_phi, 1e-15);
   if (dec.size() > 1) EXPECT_LT(counts[1], n);  // still not the whole membrane on any rank
   if (dec.rank() == 0)
     std::printf("3D membrane ghosts to 2 dx at %d ranks: at most %ld (one ring) / %ld (widened) of %ld vertices on a "
-                "rank; %ld faces near the membrane (%ld nearest-triangle ties), W rows within %.1e, phi within %.1e; "
+                "rank; %ld faces near the membrane (%ld by the nearest triangle), W rows within %.1e, phi within %.1e; "
                 "%ld rows wrong from the one ring alone\n",
                 dec.size(), counts[0], counts[1], n, counts[2], ties, worst_w, worst_phi, ring_misses);
 }
