@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "methods/membrane/kkt_assembly.hpp"
+#include "methods/membrane/membrane_ownership.hpp"
 #include "methods/membrane/triangle_interpolation.hpp"
 #include "solvers/petsc_check.hpp"
 
@@ -135,9 +136,26 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
           }
       }
 
-  std::vector<double> xyz = m.x;
-  const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
-  TriangleIndex index(std::move(xyz), m.tri, g.lower, dx, buckets);
+  // W from this rank's triangles only: those within reach of its cells (membrane_ownership.hpp),
+  // reach = the dual cell's half-width along the normal plus one cell (the nearest-triangle
+  // fallback of an empty clip finds a triangle within one cell of a mixed face).
+  const double reach = dx * (1.0 + std::max(0.5, 0.5 * options_.w_normal_extent));
+  const TriangleMembrane local = coupling_layout(m.x, m.tri, grid_.decomposition(), reach);
+  auto local_gid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.gid);
+  TriangleIndex index = [&] {
+    auto lx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.x);
+    auto lt = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.tri);
+    const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
+    return TriangleIndex(std::vector<double>(lx.data(), lx.data() + lx.size()),
+                         std::vector<int>(lt.data(), lt.data() + lt.size()), g.lower, dx, buckets);
+  }();
+  // A W row by global vertex id, in increasing id (the order of the whole membrane's rows).
+  auto w_row = [&](const double* centre, const double* support) {
+    std::vector<std::pair<int, double>> row = interpolation_row(index, centre, support);
+    for (auto& [v, w] : row) v = static_cast<int>(local_gid(v));
+    std::sort(row.begin(), row.end());
+    return row;
+  };
 
   // Faces: each rank adds to its own pressure rows (visiting the faces on the high side of its box
   // through the ghosts) and keeps its velocity-block contributions for the rows' owners.
@@ -189,7 +207,7 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
             alpha = fluid_fraction(a(g.local(cf[0], cf[1], cf[2]), k3Phi), a(g.local(co[0], co[1], co[2]), k3Phi));
             double support[3] = {0.5 * dx, 0.5 * dx, 0.5 * dx};
             support[d] *= options_.w_normal_extent;
-            row = interpolated_velocity(interpolation_row(index, centre, support), vmap, 3, d);
+            row = interpolated_velocity(w_row(centre, support), vmap, 3, d);
           } else {
             // Fluid-rigid face (Ruan 2021 Eq. 26): the velocity of the covering body at the face.
             double xo[3], xf[3];

@@ -57,6 +57,12 @@ void migrate_triangle_membrane(TriangleMembrane& m, const grid::Decomposition<3>
 // owned vertices and the owned triangles are unchanged. Ghost positions must be current. Collective.
 TriangleMembrane widen_ghosts(const TriangleMembrane& m, const grid::Decomposition<3>& dec, double reach);
 
+// This rank's part of a replicated 3D membrane (x: 3 per vertex, tri: 3 per triangle, global id =
+// index) for the coupling: the vertices in its cells (cell_owner) with ghosts out to `reach`
+// (local_triangle_membrane, then widen_ghosts). Collective.
+TriangleMembrane coupling_layout(const std::vector<double>& x, const std::vector<int>& tri,
+                                 const grid::Decomposition<3>& dec, double reach);
+
 // Every rank's owned vertices in global-id order (positions, velocities, kinds; global id = index)
 // and every element once, on every rank: the same result at every rank count (elements ordered by
 // their global ids, each in its own vertex order). For output, checkpoints and the gathered
