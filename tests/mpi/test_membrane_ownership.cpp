@@ -174,6 +174,21 @@ TEST(MembraneOwnership, PolylineVerticesMigrateWithTheirCells) {
 }
 
 namespace {
+// The membrane of inputs/membrane-drop-3d.yaml (icosphere of 10,242 vertices, R = 0.3) on its 32^3
+// MAC grid split over the world, and the rank owning each vertex's cell.
+struct DropOnGrid {
+  const double lower[3] = {0, 0, 0};
+  const int cells[3] = {32, 32, 32};
+  const double dx = 1.0 / 32;
+  mm::MacGrid3 grid{MPI_COMM_WORLD, lower, cells, dx, "test"};
+  const meniscus::geometry::TriangleMesh mesh = mm::make_icosphere({0.5, 0.5, 0.5}, 0.3, 5);
+  const mm::TriangleMembrane whole = mm::make_triangle_membrane(mesh);
+  std::vector<int> owner;
+  DropOnGrid() {
+    for (const auto& v : mesh.vertices) owner.push_back(mm::cell_owner(grid.decomposition(), v.data()));
+  }
+};
+
 // The 3D layout `part` against the whole mesh `whole` (moved the same way): owned vertices in the
 // rank's cells, ghosts exactly the other corners of the triangles with an owned corner, the
 // triangles those (same corner order), owned triangles those whose lowest global id is owned here,
@@ -222,15 +237,12 @@ std::pair<long, long> expect_layout_3d(const mm::TriangleMembrane& part, const m
 // change ranks, and the owned rows of the capillary force equal the whole membrane's. Each rank
 // stores about total / ranks vertices plus its ghosts instead of the whole membrane.
 TEST(MembraneOwnership, TriangleVerticesMigrateWithTheirCells) {
-  const double lower[3] = {0, 0, 0};
-  const int cells[3] = {32, 32, 32};
-  mm::MacGrid3 grid(MPI_COMM_WORLD, lower, cells, 1.0 / 32, "test");
-  const auto& dec = grid.decomposition();
-  const auto mesh = mm::make_icosphere({0.5, 0.5, 0.5}, 0.3, 5);
+  const DropOnGrid drop;
+  const auto& dec = drop.grid.decomposition();
+  const auto& mesh = drop.mesh;
   const long n = static_cast<long>(mesh.vertices.size());
-  const mm::TriangleMembrane whole = mm::make_triangle_membrane(mesh);
-  std::vector<int> owner(n);
-  for (long g = 0; g < n; ++g) owner[g] = mm::cell_owner(dec, mesh.vertices[g].data());
+  const mm::TriangleMembrane& whole = drop.whole;
+  const std::vector<int>& owner = drop.owner;
   mm::TriangleMembrane part = mm::local_triangle_membrane(mesh, owner, dec.rank());
   auto [v0, t0] = expect_layout_3d(part, whole, dec);
   EXPECT_EQ(total(v0), n);
@@ -319,17 +331,14 @@ mm::TriangleIndex host_index(const X& xv, const T& tv, const double* lower, doub
 // the whole membrane's, and so does the signed-distance magnitude phi (reach 2 dx) at every owned
 // cell centre: the layout is enough for a rank's W rows and mass M (Ruan et al. 2021 §4.3).
 TEST(MembraneOwnership, WidenedGhostsGiveTheWholeMembranesInterpolation) {
-  const double lower[3] = {0, 0, 0};
-  const int cells[3] = {32, 32, 32};
-  const double dx = 1.0 / 32;
-  mm::MacGrid3 grid(MPI_COMM_WORLD, lower, cells, dx, "test");
-  const auto& dec = grid.decomposition();
-  const auto mesh = mm::make_icosphere({0.5, 0.5, 0.5}, 0.3, 5);
-  const long n = static_cast<long>(mesh.vertices.size());
-  const mm::TriangleMembrane whole = mm::make_triangle_membrane(mesh);
-  std::vector<int> owner(n);
-  for (long g = 0; g < n; ++g) owner[g] = mm::cell_owner(dec, mesh.vertices[g].data());
-  const mm::TriangleMembrane ring = mm::local_triangle_membrane(mesh, owner, dec.rank());
+  const DropOnGrid drop;
+  const double* lower = drop.lower;
+  const int* cells = drop.cells;
+  const double dx = drop.dx;
+  const auto& dec = drop.grid.decomposition();
+  const long n = static_cast<long>(drop.mesh.vertices.size());
+  const mm::TriangleMembrane& whole = drop.whole;
+  const mm::TriangleMembrane ring = mm::local_triangle_membrane(drop.mesh, drop.owner, dec.rank());
   const mm::TriangleMembrane wide = mm::widen_ghosts(ring, dec, 2 * dx);
   ASSERT_EQ(wide.owned_vertices, ring.owned_vertices);
   EXPECT_EQ(total(wide.owned_triangles), whole.triangles());
@@ -341,7 +350,7 @@ TEST(MembraneOwnership, WidenedGhostsGiveTheWholeMembranesInterpolation) {
   std::vector<long> whole_gid(n);
   for (long g = 0; g < n; ++g) whole_gid[g] = g;
   const auto wg = host(wide.gid);
-  const mm::MacGeometryT<3> g = grid.geometry();
+  const mm::MacGeometryT<3> g = drop.grid.geometry();
   double worst_w = 0, worst_phi = 0;
   long faces = 0, ties = 0;
   auto is_fallback = [](const std::map<long, double>& row) {
