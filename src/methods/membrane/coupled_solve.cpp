@@ -223,10 +223,11 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
         mixed_row.push_back(std::move(row));
       }
     }
-  // The velocity rows live on rank 0: every rank's contributions, added in rank order.
+  // The velocity rows live on rank 0 in 2D: every rank's contributions, added in rank order.
+  const std::vector<PetscInt> first = rows_on_rank0(comm, nv);
   VelocityEntries c_all;
   std::vector<double> bv_all;
-  gather_velocity_block(comm, nv, c_mine, bv_mine, c_all, bv_all);
+  exchange_velocity_block(comm, first, c_mine, bv_mine, c_all, bv_all);
 
   // Membrane and body inertia and the capillary terms: added once, by rank 0 (the membrane is
   // replicated, the rigid unknowns live there). Each vertex term is mapped through its linear
@@ -287,7 +288,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
             if (ij.first == q && ij.second == q) val = mr[d];
         }
     }
-  build_kkt_system(comm, k, bp, nv, c_all, bv_all, in_c);
+  build_kkt_system(comm, k, bp, first, c_all, bv_all, in_c);
 
   // Solve (the mode from the deck or -<prefix>solver_mode, kkt_solve.hpp).
   const KktSolveStats stats = solve_kkt(k, options_, comm);

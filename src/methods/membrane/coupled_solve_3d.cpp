@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "methods/membrane/kkt_assembly.hpp"
+#include "methods/membrane/membrane_ownership.hpp"
 #include "methods/membrane/triangle_interpolation.hpp"
 #include "solvers/petsc_check.hpp"
 
@@ -38,15 +39,29 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   grid_.field().release_local(dev);
 
   // Unknowns of the velocity block: every membrane component not held by a wall and not slaved to
-  // a body, then six per free body when the bodies are unknowns.
+  // a body, numbered by the rank owning the vertex's cell (cell_owner, mac_grid.hpp) so that each
+  // rank owns a contiguous range of rows (by vertex id within a rank), then six per free body when
+  // the bodies are unknowns, on the last rank.
   const long nvert = m.vertices();
+  int size = 1;
+  MPI_Comm_size(comm, &size);
   auto contact_body = [&](long i) { return m.body.empty() ? -1 : m.body[i]; };
-  std::vector<PetscInt> unknown(3 * nvert, -1);
-  PetscInt nv = 0;
+  auto free_component = [&](long i, int d) {
+    return (m.fixed.empty() || !(m.fixed[i] & (1 << d))) && contact_body(i) < 0;
+  };
+  std::vector<int> owner(nvert);
+  std::vector<PetscInt> first(size + 1, 0);
+  for (long i = 0; i < nvert; ++i) {
+    owner[i] = cell_owner(grid_.decomposition(), &m.x[3 * i]);
+    for (int d = 0; d < 3; ++d) first[owner[i] + 1] += free_component(i, d);
+  }
+  for (int q = 0; q < size; ++q) first[q + 1] += first[q];
+  std::vector<PetscInt> unknown(3 * nvert, -1), next(first.begin(), first.end() - 1);
   for (long i = 0; i < nvert; ++i)
     for (int d = 0; d < 3; ++d)
-      if ((m.fixed.empty() || !(m.fixed[i] & (1 << d))) && contact_body(i) < 0) unknown[3 * i + d] = nv++;
-  const PetscInt nv_membrane = nv;
+      if (free_component(i, d)) unknown[3 * i + d] = next[owner[i]]++;
+  const PetscInt nv_membrane = first[size];
+  PetscInt nv = nv_membrane;
   const long nbody = static_cast<long>(r.bodies.size());
   constexpr int kRd = RigidBody3::kDofs;
   std::vector<PetscInt> rigid(nbody, -1);  // first of the body's six unknowns
@@ -55,10 +70,11 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
       rigid[b] = nv;
       nv += kRd;
     }
+  first[size] = nv;
   KktBlocks& k = blocks_;
   k.membrane_unknowns = nv_membrane;
   k.rigid_unknowns = nv - nv_membrane;
-  const PetscInt nv_local = rank == 0 ? nv : 0;
+  const PetscInt nv_local = first[rank + 1] - first[rank];
   std::vector<int> coupled(nv, 0);
   const std::vector<char> held(nv, 0);  // no held axes in 3D
   VelocityEntries held_bt;
@@ -120,12 +136,29 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
           }
       }
 
-  std::vector<double> xyz = m.x;
-  const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
-  TriangleIndex index(std::move(xyz), m.tri, g.lower, dx, buckets);
+  // W from this rank's triangles only: those within reach of its cells (membrane_ownership.hpp),
+  // reach = the dual cell's half-width along the normal plus one cell (the nearest-triangle
+  // fallback of an empty clip finds a triangle within one cell of a mixed face).
+  const double reach = dx * (1.0 + std::max(0.5, 0.5 * options_.w_normal_extent));
+  const TriangleMembrane local = coupling_layout(m.x, m.tri, grid_.decomposition(), reach);
+  auto local_gid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.gid);
+  TriangleIndex index = [&] {
+    auto lx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.x);
+    auto lt = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.tri);
+    const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
+    return TriangleIndex(std::vector<double>(lx.data(), lx.data() + lx.size()),
+                         std::vector<int>(lt.data(), lt.data() + lt.size()), g.lower, dx, buckets);
+  }();
+  // A W row by global vertex id, in increasing id (the order of the whole membrane's rows).
+  auto w_row = [&](const double* centre, const double* support) {
+    std::vector<std::pair<int, double>> row = interpolation_row(index, centre, support);
+    for (auto& [v, w] : row) v = static_cast<int>(local_gid(v));
+    std::sort(row.begin(), row.end());
+    return row;
+  };
 
   // Faces: each rank adds to its own pressure rows (visiting the faces on the high side of its box
-  // through the ghosts) and keeps its velocity-block contributions for the gather on rank 0.
+  // through the ghosts) and keeps its velocity-block contributions for the rows' owners.
   std::vector<long> mixed_node;
   std::vector<int> mixed_axis;
   std::vector<LinearVelocity> mixed_row;
@@ -174,7 +207,7 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
             alpha = fluid_fraction(a(g.local(cf[0], cf[1], cf[2]), k3Phi), a(g.local(co[0], co[1], co[2]), k3Phi));
             double support[3] = {0.5 * dx, 0.5 * dx, 0.5 * dx};
             support[d] *= options_.w_normal_extent;
-            row = interpolated_velocity(interpolation_row(index, centre, support), vmap, 3, d);
+            row = interpolated_velocity(w_row(centre, support), vmap, 3, d);
           } else {
             // Fluid-rigid face (Ruan 2021 Eq. 26): the velocity of the covering body at the face.
             double xo[3], xf[3];
@@ -198,45 +231,47 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
           mixed_row.push_back(std::move(row));
         }
       }
-  VelocityEntries c_all;
-  std::vector<double> bv_all;
-  gather_velocity_block(comm, nv, c_mine, bv_mine, c_all, bv_all);
 
-  // Membrane inertia and capillarity, once on rank 0 (the membrane is replicated):
-  // C += M_s + dt^2 K_c, b_v += -(M_s v^n + dt (f_c + dt K_c v^n)) (Eq. 17 linearised about x^{n+1}),
-  // each vertex term through its linear velocity (a contact vertex's reach its body as J^T (...) J).
-  // K_c = L (x) I_3 is applied edge by edge (L's off-diagonal entries -w, its rows summing to zero);
-  // edges with both ends on the same body are inside the contact region and left out (Eq. 22).
-  if (rank == 0) {
-    std::vector<double> kv(3 * nvert, 0.0);
-    for (size_t e = 0; e < m.k_value.size(); ++e) {
-      const long vi = m.k_row[e], vj = m.k_col[e];
-      if (vi >= vj) continue;  // each edge once (L is symmetric)
-      if (contact_body(vi) >= 0 && contact_body(vi) == contact_body(vj)) continue;
-      for (int d = 0; d < 3; ++d) {
-        const double kvd = add_edge_stiffness(vmap[3 * vi + d], vmap[3 * vj + d], m.v[3 * vi + d], m.v[3 * vj + d],
-                                              -m.k_value[e], dt, c_all);
-        kv[3 * vi + d] += kvd;
-        kv[3 * vj + d] -= kvd;
-      }
+  // Membrane inertia and capillarity, each term by the rank owning its vertex (edges by the owner
+  // of their lower id; the membrane is replicated): C += M_s + dt^2 K_c, b_v += -(M_s v^n + dt (f_c
+  // + dt K_c v^n)) (Eq. 17 linearised about x^{n+1}), each vertex term through its linear velocity
+  // (a contact vertex's reach its body as J^T (...) J). K_c = L (x) I_3 is applied edge by edge (L's
+  // off-diagonal entries -w, its rows summing to zero); edges with both ends on the same body are
+  // inside the contact region and left out (Eq. 22). Then every entry goes to the rank owning its
+  // row and is added there in source-rank order.
+  for (size_t e = 0; e < m.k_value.size(); ++e) {
+    const long vi = m.k_row[e], vj = m.k_col[e];
+    if (vi >= vj || owner[vi] != rank) continue;  // each edge once (L is symmetric), by one rank
+    if (contact_body(vi) >= 0 && contact_body(vi) == contact_body(vj)) continue;
+    for (int d = 0; d < 3; ++d) {
+      const LinearVelocity &li = vmap[3 * vi + d], &lj = vmap[3 * vj + d];
+      const double kvd = add_edge_stiffness(li, lj, m.v[3 * vi + d], m.v[3 * vj + d], -m.k_value[e], dt, c_mine);
+      add_vertex_rhs(li, dt * dt * kvd, bv_mine);
+      add_vertex_rhs(lj, -dt * dt * kvd, bv_mine);
     }
-    for (long vi = 0; vi < nvert; ++vi)
-      for (int d = 0; d < 3; ++d) {
-        const LinearVelocity& l = vmap[3 * vi + d];
-        if (l.terms.empty()) continue;
-        const double rhs =
-            m.mass[vi] * (m.v[3 * vi + d] - l.known) + dt * (m.force[3 * vi + d] + dt * kv[3 * vi + d]);
-        add_vertex_inertia(l, m.mass[vi], rhs, c_all, bv_all);
-      }
-    // Body inertia M_r = diag(m I_3, R I_body R^T) and its momentum M_r v_r* (Eq. 27).
+  }
+  for (long vi = 0; vi < nvert; ++vi) {
+    if (owner[vi] != rank) continue;
+    for (int d = 0; d < 3; ++d) {
+      const LinearVelocity& l = vmap[3 * vi + d];
+      if (l.terms.empty()) continue;
+      const double rhs = m.mass[vi] * (m.v[3 * vi + d] - l.known) + dt * m.force[3 * vi + d];
+      add_vertex_inertia(l, m.mass[vi], rhs, c_mine, bv_mine);
+    }
+  }
+  // Body inertia M_r = diag(m I_3, R I_body R^T) and its momentum M_r v_r* (Eq. 27), on the rank
+  // owning the bodies' rows.
+  if (rank == size - 1)
     for (long b = 0; b < nbody; ++b) {
       if (rigid[b] < 0) continue;
       double mr[kRd * kRd];
       r.bodies[b].mass_matrix(mr);
-      add_rigid_inertia(rigid[b], kRd, mr, &r.v_start[kRd * b], c_all, bv_all);
+      add_rigid_inertia(rigid[b], kRd, mr, &r.v_start[kRd * b], c_mine, bv_mine);
     }
-  }
-  build_kkt_system(comm, k, bp, nv, c_all, bv_all, [](PetscInt, PetscInt) { return true; });
+  VelocityEntries c_local;
+  std::vector<double> bv_local;
+  exchange_velocity_block(comm, first, c_mine, bv_mine, c_local, bv_local);
+  build_kkt_system(comm, k, bp, first, c_local, bv_local, [](PetscInt, PetscInt) { return true; });
   const KktSolveStats stats = solve_kkt(k, options_, comm);
 
   CoupledSolveResult result;

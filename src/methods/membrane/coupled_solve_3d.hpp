@@ -13,7 +13,8 @@
 // With rigid bodies (spheres, rigid_body.hpp) it is the three-way solve of Eq. 28 as in 2D: every
 // free body adds its six unknowns (v, omega) with M_r = diag(m I_3, I_world), fluid-rigid faces take
 // e_d^T J(x_f) v_r (Eq. 26), contact vertices are slaved through J(x_i) (their mass, f_c and K_c
-// reach the body as J^T (...) J, Eqs. 20-22). The membrane is replicated on every rank.
+// reach the body as J^T (...) J, Eqs. 20-22). The membrane is replicated on every rank; the rows
+// of the velocity block are distributed by vertex owner (the rank owning the vertex's cell).
 #include <vector>
 
 #include "methods/membrane/coupled_solve.hpp"
@@ -21,7 +22,9 @@
 
 namespace meniscus::membrane {
 
-// Host copy of the 3D membrane as the assembly needs it (the same on every rank).
+// Host copy of the 3D membrane as the assembly needs it. x, v, fixed, tri, body and v_contact are
+// the whole membrane's (the same on every rank); mass, force and the K_c rows are read for this
+// rank's vertices only (cell_owner of x), so they may hold only those.
 struct MembraneHost3 {
   std::vector<double> x;      // 3 per vertex
   std::vector<double> v;      // 3 per vertex, v^n

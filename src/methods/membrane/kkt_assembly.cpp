@@ -1,5 +1,8 @@
 #include "methods/membrane/kkt_assembly.hpp"
 
+#include <algorithm>
+
+#include "core/mpi_gather.hpp"
 #include "solvers/petsc_check.hpp"
 
 #define MEMBRANE_PETSC(call) ::meniscus::solvers::petsc_check((call), #call)
@@ -77,11 +80,14 @@ double add_edge_stiffness(const LinearVelocity& li, const LinearVelocity& lj, do
   return w * ((vi - li.known) - (vj - lj.known));
 }
 
+void add_vertex_rhs(const LinearVelocity& l, double value, std::vector<double>& bv) {
+  for (const Term& t : l.terms) bv[t.k] += -t.c * value;
+}
+
 void add_vertex_inertia(const LinearVelocity& l, double mass, double rhs, VelocityEntries& c, std::vector<double>& bv) {
-  for (const Term& t : l.terms) {
+  for (const Term& t : l.terms)
     for (const Term& q : l.terms) c[{t.k, q.k}] += mass * t.c * q.c;
-    bv[t.k] += -t.c * rhs;
-  }
+  add_vertex_rhs(l, rhs, bv);
 }
 
 void add_rigid_inertia(PetscInt first, int n, const double* mr, const double* v_start, VelocityEntries& c,
@@ -96,68 +102,80 @@ void add_rigid_inertia(PetscInt first, int n, const double* mr, const double* v_
   }
 }
 
-void gather_velocity_block(MPI_Comm comm, PetscInt nv, const VelocityEntries& c_mine, const std::vector<double>& bv_mine,
-                           VelocityEntries& c_all, std::vector<double>& bv_all) {
+std::vector<PetscInt> rows_on_rank0(MPI_Comm comm, PetscInt nv) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<PetscInt> first(size + 1, nv);
+  first[0] = 0;
+  return first;
+}
+
+void exchange_velocity_block(MPI_Comm comm, const std::vector<PetscInt>& first, const VelocityEntries& c_mine,
+                             const std::vector<double>& bv_mine, VelocityEntries& c_local, std::vector<double>& bv_local) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  bv_all.assign(rank == 0 ? nv : 0, 0.0);
-  std::vector<double> triplets;
-  triplets.reserve(3 * c_mine.size());
-  for (const auto& [ij, val] : c_mine) {
-    triplets.push_back(static_cast<double>(ij.first));
-    triplets.push_back(static_cast<double>(ij.second));
-    triplets.push_back(val);
-  }
-  int count = static_cast<int>(triplets.size());
-  std::vector<int> counts(size, 0), offsets(size, 0);
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
-  std::vector<double> all_c, all_bv(rank == 0 ? static_cast<size_t>(nv) * size : 0);
-  if (rank == 0) {
-    for (int q = 1; q < size; ++q) offsets[q] = offsets[q - 1] + counts[q - 1];
-    all_c.resize(static_cast<size_t>(offsets[size - 1] + counts[size - 1]));
-  }
-  MPI_Gatherv(triplets.data(), count, MPI_DOUBLE, all_c.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0, comm);
-  MPI_Gather(bv_mine.data(), static_cast<int>(nv), MPI_DOUBLE, all_bv.data(), static_cast<int>(nv), MPI_DOUBLE, 0,
-             comm);
-  if (rank == 0) {
-    for (size_t q = 0; q + 2 < all_c.size(); q += 3)
-      c_all[{static_cast<PetscInt>(all_c[q]), static_cast<PetscInt>(all_c[q + 1])}] += all_c[q + 2];
-    for (int q = 0; q < size; ++q)
-      for (PetscInt c = 0; c < nv; ++c) bv_all[c] += all_bv[static_cast<size_t>(q) * nv + c];
+  // (row, col, value) triplets per owning rank; col -1 carries a right-hand-side entry.
+  struct Entry {
+    PetscInt row, col;
+    double value;
+  };
+  auto owner = [&](PetscInt row) {
+    return static_cast<int>(std::upper_bound(first.begin() + 1, first.end() - 1, row) - (first.begin() + 1));
+  };
+  std::vector<std::vector<Entry>> out(size);
+  for (const auto& [ij, val] : c_mine) out[owner(ij.first)].push_back({ij.first, ij.second, val});
+  for (PetscInt q = 0; q < static_cast<PetscInt>(bv_mine.size()); ++q)
+    if (bv_mine[q] != 0) out[owner(q)].push_back({q, -1, bv_mine[q]});
+  bv_local.assign(first[rank + 1] - first[rank], 0.0);
+  for (const Entry& e : alltoall_vectors(comm, out)) {
+    if (e.col < 0)
+      bv_local[e.row - first[rank]] += e.value;
+    else
+      c_local[{e.row, e.col}] += e.value;
   }
 }
 
-void build_kkt_system(MPI_Comm comm, KktBlocks& k, Vec bp, PetscInt nv, const VelocityEntries& c_all,
-                      const std::vector<double>& bv_all, const std::function<bool(PetscInt, PetscInt)>& keep) {
-  int rank = 0;
+void build_kkt_system(MPI_Comm comm, KktBlocks& k, Vec bp, const std::vector<PetscInt>& first,
+                      const VelocityEntries& c_local, const std::vector<double>& bv_local,
+                      const std::function<bool(PetscInt, PetscInt)>& keep) {
+  int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
-  const PetscInt nv_local = rank == 0 ? nv : 0;
+  MPI_Comm_size(comm, &size);
+  const PetscInt nv = first[size], row0 = first[rank], nv_local = first[rank + 1] - row0;
   PetscInt np_local = 0, np = 0;
   MEMBRANE_PETSC(VecGetLocalSize(bp, &np_local));
   MEMBRANE_PETSC(VecGetSize(bp, &np));
   Vec bv;
   MEMBRANE_PETSC(VecCreateMPI(comm, nv_local, nv, &bv));
   MEMBRANE_PETSC(VecSet(bv, 0.0));
-  // C with counted preallocation: rank 0 owns every row of the velocity block; a body's rows are
-  // long (one entry per membrane component or body it touches), so they are counted, not guessed.
+  // C with counted preallocation (diagonal and off-diagonal blocks of this rank's rows); a body's
+  // rows are long (one entry per membrane component or body it touches), so they are counted, not
+  // guessed.
   {
-    std::vector<PetscInt> nnz(nv_local, 0);
-    for (const auto& [ij, val] : c_all)
-      if (keep(ij.first, ij.second)) ++nnz[ij.first];
+    std::vector<PetscInt> nnz(nv_local, 0), d_nnz(nv_local, 0), o_nnz(nv_local, 0);
+    for (const auto& [ij, val] : c_local) {
+      if (!keep(ij.first, ij.second)) continue;
+      const PetscInt r = ij.first - row0;
+      ++nnz[r];
+      ++(ij.second >= row0 && ij.second < row0 + nv_local ? d_nnz[r] : o_nnz[r]);
+    }
     MEMBRANE_PETSC(MatCreate(comm, &k.C));
     MEMBRANE_PETSC(MatSetSizes(k.C, nv_local, nv_local, nv, nv));
     MEMBRANE_PETSC(MatSetType(k.C, MATAIJ));
     MEMBRANE_PETSC(MatSeqAIJSetPreallocation(k.C, 0, nnz.data()));
-    MEMBRANE_PETSC(MatMPIAIJSetPreallocation(k.C, 0, nnz.data(), 0, nullptr));
-    for (const auto& [ij, val] : c_all) {
+    MEMBRANE_PETSC(MatMPIAIJSetPreallocation(k.C, 0, d_nnz.data(), 0, o_nnz.data()));
+    for (const auto& [ij, val] : c_local) {
       if (!keep(ij.first, ij.second)) continue;
       const PetscInt ki = ij.first, kj = ij.second;
       const PetscScalar c = val;
       MEMBRANE_PETSC(MatSetValues(k.C, 1, &ki, 1, &kj, &c, ADD_VALUES));
     }
     for (PetscInt q = 0; q < nv_local; ++q)
-      if (bv_all[q] != 0) MEMBRANE_PETSC(VecSetValues(bv, 1, &q, &bv_all[q], ADD_VALUES));
+      if (bv_local[q] != 0) {
+        const PetscInt row = row0 + q;
+        MEMBRANE_PETSC(VecSetValues(bv, 1, &row, &bv_local[q], ADD_VALUES));
+      }
   }
   for (Mat mat : {k.A, k.Bt, k.C}) {
     MEMBRANE_PETSC(MatAssemblyBegin(mat, MAT_FINAL_ASSEMBLY));

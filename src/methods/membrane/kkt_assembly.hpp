@@ -4,7 +4,7 @@
 // one (coupled_solve_3d.cpp). Each dimension assembles, on its own grid, the pressure block A, the
 // coupling B^T = -V G^T Phi over its mixed faces, b_p, and its velocity-block contributions
 // (Phi^T M Phi, -Phi^T M u**, membrane inertia and K_c) as (row, col) -> value maps; these helpers
-// then gather the velocity block on rank 0, build C, B, the preconditioner blocks and the MatNest
+// then send the velocity block's entries to the ranks owning their rows, build C, B, the preconditioner blocks and the MatNest
 // system, solve it (kkt_solve.hpp) and hand the solution back.
 #include <petscksp.h>
 
@@ -93,6 +93,8 @@ void add_face_mass(const LinearVelocity& row, double mass, double uf, VelocityEn
 // w ((v_i^n - known_i) - (v_j^n - known_j)), the edge's part of K_c v^n at i (minus it at j).
 double add_edge_stiffness(const LinearVelocity& li, const LinearVelocity& lj, double vi, double vj, double w,
                           double dt, VelocityEntries& c);
+// -(row)^T value into bv: a vertex component's right-hand-side term through its linear velocity.
+void add_vertex_rhs(const LinearVelocity& l, double value, std::vector<double>& bv);
 // A vertex component's inertia through its linear velocity: mass (row)^T (row) into c and
 // -(row)^T rhs into bv (rhs = M_s (v^n - known) + dt (f_c + dt K_c v^n), Eq. 17).
 void add_vertex_inertia(const LinearVelocity& l, double mass, double rhs, VelocityEntries& c, std::vector<double>& bv);
@@ -105,20 +107,26 @@ void add_rigid_inertia(PetscInt first, int n, const double* mr, const double* v_
 // and their length depends on how many faces a vertex feeds).
 Mat create_kkt_aij(MPI_Comm comm, PetscInt mloc, PetscInt nloc, PetscInt m, PetscInt n, PetscInt per_row);
 
-// Every rank's velocity-block entries and right-hand side added on rank 0 in rank order (PETSc
-// would add values sent to another rank's rows in message arrival order, so that runs with 3 or more
-// ranks would differ in the last bits). c_all, bv_all (size nv on rank 0) receive the sums.
-// Collective.
-void gather_velocity_block(MPI_Comm comm, PetscInt nv, const VelocityEntries& c_mine, const std::vector<double>& bv_mine,
-                           VelocityEntries& c_all, std::vector<double>& bv_all);
+// Rows of the velocity block owned by each rank: rank q owns [first[q], first[q + 1]) (size + 1
+// entries, first[0] = 0, first[size] = nv). rows_on_rank0 puts every row on rank 0.
+std::vector<PetscInt> rows_on_rank0(MPI_Comm comm, PetscInt nv);
+
+// Every rank's velocity-block entries and right-hand side (global rows, bv_mine of size nv) sent to
+// the ranks owning their rows and added there in source-rank order (PETSc would add values sent to
+// another rank's rows in message arrival order, so that runs with 3 or more ranks would differ in
+// the last bits). c_local (global indices, this rank's rows) and bv_local (this rank's rows, from
+// first[rank]) receive the sums. One MPI_Alltoallv. Collective.
+void exchange_velocity_block(MPI_Comm comm, const std::vector<PetscInt>& first, const VelocityEntries& c_mine,
+                             const std::vector<double>& bv_mine, VelocityEntries& c_local, std::vector<double>& bv_local);
 
 // Completes k from the assembled-or-not k.A and k.Bt (MatAssembly is done here), the pressure
-// right-hand side bp (assembled here) and rank 0's velocity entries c_all (those with keep(i, j)
-// true; counted preallocation: rank 0 owns every row of the velocity block) and right-hand side
-// bv_all: builds C, B = (B^T)^T, -C, the SPD preconditioner S^ = A + B^T diag(C)^-1 B, the nests
-// K = [A B^T; B -C] and P = diag(S^, C), b and z = 0. Collective.
-void build_kkt_system(MPI_Comm comm, KktBlocks& k, Vec bp, PetscInt nv, const VelocityEntries& c_all,
-                      const std::vector<double>& bv_all, const std::function<bool(PetscInt, PetscInt)>& keep);
+// right-hand side bp (assembled here) and this rank's velocity rows [first[rank], first[rank + 1])
+// (c_local: entries with keep(i, j) true, counted preallocation; bv_local: right-hand side): builds
+// C, B = (B^T)^T, -C, the SPD preconditioner S^ = A + B^T diag(C)^-1 B, the nests K = [A B^T; B -C]
+// and P = diag(S^, C), b and z = 0. Collective.
+void build_kkt_system(MPI_Comm comm, KktBlocks& k, Vec bp, const std::vector<PetscInt>& first,
+                      const VelocityEntries& c_local, const std::vector<double>& bv_local,
+                      const std::function<bool(PetscInt, PetscInt)>& keep);
 
 // The velocity block of k.z on every rank (nv values). Collective.
 std::vector<double> velocity_block_on_all_ranks(KktBlocks& k, PetscInt nv);

@@ -227,7 +227,7 @@ void MembraneFlow3::mark_wall_vertices() {
 
 double MembraneFlow3::volume() const { return enclosed_volume(m_, params_.closed, zbase_); }
 
-MembraneHost3 MembraneFlow3::host_state(bool tension) const {
+MembraneHost3 MembraneFlow3::host_geometry() const {
   MembraneHost3 h;
   h.x = host_vec3(m_.x);
   h.v = host_vec3(m_.v);
@@ -236,18 +236,33 @@ MembraneHost3 MembraneFlow3::host_state(bool tension) const {
   h.tri.resize(3 * tri.extent(0));
   for (size_t t = 0; t < tri.extent(0); ++t)
     for (int c = 0; c < 3; ++c) h.tri[3 * t + c] = tri(t, c);
-  Kokkos::View<double*, MemSpace> mass("membrane3_mass", m_.vertices());
-  lumped_vertex_areas(m_, params_.rho * params_.h, mass);
+  return h;
+}
+
+MembraneHost3 MembraneFlow3::host_state(bool tension) const {
+  MembraneHost3 h = host_geometry();
+  // The vertex terms on this rank's vertices (those in its cells) and their one ring only: the
+  // rows of the owned vertices are complete there (triangle_membrane.hpp's layout).
+  const grid::Decomposition<3>& dec = grid_.decomposition();
+  std::vector<int> owner(m_.vertices());
+  for (long i = 0; i < m_.vertices(); ++i) owner[i] = cell_owner(dec, &h.x[3 * i]);
+  const TriangleMembrane local = local_triangle_membrane(to_triangle_mesh(m_), owner, dec.rank());
+  auto gid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.gid);
+  Kokkos::View<double*, MemSpace> mass("membrane3_mass", local.vertices());
+  lumped_vertex_areas(local, params_.rho * params_.h, mass);
   auto hm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass);
-  h.mass.assign(hm.data(), hm.data() + hm.extent(0));
+  h.mass.assign(m_.vertices(), 0.0);
+  for (long i = 0; i < local.owned_vertices; ++i) h.mass[gid(i)] = hm(i);
   h.force.assign(3 * m_.vertices(), 0.0);
   if (tension && params_.sigma != 0) {
-    Vec3Array f("membrane3_force", m_.vertices());
-    capillary_force(m_, params_.sigma, f);
-    h.force = host_vec3(f);
-    CornerArray w("membrane3_cot", m_.triangles());
-    cotangent_weights(m_, params_.sigma, w);
-    LaplacianRows rows = cotangent_laplacian_rows(m_, w);
+    Vec3Array f("membrane3_force", local.vertices());
+    capillary_force(local, params_.sigma, f);
+    auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+    for (long i = 0; i < local.owned_vertices; ++i)
+      for (int d = 0; d < 3; ++d) h.force[3 * gid(i) + d] = hf(i, d);
+    CornerArray w("membrane3_cot", local.triangles());
+    cotangent_weights(local, params_.sigma, w);
+    LaplacianRows rows = cotangent_laplacian_rows(local, w);
     h.k_row = std::move(rows.row);
     h.k_col = std::move(rows.col);
     h.k_value = std::move(rows.value);
@@ -257,7 +272,7 @@ MembraneHost3 MembraneFlow3::host_state(bool tension) const {
 
 void MembraneFlow3::classify() {
   const MacGeometryT<3> g = grid_.geometry();
-  const MembraneHost3 h = host_state(false);
+  const MembraneHost3 h = host_geometry();
   const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
   TriangleIndex index(h.x, h.tri, g.lower, g.dx, buckets);
   const double reach = 2 * g.dx;

@@ -19,14 +19,17 @@
 // 3) is slaved to the bodies in the second, three-way solve (Eq. 28), whose six unknowns per body
 // give v_r^{n+1}.
 // Not yet in 3D: adhesion with a contact angle, articulated bodies.
-// Ranks (the 2D layout): the MAC grid is split over the ranks (DMDA); the membrane and the bodies
-// are replicated, every rank doing the same host work on the same bits (the vertex and body
-// velocities come from the velocity block, which lives on rank 0 and is broadcast after each
-// solve: coupled_solve_3d.cpp), so remeshing needs no exchange. Each rank therefore pays the whole
-// membrane's cost (host_state, the triangle index of classify and W, remeshing: O(vertices) per
-// step on every rank); only the grid work is divided. The owned-vertex layout with one-ring ghosts
-// and its migration with the cell owner (local_triangle_membrane, make_membrane_halo,
-// migrate_triangle_membrane in membrane_ownership.hpp) is not used by the step yet.
+// Ranks: the MAC grid is split over the ranks (DMDA). Each membrane vertex belongs to the rank
+// owning its cell (cell_owner, mac_grid.hpp): that rank computes the vertex's mass, capillary force
+// and K_c rows on the vertex's one ring (host_state) and owns its rows of the velocity block, which
+// is numbered by owner (contiguous per rank; the bodies' six unknowns each on the last rank) and
+// assembled with off-rank contributions added in source-rank order, and its W rows come from the
+// triangles within 2 dx of its cells (coupling_layout; coupled_solve_3d.cpp). The membrane itself
+// and the bodies are still replicated: every rank holds every vertex and triangle and does the same
+// host work on them (advection, the volume correction, the triangle index of classify's ray parity,
+// the contact rules, remeshing: O(vertices) per step on every rank), and the
+// solution's velocity block is scattered to every rank after each solve. The owned-vertex layout
+// with one-ring ghosts and its migration (membrane_ownership.hpp) is not the step's storage yet.
 #include <array>
 #include <vector>
 
@@ -89,8 +92,13 @@ class MembraneFlow3 {
   CoupledSolver3& solver() { return solver_; }
   // Retypes the cells (k3Cell) and sets phi (k3Phi) from the current membrane. Collective.
   void classify();
-  // The solve's host view of the membrane; tension false: no f_c and no K_c (the first solve).
+  // The solve's host view of the membrane: positions, velocities, wall bits and triangles of the
+  // whole membrane, and the lumped masses, f_c and the rows of K_c of this rank's vertices (those in
+  // its cells, cell_owner) computed on their one ring only; tension false: no f_c and no K_c (the
+  // first solve).
   MembraneHost3 host_state(bool tension) const;
+  // Positions, velocities, wall bits and triangles only.
+  MembraneHost3 host_geometry() const;
   // Target edge length of the remesher (0 without remeshing); a restart sets it back.
   double remesh_edge() const { return remesh_edge_; }
   void set_remesh_edge(double e) { remesh_edge_ = e; }

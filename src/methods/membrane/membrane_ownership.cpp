@@ -100,21 +100,7 @@ Held<Dim, Ends> exchange(const std::vector<VertexRecord<Dim>>& rec, long owned,
         if (o != c) out[rec[local[c]].owner].push_back({ends, rec[local[o]]});
     }
   }
-  std::vector<int> send_counts(size), recv_counts(size), send_displs(size, 0), recv_displs(size, 0);
-  std::vector<Unit<Dim, Ends>> flat;
-  for (int r = 0; r < size; ++r) {
-    send_counts[r] = static_cast<int>(out[r].size() * sizeof(Unit<Dim, Ends>));
-    flat.insert(flat.end(), out[r].begin(), out[r].end());
-  }
-  MPI_Comm comm = dec.comm();
-  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
-  for (int r = 1; r < size; ++r) {
-    send_displs[r] = send_displs[r - 1] + send_counts[r - 1];
-    recv_displs[r] = recv_displs[r - 1] + recv_counts[r - 1];
-  }
-  std::vector<Unit<Dim, Ends>> in((recv_displs[size - 1] + recv_counts[size - 1]) / sizeof(Unit<Dim, Ends>));
-  MPI_Alltoallv(flat.data(), send_counts.data(), send_displs.data(), MPI_BYTE, in.data(), recv_counts.data(),
-                recv_displs.data(), MPI_BYTE, comm);
+  const std::vector<Unit<Dim, Ends>> in = alltoall_vectors(dec.comm(), out);
   Held<Dim, Ends> held;
   for (const auto& u : in)
     if (u.ends[0] < 0) held.owned[u.rec.gid] = u.rec;
@@ -276,6 +262,61 @@ void migrate_triangle_membrane(TriangleMembrane& m, const grid::Decomposition<3>
   auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.gid);
   const auto rec = records<3>(m.x, m.v, m.kind, hg.data(), dec);
   m = assemble(exchange<3, 3>(rec, m.owned_vertices, host_elements<3>(m.tri), dec), dec.rank());
+}
+
+TriangleMembrane widen_ghosts(const TriangleMembrane& m, const grid::Decomposition<3>& dec, double reach) {
+  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.gid);
+  const auto rec = records<3>(m.x, m.v, m.kind, hg.data(), dec);
+  const auto tri = host_elements<3>(m.tri);
+  Held<3, 3> held;
+  for (long i = 0; i < m.owned_vertices; ++i) held.owned[rec[i].gid] = rec[i];
+  for (const auto& t : tri)
+    for (int c = 0; c < 3; ++c) held.add_element({rec[t[0]].gid, rec[t[1]].gid, rec[t[2]].gid}, rec[t[c]]);
+  // Each rank's cells widened by reach (region() is the box of the owned nodes' nearest points;
+  // cell i spans half a cell higher).
+  const int size = dec.size();
+  std::vector<std::array<double, 6>> box(size);
+  for (int r = 0; r < size; ++r) {
+    dec.region(r, box[r].data(), box[r].data() + 3);
+    for (int d = 0; d < 3; ++d) {
+      box[r][d] += 0.5 * dec.dx() - reach;
+      box[r][3 + d] += 0.5 * dec.dx() + reach;
+    }
+  }
+  std::vector<std::vector<Unit<3, 3>>> out(size);
+  for (long t = 0; t < m.owned_triangles; ++t) {
+    Element<3> ends;
+    double lo[3], hi[3];
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = std::min({rec[tri[t][0]].x[d], rec[tri[t][1]].x[d], rec[tri[t][2]].x[d]});
+      hi[d] = std::max({rec[tri[t][0]].x[d], rec[tri[t][1]].x[d], rec[tri[t][2]].x[d]});
+    }
+    for (int c = 0; c < 3; ++c) ends[c] = rec[tri[t][c]].gid;
+    for (int r = 0; r < size; ++r) {
+      if (r == dec.rank()) continue;
+      bool meets = true;
+      for (int d = 0; d < 3; ++d) meets = meets && hi[d] >= box[r][d] && lo[d] <= box[r][3 + d];
+      if (!meets) continue;
+      for (int c = 0; c < 3; ++c) out[r].push_back({ends, rec[tri[t][c]]});
+    }
+  }
+  for (const auto& u : alltoall_vectors(dec.comm(), out)) held.add_element(u.ends, u.rec);
+  return assemble(held, dec.rank());
+}
+
+TriangleMembrane coupling_layout(const std::vector<double>& x, const std::vector<int>& tri,
+                                 const grid::Decomposition<3>& dec, double reach) {
+  geometry::TriangleMesh mesh;
+  mesh.vertices.resize(x.size() / 3);
+  mesh.triangles.resize(tri.size() / 3);
+  std::vector<int> owner(mesh.vertices.size());
+  for (size_t i = 0; i < owner.size(); ++i) {
+    for (int d = 0; d < 3; ++d) mesh.vertices[i][d] = x[3 * i + d];
+    owner[i] = cell_owner(dec, &x[3 * i]);
+  }
+  for (size_t t = 0; t < mesh.triangles.size(); ++t)
+    for (int c = 0; c < 3; ++c) mesh.triangles[t][c] = tri[3 * t + c];
+  return widen_ghosts(local_triangle_membrane(mesh, owner, dec.rank()), dec, reach);
 }
 
 Polyline gather_polyline(const LocalPolyline& lp, const grid::Decomposition<2>& dec) {

@@ -48,6 +48,21 @@ void migrate_polyline(LocalPolyline& lp, const grid::Decomposition<2>& dec);
 // vertex order; owned triangles first). Collective.
 void migrate_triangle_membrane(TriangleMembrane& m, const grid::Decomposition<3>& dec);
 
+// Widens the 3D layout's ghost layer from the one ring to every triangle within `reach` of this
+// rank's cells (the cells of its owned nodes, cell_owner), with ghost copies of their vertices: what
+// the membrane-grid coupling reads around the rank's cells and faces (the W rows of the triangle
+// clipping over a dual cell of half-widths up to w_normal_extent dx / 2, and the signed distance phi
+// up to 2 dx from a cell centre, triangle_interpolation.hpp). Each rank sends each of its owned
+// triangles to every rank whose widened box meets the triangle's bounding box (one MPI_Alltoallv);
+// owned vertices and the owned triangles are unchanged. Ghost positions must be current. Collective.
+TriangleMembrane widen_ghosts(const TriangleMembrane& m, const grid::Decomposition<3>& dec, double reach);
+
+// This rank's part of a replicated 3D membrane (x: 3 per vertex, tri: 3 per triangle, global id =
+// index) for the coupling: the vertices in its cells (cell_owner) with ghosts out to `reach`
+// (local_triangle_membrane, then widen_ghosts). Collective.
+TriangleMembrane coupling_layout(const std::vector<double>& x, const std::vector<int>& tri,
+                                 const grid::Decomposition<3>& dec, double reach);
+
 // Every rank's owned vertices in global-id order (positions, velocities, kinds; global id = index)
 // and every element once, on every rank: the same result at every rank count (elements ordered by
 // their global ids, each in its own vertex order). For output, checkpoints and the gathered

@@ -1,8 +1,8 @@
 #include "methods/membrane/triangle_interpolation.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <limits>
 
 #include "geometry/point_triangle.hpp"
@@ -88,13 +88,25 @@ double TriangleIndex::distance(const double p[3], double reach) const {
 int TriangleIndex::nearest_element(const double* p) const {
   int best = -1;
   double bd = std::numeric_limits<double>::max();
+  std::array<double, 3> bc{};
+  // Ties (a point equally far from triangles that share a vertex or an edge) go to the triangle
+  // with the smallest centroid (x, then y, then z), not to the first in storage order, so that the
+  // row does not depend on how a rank's layout orders its triangles.
+  auto centroid = [&](long t) {
+    std::array<double, 3> c{};
+    for (int d = 0; d < 3; ++d)
+      c[d] = (xyz_[3 * tri_[3 * t] + d] + xyz_[3 * tri_[3 * t + 1] + d] + xyz_[3 * tri_[3 * t + 2] + d]) / 3;
+    return c;
+  };
   for (long t = 0; t < triangles(); ++t) {
     const double d = geometry::triangle_distance2(p, &xyz_[3 * tri_[3 * t]], &xyz_[3 * tri_[3 * t + 1]],
                                                   &xyz_[3 * tri_[3 * t + 2]]);
-    if (d < bd) {
-      bd = d;
-      best = static_cast<int>(t);
-    }
+    if (d > bd) continue;
+    const std::array<double, 3> c = centroid(t);
+    if (d == bd && !(c < bc)) continue;
+    bd = d;
+    bc = c;
+    best = static_cast<int>(t);
   }
   return best;
 }
