@@ -298,31 +298,30 @@ void IncrementalPotential<Dim>::linearize(const grid::NodeArray& v, bool project
         st.compute(q, lower, inv_dx);
         point_gradient<Dim>(st, box, lower, dx, q, v, G);
         for (int i = 0; i < N; ++i) M[i] = (i % (Dim + 1) == 0 ? 1.0 : 0.0) + dt * G[i];
-        physics::smoothed_surface_energy_hessian<Dim>(M, a, eps, K);
         // Every sample's |dA| term carries k_LG > 0. The wetting term (k_SL - k_LG) h is linear in M in
         // 2D (no Hessian) and quadratic in 3D, where its Hessian is indefinite: it is left out and
         // kept in the energy and gradient, which the line search uses (a negative k_SL, theta < 90 deg, makes the energy non-convex; Chen et al. 2021 Sec. 3.6).
         const double scale = (project && klg(r) < 0) ? 0.0 : dt * dt * klg(r);
-        for (int i = 0; i < N * N; ++i) K[i] *= scale;
-        // In 3D the Hessian lives on the 6 directions M t1, M t2 (t1, t2 tangent to the sample):
-        // projected there (smoothed_surface_energy.hpp), the same result for a third of the work.
-        // The same K in the sample's tangent basis, K = Q^T K6 Q, goes to the assembled Hessian, whose
-        // blocks then need the stencil gradients' two tangential components only
-        // (incremental_potential_blocks.cpp). K6 of the unprojected K serves the projection too, and is
-        // kept where it leaves K unchanged (taken to the tangent basis again only where it projected).
-        // A sample without area has K = 0 (the energy is bilinear in dA): zeros.
         if constexpr (Dim == 3) {
+          // In 3D the Hessian lives on the 6 directions M t1, M t2 (t1, t2 tangent to the sample), where
+          // its eigensystem is known in closed form (smoothed_surface_energy.hpp): K6, projected by
+          // dropping its two negative eigenpairs, goes to the assembled Hessian, whose blocks then need
+          // the stencil gradients' two tangential components only (incremental_potential_blocks.cpp);
+          // K = Q^T K6 Q to the matrix-free product and the Jacobi diagonal. A sample without area has
+          // K = 0 (the energy is bilinear in dA).
           double t[2][3] = {{0, 0, 0}, {0, 0, 0}}, K6[36] = {};
+          for (int i = 0; i < N * N; ++i) K[i] = 0;
           if (physics::area_norm<3>(a) > 0) {
             physics::surface_tangents(a, t);
-            physics::surface_hessian_in_tangents(K, t, K6);
-            if (project && physics::project_surface_hessian_psd(K, t, K6)) physics::surface_hessian_in_tangents(K, t, K6);
-          } else if (project) {
-            physics::project_psd<N>(K);
+            physics::smoothed_surface_hessian_in_tangents(M, a, eps, scale, t, project, K6);
+            physics::surface_hessian_from_tangents(K6, t, K);
           }
           for (int i = 0; i < 36; ++i) KT(r, i) = K6[i];
           for (int u = 0; u < 2; ++u)
             for (int d = 0; d < 3; ++d) KT(r, 36 + 3 * u + d) = t[u][d];
+        } else {
+          physics::smoothed_surface_energy_hessian<Dim>(M, a, eps, K);  // convex in 2D: no projection
+          for (int i = 0; i < N * N; ++i) K[i] *= scale;
         }
         for (int i = 0; i < N * N; ++i) KS(r, i) = K[i];
       });
