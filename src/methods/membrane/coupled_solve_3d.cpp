@@ -213,9 +213,12 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
       const long vi = m.k_row[e], vj = m.k_col[e];
       if (vi >= vj) continue;  // each edge once (L is symmetric)
       if (contact_body(vi) >= 0 && contact_body(vi) == contact_body(vj)) continue;
+      // Without adhesion a contact end is anchored for the step (no K_{a,s}, K_{c,r}, K_{a,r}).
+      const bool anchor_i = !m.adhesion && contact_body(vi) >= 0, anchor_j = !m.adhesion && contact_body(vj) >= 0;
       for (int d = 0; d < 3; ++d) {
-        const double kvd = add_edge_stiffness(vmap[3 * vi + d], vmap[3 * vj + d], m.v[3 * vi + d], m.v[3 * vj + d],
-                                              -m.k_value[e], dt, c_all);
+        const LinearVelocity ai = anchored_velocity(m.v[3 * vi + d]), aj = anchored_velocity(m.v[3 * vj + d]);
+        const double kvd = add_edge_stiffness(anchor_i ? ai : vmap[3 * vi + d], anchor_j ? aj : vmap[3 * vj + d],
+                                              m.v[3 * vi + d], m.v[3 * vj + d], -m.k_value[e], dt, c_all);
         kv[3 * vi + d] += kvd;
         kv[3 * vj + d] -= kvd;
       }
@@ -224,8 +227,8 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
       for (int d = 0; d < 3; ++d) {
         const LinearVelocity& l = vmap[3 * vi + d];
         if (l.terms.empty()) continue;
-        const double rhs =
-            m.mass[vi] * (m.v[3 * vi + d] - l.known) + dt * (m.force[3 * vi + d] + dt * kv[3 * vi + d]);
+        const double pull = !m.adhesion && contact_body(vi) >= 0 ? 0.0 : m.force[3 * vi + d] + dt * kv[3 * vi + d];
+        const double rhs = m.mass[vi] * (m.v[3 * vi + d] - l.known) + dt * pull;  // f_a = 0 without adhesion
         add_vertex_inertia(l, m.mass[vi], rhs, c_all, bv_all);
       }
     // Body inertia M_r = diag(m I_3, R I_body R^T) and its momentum M_r v_r* (Eq. 27).

@@ -93,6 +93,13 @@ void add_face_mass(const LinearVelocity& row, double mass, double uf, VelocityEn
 // w ((v_i^n - known_i) - (v_j^n - known_j)), the edge's part of K_c v^n at i (minus it at j).
 double add_edge_stiffness(const LinearVelocity& li, const LinearVelocity& lj, double vi, double vj, double w,
                           double dt, VelocityEntries& c);
+// An edge end that the capillary stiffness sees as anchored at its velocity v (no unknowns): a
+// contact vertex when adhesion is off (MembraneHost::adhesion).
+inline LinearVelocity anchored_velocity(double v) {
+  LinearVelocity l;
+  l.known = v;
+  return l;
+}
 // A vertex component's inertia through its linear velocity: mass (row)^T (row) into c and
 // -(row)^T rhs into bv (rhs = M_s (v^n - known) + dt (f_c + dt K_c v^n), Eq. 17).
 void add_vertex_inertia(const LinearVelocity& l, double mass, double rhs, VelocityEntries& c, std::vector<double>& bv);

@@ -130,6 +130,10 @@ void declare_membrane_sections(config::Schema& root) {
           "contact vertices it carries");
   s->real("contact_epsilon", "1", "a membrane vertex closer than this (in cells) to a body is a contact vertex "
           "carried by it (Ruan 2021 §6: 0.1)").def(0.1).positive();
+  s->flag("adhesion", "the membrane's capillary pull on the contact vertices a body carries reaches the body: the "
+          "adhesion force f_a = -sigma dA/dq of Ruan 2021 §5.2 (Eq. 20) with its stiffnesses (Eqs. 21-22), as in the "
+          "paper. false is a negative control, not in the paper: bodies then feel the liquid's pressure only, and the "
+          "free membrane sees its contact vertices as anchored for each step").def("true");
   s->real("settle_damping", "1/s", "settle window: every velocity (liquid, membrane, bodies) is multiplied by "
           "(1 - settle_damping dt) each step until settle_until; not in Ruan 2021, for scenes placed at rest and "
           "for tests that measure an equilibrium").def(0.0).nonnegative();
@@ -247,6 +251,7 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   d.solve.max_iterations = static_cast<int>(s.integer("max_iterations"));
   d.solve.w_normal_extent = s.real("w_support");
   d.flow.contact_eps_over_dx = s.real("contact_epsilon");
+  d.flow.adhesion = s.flag("adhesion");
   d.flow.settle_damping = s.real("settle_damping");
   d.flow.settle_until = s.real("settle_until");
   if (root.section("simulation").integer("dimension") == 3) {
