@@ -54,12 +54,7 @@ double predicted_vertical_pull(mm::MembraneFlow& flow) {
 // the Eq. 20 pull 0.4605 (+0.39 %), the pull carrying 0.499 of m g (sin psi about 0.26 at each contact
 // line). 4.3 s of one core (20 s wall on the loaded machine).
 TEST(MembraneAdhesionValidation, HeldDenseDiscLosesTheMembranesPullWithoutAdhesion) {
-  mm::Disc d;
-  d.radius = 0.1;
-  d.density = 3.0;
-  d.rotates = false;
-  d.c[0] = 0.5 * kWidth;
-  d.c[1] = kLevel - 0.05;
+  const mm::Disc d = meniscus::test::pool_disc(0.5 * kWidth, kLevel, 0.1, 3.0);
   mm::FlowParameters p = meniscus::test::pool_parameters(kSigma, kDx);
   p.settle_damping = 8.0;
   p.settle_until = 0.5;
