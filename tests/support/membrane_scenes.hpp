@@ -69,6 +69,18 @@ inline MembraneScene make_pool_with_bodies(double width, double height, double d
   return s;
 }
 
+// A non-rotating disc of radius r and areal density rho_s centred at (x, level - r / 2): placed on a
+// pool whose surface is at `level`, the initial surface wraps its lower 120 degrees.
+inline membrane::Disc pool_disc(double x, double level, double r, double rho_s) {
+  membrane::Disc d;
+  d.radius = r;
+  d.density = rho_s;
+  d.rotates = false;
+  d.c[0] = x;
+  d.c[1] = level - 0.5 * r;
+  return d;
+}
+
 // Parameters of the pool scenes with bodies (CGS, Ruan 2021 2D): water (rho = 1), g = 9.8 cm/s^2
 // downward, surface tension sigma, remeshing to edges dx / 2; and solve options with rtol 1e-8.
 inline membrane::FlowParameters pool_parameters(double sigma, double dx) {

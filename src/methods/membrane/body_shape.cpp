@@ -93,10 +93,50 @@ void integrate_cube(const std::function<double(const double*)>& phi, const doubl
   }
 }
 
+// A body-frame point of a solid of revolution in its (r, z) half-plane.
+std::array<double, 2> meridian_point(const BodyShape3& s, const double* y) {
+  return {std::hypot(y[0] - s.offset[0], y[1] - s.offset[1]), y[2] - s.offset[2]};
+}
+
+// The nearest point of the profile (its segments, not the closing axis) to p, the index of its
+// segment and whether p is inside the polygon closed by the axis (crossing number).
+std::array<double, 2> nearest_on_profile(const BodyShape3& s, const std::array<double, 2>& p, size_t& seg,
+                                         bool& inside) {
+  const auto& q = s.profile;
+  double best = kmath::huge;
+  std::array<double, 2> out{};
+  inside = false;
+  for (size_t k = 0; k < q.size(); ++k) {
+    const auto& a = q[k];
+    const auto& b = q[(k + 1) % q.size()];
+    if ((a[1] > p[1]) != (b[1] > p[1]) && p[0] < a[0] + (p[1] - a[1]) * (b[0] - a[0]) / (b[1] - a[1])) inside = !inside;
+    if (k + 1 == q.size()) break;  // the axis closes the polygon: no surface
+    const double ab[2] = {b[0] - a[0], b[1] - a[1]};
+    const double len2 = ab[0] * ab[0] + ab[1] * ab[1];
+    const double t = std::clamp(((p[0] - a[0]) * ab[0] + (p[1] - a[1]) * ab[1]) / len2, 0.0, 1.0);
+    const std::array<double, 2> c = {a[0] + t * ab[0], a[1] + t * ab[1]};
+    const double d2 = (p[0] - c[0]) * (p[0] - c[0]) + (p[1] - c[1]) * (p[1] - c[1]);
+    if (d2 < best) {
+      best = d2;
+      out = c;
+      seg = k;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 double BodyShape3::distance(const double* y) const {
   if (kind == Kind::Solid) return solid.distance(y);
+  if (kind == Kind::Revolved) {
+    const auto p = meridian_point(*this, y);
+    size_t seg = 0;
+    bool inside = false;
+    const auto c = nearest_on_profile(*this, p, seg, inside);
+    const double d = std::hypot(p[0] - c[0], p[1] - c[1]);
+    return inside ? -d : d;
+  }
   double d2 = 0;
   nearest_capsule(*this, y, d2);
   return std::sqrt(d2) - wire;
@@ -104,6 +144,29 @@ double BodyShape3::distance(const double* y) const {
 
 void BodyShape3::normal(const double* y, double* n) const {
   if (kind == Kind::Solid) return solid.normal(y, n);
+  if (kind == Kind::Revolved) {
+    const auto p = meridian_point(*this, y);
+    size_t seg = 0;
+    bool inside = false;
+    const auto c = nearest_on_profile(*this, p, seg, inside);
+    double g[2] = {p[0] - c[0], p[1] - c[1]};
+    const double len = std::hypot(g[0], g[1]);
+    if (len > 1e-14 * (std::abs(p[0]) + std::abs(p[1]) + 1e-300)) {
+      g[0] = (inside ? -g[0] : g[0]) / len;
+      g[1] = (inside ? -g[1] : g[1]) / len;
+    } else {  // on the surface: the segment's outward normal (the profile is counter-clockwise)
+      const auto& a = profile[seg];
+      const auto& b = profile[seg + 1];
+      const double l = std::hypot(b[0] - a[0], b[1] - a[1]);
+      g[0] = (b[1] - a[1]) / l;
+      g[1] = -(b[0] - a[0]) / l;
+    }
+    const double r = p[0];
+    n[0] = r > 0 ? g[0] * (y[0] - offset[0]) / r : g[0];
+    n[1] = r > 0 ? g[0] * (y[1] - offset[1]) / r : 0.0;
+    n[2] = g[1];
+    return;
+  }
   double d2 = 0, p[3];
   closest_on_segment(capsule[nearest_capsule(*this, y, d2)], y, p);
   for (int d = 0; d < 3; ++d) n[d] = y[d] - p[d];
@@ -126,6 +189,21 @@ void BodyShape3::bounds(double* lo, double* hi) const {
     }
     return;
   }
+  if (kind == Kind::Revolved) {
+    double rmax = 0, zlo = kmath::huge, zhi = -kmath::huge;
+    for (const auto& q : profile) {
+      rmax = std::max(rmax, q[0]);
+      zlo = std::min(zlo, q[1]);
+      zhi = std::max(zhi, q[1]);
+    }
+    for (int d = 0; d < 2; ++d) {
+      lo[d] = offset[d] - rmax;
+      hi[d] = offset[d] + rmax;
+    }
+    lo[2] = offset[2] + zlo;
+    hi[2] = offset[2] + zhi;
+    return;
+  }
   for (int d = 0; d < 3; ++d) {
     lo[d] = kmath::huge;
     hi[d] = -kmath::huge;
@@ -139,6 +217,12 @@ void BodyShape3::bounds(double* lo, double* hi) const {
 
 double BodyShape3::feature() const {
   if (kind == Kind::Capsules) return wire;
+  if (kind == Kind::Revolved) {  // the shortest side of the profile (a needle's radius, a plate's thickness)
+    double shortest = kmath::huge;
+    for (size_t k = 0; k + 1 < profile.size(); ++k)
+      shortest = std::min(shortest, std::hypot(profile[k + 1][0] - profile[k][0], profile[k + 1][1] - profile[k][1]));
+    return shortest;
+  }
   if (solid.kind == geometry::ShapeKind::Sphere) return solid.r;
   double lo[3], hi[3];
   bounds(lo, hi);
@@ -147,6 +231,10 @@ double BodyShape3::feature() const {
 
 BodyShape3 BodyShape3::translated(const double* t) const {
   BodyShape3 out = *this;
+  if (kind == Kind::Revolved) {
+    for (int d = 0; d < 3; ++d) out.offset[d] += t[d];
+    return out;
+  }
   if (kind == Kind::Capsules) {
     for (auto& s : out.capsule)
       for (int d = 0; d < 6; ++d) s[d] += t[d % 3];
@@ -213,6 +301,28 @@ BodyShape3 box_shape(const std::array<double, 3>& size) {
   BodyShape3 s;
   s.solid = geometry::box<3>({-0.5 * size[0], -0.5 * size[1], -0.5 * size[2]},
                              {0.5 * size[0], 0.5 * size[1], 0.5 * size[2]});
+  return s;
+}
+
+BodyShape3 revolved_shape(const std::vector<std::array<double, 2>>& profile) {
+  const size_t n = profile.size();
+  if (n < 3) throw std::invalid_argument("a profile of revolution needs at least three (r, z) points");
+  if (profile.front()[0] != 0 || profile.back()[0] != 0)
+    throw std::invalid_argument("a profile of revolution starts and ends on the axis (r = 0)");
+  double area2 = 0;  // twice the signed area of the polygon closed along the axis
+  for (size_t k = 0; k < n; ++k) {
+    const auto& a = profile[k];
+    const auto& b = profile[(k + 1) % n];
+    if (!(a[0] >= 0) || !std::isfinite(a[0]) || !std::isfinite(a[1]))
+      throw std::invalid_argument("a profile of revolution has finite points with r >= 0");
+    if (k + 1 < n && a == b) throw std::invalid_argument("a profile of revolution repeats a point");
+    area2 += a[0] * b[1] - b[0] * a[1];
+  }
+  if (area2 == 0) throw std::invalid_argument("a profile of revolution encloses no area");
+  BodyShape3 s;
+  s.kind = BodyShape3::Kind::Revolved;
+  s.profile = profile;
+  if (area2 < 0) std::reverse(s.profile.begin(), s.profile.end());  // counter-clockwise in (r, z)
   return s;
 }
 

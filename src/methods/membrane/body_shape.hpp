@@ -4,8 +4,10 @@
 // the mass properties (volume, centre of mass, inertia tensor) computed from it.
 //
 // A shape is a solid of the geometry layer (geometry::Shape<3>: sphere, box, the sampled signed
-// distance of a closed triangle mesh) or a union of capsules (segments swept by a wire radius: a
-// paperclip is a chain of them along its centreline). Shapes are evaluated on the host (the
+// distance of a closed triangle mesh), a union of capsules (segments swept by a wire radius: a
+// paperclip is a chain of them along its centreline) or a solid of revolution about the body z axis
+// (a polygon in the (r, z) half-plane turned about the axis: the paper's push-pins of Figs. 6 and 12,
+// a disc with a needle; a round hull, the boat of Fig. 11 given thickness; a thin leaf). Shapes are evaluated on the host (the
 // sampled lattice of a mesh lives in Kokkos' default memory space, host memory in the CPU builds). The body
 // places the shape with its centre of mass at the body frame's origin (centred()).
 #include <array>
@@ -18,11 +20,15 @@
 namespace meniscus::membrane {
 
 struct BodyShape3 {
-  enum class Kind { Solid, Capsules };
+  enum class Kind { Solid, Capsules, Revolved };
   Kind kind = Kind::Solid;
   geometry::Shape<3> solid;                    // Solid: the geometry layer's signed distance
   std::vector<std::array<double, 6>> capsule;  // Capsules: segment end points (a, b)
   double wire = 0;                             // Capsules: radius swept around every segment
+  // Revolved: the profile (r, z), counter-clockwise in the (r, z) plane from a point on the axis to
+  // another (the axis closes the polygon and is no surface), turned about the z axis through `offset`.
+  std::vector<std::array<double, 2>> profile;
+  double offset[3] = {0, 0, 0};
 
   // Signed distance of the body-frame point y (exact for one capsule, a sphere and a box; for a
   // union of capsules the minimum, exact outside and a lower bound of the depth inside).
@@ -72,6 +78,12 @@ BodyShape3 capsule_chain(const std::vector<double>& points, double r);
 // (three straight pairs joined by semicircles of radii 0.5, 0.375 and 0.25 of a 3.5-long clip),
 // each semicircle as 8 chords, scaled to the overall `length` and swept with wire radius r.
 BodyShape3 paperclip_shape(double length, double r);
+// The solid of revolution of `profile` (r, z pairs, r >= 0) about the body z axis: the polygon from
+// the first point, which lies on the axis (r = 0), through the others to the last, also on the axis
+// (either orientation; at least three points, a non-zero area). Its signed distance is the exact 2D
+// distance to the profile in the point's (r, z) half-plane. Throws std::invalid_argument naming the
+// defect.
+BodyShape3 revolved_shape(const std::vector<std::array<double, 2>>& profile);
 // A closed triangle mesh (geometry::load_obj) as the signed distance sampled on a lattice of
 // spacing h (geometry::sdf_from_mesh, exact point-triangle distances at the lattice nodes).
 BodyShape3 mesh_shape(const geometry::TriangleMesh& mesh, double h);

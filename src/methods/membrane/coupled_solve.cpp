@@ -244,9 +244,12 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
       // Segments with both ends on the same body are inside the contact region: their forces cancel
       // on the body and the paper assembles K_{a,r} from mixed elements only (Eq. 22).
       if (contact_body(vi) >= 0 && contact_body(vi) == contact_body(vj)) continue;
+      // Without adhesion a contact end is anchored for the step (no K_{a,s}, K_{c,r}, K_{a,r}).
+      const bool anchor_i = !m.adhesion && contact_body(vi) >= 0, anchor_j = !m.adhesion && contact_body(vj) >= 0;
       for (int d = 0; d < 2; ++d) {
-        const double kvd =
-            add_edge_stiffness(vmap[2 * vi + d], vmap[2 * vj + d], m.v[2 * vi + d], m.v[2 * vj + d], w, dt, c_all);
+        const LinearVelocity ai = anchored_velocity(m.v[2 * vi + d]), aj = anchored_velocity(m.v[2 * vj + d]);
+        const double kvd = add_edge_stiffness(anchor_i ? ai : vmap[2 * vi + d], anchor_j ? aj : vmap[2 * vj + d],
+                                              m.v[2 * vi + d], m.v[2 * vj + d], w, dt, c_all);
         kv[2 * vi + d] += kvd;
         kv[2 * vj + d] -= kvd;
       }
@@ -256,8 +259,10 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
         const LinearVelocity& l = vmap[2 * vi + d];
         if (l.terms.empty()) continue;
         const double mass = m.mass[vi];
-        // -(M_s (v^n - v_known) + dt (f_c + dt K_c v^n)): Eq. 17 linearised about x^{n+1}.
-        const double rhs = mass * (m.v[2 * vi + d] - l.known) + dt * (m.force[2 * vi + d] + dt * kv[2 * vi + d]);
+        // -(M_s (v^n - v_known) + dt (f_c + dt K_c v^n)): Eq. 17 linearised about x^{n+1}; without
+        // adhesion a contact vertex brings its body its mass only (f_a = 0).
+        const double pull = !m.adhesion && contact_body(vi) >= 0 ? 0.0 : m.force[2 * vi + d] + dt * kv[2 * vi + d];
+        const double rhs = mass * (m.v[2 * vi + d] - l.known) + dt * pull;
         add_vertex_inertia(l, mass, rhs, c_all, bv_all);
       }
     // Body inertia M_r = diag(m, m, I) (with the links a root carries) and its momentum M_r v_r*

@@ -41,6 +41,11 @@ struct MembraneHost {
   // Empty vectors: no contact vertices.
   std::vector<int> body;
   std::vector<double> v_contact;  // 2 per vertex
+  // false: no adhesion (the negative control of FlowParameters::adhesion): a contact vertex's
+  // capillary force does not reach its body (f_a = 0), and an edge between a contact vertex and a
+  // free one stiffens the free end only, the contact end taken as anchored at its velocity v^n
+  // (K_{a,s} = K_{c,r} = K_{a,r} = 0).
+  bool adhesion = true;
   long vertices() const { return static_cast<long>(xy.size() / 2); }
   long segments() const { return static_cast<long>(seg.size() / 2); }
 };

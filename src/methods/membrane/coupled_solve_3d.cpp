@@ -243,11 +243,16 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
     const long vi = m.k_row[e], vj = m.k_col[e];
     if (vi >= vj || owner[vi] != rank) continue;  // each edge once (L is symmetric), by one rank
     if (contact_body(vi) >= 0 && contact_body(vi) == contact_body(vj)) continue;
+    // Without adhesion a contact end is anchored for the step (no K_{a,s}, K_{c,r}, K_{a,r}) and
+    // takes no capillary pull.
+    const bool anchor_i = !m.adhesion && contact_body(vi) >= 0, anchor_j = !m.adhesion && contact_body(vj) >= 0;
     for (int d = 0; d < 3; ++d) {
-      const LinearVelocity &li = vmap[3 * vi + d], &lj = vmap[3 * vj + d];
+      const LinearVelocity ai = anchored_velocity(m.v[3 * vi + d]), aj = anchored_velocity(m.v[3 * vj + d]);
+      const LinearVelocity& li = anchor_i ? ai : vmap[3 * vi + d];
+      const LinearVelocity& lj = anchor_j ? aj : vmap[3 * vj + d];
       const double kvd = add_edge_stiffness(li, lj, m.v[3 * vi + d], m.v[3 * vj + d], -m.k_value[e], dt, c_mine);
-      add_vertex_rhs(li, dt * dt * kvd, bv_mine);
-      add_vertex_rhs(lj, -dt * dt * kvd, bv_mine);
+      if (!anchor_i) add_vertex_rhs(li, dt * dt * kvd, bv_mine);
+      if (!anchor_j) add_vertex_rhs(lj, -dt * dt * kvd, bv_mine);
     }
   }
   for (long vi = 0; vi < nvert; ++vi) {
@@ -255,7 +260,8 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
     for (int d = 0; d < 3; ++d) {
       const LinearVelocity& l = vmap[3 * vi + d];
       if (l.terms.empty()) continue;
-      const double rhs = m.mass[vi] * (m.v[3 * vi + d] - l.known) + dt * m.force[3 * vi + d];
+      const double pull = !m.adhesion && contact_body(vi) >= 0 ? 0.0 : m.force[3 * vi + d];
+      const double rhs = m.mass[vi] * (m.v[3 * vi + d] - l.known) + dt * pull;  // f_a = 0 without adhesion
       add_vertex_inertia(l, m.mass[vi], rhs, c_mine, bv_mine);
     }
   }

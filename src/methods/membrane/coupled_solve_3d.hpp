@@ -41,6 +41,7 @@ struct MembraneHost3 {
   // v_contact is empty). Empty: no contact vertices.
   std::vector<int> body;
   std::vector<double> v_contact;  // 3 per vertex
+  bool adhesion = true;  // false: no f_a and no K_{a,*} (MembraneHost::adhesion)
   long vertices() const { return static_cast<long>(x.size() / 3); }
 };
 

@@ -95,6 +95,13 @@ double add_edge_stiffness(const LinearVelocity& li, const LinearVelocity& lj, do
                           double dt, VelocityEntries& c);
 // -(row)^T value into bv: a vertex component's right-hand-side term through its linear velocity.
 void add_vertex_rhs(const LinearVelocity& l, double value, std::vector<double>& bv);
+// An edge end that the capillary stiffness sees as anchored at its velocity v (no unknowns): a
+// contact vertex when adhesion is off (MembraneHost::adhesion).
+inline LinearVelocity anchored_velocity(double v) {
+  LinearVelocity l;
+  l.known = v;
+  return l;
+}
 // A vertex component's inertia through its linear velocity: mass (row)^T (row) into c and
 // -(row)^T rhs into bv (rhs = M_s (v^n - known) + dt (f_c + dt K_c v^n), Eq. 17).
 void add_vertex_inertia(const LinearVelocity& l, double mass, double rhs, VelocityEntries& c, std::vector<double>& bv);

@@ -1,8 +1,10 @@
 #include "methods/membrane/membrane_deck.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 #include <Kokkos_Core.hpp>
 
@@ -74,21 +76,29 @@ void declare_membrane_sections(config::Schema& root) {
           "(smallest angle 1.9 deg on the Rayleigh drop against 36.3 with it; docs/theory-membrane.md). "
           "No effect in 2D or without remesh").def("true");
   auto body = std::make_shared<config::Schema>("A rigid body coupled to the liquid and the membrane (Ruan 2021 §4.3).");
-  body->choice("shape", {"disc", "sphere", "box", "capsule", "paperclip", "mesh"},
+  body->choice("shape", {"disc", "sphere", "box", "capsule", "paperclip", "mesh", "revolved"},
                "body shape: a disc in 2D (a cylinder seen end-on); in 3D a sphere (analytic volume and inertia), a box "
                "(edge lengths `size` along the body axes), a capsule (a cylinder of axis `length` along the body x "
                "axis with hemispherical caps, radius `radius`) or a paperclip (Ruan 2021 Fig. 4: a wire of radius "
                "`radius` along a standard clip's centreline, three straight pairs joined by semicircles, flat in "
                "the body x-y plane and `length` long along x) or a mesh (a closed OBJ triangle mesh, `file`, scaled by "
-               "`scale`, as its signed distance sampled every `sdf_spacing`). The volume, centre of mass and inertia "
-               "tensor of box, capsule, paperclip and mesh come from their signed distance (octree quadrature, relative error below "
-               "1e-3); `center` places the centre of mass").def_dim("disc", "sphere");
+               "`scale`, as its signed distance sampled every `sdf_spacing`) or revolved (the solid of revolution of "
+               "`profile` about the body z axis: Ruan 2021's push-pins of Figs. 6 and 12 as a disc with a needle, a "
+               "round hull for the boat of Fig. 11, a thin disc for a leaf). The volume, centre of mass and inertia "
+               "tensor of box, capsule, paperclip, mesh and revolved come from their signed distance (octree "
+               "quadrature, relative error below 1e-3); `center` places the centre of mass").def_dim("disc", "sphere");
   body->vector("center", "cm", "initial centre of mass").req();
   body->real("radius", "cm", "disc or sphere radius; wire radius of a capsule or paperclip (not used by a box)")
       .def(0.0).nonnegative();
   body->vector("size", "cm", "box: edge lengths along the body x, y, z axes (3D)").def_dim("[0, 0]", "[0, 0, 0]");
   body->file("file", "mesh: closed OBJ triangle mesh (outward-facing triangles), relative to the deck; its "
              "coordinates times `scale` are cm, and it is placed with its centre of mass at `center`");
+  auto point = std::make_shared<config::Schema>("A point (r, z) of a profile of revolution.");
+  point->real("r", "cm", "distance from the body z axis (>= 0)").req();
+  point->real("z", "cm", "height along the body z axis").req();
+  body->list("profile", point, "revolved: the polygon turned about the body z axis, as (r, z) points from one point "
+             "on the axis (r: 0) to another (e.g. a push-pin: [{r: 0, z: 0}, {r: 0.4, z: 0}, {r: 0.4, z: 0.16}, "
+             "{r: 0.03, z: 0.16}, {r: 0.03, z: 0.76}, {r: 0, z: 0.76}]); the axis closes it");
   body->real("scale", "1", "mesh: factor from the OBJ's coordinates to cm").def(1.0).positive();
   body->real("sdf_spacing", "cm", "mesh: lattice spacing of its sampled signed distance (0: a sixteenth of the "
              "mesh's smallest bounding-box edge)").def(0.0).nonnegative();
@@ -130,6 +140,10 @@ void declare_membrane_sections(config::Schema& root) {
           "contact vertices it carries");
   s->real("contact_epsilon", "1", "a membrane vertex closer than this (in cells) to a body is a contact vertex "
           "carried by it (Ruan 2021 §6: 0.1)").def(0.1).positive();
+  s->flag("adhesion", "the membrane's capillary pull on the contact vertices a body carries reaches the body: the "
+          "adhesion force f_a = -sigma dA/dq of Ruan 2021 §5.2 (Eq. 20) with its stiffnesses (Eqs. 21-22), as in the "
+          "paper. false is a negative control, not in the paper: bodies then feel the liquid's pressure only, and the "
+          "free membrane sees its contact vertices as anchored for each step").def("true");
   s->real("settle_damping", "1/s", "settle window: every velocity (liquid, membrane, bodies) is multiplied by "
           "(1 - settle_damping dt) each step until settle_until; not in Ruan 2021, for scenes placed at rest and "
           "for tests that measure an equilibrium").def(0.0).nonnegative();
@@ -153,7 +167,7 @@ Body read_body(const config::Section& b) {
   body.fixed = b.flag("fixed");
   body.rotates = b.flag("rotates");
   const std::string shape = b.text("shape");
-  const bool needs_radius = shape != "box" && shape != "mesh";
+  const bool needs_radius = shape != "box" && shape != "mesh" && shape != "revolved";
   if (needs_radius && !(body.radius > 0))
     throw InputError(b.file(), b.key_path("radius"), "a " + shape + " body needs a positive radius");
   return body;
@@ -163,7 +177,8 @@ Body read_body(const config::Section& b) {
 RigidBody3 read_body_3d(const config::Section& b) {
   RigidBody3 body = read_body<RigidBody3>(b);
   const std::string shape = b.text("shape");
-  if (shape == "disc") throw InputError(b.file(), b.key_path("shape"), "a 3D body is a sphere, box, capsule, paperclip or mesh");
+  if (shape == "disc")
+    throw InputError(b.file(), b.key_path("shape"), "a 3D body is a sphere, box, capsule, paperclip, mesh or revolved");
   if (shape == "box") {
     const auto size = b.vector("size");
     for (int d = 0; d < 3; ++d)
@@ -180,6 +195,15 @@ RigidBody3 read_body_3d(const config::Section& b) {
                                    "of the clip lie 0.074 length apart); radius %g, length %g",
                                    body.radius, length));
     body.set_shape(shape == "capsule" ? capsule_shape(length, body.radius) : paperclip_shape(length, body.radius));
+  } else if (shape == "revolved") {
+    if (!b.has("profile")) throw InputError(b.file(), b.key_path("profile"), "a revolved body needs its profile");
+    std::vector<std::array<double, 2>> profile;
+    for (const auto& q : b.list("profile")) profile.push_back({q.real("r"), q.real("z")});
+    try {
+      body.set_shape(revolved_shape(profile));
+    } catch (const std::invalid_argument& e) {
+      throw InputError(b.file(), b.key_path("profile"), e.what());
+    }
   } else if (shape == "mesh") {
     if (!b.has("file")) throw InputError(b.file(), b.key_path("file"), "a mesh body needs its OBJ file");
     auto mesh = geometry::load_obj(b.text("file"), b.file(), b.key_path("file"));
@@ -247,6 +271,7 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   d.solve.max_iterations = static_cast<int>(s.integer("max_iterations"));
   d.solve.w_normal_extent = s.real("w_support");
   d.flow.contact_eps_over_dx = s.real("contact_epsilon");
+  d.flow.adhesion = s.flag("adhesion");
   d.flow.settle_damping = s.real("settle_damping");
   d.flow.settle_until = s.real("settle_until");
   if (root.section("simulation").integer("dimension") == 3) {

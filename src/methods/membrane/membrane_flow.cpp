@@ -87,6 +87,7 @@ void MembraneFlow::replace_membrane(Polyline membrane) {
 
 MembraneHost MembraneFlow::host_state(bool tension) const {
   MembraneHost h;
+  h.adhesion = params_.adhesion;
   const long n = m_.vertices(), s = m_.segments();
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.x);
   auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.v);

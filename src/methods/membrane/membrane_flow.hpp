@@ -29,6 +29,12 @@ struct FlowParameters {
   // A membrane vertex within this distance (in cells) of a rigid body is a contact particle
   // (Ruan 2021 §6 rule 2: epsilon = 0.1 dx).
   double contact_eps_over_dx = 0.1;
+  // Adhesion (Ruan 2021 §5.2, Eqs. 20-22; deck key membrane.adhesion): the capillary pull of the
+  // membrane on its contact vertices reaches their body (f_a) with its stiffnesses K_{a,s}, K_{a,r},
+  // K_{c,r}. false (a negative control, not in the paper): bodies feel the liquid's pressure only;
+  // the free membrane still pulls toward its contact vertices, which it sees as anchored for the
+  // step (MembraneHost::adhesion).
+  bool adhesion = true;
   // Settle window: velocities of liquid, membrane and bodies decay as (1 - zeta dt) per step while
   // t < settle_until (zeta = settle_damping, 1/s). Not in the paper; 0 switches it off.
   double settle_damping = 0;
@@ -87,6 +93,8 @@ class MembraneFlow {
   void replace_membrane(Polyline membrane);
   bool closed() const { return closed_; }
   const FlowParameters& parameters() const { return params_; }
+  // Switches the adhesion term (FlowParameters::adhesion) from the next step on.
+  void set_adhesion(bool on) { params_.adhesion = on; }
   // Liquid area enclosed by the membrane (the 2D volume).
   double volume() const;
   // The liquid area the membrane advection keeps (the initial one; a restart sets it back).

@@ -229,6 +229,7 @@ double MembraneFlow3::volume() const { return enclosed_volume(m_, params_.closed
 
 MembraneHost3 MembraneFlow3::host_geometry() const {
   MembraneHost3 h;
+  h.adhesion = params_.adhesion;
   h.x = host_vec3(m_.x);
   h.v = host_vec3(m_.v);
   h.fixed = fixed_;

@@ -60,6 +60,9 @@ struct Flow3Parameters {
   // A membrane vertex within this distance (in cells) of a rigid body is a contact particle
   // (Ruan 2021 §6 rule 2: epsilon = 0.1 dx), as in 2D.
   double contact_eps_over_dx = 0.1;
+  // Adhesion f_a of Ruan 2021 Eqs. 20-22 on (default) or off (negative control), as in 2D
+  // (FlowParameters::adhesion).
+  bool adhesion = true;
   // Settle window as in 2D (FlowParameters; not in the paper): velocities of liquid, membrane and
   // bodies decay as (1 - zeta dt) per step while t < settle_until (zeta = settle_damping, 1/s).
   double settle_damping = 0;
@@ -89,6 +92,8 @@ class MembraneFlow3 {
   TriangleMembrane& membrane() { return m_; }
   MacGrid3& grid() { return grid_; }
   const Flow3Parameters& parameters() const { return params_; }
+  // Switches the adhesion term (Flow3Parameters::adhesion) from the next step on.
+  void set_adhesion(bool on) { params_.adhesion = on; }
   CoupledSolver3& solver() { return solver_; }
   // Retypes the cells (k3Cell) and sets phi (k3Phi) from the current membrane. Collective.
   void classify();

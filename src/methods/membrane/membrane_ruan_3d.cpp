@@ -56,6 +56,7 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
   p.remesh = deck_.remesh;
   p.remesh_smoothing = deck_.remesh_smoothing;
   p.contact_eps_over_dx = deck_.flow.contact_eps_over_dx;
+  p.adhesion = deck_.flow.adhesion;
   p.settle_damping = deck_.flow.settle_damping;
   p.settle_until = deck_.flow.settle_until;
   const double edge = deck_.edge_over_dx * dx;

@@ -1,0 +1,143 @@
+// The paper's 3D scenes of bodies other than spheres and paperclips (Ruan et al. 2021): push-pins
+// (Figs. 6 and 12) and a boat with leaves (Fig. 11), built from their CI decks in inputs/ by the
+// method (MembraneRuan3) and run past the decks' end times, checked against the flotation limit and
+// Archimedes' draft. CGS: water rho 1, sigma 72.8 dyn/cm, g 980 cm/s^2.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "methods/membrane/membrane_ruan_3d.hpp"
+#include "scene.hpp"
+#include "validation_support.hpp"
+
+namespace mm = meniscus::membrane;
+using meniscus::test::print_rank0;
+
+namespace {
+
+struct BodyTrack {
+  double z0 = 0, z = 0, vz = 0, lowest = 1e300, rise = -1e300;  // start, end, end v_z, lowest z, largest v_z
+};
+
+// Runs inputs/<deck> (overrides `sets`) to time t_end with the method's own step; every body's track.
+std::vector<BodyTrack> run_scene(const std::string& deck, double t_end, const std::vector<std::string>& sets = {}) {
+  auto d = meniscus::run::load_deck(meniscus::test::source_dir() + "/inputs/" + deck, sets);
+  mm::MembraneRuan3 m(meniscus::MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  std::vector<BodyTrack> track(m.flow().bodies().size());
+  for (size_t b = 0; b < track.size(); ++b) track[b].z0 = m.flow().bodies()[b].c[2];
+  double t = 0;
+  int steps = 0;
+  while (t < t_end - 1e-12) {
+    const double dt = std::min(m.stable_dt(), t_end - t);
+    m.step(dt);
+    t += dt;
+    ++steps;
+    for (size_t b = 0; b < track.size(); ++b) {
+      const auto& body = m.flow().bodies()[b];
+      track[b].z = body.c[2];
+      track[b].vz = body.v[2];
+      track[b].lowest = std::min(track[b].lowest, body.c[2]);
+      track[b].rise = std::max(track[b].rise, body.v[2]);
+    }
+    if (steps % 5 == 0)
+      for (size_t b = 0; b < track.size(); ++b)
+        print_rank0("%s t %.4f body %zu: z %.5f (down %.4f), v_z %+.3f cm/s", deck.c_str(), t, b, track[b].z,
+                    track[b].z0 - track[b].z, track[b].vz);
+  }
+  return track;
+}
+
+}  // namespace
+
+// Push-pins (inputs/membrane-pushpins-3d-ci.yaml): a head disc R = 0.4, t = 0.16 cm with a needle
+// 0.03 x 0.6 cm, placed with 0.02 cm of the head wet, released, 60 ms (30 steps of 2 ms). The static
+// flotation limit of the head with this model's non-wetting edge (the digest's R4 for a flat disc:
+// tension 2 pi R sigma, the head's volume and the column of a dimple no deeper than a vertical
+// meniscus allows, d_v = 0.2995 cm below the far level) lies between densities 4.19 and 5.19: the
+// pin of 3.8 (Fig. 6) has a static balance with its head's bottom about 0.09 cm down, the pin of 6.8
+// (Fig. 12) has none (weight 547 dyn against at most 409). This membrane never tears, so a pin
+// "sinks" by pulling the surface below any static meniscus. Checked: the 3.8 pin turns back up
+// (its v_z becomes positive) with its head's bottom never deeper than d_v below the level; the 6.8
+// pin never turns and its head's bottom passes d_v. Measured (0.1 s run): 3.8 deepest 0.194 cm at
+// 50 ms, then rising (+1.5 cm/s at 60 ms); 6.8 at 0.379 cm by 50 ms, 0.44 at 60 ms, still going
+// down at 4.9 cm/s (it stops at 0.48 cm by 80 ms, held by the deep dimple's pressure column).
+// About 20 CPU-s (1.5 min wall on the loaded machine).
+TEST(MembranePushPinValidation, LongPinBelowTheFlotationLimitFloatsAndPinAboveItSinks) {
+  const double level = 1.2, below = 0.0879, d_v = 0.2995;  // head bottom below the centre of mass
+  const auto t = run_scene("membrane-pushpins-3d-ci.yaml", 0.06);
+  const BodyTrack &light = t[0], &heavy = t[1];
+  const double light_depth = level - (light.lowest - below), heavy_depth = level - (heavy.z - below);
+  print_rank0("push-pin 3.8: head bottom at most %.4f cm below the level (d_v %.4f), largest upward v_z %+.3f; push-pin "
+              "6.8: %.4f cm below, v_z %+.3f (largest upward %+.3f)",
+              light_depth, d_v, light.rise, heavy_depth, heavy.vz, heavy.rise);
+  EXPECT_LT(light_depth, d_v);
+  EXPECT_GT(light.rise, 0.0);
+  EXPECT_GT(heavy_depth, d_v);
+  EXPECT_LE(heavy.rise, 0.0);
+}
+
+// The boat of inputs/membrane-boat-leaves-3d-ci.yaml (Ruan 2021 Fig. 11 with a hull one cell thick
+// instead of a shell): a round flat-bottomed hull, outer radius 1.5 cm, 0.6 cm high, wall and floor
+// 0.25 cm, density 1.0 (mass 2.523 g), beside two leaves (0.1767 g each). Settle damping 20 /s to
+// 0.3 s (--set), then the far level z_inf is the mean height of the free membrane vertices more than
+// 0.5 cm from every body's bounding sphere. Checked:
+//  * Keller's balance for the tank (Keller 1998; the digest's R1): the bodies' total mass equals
+//    rho (z_inf A_T - V_L), A_T the tank's area and V_L the liquid volume under the membrane,
+//    within 5 %;
+//  * the hull at rest (|v_z| < 0.5 cm/s), upright (tilt below 2 degrees) and with a dry cavity (no
+//    membrane vertex inside it: the liquid stays out although Archimedes' draft, 0.357 cm, lies above
+//    the floor's 0.25 cm).
+// Printed, not asserted: the draft against Archimedes'. This model's contact is non-wetting (the
+// digest's §7.4: the membrane does not climb a wall, the contact line pins at the hull's bottom
+// rim), so the rim's tension sigma x perimeter x sin(psi) carries part of the weight and the hull
+// rides higher than Archimedes: measured draft 0.2770 cm (-22.4 %), i.e. sin psi about 0.8 with
+// 686 dyn of tension against a 2473 dyn weight; the cavity stayed dry, tilt 0.39 deg, v_z -0.012
+// cm/s. Measured Keller: 2.94692 g against 2.87635 g (+2.45 %; z_inf 1.0904 cm from 282 vertices).
+// About 2.5 CPU-min (3.2 to 14 min wall on the loaded machine).
+TEST(MembraneBoatValidation, LongHullAndLeavesObeyKellersBalanceWithADryCavity) {
+  auto d = meniscus::run::load_deck(meniscus::test::source_dir() + "/inputs/membrane-boat-leaves-3d-ci.yaml",
+                                    {"membrane.settle_damping=20", "membrane.settle_until=0.3"});
+  mm::MembraneRuan3 m(meniscus::MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+  double t = 0;
+  while (t < 0.3 - 1e-12) {
+    const double dt = std::min(m.stable_dt(), 0.3 - t);
+    m.step(dt);
+    t += dt;
+  }
+  const auto& bodies = m.flow().bodies();
+  const mm::RigidBody3& hull = bodies[0];
+  const double radius = 1.5, floor = 0.25, zc = 0.214883;  // centre of mass above the bottom (Pappus)
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.flow().membrane().x);
+  const std::vector<int>& contact = m.flow().contact();
+  double level = 0;
+  long far = 0, in_cavity = 0;
+  for (long i = 0; i < m.flow().membrane().vertices(); ++i) {
+    const double r = std::hypot(x(i, 0) - hull.c[0], x(i, 1) - hull.c[1]);
+    if (r < radius - floor && x(i, 2) > hull.c[2] - zc + floor) ++in_cavity;
+    bool away = contact[i] < 0;
+    for (const auto& b : bodies) away = away && std::hypot(x(i, 0) - b.c[0], x(i, 1) - b.c[1]) > b.radius + 0.5;
+    if (!away) continue;
+    level += x(i, 2);
+    ++far;
+  }
+  level /= std::max(far, 1L);
+  const double draft = level - (hull.c[2] - zc), archimedes = hull.mass() / (M_PI * radius * radius);
+  const double width = 5.5, displaced = level * width * width - m.flow().volume();  // rho = 1
+  double mass = 0;
+  for (const auto& b : bodies) mass += b.mass();
+  const double tilt = 2 * std::asin(std::min(1.0, std::hypot(hull.q[1], hull.q[2]))) * 180 / M_PI;
+  print_rank0("boat: far level %.4f cm (%ld vertices), draft %.4f cm against Archimedes %.4f (%.2f %%), v_z %.2e cm/s, "
+              "tilt %.2f deg, %ld membrane vertices in the cavity; leaves at z %.4f, %.4f",
+              level, far, draft, archimedes, 100 * (draft / archimedes - 1), hull.v[2], tilt, in_cavity, bodies[1].c[2],
+              bodies[2].c[2]);
+  print_rank0("Keller: bodies' mass %.5f g, rho (z_inf A_T - V_L) %.5f g (%.2f %%)", mass, displaced,
+              100 * (displaced / mass - 1));
+  EXPECT_GT(far, 20);
+  EXPECT_NEAR(displaced, mass, 0.05 * mass);
+  EXPECT_LT(std::abs(hull.v[2]), 0.5);
+  EXPECT_LT(tilt, 2.0);
+  EXPECT_EQ(in_cavity, 0);
+}
