@@ -138,12 +138,14 @@ TEST(S001_Coupling, Buoyancy3DAgainstTheLocalLevel) {
 // The same against the local level at twice the resolution (dx = 0.02 m, 4 cells per ball radius,
 // 0.42 x 0.24 x 0.42 m pool so that the ball's axis is a cell centre), means over t in [0.5, 1.0] s.
 // Asserted: the criterion (1/2 and 1/3 within 0.08 against the local level), at rest. At this
-// resolution the area-weighted ring level stands 4.7 mm (1:2) and 3.9 mm (1:3) below the far-field level.
-// Measured (one thread, load 11-14, beside a second run): in each test.
-// These numbers were measured before the scene decks switched on sph_wall_images; not rerun with them.
-// 1:2 (295 s, 2 threads, load 8): 0.4841 below the local level by area weights (0.2375 m; the
-// held-column count read 0.5217, 0.2415 m); far-field count level 0.5292 (0.2422 m), local top 0.4865;
-// centre 0.2392 m, rms 0.005 m/s.
+// resolution the area-weighted ring level stands 1.9 mm (1:2) and 1.8 mm (1:3) above the far-field
+// level of the water's mass (4.7 and 3.9 mm below it without the wall images).
+// Measured: in each test.
+// 1:2 with the wall images (231 s, one thread, load 4): 0.4990 below the local level (0.2403 m), 0.4872
+// below the far-field surface (0.2390 m), far-field count level 0.4815 (0.2384 m), local top 0.4952;
+// centre 0.2404 m, rms 0.019 m/s. Without them (295 s, 2 threads, load 8): 0.4841 below the local
+// level by area weights (0.2375 m; the held-column count read 0.5217, 0.2415 m); far-field count level
+// 0.5292 (0.2422 m), local top 0.4865; centre 0.2392 m, rms 0.005 m/s.
 TEST(S001_Coupling, LongBuoyancy3DHalfAgainstTheLocalLevelFine) {
   const auto f = float_ball(0.5, "mpm-multiphase-ball-in-water-1to2-3d.yaml", 0.42, 1.0, 0.5, 0.02);
   test::report_floating("3D 1:2 fine", f);
@@ -151,9 +153,12 @@ TEST(S001_Coupling, LongBuoyancy3DHalfAgainstTheLocalLevelFine) {
   EXPECT_LT(f.velocity, 0.05);
 }
 
-// 1:3 (252 s; 508 s at load 8): 0.3517 below the local level by area weights (0.2362 m; the held-column
-// count read 0.3971, 0.2413 m); far-field count level 0.3863 (0.2401 m), local top 0.3526; centre
-// 0.2521 m, 12.1 mm above the start where Archimedes asks 18.1 mm; rms 0.007 m/s.
+// 1:3 with the wall images (309 s, one thread, load 4-9): 0.3699 below the local level (0.2392 m),
+// 0.3505 below the far-field surface (0.2370 m), far-field count level 0.3545 (0.2374 m), local top
+// 0.3666; centre 0.2531 m, 13.1 mm above the start where Archimedes asks 18.1 mm; rms 0.013 m/s.
+// Without them (252 s; 508 s at load 8): 0.3517 below the local level by area weights (0.2362 m; the
+// held-column count read 0.3971, 0.2413 m); far-field count level 0.3863 (0.2401 m), local top 0.3526;
+// centre 0.2521 m, 12.1 mm above the start; rms 0.007 m/s.
 TEST(S001_Coupling, LongBuoyancy3DThirdAgainstTheLocalLevelFine) {
   const auto f = float_ball(1.0 / 3.0, "mpm-multiphase-ball-in-water-1to3-3d.yaml", 0.42, 1.0, 0.5, 0.02);
   test::report_floating("3D 1:3 fine", f);
