@@ -158,12 +158,13 @@ TEST(MultiphaseMpm, StepZeroDiagnosticsAreTheSameBitsAtEveryRankCount) {
 
 // A ball seeded half inside a pool that was seeded as a full box: the water particles inside the ball
 // are removed at start-up (the ball displaces the water), with the same result whatever the cuts; the
-// SPH fluid density of the floating-body tests.
+// SPH fluid density of the floating-body tests, with the walls' mirror images in the sum (the pool
+// touches the floor and both side walls, and the ranks' cuts cross them).
 RunResult run_ball_seeded_in_water(MPI_Comm comm) {
   return run_deck(comm, R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 1.0}
 domain: {lower: [0, 0], upper: [0.6, 0.5], cell_size: 0.02, walls: slip}
-mpm_multiphase: {dt_max: 2.0e-4, fluid_density: sph}
+mpm_multiphase: {dt_max: 2.0e-4, fluid_density: sph, sph_wall_images: true}
 materials:
   - {name: water, model: fluid, density: 1000}
   - {name: ball, model: hypoelastic, density: 500, youngs_modulus: 2.6e5, poisson_ratio: 0.3}

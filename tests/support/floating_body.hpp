@@ -268,11 +268,16 @@ FloatingSample float_body(mpm_multiphase::MultiphaseMpm<Dim>& m, const FloatingP
   return mean;
 }
 
-// The force sharing that the ball-in-water scene deck `deck` (under inputs/) runs with, its default
-// included, so that the buoyancy tests check the setting the scenes use.
-inline std::string scene_force_sharing(const std::string& deck) {
+// The multiphase settings of the ball-in-water scene deck `deck` (under inputs/), defaults included, so
+// that the buoyancy tests check the settings the scenes use.
+inline mpm_multiphase::MultiphaseSettings scene_settings(const std::string& deck) {
   const auto d = run::load_deck(source_dir() + "/inputs/" + deck, {});
-  switch (mpm_multiphase::read_multiphase_settings(d.deck.root(), d.deck.dimension()).force_sharing) {
+  return mpm_multiphase::read_multiphase_settings(d.deck.root(), d.deck.dimension());
+}
+
+// The scene deck's force sharing, as a deck value.
+inline std::string scene_force_sharing(const std::string& deck) {
+  switch (scene_settings(deck).force_sharing) {
     case mpm_multiphase::ForceSharing::Shared: return "shared";
     case mpm_multiphase::ForceSharing::Fluids: return "fluids";
     default: return "per_group";

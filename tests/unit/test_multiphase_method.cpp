@@ -118,6 +118,61 @@ sources: [{type: box, material: water, lower: [0.2, 0.2], upper: [0.6, 0.6]}]
 
 namespace {
 
+// A rest lattice of water filling a walled box up to a free top face: with the walls' mirror images
+// (sph_wall_images) every particle whose support misses the top face reads the rest density exactly,
+// also in the first layer (half a spacing from the wall), along the box's edges and in its corners
+// (the images across two and three walls). Returns {worst |rho/rho0 - 1| there, lowest rho/rho0 in
+// the first layer above the floor, away from the side walls}.
+template <int Dim>
+std::pair<double, double> walled_lattice_density(bool images) {
+  const double dx = 0.02, top = 0.14;
+  const std::string lo = Dim == 2 ? "[0, 0]" : "[0, 0, 0]", hi = Dim == 2 ? "[0.24, 0.24]" : "[0.24, 0.24, 0.24]";
+  const std::string wlo = Dim == 2 ? "[0.04, 0.04]" : "[0.04, 0.04, 0.04]";
+  const std::string whi = Dim == 2 ? "[0.2, 0.14]" : "[0.2, 0.14, 0.2]";
+  const std::string deck = "simulation: {dimension: " + std::to_string(Dim) +
+                           ", method: mpm-multiphase, end_time: 1.0}\ndomain: {lower: " + lo + ", upper: " + hi +
+                           ", cell_size: 0.02, walls: slip}\nmpm_multiphase: {fluid_density: sph, sph_wall_images: " +
+                           (images ? "true" : "false") +
+                           "}\nmaterials: [{name: water, model: fluid, density: 1000}]\nsources: [{type: box, "
+                           "material: water, lower: " + wlo + ", upper: " + whi +
+                           (Dim == 3 ? ", particles_per_cell: 8" : "") + "}]\n";
+  auto d = test::deck_from_string(deck);
+  MultiphaseMpm<Dim> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), Dim});
+  m.sph_density();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().x));
+  auto rho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().density));
+  double worst = 0, first_layer = 1e9;
+  for (size_t p = 0; p < m.particles().size(); ++p) {
+    const double r = rho(p, 0) / 1000;
+    if (x(p, 1) < top - 1.25 * dx - 0.006) worst = std::max(worst, std::fabs(r - 1));
+    bool inner = x(p, 1) < 0.04 + 0.006;
+    for (int k = 0; k < Dim; k += 2) inner = inner && x(p, k) > 0.04 + 1.25 * dx && x(p, k) < 0.2 - 1.25 * dx;
+    if (inner) first_layer = std::min(first_layer, r);
+  }
+  return {worst, first_layer};
+}
+
+}  // namespace
+
+// Measured: with images the worst deviation is 2.2e-15 (2D) and 5.6e-15 (3D); without them the first
+// layer on the floor reads 0.7737 (2D) and 0.7803 (3D) of the rest density and its Tait pressure is
+// clamped to zero.
+TEST(S001_SPH, WallImagesGiveRestDensityAtWallsEdgesAndCorners) {
+  const auto [worst2, first2] = walled_lattice_density<2>(true);
+  const auto [worst3, first3] = walled_lattice_density<3>(true);
+  const auto [bare_worst2, bare2] = walled_lattice_density<2>(false);
+  const auto [bare_worst3, bare3] = walled_lattice_density<3>(false);
+  std::printf("[wall images] worst |rho/rho0 - 1| 2D %.2e 3D %.2e; first layer with %.4f / %.4f, without %.4f / %.4f\n",
+              worst2, worst3, first2, first3, bare2, bare3);
+  EXPECT_LT(worst2, 1e-12);
+  EXPECT_LT(worst3, 1e-12);
+  EXPECT_NEAR(bare2, 0.774, 0.01);
+  EXPECT_NEAR(bare3, 0.78, 0.01);
+  EXPECT_GT(bare_worst3, 0.2);
+}
+
+namespace {
+
 // sph_density() on jittered particles of a fluid and a solid against the plain O(N^2) sum
 // rho_i = m_i C_W sum_j W(|x_i - x_j|) with kernels::CubicSpline (j over both groups, i included):
 // after the first call (the Verlet list is built), after moves under half the skin (the list is kept:

@@ -46,7 +46,8 @@ void declare_multiphase_sections(config::Schema& root) {
             "grid velocity divergence like the solids' (standard MPM; hydrostatic pressure within 1 %, but blind "
             "to the particle packing, so voids can open in a pool and a floating body sits too deep); sph = the "
             "SPH number-density sum with support sph_support (Yan et al. 2018, eq. 17), which sees the packing "
-            "(Archimedes buoyancy within 0.01) but reads low next to walls and free surfaces")
+            "(Archimedes buoyancy within 0.01) but reads low next to free surfaces, and next to walls unless "
+            "sph_wall_images")
       .def("volume");
   s->real("sph_support", "1", "support radius of the SPH density sum, in cells (paper: 1.25)").def(1.25).positive();
   s->real("sph_skin", "1",
@@ -55,6 +56,11 @@ void declare_multiphase_sections(config::Schema& root) {
           "(or the particle set changed); the density is the same sum to round-off for any skin")
       .def(0.1)
       .positive();
+  s->flag("sph_wall_images",
+          "with fluid_density: sph, add to a fluid particle's SPH sum the mirror images of its neighbours (and of "
+          "itself) across every wall and collider surface within the support, so that water resting on a wall "
+          "reads its rest density (without them the first layer reads about 0.77 of it)")
+      .def("false");
   s->flag("clamp_negative_pressure",
           "fluid pressure below zero (free-surface particles missing SPH neighbours) is set to zero")
       .def("true");
@@ -160,6 +166,7 @@ MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim
   o.sph_density = s.text("fluid_density") == "sph";
   o.sph_support = s.real("sph_support");
   o.sph_skin = s.real("sph_skin");
+  o.sph_wall_images = s.flag("sph_wall_images");
   o.clamp_negative_pressure = s.flag("clamp_negative_pressure");
   o.separate_fluid_from_solids = s.flag("separate_fluid_from_solids");
   o.keep_fluid_inside_solids = s.flag("keep_fluid_inside_solids");

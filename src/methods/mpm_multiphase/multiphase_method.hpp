@@ -90,6 +90,8 @@ class MultiphaseMpm : public Method {
   // halo only when a row has moved more than half the skin since the last build, the particle count
   // changed or a particle changed phase (a global decision: the halo plan is collective).
   void sph_density();
+  // The SPH sum's mirror images across walls and colliders (sph_wall_images).
+  void add_wall_images(double support, double scale);
   long sph_list_builds() const { return sph_builds_; }
   void constitutive(double dt, Phases which = Phases::All);
   void p2g_forces(Phases which = Phases::All);
