@@ -103,10 +103,9 @@ TEST(SurfaceCoefficient, SamplesNearACollidersAreSolidLiquid) {
     EXPECT_DOUBLE_EQ(nw(r, 1), wet ? 1.0 : 0.0) << r;
   }
   // Lengths by interface: |dA| = 0.01, 0.02, 0.03, 0.04.
-  double lg = 0, sl = 0;
-  mpm::interface_measures<2>(s, lg, sl);
-  EXPECT_NEAR(lg, 0.06, 1e-15);
-  EXPECT_NEAR(sl, 0.04, 1e-15);
+  const auto measures = mpm::surface_measures<2>(MPI_COMM_SELF, s, model.wetting_ramp());
+  EXPECT_NEAR(measures.liquid_gas, 0.06, 1e-15);
+  EXPECT_NEAR(measures.solid_liquid, 0.04, 1e-15);
 }
 
 TEST(SurfaceCoefficient, AbsoluteSolidLiquidCoefficientAndPerMaterialLiquidGas) {

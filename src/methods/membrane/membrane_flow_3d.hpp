@@ -163,7 +163,8 @@ std::array<double, 2> max_speeds_3d(MacGrid3& grid, const TriangleMembrane& m);
 // r_i / R - 1 on P2, the signal of the Rayleigh oscillation (Lamb 1932 §275). Host.
 double l2_amplitude(const TriangleMembrane& m, const std::array<double, 3>& c);
 
-// Mean pressure p-hat / dt over the FLUID cells whose centre satisfies `select`, over all ranks.
+// Mean pressure p-hat / dt over the FLUID cells whose centre satisfies `select`, over all ranks (an exact
+// sum: the same pressures give the same bits at any rank count).
 template <class F>
 double mean_fluid_pressure_3d(MacGrid3& grid, double dt, const F& select);
 

@@ -2,15 +2,22 @@
 // Template bodies of membrane_flow_3d.hpp.
 #include <mpi.h>
 
+#include <vector>
+
+#include "core/reproducible_sum.hpp"
+
 namespace meniscus::membrane {
 
+// The mean of p/dt over the owned fluid cells that `select` picks: the sum is exact
+// (reproducible_sum, Demmel & Nguyen 2013), so the same pressures give the same bits at any rank count
+// (the pressures of a distributed solve still differ by its round-off). Collective.
 template <class F>
 double mean_fluid_pressure_3d(MacGrid3& grid, double dt, const F& select) {
   const MacGeometryT<3> g = grid.geometry();
   auto owned = grid.field().acquire_owned();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), owned);
   grid.field().release_owned(owned);
-  double sum[2] = {0, 0};
+  std::vector<double> terms;
   for (long q = 0; q < g.owned.size(); ++q) {
     int c[3];
     g.owned.node(q, c);
@@ -19,11 +26,15 @@ double mean_fluid_pressure_3d(MacGrid3& grid, double dt, const F& select) {
     double x[3];
     g.cell_centre(c, x);
     if (!select(x)) continue;
-    sum[0] += h(q, k3P) / dt;
-    sum[1] += 1;
+    terms.push_back(h(q, k3P) / dt);
   }
-  MPI_Allreduce(MPI_IN_PLACE, sum, 2, MPI_DOUBLE, MPI_SUM, grid.comm());
-  return sum[1] > 0 ? sum[0] / sum[1] : 0.0;
+  long count = static_cast<long>(terms.size());
+  Kokkos::View<double*> term("mean_pressure_terms", terms.size());
+  Kokkos::deep_copy(term, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(terms.data(), terms.size()));
+  double sum = 0;
+  reproducible_sum(grid.comm(), count, ViewTerms{term}, &sum, "membrane::mean_pressure");
+  MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_LONG, MPI_SUM, grid.comm());
+  return count > 0 ? sum / static_cast<double>(count) : 0.0;
 }
 
 }  // namespace meniscus::membrane

@@ -94,41 +94,19 @@ void MpmMethod<Dim>::diagnostics(DiagnosticRow& row) {
                    "mpm::volume");
   row.emplace_back("volume", volume);
   if (st_.enabled) {
-    double surf[3] = {static_cast<double>(st_.samples.size()), st_.samples.contour_length, 0.0};
-    auto area = st_.samples.area;
-    auto kr = st_.samples.coefficient, klg = st_.samples.liquid_gas;
-    auto wall = st_.samples.wall_normal;
-    auto wphi = st_.samples.wall_distance;
-    const WettingRamp ramp = st_.coefficient.wetting_ramp();
-    double energy = 0;
-    // k_LG |dA| + (k - k_LG) w(phi) h per sample (h: footprint on the wall, w: wetting weight of the wall
-    // distance; zero for liquid-gas samples).
-    Kokkos::parallel_reduce(
-        "mpm::surface_energy", Kokkos::RangePolicy<>(0, st_.samples.size()),
-        KOKKOS_LAMBDA(const int r, double& acc) {
-          double a2 = 0, h = 0;
-          for (int d = 0; d < Dim; ++d) {
-            a2 += area(r, d) * area(r, d);
-            h -= area(r, d) * wall(r, d);
-          }
-          const double wet = kr(r) - klg(r);
-          acc += klg(r) * kmath::sqrt(a2) + (wet != 0 ? wet * ramp.weight(wphi(r)) * (h > 0 ? h : 0.0) : 0.0);
-        },
-        energy);
-    surf[2] = energy;
-    MPI_Allreduce(MPI_IN_PLACE, surf, 3, MPI_DOUBLE, MPI_SUM, comm_);
-    long dropped = 0;
-    MPI_Allreduce(&st_.dropped, &dropped, 1, MPI_LONG, MPI_SUM, comm_);
-    row.emplace_back("surface_particles", surf[0]);
-    row.emplace_back(Dim == 2 ? "surface_length" : "surface_area", surf[1]);
-    row.emplace_back("surface_energy", surf[2]);
+    // Exact sums over the contour's elements and the samples (surface_measures): the same samples give
+    // the same bits at any rank count (MpmMethod.SurfaceMeasuresAreTheSameBitsAtEveryRankCount).
+    const SurfaceMeasures sm = surface_measures<Dim>(comm_, st_.samples, st_.coefficient.wetting_ramp());
+    long counts[2] = {static_cast<long>(st_.samples.size()), st_.dropped};
+    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG, MPI_SUM, comm_);
+    const long dropped = counts[1];
+    row.emplace_back("surface_particles", static_cast<double>(counts[0]));
+    row.emplace_back(Dim == 2 ? "surface_length" : "surface_area", sm.contour);
+    row.emplace_back("surface_energy", sm.energy);
     // Liquid-gas and solid-liquid parts of the surface (contact angles, Chen et al. 2021 Sec. 3.6; the paper gives no
     // rule for which samples are solid-liquid, so both measures are reported).
-    double parts[2] = {0, 0};
-    interface_measures<Dim>(st_.samples, parts[0], parts[1]);
-    MPI_Allreduce(MPI_IN_PLACE, parts, 2, MPI_DOUBLE, MPI_SUM, comm_);
-    row.emplace_back(Dim == 2 ? "liquid_gas_length" : "liquid_gas_area", parts[0]);
-    row.emplace_back(Dim == 2 ? "solid_liquid_length" : "solid_liquid_area", parts[1]);
+    row.emplace_back(Dim == 2 ? "liquid_gas_length" : "liquid_gas_area", sm.liquid_gas);
+    row.emplace_back(Dim == 2 ? "solid_liquid_length" : "solid_liquid_area", sm.solid_liquid);
     row.emplace_back("dt_capillary", st_.coefficient.max_coefficient() > 0 ? capillary_dt() : 0.0);
     row.emplace_back("dropped_surface_particles", static_cast<double>(dropped));
     row.emplace_back("dt_over_dt_capillary",

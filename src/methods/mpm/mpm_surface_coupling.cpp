@@ -62,7 +62,7 @@ void MpmMethod<Dim>::resample_surface_particles() {
           k += ok ? 1 : 0;
         });
     SurfaceSamples<Dim> kept;
-    kept.contour_length = samples.contour_length;
+    kept.element_measure = samples.element_measure;
     kept.position = Kokkos::View<double**, Kokkos::LayoutRight>("surface_position", nkeep, Dim);
     kept.area = Kokkos::View<double**, Kokkos::LayoutRight>("surface_area", nkeep, Dim);
     kept.parent = particles::IndexList("surface_parent", nkeep);

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/reproducible_sum.hpp"
 
 namespace meniscus::mpm {
 
@@ -138,25 +139,43 @@ void assign_surface_coefficients(SurfaceSamples<Dim>& samples, const SurfaceCoef
       });
 }
 
+namespace {
+// Each sample's terms of surface_measures: liquid-gas |dA|, solid-liquid |dA|, energy.
 template <int Dim>
-void interface_measures(const SurfaceSamples<Dim>& samples, double& liquid_gas, double& solid_liquid) {
-  auto area = samples.area;
-  auto iface = samples.interface;
-  const int n = static_cast<int>(samples.size());
-  double lg = 0, sl = 0;
-  Kokkos::parallel_reduce(
-      "surface::interface_measures", Kokkos::RangePolicy<>(0, n),
-      KOKKOS_LAMBDA(const int r, double& a, double& b) {
-        double a2 = 0;
-        for (int d = 0; d < Dim; ++d) a2 += area(r, d) * area(r, d);
-        if (iface(r) == static_cast<uint8_t>(Interface::SolidLiquid))
-          b += kmath::sqrt(a2);
-        else
-          a += kmath::sqrt(a2);
-      },
-      lg, sl);
-  liquid_gas = lg;
-  solid_liquid = sl;
+struct SampleMeasureTerms {
+  static constexpr int count = 3;
+  Kokkos::View<double**, Kokkos::LayoutRight> area, wall;
+  Kokkos::View<uint8_t*> iface;
+  Kokkos::View<double*> k, klg, wphi;
+  WettingRamp ramp;
+  KOKKOS_INLINE_FUNCTION void operator()(const long r, double* t) const {
+    double a2 = 0, h = 0;
+    for (int d = 0; d < Dim; ++d) {
+      a2 += area(r, d) * area(r, d);
+      h -= area(r, d) * wall(r, d);
+    }
+    const double a = kmath::sqrt(a2);
+    const bool solid = iface(r) == static_cast<uint8_t>(Interface::SolidLiquid);
+    t[0] = solid ? 0.0 : a;
+    t[1] = solid ? a : 0.0;
+    const double wet = k(r) - klg(r);
+    t[2] = klg(r) * a + (wet != 0 ? wet * ramp.weight(wphi(r)) * (h > 0 ? h : 0.0) : 0.0);
+  }
+};
+}  // namespace
+
+template <int Dim>
+SurfaceMeasures surface_measures(MPI_Comm comm, const SurfaceSamples<Dim>& samples, const WettingRamp& ramp) {
+  SurfaceMeasures m;
+  m.contour = contour_measure<Dim>(comm, samples);
+  SampleMeasureTerms<Dim> terms{samples.area,       samples.wall_normal, samples.interface, samples.coefficient,
+                                samples.liquid_gas, samples.wall_distance, ramp};
+  double t[3];
+  reproducible_sum(comm, static_cast<long>(samples.size()), terms, t, "surface::sample_measures");
+  m.liquid_gas = t[0];
+  m.solid_liquid = t[1];
+  m.energy = t[2];
+  return m;
 }
 
 template <int Dim>
@@ -199,8 +218,8 @@ template void assign_surface_coefficients<2>(SurfaceSamples<2>&, const SurfaceCo
                                              const SurfaceCoefficientInputs<2>&);
 template void assign_surface_coefficients<3>(SurfaceSamples<3>&, const SurfaceCoefficientModel&,
                                              const SurfaceCoefficientInputs<3>&);
-template void interface_measures<2>(const SurfaceSamples<2>&, double&, double&);
-template void interface_measures<3>(const SurfaceSamples<3>&, double&, double&);
+template SurfaceMeasures surface_measures<2>(MPI_Comm, const SurfaceSamples<2>&, const WettingRamp&);
+template SurfaceMeasures surface_measures<3>(MPI_Comm, const SurfaceSamples<3>&, const WettingRamp&);
 template void seed_surface_scalar<2>(const config::Section&, const particles::SeededParticles&, particles::RealField,
                                      MPI_Comm, double&, double&);
 template void seed_surface_scalar<3>(const config::Section&, const particles::SeededParticles&, particles::RealField,

@@ -11,6 +11,8 @@
 //     without either is non-wetting: theta = 180 deg, k_SL = k_LG (the constant-k surface).
 // Every integrator (explicit, implicit) reads samples.coefficient; samples.interface says which kind
 // each sample is (diagnostics, output).
+#include <mpi.h>
+
 #include <cstdint>
 
 #include "core/deck.hpp"
@@ -89,9 +91,17 @@ template <int Dim>
 void assign_surface_coefficients(SurfaceSamples<Dim>& samples, const SurfaceCoefficientModel& model,
                                  const SurfaceCoefficientInputs<Dim>& in);
 
-// Sum of |dA| over the liquid-gas and the solid-liquid samples of this rank (lengths in 2D, areas in 3D).
+// The surface's global measures over every rank (lengths in 2D, areas in 3D): the contour before
+// sampling, |dA| summed over the liquid-gas and over the solid-liquid samples, and the surface energy
+// k_LG |dA| + (k - k_LG) w(phi) h per sample (h: footprint on the wall, w: the wetting weight of the wall
+// distance; zero for liquid-gas samples). Exact sums of the per-element and per-sample terms
+// (reproducible_sum, Demmel & Nguyen 2013): the same samples give the same bits at any rank or thread
+// count. Collective.
+struct SurfaceMeasures {
+  double contour = 0, liquid_gas = 0, solid_liquid = 0, energy = 0;
+};
 template <int Dim>
-void interface_measures(const SurfaceSamples<Dim>& samples, double& liquid_gas, double& solid_liquid);
+SurfaceMeasures surface_measures(MPI_Comm comm, const SurfaceSamples<Dim>& samples, const WettingRamp& ramp);
 
 // The per-particle scalar of the Marangoni law: each source sets c = surfactant + surfactant_gradient . x
 // (sources[i].surfactant, sources[i].surfactant_gradient). Returns the global [min, max] of c.

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/kmath.hpp"
+#include "core/reproducible_sum.hpp"
 #include "geometry/contour_3d.hpp"
 #include "grid/grid_field.hpp"
 
@@ -56,7 +57,7 @@ Kokkos::View<double*> level_set(const Kokkos::View<double**, Kokkos::LayoutRight
 // Contour of the owned cells and its samples, as (position, area) views with Dim columns.
 struct RawSamples {
   Kokkos::View<double**, Kokkos::LayoutRight> position, area;
-  double measure = 0;  // contour length (2D) or area (3D)
+  Kokkos::View<double*> measure;  // each element's length (2D) or area (3D)
 };
 
 template <int Dim>
@@ -74,13 +75,12 @@ RawSamples contour_and_sample(const Kokkos::View<double*>& phi, const grid::Node
     geometry::Lattice2D lattice{{decomp.lower()[0], decomp.lower()[1]}, dx, {box.n[0], box.n[1]}, {box.lo[0], box.lo[1]}};
     const auto segments = geometry::marching_squares(phi, lattice, lo, hi, decomp.nodes()[0]);
     auto e = segments.ends;
-    Kokkos::parallel_reduce(
-        "surface::length", Kokkos::RangePolicy<>(0, segments.size()),
-        KOKKOS_LAMBDA(const int q, double& s) {
+    auto length = out.measure = Kokkos::View<double*>("surface_element_length", segments.size());
+    Kokkos::parallel_for(
+        "surface::length", Kokkos::RangePolicy<>(0, segments.size()), KOKKOS_LAMBDA(const int q) {
           const double a = e(q, 1, 0) - e(q, 0, 0), b = e(q, 1, 1) - e(q, 0, 1);
-          s += kmath::sqrt(a * a + b * b);
-        },
-        out.measure);
+          length(q) = kmath::sqrt(a * a + b * b);
+        });
     const auto smp = geometry::sample_segments(segments, opt.samples_per_dx / dx, opt.weight, opt.seed, step,
                                                 opt.stratified);
     out.position = Kokkos::View<double**, Kokkos::LayoutRight>("raw_position", smp.size(), 2);
@@ -95,9 +95,9 @@ RawSamples contour_and_sample(const Kokkos::View<double*>& phi, const grid::Node
     const int64_t gn[2] = {decomp.nodes()[0], decomp.nodes()[1]};
     const auto tris = geometry::marching_tetrahedra(phi, lattice, lo, hi, gn);
     auto T = tris.corners;
-    Kokkos::parallel_reduce(
-        "surface::area", Kokkos::RangePolicy<>(0, tris.size()),
-        KOKKOS_LAMBDA(const int q, double& s) {
+    auto area = out.measure = Kokkos::View<double*>("surface_element_area", tris.size());
+    Kokkos::parallel_for(
+        "surface::area", Kokkos::RangePolicy<>(0, tris.size()), KOKKOS_LAMBDA(const int q) {
           double e1[3], e2[3];
           for (int d = 0; d < 3; ++d) {
             e1[d] = T(q, 1, d) - T(q, 0, d);
@@ -105,9 +105,8 @@ RawSamples contour_and_sample(const Kokkos::View<double*>& phi, const grid::Node
           }
           const double n0 = e1[1] * e2[2] - e1[2] * e2[1], n1 = e1[2] * e2[0] - e1[0] * e2[2],
                        n2 = e1[0] * e2[1] - e1[1] * e2[0];
-          s += 0.5 * kmath::sqrt(n0 * n0 + n1 * n1 + n2 * n2);
-        },
-        out.measure);
+          area(q) = 0.5 * kmath::sqrt(n0 * n0 + n1 * n1 + n2 * n2);
+        });
     const auto smp = geometry::sample_triangles(tris, opt.samples_per_dx * opt.samples_per_dx / (dx * dx), opt.weight,
                                                 opt.seed, step);
     out.position = Kokkos::View<double**, Kokkos::LayoutRight>("raw_position", smp.size(), 3);
@@ -227,7 +226,7 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
   }
   const RawSamples samples = contour_and_sample<Dim>(phi, box, decomp, opt, step, near_lo, near_hi);
   SurfaceSamples<Dim> out;
-  out.contour_length = samples.measure;
+  out.element_measure = samples.measure;
   const int ns = static_cast<int>(samples.position.extent(0));
 
   // Bucket particles by nearest node of the ghost box (counting sort), then search +-2 nodes. That
@@ -381,6 +380,16 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
   return out;
 }
 
+template <int Dim>
+double contour_measure(MPI_Comm comm, const SurfaceSamples<Dim>& samples) {
+  double measure = 0;
+  reproducible_sum(comm, static_cast<long>(samples.element_measure.extent(0)), ViewTerms{samples.element_measure},
+                   &measure, "surface::contour_measure");
+  return measure;
+}
+
+template double contour_measure<2>(MPI_Comm, const SurfaceSamples<2>&);
+template double contour_measure<3>(MPI_Comm, const SurfaceSamples<3>&);
 template SurfaceSamples<2> resample_surface<2>(const particles::ParticleSet&, int, const grid::Decomposition<2>&,
                                                particles::HaloPlan<2>&, const ResamplingOptions&, int64_t,
                                                const physics::ColliderSet<2>&);

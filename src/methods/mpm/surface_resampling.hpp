@@ -40,7 +40,9 @@ struct SurfaceSamples {
   // Distance phi of a solid-liquid sample to its wall at sampling; its wetting energy is weighted by
   // w(phi) (wetting_adhesion.hpp). Zero for liquid-gas samples.
   Kokkos::View<double*> wall_distance;
-  double contour_length = 0;        // this rank's contour length (area in 3D), before sampling
+  // Length (2D) or area (3D) of each contour element of this rank's owned cells, before sampling: kept
+  // per element so that the global measure is an exact sum (surface_measures, surface_coefficient.hpp).
+  Kokkos::View<double*> element_measure;
   size_t size() const { return position.extent(0); }
 };
 
@@ -62,6 +64,11 @@ SurfaceSamples<Dim> resample_surface(const particles::ParticleSet& set, int posi
                                      const grid::Decomposition<Dim>& decomp, particles::HaloPlan<Dim>& halo,
                                      const ResamplingOptions& opt, int64_t step,
                                      const physics::ColliderSet<Dim>& walls = physics::ColliderSet<Dim>{});
+
+// The contour's length (2D) or area (3D) over every rank: the exact sum of element_measure
+// (reproducible_sum, Demmel & Nguyen 2013), the same bits at any rank count. Collective.
+template <int Dim>
+double contour_measure(MPI_Comm comm, const SurfaceSamples<Dim>& samples);
 
 // Each parent's samples Pi_p in ascending row order: rows members(start(p)) .. members(start(p + 1) - 1).
 // A sum over a parent's samples taken in this order is the same in every run. Atomic adds per sample
