@@ -341,7 +341,12 @@ hostile_checks() {
   # (its assembled Hessian needs ~12 kB per grid node the drop reaches, its particles 1.5 kB: 2.1 GiB here,
   # where the explicit integrator's estimate would be 0.2 GB).
   expect huge_domain 1 2 "domain.cell_size|32-bit" run "$DECK" --set "domain.upper=[1000, 1000]" --output "$out"
-  expect sph_tiny_particles 1 2 "domain.cell_size|32-bit" run "$SPH" --set sph.particle_radius=1e-6 --output "$out"
+  # Tiny particles with the lattice to match (cell_size = 2r at one particle per cell); with the radius
+  # alone the sources' lattice no longer matches the particles, and that is refused first.
+  expect sph_tiny_particles 1 2 "domain.cell_size|32-bit" run "$SPH" --set sph.particle_radius=1e-6 \
+    --set domain.cell_size=2e-6 --output "$out"
+  expect sph_radius_off_lattice 1 2 "sources|lattice spacing|particle diameter" run "$SPH" --set sph.particle_radius=1e-6 \
+    --output "$out"
   expect implicit_3d_memory 1 2 "domain.cell_size|needs about|run.max_memory" run "$D3" --set mpm.integrator=implicit \
     --set domain.cell_size=0.0079365 --set run.max_memory=1GiB --output "$out"
   # Threads through Kokkos' own variable.
