@@ -950,7 +950,7 @@ TEST(ContactAngleValidation, LongYoungAngleRange3DAdhesiveHoldTenSeconds) {
   young_range_3d({{100, 4, 4}, {130, 4, 4}, {150, 4, 12}}, c, 2e-3, "_hold_10s");
 }
 
-// Where the sampled surface lies against the liquid it bounds, across the angles (issue 14): the 3D reading
+// Where the sampled surface lies against the liquid it bounds, across the angles: the 3D reading
 // (test::contact_angle_3d_deg) takes the fitted sphere less a fixed 0.55 dx, and whether the wall's contact angle
 // should refer to the particles or to the sampled surface depends on where that surface meets the floor. Seeded
 // caps at Young's angle (R = 4 dx, dx = 0.0375, the drops of YoungAngleRange3DAdhesiveHold), read at 0.02 s: the
