@@ -339,7 +339,8 @@ void AssembledHessian<Dim>::inner_solve(Vec b) {
 }
 
 template <int Dim>
-void AssembledHessian<Dim>::prepare(Kokkos::View<const int*> constraint, Kokkos::View<const double**, Kokkos::LayoutRight> normal) {
+void AssembledHessian<Dim>::prepare(Kokkos::View<const int*> constraint, Kokkos::View<const double**, Kokkos::LayoutRight> normal,
+                                    Vec global_scratch, Vec local_scratch) {
   const long ng = gbox_.size();
   if (static_cast<long>(constraint.extent(0)) != ng) throw RuntimeError("assembled Hessian: constraint size mismatch");
   int changed = 0;
@@ -370,7 +371,7 @@ void AssembledHessian<Dim>::prepare(Kokkos::View<const int*> constraint, Kokkos:
   if (changed) {
     release_matrix();
     build_pattern();
-    number_unknowns();
+    number_unknowns(global_scratch, local_scratch);
     plan_ghost_rows();
     create_matrix();
     ++builds_;
@@ -451,7 +452,7 @@ void AssembledHessian<Dim>::build_pattern() {
 }
 
 template <int Dim>
-void AssembledHessian<Dim>::number_unknowns() {
+void AssembledHessian<Dim>::number_unknowns(Vec global, Vec local) {
   // The owned unknown nodes, numbered rank by rank; ghosts learn their owners' numbers through the
   // DMDA's ghost exchange (component 0 of a node vector; exact in a double below 2^53).
   const auto gb = gbox_, ob = obox_;
@@ -483,9 +484,6 @@ void AssembledHessian<Dim>::number_unknowns() {
       "hessian::owned_unknown_list", Kokkos::RangePolicy<>(0, ob.size()), KOKKOS_LAMBDA(const long i) {
         if (slot(i) >= 0) ou(slot(i)) = i;
       });
-  Vec global, local;
-  petsc_check(DMGetGlobalVector(dm_, &global), "DMGetGlobalVector");
-  petsc_check(DMGetLocalVector(dm_, &local), "DMGetLocalVector");
   {
     solvers::VecAccess acc(global, Dim);
     auto g = acc.view;
@@ -510,8 +508,6 @@ void AssembledHessian<Dim>::number_unknowns() {
         },
         missing);
   }
-  petsc_check(DMRestoreLocalVector(dm_, &local), "DMRestoreLocalVector");
-  petsc_check(DMRestoreGlobalVector(dm_, &global), "DMRestoreGlobalVector");
   // Ghost constraints come from their owners (ImplicitGridSolver::gather_ghost_constraints), so a
   // ghost unknown here is an unknown on its owner.
   if (missing > 0) throw RuntimeError("assembled Hessian: a ghost unknown node is held on its owner");

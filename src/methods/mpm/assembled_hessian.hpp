@@ -50,7 +50,11 @@ class AssembledHessian {
 
   // constraint (ghost-local, a NodeConstraint) and normal (ghost-local x Dim, used where Normal).
   // Rebuilds pattern and matrix when the unknowns differ from the last call on any rank. Collective.
-  void prepare(Kokkos::View<const int*> constraint, Kokkos::View<const double**, Kokkos::LayoutRight> normal);
+  // global_scratch and local_scratch: a global and a local vector of the DM, overwritten (the ghost
+  // exchange of the unknowns' numbers borrows them rather than keeping two box-sized vectors in the
+  // DM's pool for the rest of the run).
+  void prepare(Kokkos::View<const int*> constraint, Kokkos::View<const double**, Kokkos::LayoutRight> normal,
+               Vec global_scratch, Vec local_scratch);
   // Assembles the values at the potential's last linearisation; owned_mass: the kinetic node mass
   // on owned nodes (the inertia term). Collective.
   void assemble(const IncrementalPotential<Dim>& potential, Kokkos::View<const double*> owned_mass);
@@ -85,7 +89,7 @@ class AssembledHessian {
   // called from PETSc's C callbacks.
   void build_pattern();
   void create_matrix();
-  void number_unknowns();
+  void number_unknowns(Vec global, Vec local);
   void to_reduced(Vec full, Vec reduced) const;
   void from_reduced(Vec reduced, Vec full) const;  // unknown rows only
   void product(Vec x, Vec y);                      // y = blockdiag(reduced, I) x

@@ -450,7 +450,7 @@ Mat ImplicitGridSolver<Dim>::assemble_hessian(IncrementalPotential<Dim>& potenti
   if (!matrix_) throw RuntimeError("implicit MPM: assemble_hessian needs the assembled Hessian (mpm.newton.hessian)");
   if (!constraints_ready_) {
     gather_ghost_constraints();
-    matrix_->prepare(ghost_constraint_, ghost_normal_);
+    matrix_->prepare(ghost_constraint_, ghost_normal_, work_, in_local_);
   }
   {
     EventScope scope(events().assemble);
