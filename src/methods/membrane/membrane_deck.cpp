@@ -368,6 +368,9 @@ void check_membrane_geometry(const config::Section& root) {
   if (deck.shape == "pool") {
     if (!(deck.level > lower[up] + dx && deck.level < upper[up] - dx))
       throw InputError(ms.file(), ms.key_path("level"), "the pool surface must lie inside the box, a cell away from its top and bottom");
+    // The 3D pool's sheet (flat_sheet) has as many edges along y as along x.
+    if (dim == 3 && std::abs((upper[1] - lower[1]) - (upper[0] - lower[0])) > 1e-9 * dx)
+      throw InputError(dom.file(), dom.key_path("upper"), "the 3D pool needs a square box in x and y so far");
   } else {
     const double reach = deck.radius * (1 + std::abs(deck.perturbation));
     for (int d = 0; d < dim; ++d)
