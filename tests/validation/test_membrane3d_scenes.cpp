@@ -137,12 +137,12 @@ TEST(MembraneBoatValidation, LongHullAndLeavesObeyKellersBalanceWithADryCavity) 
   EXPECT_EQ(in_cavity, 0);
 }
 
-// Keller's balance for bodies denser than water (Keller 1998; the digest's R1 and T-KEL body by
-// body): inputs/membrane-dense-plates-3d-ci.yaml, a square plate (1 x 1 x 0.25 cm, density 1.5,
+// Keller's balance for bodies denser than water, body by body (Keller 1998, Phys. Fluids 10,
+// 3009): inputs/membrane-dense-plates-3d-ci.yaml, a square plate (1 x 1 x 0.25 cm, density 1.5,
 // 0.375 g) and a flat disc (radius 0.5 cm, 0.25 cm thick, density 1.8, 0.353 g) 4.2 cm apart on
 // water 0.75 cm deep in an 8 x 8 cm tank, cells of 0.25 cm. Neither floats by Archimedes alone
 // (fully submerged each displaces less than its weight); the rims' tension makes up the rest.
-// Settle damping 20 /s to 0.3 s (--set), then keller_reading3 with the digest's band: z_inf from
+// Settle damping 20 /s to 0.3 s (--set), then keller_reading3 with a far band: z_inf from
 // the free vertices more than 5 l_c (1.4 cm, l_c = sqrt(sigma / rho g) = 0.273 cm) beyond each
 // body's bounding sphere and 1 l_c from the walls; each body's displaced volume over the disc of
 // that reach about it. Checked: each body's mass equals rho x its displaced volume within 5 %, each
