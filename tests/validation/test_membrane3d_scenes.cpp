@@ -53,6 +53,44 @@ std::vector<BodyTrack> run_scene(const std::string& deck, double t_end, const st
 
 }  // namespace
 
+// The push-pin's bounding box about its centre of mass (RigidBody3::extent, the body-wall stop and
+// the deck's check): the head disc R = 0.4, t = 0.16 cm with a needle 0.03 x 0.6 cm up has its
+// centre of mass z_c above the head's bottom, z_c = (V_h t/2 + V_n (t + 0.3)) / (V_h + V_n) =
+// 0.0879 cm (Pappus), so the box reaches z_c below it and 0.76 - z_c above; turned upside down
+// (180 deg about x) the two swap. A pin sinking onto the floor stops with its head's bottom on it
+// (not 0.58 cm above, where a box symmetric about c would stop it).
+TEST(MembranePushPinValidation, BoundingBoxFollowsTheHeadAndTheNeedleAndStopsAtTheFloor) {
+  mm::RigidBody3 pin;
+  pin.density = 3.8;
+  pin.set_shape(mm::revolved_shape({{0, 0}, {0.4, 0}, {0.4, 0.16}, {0.03, 0.16}, {0.03, 0.76}, {0, 0.76}}));
+  const double vh = M_PI * 0.4 * 0.4 * 0.16, vn = M_PI * 0.03 * 0.03 * 0.6;
+  const double zc = (vh * 0.08 + vn * 0.46) / (vh + vn);
+  double below = 0, above = 0;
+  pin.extent(2, &below, &above);
+  print_rank0("push-pin: z_c %.5f cm, box %.5f below and %.5f above c (symmetric reach %.5f)", zc, below, above,
+              pin.reach(2));
+  EXPECT_NEAR(below, zc, 2e-3);
+  EXPECT_NEAR(above, 0.76 - zc, 2e-3);
+  pin.extent(0, &below, &above);
+  EXPECT_NEAR(below, 0.4, 1e-9);
+  EXPECT_NEAR(above, 0.4, 1e-9);
+  mm::RigidBody3 flipped = pin;
+  flipped.q[0] = 0;
+  flipped.q[1] = 1;  // 180 degrees about x
+  flipped.extent(2, &below, &above);
+  EXPECT_NEAR(below, 0.76 - zc, 2e-3);
+  EXPECT_NEAR(above, zc, 2e-3);
+  // Falling at 10 cm/s with the head's bottom 0.01 cm above the floor of a tank of cells of 0.1:
+  // the stop leaves the velocity that lands it there in one step of 2 ms.
+  const double lower[3] = {0, 0, 0};
+  const int cells[3] = {20, 20, 20};
+  pin.c[0] = pin.c[1] = 1.0;
+  pin.c[2] = zc + 0.01;
+  pin.v[2] = -10;
+  mm::stop_at_walls(pin, lower, cells, 0.1, 2e-3);
+  EXPECT_NEAR(pin.v[2], -0.01 / 2e-3, 0.5);
+}
+
 // Push-pins (inputs/membrane-pushpins-3d-ci.yaml): a head disc R = 0.4, t = 0.16 cm with a needle
 // 0.03 x 0.6 cm, placed with 0.02 cm of the head wet, released, 60 ms (30 steps of 2 ms). The static
 // flotation limit of the head with this model's non-wetting edge (the digest's R4 for a flat disc:

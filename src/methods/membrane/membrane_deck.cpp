@@ -382,12 +382,16 @@ void check_membrane_geometry(const config::Section& root) {
     const double* c = dim == 3 ? deck.bodies_3d[b].c : deck.bodies[b].c;
     const auto bs = ms.list("bodies")[b];
     for (int d = 0; d < dim; ++d) {
-      const double radius = dim == 3 ? deck.bodies_3d[b].reach(d) : deck.bodies[b].reach(d);
-      if (!(c[d] - radius >= lower[d] + dx && c[d] + radius <= upper[d] - dx))
+      double below = 0, above = 0;
+      if (dim == 3)
+        deck.bodies_3d[b].extent(d, &below, &above);
+      else
+        deck.bodies[b].extent(d, &below, &above);
+      if (!(c[d] - below >= lower[d] + dx && c[d] + above <= upper[d] - dx))
         throw InputError(bs.file(), bs.key_path("center"),
                          log::format("the body must lie inside the box, a cell away from its walls (on axis %d "
                                      "it spans %g .. %g, the box %g .. %g)",
-                                     d, c[d] - radius, c[d] + radius, lower[d], upper[d]));
+                                     d, c[d] - below, c[d] + above, lower[d], upper[d]));
     }
   }
 }
