@@ -2,10 +2,12 @@
 # Per-stage timings of the 3D paperclip scene of Ruan et al. 2021 (Fig. 4; not a test):
 # inputs/membrane-paperclips-3d-ci.yaml (three clips, densities 2.0 / 5.0 / 7.9, wire radius 0.08 cm)
 # at cell size DX (default 0.125 cm: 40 x 40 x 12 cells) with remeshing on and rtol 1e-6, STEPS steps
-# of 2e-3 s, one rank x THREADS OpenMP threads, under `nice -n 19`. Prints the stage table of the run
-# (seconds and share of the wall time), the mean and largest MINRES iterations of both solves and the
-# process's user + system CPU seconds. Extra arguments go to `meniscus run`.
-# Usage: bash bench/membrane-paperclip-3d.sh [DX] [STEPS] [THREADS] [run args...]
+# of 2e-3 s, RANKS ranks (environment, default 1; more go through mpirun) x THREADS OpenMP threads,
+# under `nice -n NICE` (environment, default 19; on a machine where other jobs keep the cores busy,
+# 19 gets almost no time). Prints the stage table of the run (seconds and share of the wall time; with
+# ranks the method's timers, max over ranks), the mean and largest MINRES iterations of both solves
+# and each rank's user + system CPU seconds. Extra arguments go to `meniscus run`.
+# Usage: [RANKS=2] bash bench/membrane-paperclip-3d.sh [DX] [STEPS] [THREADS] [run args...]
 #   (docs/performance.md, "3D paperclips")
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,8 +18,14 @@ shift $(($# < 3 ? $# : 3))
 bin=${MENISCUS:-$root/build/bin/meniscus}
 out=$(mktemp -d)
 top=$(python3 -c "import math; print(math.floor(1.6 / $dx + 1e-9) * $dx)")
-OMP_NUM_THREADS=$threads OMP_PROC_BIND=false nice -n 19 /usr/bin/time -f "%U %S" -o "$out/time" \
-  "$bin" run "$root/inputs/membrane-paperclips-3d-ci.yaml" --output "$out/run" \
+ranks=${RANKS:-1}
+launch=()
+if [ "$ranks" -gt 1 ]; then
+  source "$root/scripts/mpi-env.sh"
+  launch=(mpirun --bind-to none --oversubscribe -n "$ranks" -x OMP_NUM_THREADS -x OMP_PROC_BIND)
+fi
+OMP_NUM_THREADS=$threads OMP_PROC_BIND=false nice -n "${NICE:-19}" "${launch[@]}" "$root/bench/per-rank-time.sh" "%U %S" \
+  "$out/time" "$bin" run "$root/inputs/membrane-paperclips-3d-ci.yaml" --output "$out/run" \
   --set domain.cell_size="$dx" --set "domain.upper=[5, 5, $top]" --set membrane.remesh=true \
   --set simulation.end_time="$(python3 -c "print($steps * 2e-3)")" --set diagnostics.every=1 \
   --set output.every_time=1 "$@" >"$out/log" 2>&1
@@ -32,5 +40,5 @@ for k in ("solve1_iterations", "solve2_iterations"):
 print(f"membrane vertices {rows[-1]['membrane_vertices']}, contact vertices {rows[-1]['contact_vertices']}, "
       f"fluid-rigid faces {rows[-1]['fluid_rigid_faces']}")
 PY
-echo "cpu (user system): $(cat "$out/time")"
+for f in $(ls "$out"/time.* | sort -t. -k2 -n); do echo "cpu (user system) rank ${f##*.}: $(cat "$f")"; done
 exit $rc

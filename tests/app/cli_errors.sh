@@ -151,6 +151,8 @@ serial_checks() {
   expect_error membrane3d_clip_length 1 "$SPHERE3D_DECK" "membrane.bodies[0].length" "positive length" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=paperclip"
   expect_error membrane3d_clip_radius 1 "$SPHERE3D_DECK" "membrane.bodies[0].radius" "0.037" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=paperclip" --set "membrane.bodies[0].length=3"
   expect_error membrane3d_mesh_file 1 "$SPHERE3D_DECK" "membrane.bodies[0].file" "OBJ file" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=mesh"
+  # The 3D pool's sheet needs a square box in x and y (checked by `meniscus check` too).
+  expect_error membrane3d_pool_square 1 "$SPHERE3D_DECK" "domain.upper" "square box" check "$SPHERE3D_DECK" --set "domain.upper=[6,5,5]"
   # An initial orientation is a 3D rotation vector shorter than 360 deg; a 2D disc has none.
   expect_error membrane3d_orientation 1 "$SPHERE3D_DECK" "membrane.bodies[0].orientation" "below 360" check "$SPHERE3D_DECK" --set "membrane.bodies[0].orientation=[0,0,400]"
   expect_error membrane2d_orientation 1 "$ROBOT_DECK" "membrane.bodies[0].orientation" "3D only" check "$ROBOT_DECK" --set "membrane.bodies[0].orientation=[0,30]"

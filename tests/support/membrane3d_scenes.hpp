@@ -71,6 +71,70 @@ inline double far_level3(membrane::MembraneFlow3& f, double reach) {
   return n ? sum / n : 0.0;
 }
 
+// Keller's balance (Keller 1998, Phys. Fluids 10, 3009): at rest the vertical force of the liquid
+// and its surface on a floating body equals the weight of the liquid displaced by the body and by
+// its meniscus, measured against the undisturbed level z_inf far away. With the open membrane as
+// the liquid's top (the wetted part of a body is wrapped by contact vertices on its surface, so the
+// body's submerged volume lies above the membrane) the displaced volume over a region is
+// sum_t Axy_t (z_inf - zbar_t) over the triangles t above it (Axy_t the signed area of the
+// triangle's projection on the x-y plane, zbar_t its mean height): triangles under a body's bottom
+// have negative Axy_t, so each vertical column counts once. Summed over the whole tank it is
+// z_inf A_T - V_L, V_L the liquid volume under the membrane (enclosed_volume).
+struct KellerReading3 {
+  double level = 0;                // z_inf: mean height of the far free vertices
+  long far = 0;                    // how many vertices gave it
+  std::vector<double> displaced;   // per body: the displaced volume within its reach (below)
+  double total = 0;                // over the whole membrane
+};
+
+// z_inf from the free (non-contact) vertices farther than every body's bounding radius + `margin`
+// from its centre in the horizontal plane and at least `wall_gap` from the tank's side walls; body
+// b's displaced volume over the triangles whose centroid lies within its bounding radius + `margin`
+// (horizontally; the nearer body's where two reaches overlap), so that the part of the far level's
+// error that enters it scales with that disc's area, not the tank's. Owned vertices and triangles
+// only: a one-rank reading.
+inline KellerReading3 keller_reading3(membrane::MembraneFlow3& f, double margin, double wall_gap = 0) {
+  auto& m = f.membrane();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
+  auto tri = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.tri);
+  const auto& bodies = f.bodies();
+  const std::vector<int>& contact = f.contact();
+  const double dx = f.grid().dx(), lo[2] = {f.grid().geometry().lower[0], f.grid().geometry().lower[1]};
+  const double hi[2] = {lo[0] + f.grid().cells(0) * dx, lo[1] + f.grid().cells(1) * dx};
+  KellerReading3 r;
+  r.displaced.assign(bodies.size(), 0.0);
+  double sum = 0;
+  for (long i = 0; i < m.owned_vertices; ++i) {
+    bool away = contact[i] < 0;
+    for (int d = 0; d < 2; ++d) away = away && x(i, d) >= lo[d] + wall_gap && x(i, d) <= hi[d] - wall_gap;
+    for (const auto& b : bodies) away = away && std::hypot(x(i, 0) - b.c[0], x(i, 1) - b.c[1]) > b.radius + margin;
+    if (!away) continue;
+    sum += x(i, 2);
+    ++r.far;
+  }
+  r.level = r.far ? sum / r.far : 0.0;
+  for (long t = 0; t < m.owned_triangles; ++t) {
+    double p[3][3];
+    for (int a = 0; a < 3; ++a)
+      for (int d = 0; d < 3; ++d) p[a][d] = x(tri(t, a), d);
+    const double axy = 0.5 * ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[2][0] - p[0][0]) * (p[1][1] - p[0][1]));
+    const double cx = (p[0][0] + p[1][0] + p[2][0]) / 3, cy = (p[0][1] + p[1][1] + p[2][1]) / 3;
+    const double dv = axy * (r.level - (p[0][2] + p[1][2] + p[2][2]) / 3);
+    r.total += dv;
+    long nearest = -1;
+    double best = 0;
+    for (size_t b = 0; b < bodies.size(); ++b) {
+      const double gap = std::hypot(cx - bodies[b].c[0], cy - bodies[b].c[1]) - bodies[b].radius;
+      if (gap < margin && (nearest < 0 || gap < best)) {
+        nearest = static_cast<long>(b);
+        best = gap;
+      }
+    }
+    if (nearest >= 0) r.displaced[nearest] += dv;
+  }
+  return r;
+}
+
 // A sphere of radius r and density rho centred at c, at rest.
 inline membrane::RigidBody3 sphere3(const std::array<double, 3>& c, double r, double rho) {
   membrane::RigidBody3 b;

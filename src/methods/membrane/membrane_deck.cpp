@@ -368,6 +368,9 @@ void check_membrane_geometry(const config::Section& root) {
   if (deck.shape == "pool") {
     if (!(deck.level > lower[up] + dx && deck.level < upper[up] - dx))
       throw InputError(ms.file(), ms.key_path("level"), "the pool surface must lie inside the box, a cell away from its top and bottom");
+    // The 3D pool's sheet (flat_sheet) has as many edges along y as along x.
+    if (dim == 3 && std::abs((upper[1] - lower[1]) - (upper[0] - lower[0])) > 1e-9 * dx)
+      throw InputError(dom.file(), dom.key_path("upper"), "the 3D pool needs a square box in x and y so far");
   } else {
     const double reach = deck.radius * (1 + std::abs(deck.perturbation));
     for (int d = 0; d < dim; ++d)
@@ -379,12 +382,16 @@ void check_membrane_geometry(const config::Section& root) {
     const double* c = dim == 3 ? deck.bodies_3d[b].c : deck.bodies[b].c;
     const auto bs = ms.list("bodies")[b];
     for (int d = 0; d < dim; ++d) {
-      const double radius = dim == 3 ? deck.bodies_3d[b].reach(d) : deck.bodies[b].reach(d);
-      if (!(c[d] - radius >= lower[d] + dx && c[d] + radius <= upper[d] - dx))
+      double below = 0, above = 0;
+      if (dim == 3)
+        deck.bodies_3d[b].extent(d, &below, &above);
+      else
+        deck.bodies[b].extent(d, &below, &above);
+      if (!(c[d] - below >= lower[d] + dx && c[d] + above <= upper[d] - dx))
         throw InputError(bs.file(), bs.key_path("center"),
                          log::format("the body must lie inside the box, a cell away from its walls (on axis %d "
                                      "it spans %g .. %g, the box %g .. %g)",
-                                     d, c[d] - radius, c[d] + radius, lower[d], upper[d]));
+                                     d, c[d] - below, c[d] + above, lower[d], upper[d]));
     }
   }
 }

@@ -64,8 +64,6 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
   if (deck_.shape == "pool") {
     p.closed = false;
     const int n = std::max(2, static_cast<int>(std::ceil((upper[0] - lower[0]) / edge)));
-    if (std::abs((upper[1] - lower[1]) - (upper[0] - lower[0])) > 1e-9 * dx)
-      throw InputError(dom.file(), dom.key_path("upper"), "the 3D pool needs a square box in x and y so far");
     mesh = flat_sheet(lower, upper, deck_.level, n);
     wrap_wetted_caps(mesh, deck_.level, deck_.bodies_3d);  // the liquid starts against the bodies' wetted caps
   } else {

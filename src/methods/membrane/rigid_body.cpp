@@ -134,6 +134,8 @@ void RigidBody3::set_shape(const BodyShape3& s) {
   radius = 0;
   for (int d = 0; d < 3; ++d) {
     half_extent[d] = std::max(-lo[d], hi[d]);
+    box_lo[d] = lo[d];
+    box_hi[d] = hi[d];
     radius += half_extent[d] * half_extent[d];
   }
   radius = std::sqrt(radius);
@@ -204,6 +206,22 @@ double RigidBody3::reach(int d) const {
   rotation(r);
   return std::abs(r[3 * d]) * half_extent[0] + std::abs(r[3 * d + 1]) * half_extent[1] +
          std::abs(r[3 * d + 2]) * half_extent[2];
+}
+
+void RigidBody3::extent(int d, double* below, double* above) const {
+  if (sphere) {
+    *below = *above = radius;
+    return;
+  }
+  double r[9];
+  rotation(r);
+  double mid = 0, half = 0;
+  for (int e = 0; e < 3; ++e) {
+    mid += r[3 * d + e] * 0.5 * (box_lo[e] + box_hi[e]);
+    half += std::abs(r[3 * d + e]) * 0.5 * (box_hi[e] - box_lo[e]);
+  }
+  *below = half - mid;
+  *above = half + mid;
 }
 
 void momentum_velocity(const RigidBody3& start, const RigidBody3& end, double* out) {
