@@ -7,6 +7,7 @@
 #include "methods/membrane/fluid_kernels.hpp"
 #include "methods/membrane/triangle_interpolation.hpp"
 #include "methods/membrane/triangle_remesh.hpp"
+#include "methods/membrane/volume_correction.hpp"
 
 namespace meniscus::membrane {
 
@@ -47,6 +48,32 @@ void keep_normal_part(const std::vector<double>& x, const std::vector<int>& tri,
     for (int d = 0; d < 3; ++d) vn += v[3 * i + d] * n[3 * i + d] / len;
     for (int d = 0; d < 3; ++d) v[3 * i + d] = vn * n[3 * i + d] / len;
   }
+}
+
+// Every rank's owned positions of `local` (triangle_membrane.hpp's layout) into `whole`, indexed by
+// global id, on every rank (one MPI_Allgatherv). Collective.
+void gather_owned_positions(const TriangleMembrane& local, MPI_Comm comm, const Vec3Array& whole) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int owned = static_cast<int>(local.owned_vertices);
+  std::vector<int> counts(size), displs(size, 0);
+  MPI_Allgather(&owned, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  const long total = displs[size - 1] + counts[size - 1];
+  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.gid);
+  const std::vector<double> x = host_vec3(local.x);
+  std::vector<long> gids(total);
+  std::vector<double> xs(3 * total);
+  MPI_Allgatherv(hg.data(), owned, MPI_LONG, gids.data(), counts.data(), displs.data(), MPI_LONG, comm);
+  for (int r = 0; r < size; ++r) {
+    counts[r] *= 3;
+    displs[r] *= 3;
+  }
+  MPI_Allgatherv(x.data(), 3 * owned, MPI_DOUBLE, xs.data(), counts.data(), displs.data(), MPI_DOUBLE, comm);
+  auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), whole);
+  for (long i = 0; i < total; ++i)
+    for (int d = 0; d < 3; ++d) hw(gids[i], d) = xs[3 * i + d];
+  Kokkos::deep_copy(whole, hw);
 }
 
 }  // namespace
@@ -225,7 +252,11 @@ void MembraneFlow3::mark_wall_vertices() {
     }
 }
 
-double MembraneFlow3::volume() const { return enclosed_volume(m_, params_.closed, zbase_); }
+// Every rank holds the whole membrane: the sum runs over it on each rank alone (MPI_COMM_SELF), with
+// the correction's reproducible sum, so the target and the corrected volume are summed alike.
+double MembraneFlow3::volume() const {
+  return reproducible_enclosed_volume(m_, params_.closed, zbase_, MPI_COMM_SELF);
+}
 
 MembraneHost3 MembraneFlow3::host_geometry() const {
   MembraneHost3 h;
@@ -240,7 +271,7 @@ MembraneHost3 MembraneFlow3::host_geometry() const {
   return h;
 }
 
-MembraneHost3 MembraneFlow3::host_state(bool tension) const {
+MembraneHost3 MembraneFlow3::host_state(bool tension, TriangleMembrane* layout) const {
   MembraneHost3 h = host_geometry();
   // The vertex terms on this rank's vertices (those in its cells) and their one ring only: the
   // rows of the owned vertices are complete there (triangle_membrane.hpp's layout).
@@ -268,6 +299,7 @@ MembraneHost3 MembraneFlow3::host_state(bool tension) const {
     h.k_col = std::move(rows.col);
     h.k_value = std::move(rows.value);
   }
+  if (layout != nullptr) *layout = local;
   return h;
 }
 
@@ -310,7 +342,8 @@ Step3Report MembraneFlow3::step(double dt) {
   // Stages 2-3: a vertex whose prediction x + v dt penetrates a body (with the 2D step's round-off
   // margin) is a contact particle of the first solve, moving to its projection on the predicted
   // surface (Eq. 30).
-  MembraneHost3 before = host_state(false);
+  TriangleMembrane layout;
+  MembraneHost3 before = host_state(false, &layout);
   std::vector<char> slaved(n, 0);
   if (!bodies_.empty()) {
     before.body.assign(n, -1);
@@ -343,25 +376,22 @@ Step3Report MembraneFlow3::step(double dt) {
   if (params_.normal_motion) keep_slaved(before.x, before.tri, vdag, slaved);
   // 2. Membrane advection (Eq. 32), then the volume restored along its gradient (free components).
   stage.emplace(timers_, "advection");
-  std::vector<double> x = host_vec3(m_.x);
-  for (size_t q = 0; q < x.size(); ++q) x[q] += dt * vdag[q];
-  to_device_vec3(x, m_.x);
-  if (params_.preserve_volume) {
-    Vec3Array grad("membrane3_volume_gradient", m_.vertices());
-    for (int it = 0; it < 2; ++it) {
-      volume_gradient(m_, params_.closed, zbase_, grad);
-      std::vector<double> gv = host_vec3(grad);
-      double gg = 0;
-      for (long i = 0; i < m_.vertices(); ++i)
-        for (int d = 0; d < 3; ++d) {
-          if ((fixed_[i] & (1 << d)) || slaved[i]) gv[3 * i + d] = 0;
-          gg += gv[3 * i + d] * gv[3 * i + d];
-        }
-      if (gg == 0) break;
-      const double lambda = (target_volume_ - volume()) / gg;
-      for (size_t q = 0; q < x.size(); ++q) x[q] += lambda * gv[q];
-      to_device_vec3(x, m_.x);
+  // Each rank moves its own vertices (those in its cells at the step's start) and corrects the
+  // volume with reproducible sums; the moved positions are then gathered into the whole membrane
+  // that the later stages still read on every rank.
+  {
+    auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), layout.gid);
+    std::vector<double> v(3 * layout.vertices());
+    std::vector<int> held(layout.vertices());
+    for (long i = 0; i < layout.vertices(); ++i) {
+      const long g = hg(i);
+      for (int d = 0; d < 3; ++d) v[3 * i + d] = vdag[3 * g + d];
+      held[i] = fixed_[g] | (slaved[g] ? 7 : 0);
     }
+    const MembraneHalo halo = make_membrane_halo(layout, grid_.comm());
+    advect_preserving_volume(layout, halo, v, held, dt, params_.preserve_volume ? 2 : 0, params_.closed, zbase_,
+                             target_volume_, grid_.comm());
+    gather_owned_positions(layout, grid_.comm(), m_.x);
   }
   // The grid velocity: extended into the air from the faces of the old cell types, then u* = u^n
   // traced back along u-dagger (Eq. 32).

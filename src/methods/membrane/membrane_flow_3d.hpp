@@ -100,8 +100,9 @@ class MembraneFlow3 {
   // The solve's host view of the membrane: positions, velocities, wall bits and triangles of the
   // whole membrane, and the lumped masses, f_c and the rows of K_c of this rank's vertices (those in
   // its cells, cell_owner) computed on their one ring only; tension false: no f_c and no K_c (the
-  // first solve).
-  MembraneHost3 host_state(bool tension) const;
+  // first solve). layout, if given, receives this rank's owned vertices with their one ring
+  // (local_triangle_membrane) on which the terms were computed.
+  MembraneHost3 host_state(bool tension, TriangleMembrane* layout = nullptr) const;
   // Positions, velocities, wall bits and triangles only.
   MembraneHost3 host_geometry() const;
   // Target edge length of the remesher (0 without remeshing); a restart sets it back.
