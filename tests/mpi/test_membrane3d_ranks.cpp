@@ -15,6 +15,7 @@
 #include "membrane3d_scenes.hpp"
 #include "scene.hpp"
 #include "methods/membrane/membrane_ownership.hpp"
+#include "methods/membrane/triangle_interpolation.hpp"
 #include "methods/membrane/triangle_membrane.hpp"
 #include "methods/membrane/volume_correction.hpp"
 
@@ -371,4 +372,52 @@ TEST(Membrane3dRanks, AdvectionWithVolumeCorrectionIsTheSameBitsAtEveryRankCount
               "%.1e after; gap to the replicated kernels %.1e\n",
               world_size(), nv, (plain - target) / target, (mine.volume - target) / target, gap);
   EXPECT_LT(gap, 1e-14);
+}
+
+// classify indexes on each rank only the triangles that meet its cells widened by 2 dx and completes
+// the ray parity with the crossing counts of the ranks above (an MPI_Exscan along the process
+// column): the cell types and phi of the owned cells are the same bits as a whole-mesh ray-parity
+// query gives, and at several ranks no rank indexes the whole membrane (the Rayleigh drop on 16^3
+// cells).
+TEST(Membrane3dRanks, CellTypesFromTheRanksTrianglesMatchTheWholeMesh) {
+  mm::Flow3Parameters p;
+  p.sigma = 0.9;
+  p.gravity[2] = 0;
+  auto s = meniscus::test::make_drop3(16, 0.3, p, 0.1, {}, MPI_COMM_WORLD);
+  const auto g = s.grid->geometry();
+  const mm::MembraneHost3 h = s.flow->host_geometry();
+  const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
+  const mm::TriangleIndex index(h.x, h.tri, g.lower, g.dx, buckets);
+  auto owned = s.grid->field().acquire_owned();
+  auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), owned);
+  s.grid->field().release_owned(owned);
+  long cells = 0, fluid = 0, differ = 0;
+  for (long q = 0; q < g.owned.size(); ++q) {
+    int c[3];
+    g.owned.node(q, c);
+    if (c[0] >= g.cells[0] || c[1] >= g.cells[1] || c[2] >= g.cells[2]) continue;
+    double x[3];
+    g.cell_centre(c, x);
+    const bool liquid = index.crossings_above(x) % 2 == 1;
+    const double dist = index.distance(x, 2 * g.dx);
+    const double type = liquid ? mm::kFluid : mm::kAir, phi = liquid ? -dist : dist;
+    ++cells;
+    fluid += liquid;
+    differ += std::memcmp(&ho(q, mm::k3Cell), &type, sizeof(double)) != 0 || std::memcmp(&ho(q, mm::k3Phi), &phi, sizeof(double)) != 0;
+  }
+  long sums[3] = {cells, fluid, differ};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  long most = s.flow->column_triangles();
+  MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  const long total = s.flow->membrane().triangles();
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)
+    std::printf("membrane3d classify ranks %d: %ld cells (%ld fluid), %ld differ; at most %ld of %ld triangles indexed\n",
+                world_size(), sums[0], sums[1], sums[2], most, total);
+  EXPECT_EQ(sums[0], 16L * 16 * 16);
+  EXPECT_NEAR(sums[1], 4.0 / 3.0 * M_PI * 0.3 * 0.3 * 0.3 * 4096, 0.05 * 4096 * 0.113);
+  EXPECT_EQ(sums[2], 0);
+  if (world_size() > 1) EXPECT_LT(most, total);
+  else EXPECT_EQ(most, total);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "methods/membrane/fluid_kernels.hpp"
@@ -306,9 +307,58 @@ MembraneHost3 MembraneFlow3::host_state(bool tension, TriangleMembrane* layout) 
 void MembraneFlow3::classify() {
   const MacGeometryT<3> g = grid_.geometry();
   const MembraneHost3 h = host_geometry();
-  const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
-  TriangleIndex index(h.x, h.tri, g.lower, g.dx, buckets);
   const double reach = 2 * g.dx;
+  // Ray parity without a whole-column query: a rank counts the crossings of each upward ray between
+  // its cell centre and the top of the rank's cells (z_top; unbounded on the topmost ranks), and of
+  // each of its columns' rays through its whole slab (z_bottom, z_top]. The slab counts of the ranks
+  // above, summed along the process column (one MPI_Exscan over the ranks that share this rank's x
+  // and y cells, from the top down), complete the parity. The rank then needs only the triangles
+  // whose bounding box meets its cells widened by reach (the same region as the W rows'); counts
+  // are integers and the nearest distance a minimum, so the types and phi are the same bits as a
+  // whole-mesh query gives.
+  int first[3], buckets[3], last[3];
+  double lo[3], hi[3];
+  for (int d = 0; d < 3; ++d) {
+    last[d] = std::min(g.cells[d], g.owned.lo[d] + g.owned.n[d]);
+    first[d] = std::max(0, g.owned.lo[d] - 2);
+    buckets[d] = std::max(1, std::min(g.cells[d], last[d] + 2) - first[d]);
+    lo[d] = g.lower[d] + g.owned.lo[d] * g.dx - reach;
+    hi[d] = g.lower[d] + last[d] * g.dx + reach;
+  }
+  const bool topmost = last[2] >= g.cells[2];
+  const double z_bottom = g.lower[2] + g.owned.lo[2] * g.dx;
+  const double z_top = topmost ? std::numeric_limits<double>::infinity() : g.lower[2] + last[2] * g.dx;
+  if (topmost) hi[2] = std::numeric_limits<double>::max();
+  std::vector<int> local_tri;
+  for (size_t t = 0; t + 2 < h.tri.size(); t += 3) {
+    bool meets = true;
+    for (int d = 0; d < 3 && meets; ++d) {
+      const double a = h.x[3 * h.tri[t] + d], b = h.x[3 * h.tri[t + 1] + d], c = h.x[3 * h.tri[t + 2] + d];
+      meets = std::max({a, b, c}) >= lo[d] && std::min({a, b, c}) <= hi[d];
+    }
+    if (meets) local_tri.insert(local_tri.end(), h.tri.begin() + t, h.tri.begin() + t + 3);
+  }
+  column_triangles_ = static_cast<long>(local_tri.size() / 3);
+  const double index_lower[3] = {g.lower[0] + first[0] * g.dx, g.lower[1] + first[1] * g.dx, g.lower[2] + first[2] * g.dx};
+  TriangleIndex index(h.x, std::move(local_tri), index_lower, g.dx, buckets);
+  // Crossings above this rank's slab, per column (i, j) of its cells.
+  const int nx = std::max(0, last[0] - g.owned.lo[0]), ny = std::max(0, last[1] - g.owned.lo[1]);
+  std::vector<int> slab(static_cast<size_t>(nx) * ny, 0), above(slab.size(), 0);
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const int c[3] = {g.owned.lo[0] + i, g.owned.lo[1] + j, 0};
+      double x[3];
+      g.cell_centre(c, x);
+      x[2] = z_bottom;
+      slab[static_cast<size_t>(j) * nx + i] = index.crossings_between(x, z_top);
+    }
+  MPI_Comm column;
+  MPI_Comm_split(grid_.comm(), g.owned.lo[0] * (g.cells[1] + 1) + g.owned.lo[1], -g.owned.lo[2], &column);
+  int column_rank = 0;
+  MPI_Comm_rank(column, &column_rank);
+  MPI_Exscan(slab.data(), above.data(), static_cast<int>(slab.size()), MPI_INT, MPI_SUM, column);
+  if (column_rank == 0) std::fill(above.begin(), above.end(), 0);
+  MPI_Comm_free(&column);
   auto owned = grid_.field().acquire_owned();
   auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), owned);
   for (long q = 0; q < g.owned.size(); ++q) {
@@ -321,7 +371,8 @@ void MembraneFlow3::classify() {
     }
     double x[3];
     g.cell_centre(c, x);
-    const bool liquid = index.crossings_above(x) % 2 == 1;
+    const int crossings = index.crossings_between(x, z_top) + above[static_cast<size_t>(c[1] - g.owned.lo[1]) * nx + (c[0] - g.owned.lo[0])];
+    const bool liquid = crossings % 2 == 1;
     const double dist = index.distance(x, reach);
     // A cell whose centre lies inside a rigid body is SOLID whatever the parity (Ruan 2021 §4.3).
     ho(q, k3Cell) = body_containing(bodies_, x) >= 0 ? kSolid : (liquid ? kFluid : kAir);

@@ -97,6 +97,8 @@ class MembraneFlow3 {
   CoupledSolver3& solver() { return solver_; }
   // Retypes the cells (k3Cell) and sets phi (k3Phi) from the current membrane. Collective.
   void classify();
+  // Triangles the last classify indexed on this rank (those meeting its columns).
+  long column_triangles() const { return column_triangles_; }
   // The solve's host view of the membrane: positions, velocities, wall bits and triangles of the
   // whole membrane, and the lumped masses, f_c and the rows of K_c of this rank's vertices (those in
   // its cells, cell_owner) computed on their one ring only; tension false: no f_c and no K_c (the
@@ -135,6 +137,7 @@ class MembraneFlow3 {
   double zbase_ = 0;
   double remesh_edge_ = 0;
   double target_volume_ = 0;
+  long column_triangles_ = 0;
 };
 
 // An open flat sheet z = level over [lower, upper] in x and y, n x n quads each split into two
