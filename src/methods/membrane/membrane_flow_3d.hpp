@@ -24,12 +24,13 @@
 // and K_c rows on the vertex's one ring (host_state) and owns its rows of the velocity block, which
 // is numbered by owner (contiguous per rank; the bodies' six unknowns each on the last rank) and
 // assembled with off-rank contributions added in source-rank order, and its W rows come from the
-// triangles within 2 dx of its cells (coupling_layout; coupled_solve_3d.cpp). The membrane itself
-// and the bodies are still replicated: every rank holds every vertex and triangle and does the same
-// host work on them (advection, the volume correction, the triangle index of classify's ray parity,
-// the contact rules, remeshing: O(vertices) per step on every rank), and the
-// solution's velocity block is scattered to every rank after each solve. The owned-vertex layout
-// with one-ring ghosts and its migration (membrane_ownership.hpp) is not the step's storage yet.
+// triangles within 2 dx of its cells (coupling_layout; coupled_solve_3d.cpp). The owners also move
+// their vertices and restore the volume with reproducible sums on the one-ring layout
+// (advect_preserving_volume, volume_correction.hpp), and cell typing reads only the triangles within
+// 2 dx of the rank's cells, the ray parity completed by the crossing counts of the ranks above
+// (classify). The membrane itself and the bodies are still stored on every rank: the moved
+// positions are gathered into the whole membrane, the contact rules and remeshing run on it on every
+// rank, and the solution's velocity block is scattered to every rank after each solve.
 #include <array>
 #include <vector>
 
