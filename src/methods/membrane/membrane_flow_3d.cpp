@@ -186,6 +186,12 @@ MembraneFlow3::MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Par
   target_volume_ = volume();
 }
 
+MembraneFlow3::~MembraneFlow3() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (column_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&column_);
+}
+
 void MembraneFlow3::replace_membrane(TriangleMembrane membrane) {
   m_ = std::move(membrane);
   mark_wall_vertices();
@@ -352,13 +358,12 @@ void MembraneFlow3::classify() {
       x[2] = z_bottom;
       slab[static_cast<size_t>(j) * nx + i] = index.crossings_between(x, z_top);
     }
-  MPI_Comm column;
-  MPI_Comm_split(grid_.comm(), g.owned.lo[0] * (g.cells[1] + 1) + g.owned.lo[1], -g.owned.lo[2], &column);
+  if (column_ == MPI_COMM_NULL)
+    MPI_Comm_split(grid_.comm(), g.owned.lo[0] * (g.cells[1] + 1) + g.owned.lo[1], -g.owned.lo[2], &column_);
   int column_rank = 0;
-  MPI_Comm_rank(column, &column_rank);
-  MPI_Exscan(slab.data(), above.data(), static_cast<int>(slab.size()), MPI_INT, MPI_SUM, column);
+  MPI_Comm_rank(column_, &column_rank);
+  MPI_Exscan(slab.data(), above.data(), static_cast<int>(slab.size()), MPI_INT, MPI_SUM, column_);
   if (column_rank == 0) std::fill(above.begin(), above.end(), 0);
-  MPI_Comm_free(&column);
   auto owned = grid_.field().acquire_owned();
   auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), owned);
   for (long q = 0; q < g.owned.size(); ++q) {

@@ -83,6 +83,7 @@ class MembraneFlow3 {
   // bodies: rigid spheres (Ruan 2021 §4.3); with bodies the second solve is the three-way solve.
   MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Parameters params, CoupledSolveOptions solve,
                 std::vector<RigidBody3> bodies = {});
+  ~MembraneFlow3();
   Step3Report step(double dt);
   double volume() const;
   double target_volume() const { return target_volume_; }
@@ -139,6 +140,9 @@ class MembraneFlow3 {
   double remesh_edge_ = 0;
   double target_volume_ = 0;
   long column_triangles_ = 0;
+  // The ranks sharing this rank's x and y cells, topmost first (classify's MPI_Exscan); made once,
+  // the grid's split does not change during a run.
+  MPI_Comm column_ = MPI_COMM_NULL;
 };
 
 // An open flat sheet z = level over [lower, upper] in x and y, n x n quads each split into two
