@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "methods/membrane/fluid_kernels.hpp"
 #include "methods/membrane/triangle_interpolation.hpp"
 #include "methods/membrane/triangle_remesh.hpp"
+#include "methods/membrane/volume_correction.hpp"
 
 namespace meniscus::membrane {
 
@@ -47,6 +49,32 @@ void keep_normal_part(const std::vector<double>& x, const std::vector<int>& tri,
     for (int d = 0; d < 3; ++d) vn += v[3 * i + d] * n[3 * i + d] / len;
     for (int d = 0; d < 3; ++d) v[3 * i + d] = vn * n[3 * i + d] / len;
   }
+}
+
+// Every rank's owned positions of `local` (triangle_membrane.hpp's layout) into `whole`, indexed by
+// global id, on every rank (one MPI_Allgatherv). Collective.
+void gather_owned_positions(const TriangleMembrane& local, MPI_Comm comm, const Vec3Array& whole) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  const int owned = static_cast<int>(local.owned_vertices);
+  std::vector<int> counts(size), displs(size, 0);
+  MPI_Allgather(&owned, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+  for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  const long total = displs[size - 1] + counts[size - 1];
+  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.gid);
+  const std::vector<double> x = host_vec3(local.x);
+  std::vector<long> gids(total);
+  std::vector<double> xs(3 * total);
+  MPI_Allgatherv(hg.data(), owned, MPI_LONG, gids.data(), counts.data(), displs.data(), MPI_LONG, comm);
+  for (int r = 0; r < size; ++r) {
+    counts[r] *= 3;
+    displs[r] *= 3;
+  }
+  MPI_Allgatherv(x.data(), 3 * owned, MPI_DOUBLE, xs.data(), counts.data(), displs.data(), MPI_DOUBLE, comm);
+  auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), whole);
+  for (long i = 0; i < total; ++i)
+    for (int d = 0; d < 3; ++d) hw(gids[i], d) = xs[3 * i + d];
+  Kokkos::deep_copy(whole, hw);
 }
 
 }  // namespace
@@ -158,6 +186,12 @@ MembraneFlow3::MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Par
   target_volume_ = volume();
 }
 
+MembraneFlow3::~MembraneFlow3() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (column_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&column_);
+}
+
 void MembraneFlow3::replace_membrane(TriangleMembrane membrane) {
   m_ = std::move(membrane);
   mark_wall_vertices();
@@ -225,7 +259,11 @@ void MembraneFlow3::mark_wall_vertices() {
     }
 }
 
-double MembraneFlow3::volume() const { return enclosed_volume(m_, params_.closed, zbase_); }
+// Every rank holds the whole membrane: the sum runs over it on each rank alone (MPI_COMM_SELF), with
+// the correction's reproducible sum, so the target and the corrected volume are summed alike.
+double MembraneFlow3::volume() const {
+  return reproducible_enclosed_volume(m_, params_.closed, zbase_, MPI_COMM_SELF);
+}
 
 MembraneHost3 MembraneFlow3::host_geometry() const {
   MembraneHost3 h;
@@ -240,7 +278,7 @@ MembraneHost3 MembraneFlow3::host_geometry() const {
   return h;
 }
 
-MembraneHost3 MembraneFlow3::host_state(bool tension) const {
+MembraneHost3 MembraneFlow3::host_state(bool tension, TriangleMembrane* layout) const {
   MembraneHost3 h = host_geometry();
   // The vertex terms on this rank's vertices (those in its cells) and their one ring only: the
   // rows of the owned vertices are complete there (triangle_membrane.hpp's layout).
@@ -268,15 +306,64 @@ MembraneHost3 MembraneFlow3::host_state(bool tension) const {
     h.k_col = std::move(rows.col);
     h.k_value = std::move(rows.value);
   }
+  if (layout != nullptr) *layout = local;
   return h;
 }
 
 void MembraneFlow3::classify() {
   const MacGeometryT<3> g = grid_.geometry();
   const MembraneHost3 h = host_geometry();
-  const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
-  TriangleIndex index(h.x, h.tri, g.lower, g.dx, buckets);
   const double reach = 2 * g.dx;
+  // Ray parity without a whole-column query: a rank counts the crossings of each upward ray between
+  // its cell centre and the top of the rank's cells (z_top; unbounded on the topmost ranks), and of
+  // each of its columns' rays through its whole slab (z_bottom, z_top]. The slab counts of the ranks
+  // above, summed along the process column (one MPI_Exscan over the ranks that share this rank's x
+  // and y cells, from the top down), complete the parity. The rank then needs only the triangles
+  // whose bounding box meets its cells widened by reach (the same region as the W rows'); counts
+  // are integers and the nearest distance a minimum, so the types and phi are the same bits as a
+  // whole-mesh query gives.
+  int first[3], buckets[3], last[3];
+  double lo[3], hi[3];
+  for (int d = 0; d < 3; ++d) {
+    last[d] = std::min(g.cells[d], g.owned.lo[d] + g.owned.n[d]);
+    first[d] = std::max(0, g.owned.lo[d] - 2);
+    buckets[d] = std::max(1, std::min(g.cells[d], last[d] + 2) - first[d]);
+    lo[d] = g.lower[d] + g.owned.lo[d] * g.dx - reach;
+    hi[d] = g.lower[d] + last[d] * g.dx + reach;
+  }
+  const bool topmost = last[2] >= g.cells[2];
+  const double z_bottom = g.lower[2] + g.owned.lo[2] * g.dx;
+  const double z_top = topmost ? std::numeric_limits<double>::infinity() : g.lower[2] + last[2] * g.dx;
+  if (topmost) hi[2] = std::numeric_limits<double>::max();
+  std::vector<int> local_tri;
+  for (size_t t = 0; t + 2 < h.tri.size(); t += 3) {
+    bool meets = true;
+    for (int d = 0; d < 3 && meets; ++d) {
+      const double a = h.x[3 * h.tri[t] + d], b = h.x[3 * h.tri[t + 1] + d], c = h.x[3 * h.tri[t + 2] + d];
+      meets = std::max({a, b, c}) >= lo[d] && std::min({a, b, c}) <= hi[d];
+    }
+    if (meets) local_tri.insert(local_tri.end(), h.tri.begin() + t, h.tri.begin() + t + 3);
+  }
+  column_triangles_ = static_cast<long>(local_tri.size() / 3);
+  const double index_lower[3] = {g.lower[0] + first[0] * g.dx, g.lower[1] + first[1] * g.dx, g.lower[2] + first[2] * g.dx};
+  TriangleIndex index(h.x, std::move(local_tri), index_lower, g.dx, buckets);
+  // Crossings above this rank's slab, per column (i, j) of its cells.
+  const int nx = std::max(0, last[0] - g.owned.lo[0]), ny = std::max(0, last[1] - g.owned.lo[1]);
+  std::vector<int> slab(static_cast<size_t>(nx) * ny, 0), above(slab.size(), 0);
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      const int c[3] = {g.owned.lo[0] + i, g.owned.lo[1] + j, 0};
+      double x[3];
+      g.cell_centre(c, x);
+      x[2] = z_bottom;
+      slab[static_cast<size_t>(j) * nx + i] = index.crossings_between(x, z_top);
+    }
+  if (column_ == MPI_COMM_NULL)
+    MPI_Comm_split(grid_.comm(), g.owned.lo[0] * (g.cells[1] + 1) + g.owned.lo[1], -g.owned.lo[2], &column_);
+  int column_rank = 0;
+  MPI_Comm_rank(column_, &column_rank);
+  MPI_Exscan(slab.data(), above.data(), static_cast<int>(slab.size()), MPI_INT, MPI_SUM, column_);
+  if (column_rank == 0) std::fill(above.begin(), above.end(), 0);
   auto owned = grid_.field().acquire_owned();
   auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), owned);
   for (long q = 0; q < g.owned.size(); ++q) {
@@ -289,7 +376,8 @@ void MembraneFlow3::classify() {
     }
     double x[3];
     g.cell_centre(c, x);
-    const bool liquid = index.crossings_above(x) % 2 == 1;
+    const int crossings = index.crossings_between(x, z_top) + above[static_cast<size_t>(c[1] - g.owned.lo[1]) * nx + (c[0] - g.owned.lo[0])];
+    const bool liquid = crossings % 2 == 1;
     const double dist = index.distance(x, reach);
     // A cell whose centre lies inside a rigid body is SOLID whatever the parity (Ruan 2021 §4.3).
     ho(q, k3Cell) = body_containing(bodies_, x) >= 0 ? kSolid : (liquid ? kFluid : kAir);
@@ -310,7 +398,8 @@ Step3Report MembraneFlow3::step(double dt) {
   // Stages 2-3: a vertex whose prediction x + v dt penetrates a body (with the 2D step's round-off
   // margin) is a contact particle of the first solve, moving to its projection on the predicted
   // surface (Eq. 30).
-  MembraneHost3 before = host_state(false);
+  TriangleMembrane layout;
+  MembraneHost3 before = host_state(false, &layout);
   std::vector<char> slaved(n, 0);
   if (!bodies_.empty()) {
     before.body.assign(n, -1);
@@ -343,25 +432,22 @@ Step3Report MembraneFlow3::step(double dt) {
   if (params_.normal_motion) keep_slaved(before.x, before.tri, vdag, slaved);
   // 2. Membrane advection (Eq. 32), then the volume restored along its gradient (free components).
   stage.emplace(timers_, "advection");
-  std::vector<double> x = host_vec3(m_.x);
-  for (size_t q = 0; q < x.size(); ++q) x[q] += dt * vdag[q];
-  to_device_vec3(x, m_.x);
-  if (params_.preserve_volume) {
-    Vec3Array grad("membrane3_volume_gradient", m_.vertices());
-    for (int it = 0; it < 2; ++it) {
-      volume_gradient(m_, params_.closed, zbase_, grad);
-      std::vector<double> gv = host_vec3(grad);
-      double gg = 0;
-      for (long i = 0; i < m_.vertices(); ++i)
-        for (int d = 0; d < 3; ++d) {
-          if ((fixed_[i] & (1 << d)) || slaved[i]) gv[3 * i + d] = 0;
-          gg += gv[3 * i + d] * gv[3 * i + d];
-        }
-      if (gg == 0) break;
-      const double lambda = (target_volume_ - volume()) / gg;
-      for (size_t q = 0; q < x.size(); ++q) x[q] += lambda * gv[q];
-      to_device_vec3(x, m_.x);
+  // Each rank moves its own vertices (those in its cells at the step's start) and corrects the
+  // volume with reproducible sums; the moved positions are then gathered into the whole membrane
+  // that the later stages still read on every rank.
+  {
+    auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), layout.gid);
+    std::vector<double> v(3 * layout.vertices());
+    std::vector<int> held(layout.vertices());
+    for (long i = 0; i < layout.vertices(); ++i) {
+      const long g = hg(i);
+      for (int d = 0; d < 3; ++d) v[3 * i + d] = vdag[3 * g + d];
+      held[i] = fixed_[g] | (slaved[g] ? 7 : 0);
     }
+    const MembraneHalo halo = make_membrane_halo(layout, grid_.comm());
+    advect_preserving_volume(layout, halo, v, held, dt, params_.preserve_volume ? 2 : 0, params_.closed, zbase_,
+                             target_volume_, grid_.comm());
+    gather_owned_positions(layout, grid_.comm(), m_.x);
   }
   // The grid velocity: extended into the air from the faces of the old cell types, then u* = u^n
   // traced back along u-dagger (Eq. 32).

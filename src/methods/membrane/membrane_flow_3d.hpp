@@ -24,12 +24,13 @@
 // and K_c rows on the vertex's one ring (host_state) and owns its rows of the velocity block, which
 // is numbered by owner (contiguous per rank; the bodies' six unknowns each on the last rank) and
 // assembled with off-rank contributions added in source-rank order, and its W rows come from the
-// triangles within 2 dx of its cells (coupling_layout; coupled_solve_3d.cpp). The membrane itself
-// and the bodies are still replicated: every rank holds every vertex and triangle and does the same
-// host work on them (advection, the volume correction, the triangle index of classify's ray parity,
-// the contact rules, remeshing: O(vertices) per step on every rank), and the
-// solution's velocity block is scattered to every rank after each solve. The owned-vertex layout
-// with one-ring ghosts and its migration (membrane_ownership.hpp) is not the step's storage yet.
+// triangles within 2 dx of its cells (coupling_layout; coupled_solve_3d.cpp). The owners also move
+// their vertices and restore the volume with reproducible sums on the one-ring layout
+// (advect_preserving_volume, volume_correction.hpp), and cell typing reads only the triangles within
+// 2 dx of the rank's cells, the ray parity completed by the crossing counts of the ranks above
+// (classify). The membrane itself and the bodies are still stored on every rank: the moved
+// positions are gathered into the whole membrane, the contact rules and remeshing run on it on every
+// rank, and the solution's velocity block is scattered to every rank after each solve.
 #include <array>
 #include <vector>
 
@@ -82,6 +83,7 @@ class MembraneFlow3 {
   // bodies: rigid spheres (Ruan 2021 §4.3); with bodies the second solve is the three-way solve.
   MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Parameters params, CoupledSolveOptions solve,
                 std::vector<RigidBody3> bodies = {});
+  ~MembraneFlow3();
   Step3Report step(double dt);
   double volume() const;
   double target_volume() const { return target_volume_; }
@@ -97,11 +99,14 @@ class MembraneFlow3 {
   CoupledSolver3& solver() { return solver_; }
   // Retypes the cells (k3Cell) and sets phi (k3Phi) from the current membrane. Collective.
   void classify();
+  // Triangles the last classify indexed on this rank (those meeting its columns).
+  long column_triangles() const { return column_triangles_; }
   // The solve's host view of the membrane: positions, velocities, wall bits and triangles of the
   // whole membrane, and the lumped masses, f_c and the rows of K_c of this rank's vertices (those in
   // its cells, cell_owner) computed on their one ring only; tension false: no f_c and no K_c (the
-  // first solve).
-  MembraneHost3 host_state(bool tension) const;
+  // first solve). layout, if given, receives this rank's owned vertices with their one ring
+  // (local_triangle_membrane) on which the terms were computed.
+  MembraneHost3 host_state(bool tension, TriangleMembrane* layout = nullptr) const;
   // Positions, velocities, wall bits and triangles only.
   MembraneHost3 host_geometry() const;
   // Target edge length of the remesher (0 without remeshing); a restart sets it back.
@@ -134,6 +139,10 @@ class MembraneFlow3 {
   double zbase_ = 0;
   double remesh_edge_ = 0;
   double target_volume_ = 0;
+  long column_triangles_ = 0;
+  // The ranks sharing this rank's x and y cells, topmost first (classify's MPI_Exscan); made once,
+  // the grid's split does not change during a run.
+  MPI_Comm column_ = MPI_COMM_NULL;
 };
 
 // An open flat sheet z = level over [lower, upper] in x and y, n x n quads each split into two

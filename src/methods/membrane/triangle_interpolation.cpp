@@ -51,9 +51,13 @@ void TriangleIndex::candidates(const double* lo, const double* hi, std::vector<i
 }
 
 int TriangleIndex::crossings_above(const double p[3]) const {
+  return crossings_between(p, std::numeric_limits<double>::infinity());
+}
+
+int TriangleIndex::crossings_between(const double p[3], double ztop) const {
   const double px = p[0] + 1.3e-7 * cell_, py = p[1] + 0.7e-7 * cell_;
   const double lo[3] = {px, py, p[2]};
-  const double hi[3] = {px, py, lower_[2] + n_[2] * cell_ + cell_};
+  const double hi[3] = {px, py, std::min(ztop, lower_[2] + n_[2] * cell_ + cell_)};
   std::vector<int> cand;
   candidates(lo, hi, cand);
   int count = 0;
@@ -68,7 +72,7 @@ int TriangleIndex::crossings_above(const double p[3]) const {
     if (s == 0) continue;  // vertical triangle: the ray grazes it
     if (!((wa > 0 && wb > 0 && wc > 0) || (wa < 0 && wb < 0 && wc < 0))) continue;
     const double z = (wa * a[2] + wb * b[2] + wc * c[2]) / s;
-    if (z > p[2]) ++count;
+    if (z > p[2] && z <= ztop) ++count;
   }
   return count;
 }

@@ -24,6 +24,9 @@ class TriangleIndex {
   // is offset by a fraction of a bucket in x and y so that it never meets an edge of a mesh
   // aligned with the grid.
   int crossings_above(const double p[3]) const;
+  // The crossings whose height z satisfies p[2] < z <= ztop only (a slab of the ray): the counts of
+  // consecutive slabs add up to crossings_above exactly.
+  int crossings_between(const double p[3], double ztop) const;
   // Unsigned distance from p to the membrane if it is below `reach`, else `reach`.
   double distance(const double p[3], double reach) const;
   // The element interface of interpolation_row_of.

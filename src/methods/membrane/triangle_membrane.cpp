@@ -414,13 +414,7 @@ double enclosed_volume(const TriangleMembrane& m, bool closed, double zbase) {
   return sum_owned_triangles("membrane3_volume", m, KOKKOS_LAMBDA(const long t, double& acc) {
     double p[3][3];
     load_corners(x, tri, t, p);
-    if (closed) {
-      double jk[3];
-      kmath::cross(p[1], p[2], jk);
-      acc += kmath::dot<3>(p[0], jk) / 6;
-    } else {
-      acc += projected_area(p) * ((p[0][2] + p[1][2] + p[2][2]) / 3 - zbase);
-    }
+    acc += triangle_volume(p, closed, zbase);
   });
 }
 
@@ -429,27 +423,11 @@ void volume_gradient(const TriangleMembrane& m, bool closed, double zbase, const
   auto x = m.x;
   auto tri = m.tri;
   for_triangles("membrane3_volume_gradient", m.triangles(), KOKKOS_LAMBDA(const long t) {
-    double p[3][3];
+    double p[3][3], gt[3][3];
     load_corners(x, tri, t, p);
-    if (closed) {
-      // d/dx_i of x_i . (x_j x x_k) / 6 is x_j x x_k / 6. Summed over a vertex's closed one-ring
-      // this equals sum_t n_t / 6 (n_t = 2 A_t n^_t), which does not depend on the origin; that form
-      // is used so that a membrane far from the origin loses no digits.
-      double n[3];
-      area_vector(p, n);
-      for (int a = 0; a < 3; ++a)
-        for (int d = 0; d < 3; ++d) Kokkos::atomic_add(&g(tri(t, a), d), n[d] / 6);
-    } else {
-      const double axy = projected_area(p);
-      const double height = (p[0][2] + p[1][2] + p[2][2]) / 3 - zbase;
-      for (int a = 0; a < 3; ++a) {
-        const int j = (a + 1) % 3, k = (a + 2) % 3;
-        // dAxy/dx_a = (y_j - y_k) / 2, dAxy/dy_a = (x_k - x_j) / 2, dzbar/dz_a = 1/3
-        Kokkos::atomic_add(&g(tri(t, a), 0), 0.5 * (p[j][1] - p[k][1]) * height);
-        Kokkos::atomic_add(&g(tri(t, a), 1), 0.5 * (p[k][0] - p[j][0]) * height);
-        Kokkos::atomic_add(&g(tri(t, a), 2), axy / 3);
-      }
-    }
+    triangle_volume_gradient(p, closed, zbase, gt);
+    for (int a = 0; a < 3; ++a)
+      for (int d = 0; d < 3; ++d) Kokkos::atomic_add(&g(tri(t, a), d), gt[a][d]);
   });
 }
 

@@ -137,4 +137,38 @@ double enclosed_volume(const TriangleMembrane& m, bool closed, double zbase);
 // dV/dx of enclosed_volume (n x 3, overwritten); like the force, complete on owned vertices.
 void volume_gradient(const TriangleMembrane& m, bool closed, double zbase, const Vec3Array& g);
 
+// One triangle's term of enclosed_volume (corners p[0..2] in its vertex order) and its gradient
+// g[a] = dV_t/dx_a. Closed: d/dx_i of x_i . (x_j x x_k) / 6 is x_j x x_k / 6; summed over a vertex's
+// closed one ring this equals sum_t n_t / 6 (n_t = 2 A_t n^_t), which does not depend on the origin,
+// and that form is used so that a membrane far from the origin loses no digits. Open:
+// V_t = Axy_t (zbar_t - zbase) with dAxy/dx_a = (y_j - y_k) / 2, dAxy/dy_a = (x_k - x_j) / 2 and
+// dzbar/dz_a = 1/3 (j, k the next corners).
+KOKKOS_INLINE_FUNCTION double triangle_volume(const double p[3][3], bool closed, double zbase) {
+  if (closed) {
+    const double jk[3] = {p[1][1] * p[2][2] - p[1][2] * p[2][1], p[1][2] * p[2][0] - p[1][0] * p[2][2],
+                          p[1][0] * p[2][1] - p[1][1] * p[2][0]};
+    return (p[0][0] * jk[0] + p[0][1] * jk[1] + p[0][2] * jk[2]) / 6;
+  }
+  const double axy = 0.5 * ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[2][0] - p[0][0]) * (p[1][1] - p[0][1]));
+  return axy * ((p[0][2] + p[1][2] + p[2][2]) / 3 - zbase);
+}
+KOKKOS_INLINE_FUNCTION void triangle_volume_gradient(const double p[3][3], bool closed, double zbase, double g[3][3]) {
+  if (closed) {
+    const double e1[3] = {p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]};
+    const double e2[3] = {p[2][0] - p[0][0], p[2][1] - p[0][1], p[2][2] - p[0][2]};
+    const double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    for (int a = 0; a < 3; ++a)
+      for (int d = 0; d < 3; ++d) g[a][d] = n[d] / 6;
+    return;
+  }
+  const double axy = 0.5 * ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[2][0] - p[0][0]) * (p[1][1] - p[0][1]));
+  const double height = (p[0][2] + p[1][2] + p[2][2]) / 3 - zbase;
+  for (int a = 0; a < 3; ++a) {
+    const int j = (a + 1) % 3, k = (a + 2) % 3;
+    g[a][0] = 0.5 * (p[j][1] - p[k][1]) * height;
+    g[a][1] = 0.5 * (p[k][0] - p[j][0]) * height;
+    g[a][2] = axy / 3;
+  }
+}
+
 }  // namespace meniscus::membrane

@@ -1,8 +1,11 @@
 #include "methods/membrane/volume_correction.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "core/kmath.hpp"
+#include "core/reproducible_sum.hpp"
 
 namespace meniscus::membrane {
 
@@ -81,6 +84,99 @@ double preserve_enclosed_area(const Polyline& m, bool closed, double ybase, doub
         vdag(i, 1) += mu * dir(i, 1);
       });
   return mu;
+}
+
+
+namespace {
+
+// Host copy of an n x 3 field as 3 per vertex.
+std::vector<double> host3(const Vec3Array& a) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  return std::vector<double>(h.data(), h.data() + 3 * h.extent(0));
+}
+
+// The exact-order sum of a host vector's entries over every rank (reproducible_sum.hpp).
+double reproducible_total(const std::vector<double>& terms, MPI_Comm comm) {
+  Kokkos::View<double*> view("membrane3_volume_terms", terms.size());
+  Kokkos::deep_copy(view, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(terms.data(), terms.size()));
+  double sum = 0;
+  reproducible_sum(comm, static_cast<long>(terms.size()), ViewTerms{view}, &sum, "membrane3_volume_sum");
+  return sum;
+}
+
+void corners(const std::vector<double>& x, const int* t, double p[3][3]) {
+  for (int a = 0; a < 3; ++a)
+    for (int d = 0; d < 3; ++d) p[a][d] = x[3 * t[a] + d];
+}
+
+double volume_of(const std::vector<double>& x, const std::vector<int>& tri, long owned_triangles, bool closed,
+                 double zbase, MPI_Comm comm) {
+  std::vector<double> terms(owned_triangles);
+  for (long t = 0; t < owned_triangles; ++t) {
+    double p[3][3];
+    corners(x, &tri[3 * t], p);
+    terms[t] = triangle_volume(p, closed, zbase);
+  }
+  return reproducible_total(terms, comm);
+}
+
+}  // namespace
+
+double reproducible_enclosed_volume(const TriangleMembrane& m, bool closed, double zbase, MPI_Comm comm) {
+  auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.tri);
+  const std::vector<int> tri(ht.data(), ht.data() + 3 * ht.extent(0));
+  return volume_of(host3(m.x), tri, m.owned_triangles, closed, zbase, comm);
+}
+
+double advect_preserving_volume(TriangleMembrane& m, const MembraneHalo& halo, const std::vector<double>& v,
+                                const std::vector<int>& held, double dt, int iterations, bool closed, double zbase,
+                                double target, MPI_Comm comm) {
+  const long owned = m.owned_vertices;
+  std::vector<double> x = host3(m.x);
+  auto refresh = [&] {
+    auto hx = Kokkos::create_mirror_view(m.x);
+    std::copy(x.begin(), x.end(), hx.data());
+    Kokkos::deep_copy(m.x, hx);
+    update_ghosts(halo, m.x, comm);
+    x = host3(m.x);
+  };
+  for (long q = 0; q < 3 * owned; ++q) x[q] += dt * v[q];
+  refresh();
+  auto ht = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.tri);
+  const std::vector<int> tri(ht.data(), ht.data() + 3 * ht.extent(0));
+  double volume = volume_of(x, tri, m.owned_triangles, closed, zbase, comm);
+  if (iterations <= 0) return volume;
+  // Each owned vertex's one ring (corner a of triangle t), in the order of the triangles' global
+  // vertex ids: the same order whatever the local numbering.
+  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.gid);
+  std::vector<std::array<long, 5>> ring;  // vertex, global ids of the triangle's corners, (t, a)
+  for (long t = 0; t < m.triangles(); ++t)
+    for (int a = 0; a < 3; ++a)
+      if (tri[3 * t + a] < owned)
+        ring.push_back({tri[3 * t + a], hg(tri[3 * t]), hg(tri[3 * t + 1]), hg(tri[3 * t + 2]), 3 * t + a});
+  std::sort(ring.begin(), ring.end());
+  std::vector<double> grad(3 * owned), norm2(3 * owned);
+  for (int it = 0; it < iterations; ++it) {
+    std::fill(grad.begin(), grad.end(), 0.0);
+    for (const auto& r : ring) {
+      double p[3][3], g[3][3];
+      corners(x, &tri[r[4] - r[4] % 3], p);
+      triangle_volume_gradient(p, closed, zbase, g);
+      for (int d = 0; d < 3; ++d) grad[3 * r[0] + d] += g[r[4] % 3][d];
+    }
+    for (long i = 0; i < owned; ++i)
+      for (int d = 0; d < 3; ++d) {
+        if (held[i] & (1 << d)) grad[3 * i + d] = 0;
+        norm2[3 * i + d] = grad[3 * i + d] * grad[3 * i + d];
+      }
+    const double gg = reproducible_total(norm2, comm);
+    if (gg == 0) break;
+    const double lambda = (target - volume) / gg;
+    for (long q = 0; q < 3 * owned; ++q) x[q] += lambda * grad[q];
+    refresh();
+    volume = volume_of(x, tri, m.owned_triangles, closed, zbase, comm);
+  }
+  return volume;
 }
 
 }  // namespace meniscus::membrane

@@ -15,7 +15,12 @@
 // nearest zero is taken. Only free velocity components move (a wall vertex keeps its wall-normal
 // component). This is a global correction, not in the paper; its speed |mu| is reported per step so
 // that a user can see how much of the motion it supplies.
+#include <mpi.h>
+
+#include <vector>
+
 #include "methods/membrane/polyline.hpp"
+#include "methods/membrane/triangle_membrane.hpp"
 
 namespace meniscus::membrane {
 
@@ -27,5 +32,25 @@ void area_gradient(const Polyline& m, bool closed, double ybase, const VertexArr
 // can change the area.
 double preserve_enclosed_area(const Polyline& m, bool closed, double ybase, double dt, double target,
                               const VertexArray& vdag);
+
+
+// The 3D membrane's advection with the volume restored, on the distributed layout of
+// triangle_membrane.hpp (owned vertices with their one ring). Stage 5 (Eq. 32): each rank moves its
+// owned vertices, x_i += dt v_i, and refreshes its ghosts from their owners (halo). Then, not in the
+// paper (the row-normalised W does not conserve the enclosed volume vertex by vertex, as in 2D
+// above), `iterations` Newton steps along the volume gradient, x += lambda dV/dx on the free
+// components with lambda = (target - V) / |dV/dx|^2. V and |dV/dx|^2 are reproducible sums over the
+// owned triangles and vertices (reproducible_sum.hpp) and each owned vertex sums its one ring's
+// gradient terms in the order of the triangles' global vertex ids, so the positions are the same
+// bits at any rank and thread count. v: 3 per local vertex (owned rows read); held: per local vertex,
+// bit d set holds component d (a wall vertex; 7 for a contact particle). Returns V after the step.
+// Collective over comm.
+double advect_preserving_volume(TriangleMembrane& m, const MembraneHalo& halo, const std::vector<double>& v,
+                                const std::vector<int>& held, double dt, int iterations, bool closed, double zbase,
+                                double target, MPI_Comm comm);
+
+// The enclosed volume of enclosed_volume as a reproducible sum over the owned triangles of every
+// rank: the same bits at any rank and thread count. Collective over comm.
+double reproducible_enclosed_volume(const TriangleMembrane& m, bool closed, double zbase, MPI_Comm comm);
 
 }  // namespace meniscus::membrane
