@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -69,11 +70,11 @@ struct BoxRun {
 // sigma = 0, released at angle0 (deg) with its centre at the height that gives Archimedes' draft
 // when flat; settle damping 4 /s throughout (it leaves equilibria and their stability unchanged and
 // slows motion near them), time step 4e-3 s at most.
-BoxRun release_box(double w, double h, double s, double angle0_deg, double duration) {
+BoxRun release_box(double w, double h, double s, double angle0_deg, double duration, double dx = kDx) {
   mm::FlowParameters p;
   p.sigma = 0.0;  // no capillarity: the membrane is a passive free surface
   p.gravity[1] = -9.8;
-  p.remesh_edge = 0.5 * kDx;
+  p.remesh_edge = 0.5 * dx;
   p.settle_damping = 4.0;
   p.settle_until = 1e9;
   mm::Disc b;
@@ -82,7 +83,7 @@ BoxRun release_box(double w, double h, double s, double angle0_deg, double durat
   b.angle = angle0_deg * M_PI / 180;
   b.c[0] = 0.5 * kWidth;
   b.c[1] = kLevel + 0.5 * h - s * h;
-  auto sc = meniscus::test::make_pool_with_bodies(kWidth, kHeight, kDx, kLevel, {b}, p, meniscus::test::pool_solve_options());
+  auto sc = meniscus::test::make_pool_with_bodies(kWidth, kHeight, dx, kLevel, {b}, p, meniscus::test::pool_solve_options());
   BoxRun r;
   r.tilt0 = tilt(b);
   const double v0 = sc.flow->volume();
@@ -100,9 +101,9 @@ BoxRun release_box(double w, double h, double s, double angle0_deg, double durat
   r.speed = std::hypot(f.v[0], f.v[1]);
   r.omega = f.omega;
   r.volume_change = sc.flow->volume() / v0 - 1;
-  print_rank0("box %.2f x %.2f, s %.3f (flat GM %+.4f cm): tilt %.2f -> %.2f deg (largest %.2f) after %.2f s, "
+  print_rank0("box %.2f x %.2f, dx %.4f, s %.3f (flat GM %+.4f cm): tilt %.2f -> %.2f deg (largest %.2f) after %.2f s, "
               "submerged fraction %.4f, |v| %.2e cm/s, omega %.2e rad/s, volume change %.2e",
-              w, h, s, metacentric_height(w, h, s), r.tilt0 * 180 / M_PI, r.tilt * 180 / M_PI, r.max_tilt * 180 / M_PI,
+              w, h, dx, s, metacentric_height(w, h, s), r.tilt0 * 180 / M_PI, r.tilt * 180 / M_PI, r.max_tilt * 180 / M_PI,
               duration, r.submerged, r.speed, r.omega, r.volume_change);
   return r;
 }
@@ -243,4 +244,13 @@ TEST(MembraneBoxValidation, LongRectangleTurnsOntoItsLongSideWithArchimedesDraft
   EXPECT_NEAR(r.submerged, 0.5, 0.03 * 0.5);
   EXPECT_LT(r.speed, 0.05);
   EXPECT_LT(std::abs(r.volume_change), 5e-3);
+}
+
+// Resolution study (not in CI): the square log near the thresholds at dx and dx / 2. Set
+// MENISCUS_BOX_S to the density (default 0.15).
+TEST(MembraneBoxValidation, LongSquareLogNearThresholdInDx) {
+  const char* e = std::getenv("MENISCUS_BOX_S");
+  const double s = e ? std::atof(e) : 0.15;
+  const char* f = std::getenv("MENISCUS_BOX_DX");
+  release_box(0.3, 0.3, s, 8.0, 0.8, f ? std::atof(f) : 0.5 * kDx);
 }
