@@ -212,7 +212,7 @@ TEST(MembraneBoxGeometry, PoolSurfaceWrapsTheWettedOutlineOfATiltedBox) {
 // Measured (deg, initial 8): 0.1 -> -2.92, 0.9 -> 2.00, 0.3 -> 29.76, 0.5 -> 32.64; at dx / 2: 0.15 ->
 // 2.67, 0.85 -> 4.29, 0.7 -> 12.94. At dx = 0.025 the near-threshold densities are not resolved:
 // 0.15 (draft 1.8 cells) grows to 9.70 in 1.2 s, 0.85 (freeboard 1.8 cells) only reaches 7.45 and
-// 0.7 reaches 18.74. About 140 s of one core (7 min on the loaded machine).
+// 0.7 reaches 18.74. About 111 s of one core (212 s on the loaded machine).
 TEST(MembraneBoxValidation, LongSquareLogFloatsFlatOnlyOutsideTheMetacentreThresholds) {
   const double a = 0.3;
   EXPECT_GT(metacentric_height(a, a, 0.2112), 0.0);  // the thresholds of the criterion used here

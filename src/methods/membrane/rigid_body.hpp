@@ -61,8 +61,7 @@ struct Disc {
     half[1] = 0.5 * h;
     radius = std::hypot(half[0], half[1]);
   }
-  double area() const { return is_box() ? 4 * half[0] * half[1] : M_PI * radius * radius; }
-  double mass() const { return density * area(); }
+  double mass() const { return is_box() ? density * 4 * half[0] * half[1] : density * M_PI * radius * radius; }
   // Half width of the world-frame bounding box along axis d (body-wall contact).
   double reach(int d) const {
     if (!is_box()) return radius;
