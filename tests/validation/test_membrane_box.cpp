@@ -251,9 +251,9 @@ TEST(MembraneBoxValidation, SquareLogTiltDecaysBelowAndGrowsAboveTheLowerThresho
 // A 0.4 x 0.2 cm rectangle of density 0.5 released standing nearly upright (70 degrees) turns onto
 // its long side (tilt below 10 degrees), and at rest floats with Archimedes' submerged fraction 0.5
 // within 3 %. Measured after 2 s: tilt 5.23 deg with omega -2.6e-10 rad/s, submerged fraction 0.5036
-// (0.7 %), |v| 0.0041 cm/s. The box stops 5 degrees short of flat: the pressure torque of the
-// staircase of fluid-rigid faces (cells are SOLID by their centre) vanishes there, a discrete
-// equilibrium that the settle damping lets it keep. 60 s of one core.
+// (0.7 %), |v| 0.0041 cm/s. The box stops 5 degrees short of flat with omega at round-off, and at
+// dx / 2 it stops at 10.40 degrees (3.5 s): the restoring torque near flat is lost by a cause not
+// yet found, so only "on its long side" (below 10 degrees at dx) is asserted. 60 s of one core.
 TEST(MembraneBoxValidation, LongRectangleTurnsOntoItsLongSideWithArchimedesDraft) {
   EXPECT_LT(metacentric_height(0.2, 0.4, 0.5), 0.0);  // standing: unstable
   EXPECT_GT(metacentric_height(0.4, 0.2, 0.5), 0.0);  // lying: stable
