@@ -97,6 +97,21 @@ inline membrane::CoupledSolveOptions pool_solve_options() {
   return o;
 }
 
+// Mean height of the membrane vertices farther than `reach` from the first body's centre (its axis)
+// and a cell from the walls: the far-field level z_inf.
+inline double far_level(membrane::MembraneFlow& f, double reach) {
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().x);
+  const double cx = f.bodies()[0].c[0], dx = f.grid().dx(), width = f.grid().cells(0) * dx;
+  double sum = 0;
+  long n = 0;
+  for (long i = 0; i < f.membrane().vertices(); ++i)
+    if (std::abs(x(i, 0) - cx) > reach && x(i, 0) > dx && x(i, 0) < width - dx) {
+      sum += x(i, 1);
+      ++n;
+    }
+  return n ? sum / n : 0.0;
+}
+
 // A deck of the liquid-membrane method in the 2D unit box with cells of `cell_size`; `membrane`
 // holds the keys of its membrane section (the inside of a YAML flow map).
 inline std::string unit_box_membrane_deck(const std::string& name, double cell_size, const std::string& membrane) {

@@ -15,6 +15,7 @@
 #include "validation_support.hpp"
 
 namespace mm = meniscus::membrane;
+using meniscus::test::far_level;
 using meniscus::test::print_rank0;
 
 namespace {
@@ -26,21 +27,6 @@ mm::Disc cylinder(double cx, double cy, double rho) {
   d.density = rho;
   d.rotates = false;  // symmetric scenes: the staircase of faces gives a small spurious torque
   return d;
-}
-
-// Mean height of the membrane vertices farther than `reach` from the body's axis and a cell from
-// the walls: the far-field level z_inf.
-double far_level(mm::MembraneFlow& f, double reach) {
-  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.membrane().x);
-  const double cx = f.bodies()[0].c[0], dx = f.grid().dx(), width = f.grid().cells(0) * dx;
-  double sum = 0;
-  long n = 0;
-  for (long i = 0; i < f.membrane().vertices(); ++i)
-    if (std::abs(x(i, 0) - cx) > reach && x(i, 0) > dx && x(i, 0) < width - dx) {
-      sum += x(i, 1);
-      ++n;
-    }
-  return n ? sum / n : 0.0;
 }
 
 // Fraction of the disc's area below the line y = level (circular segment).

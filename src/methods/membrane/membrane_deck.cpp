@@ -77,7 +77,8 @@ void declare_membrane_sections(config::Schema& root) {
           "No effect in 2D or without remesh").def("true");
   auto body = std::make_shared<config::Schema>("A rigid body coupled to the liquid and the membrane (Ruan 2021 §4.3).");
   body->choice("shape", {"disc", "sphere", "box", "capsule", "paperclip", "mesh", "revolved"},
-               "body shape: a disc in 2D (a cylinder seen end-on); in 3D a sphere (analytic volume and inertia), a box "
+               "body shape: in 2D a disc (a cylinder seen end-on) or a box (a rectangular log seen end-on, edge "
+               "lengths `size`, turned by `angle`); in 3D a sphere (analytic volume and inertia), a box "
                "(edge lengths `size` along the body axes), a capsule (a cylinder of axis `length` along the body x "
                "axis with hemispherical caps, radius `radius`) or a paperclip (Ruan 2021 Fig. 4: a wire of radius "
                "`radius` along a standard clip's centreline, three straight pairs joined by semicircles, flat in "
@@ -90,7 +91,7 @@ void declare_membrane_sections(config::Schema& root) {
   body->vector("center", "cm", "initial centre of mass").req();
   body->real("radius", "cm", "disc or sphere radius; wire radius of a capsule or paperclip (not used by a box)")
       .def(0.0).nonnegative();
-  body->vector("size", "cm", "box: edge lengths along the body x, y, z axes (3D)").def_dim("[0, 0]", "[0, 0, 0]");
+  body->vector("size", "cm", "box: edge lengths along the body x, y (and z in 3D) axes").def_dim("[0, 0]", "[0, 0, 0]");
   body->file("file", "mesh: closed OBJ triangle mesh (outward-facing triangles), relative to the deck; its "
              "coordinates times `scale` are cm, and it is placed with its centre of mass at `center`");
   auto point = std::make_shared<config::Schema>("A point (r, z) of a profile of revolution.");
@@ -113,6 +114,8 @@ void declare_membrane_sections(config::Schema& root) {
                "z, so a box's `size[0]` edge lies along y); its length must be below 360. The shape keys (`size`, "
                "`length`, the mesh's coordinates) are in the body frame. Must stay [0, 0] in 2D")
       .def_dim("[0, 0]", "[0, 0, 0]");
+  body->real("angle", "deg", "2D: initial orientation, the body frame turned counter-clockwise from the world "
+             "frame (a box's `size[0]` edge lies along x at 0). Must stay 0 in 3D (use `orientation`)").def(0.0);
   body->real("angular_velocity", "rad/s", "initial angular velocity (counter-clockwise; 2D only: a 3D body starts "
              "without spin)").def(0.0);
   body->flag("rotates", "false locks the angular velocity at its initial value (for symmetric tests: on a staircase "
@@ -283,6 +286,17 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{}) {
     Disc disc = read_body<Disc>(b);
     disc.omega = b.real("angular_velocity");
+    disc.angle = b.real("angle") * M_PI / 180.0;
+    if (!std::isfinite(disc.angle))
+      throw InputError(b.file(), b.key_path("angle"), "the initial angle must be finite");
+    if (b.text("shape") == "box") {
+      const auto size = b.vector("size");
+      for (int q = 0; q < 2; ++q)
+        if (!(size[q] > 0))
+          throw InputError(b.file(), b.key_path("size"),
+                           log::format("a box needs two positive edge lengths (size[%d] is %g)", q, size[q]));
+      disc.set_box(size[0], size[1]);
+    }
     const std::string held = b.text("held");
     disc.held_x = held == "x" || held == "xy";
     disc.held_y = held == "y" || held == "xy";
@@ -351,18 +365,19 @@ void check_membrane_geometry(const config::Section& root) {
       if (bs.text("held") != "none") missing = "held";
       else if (bs.integer("root") >= 0) missing = "root";
       else if (bs.real("angular_velocity") != 0) missing = "angular_velocity";
+      else if (bs.real("angle") != 0) missing = "angle";
       if (missing)
         throw InputError(bs.file(), bs.key_path(missing),
                          "3D bodies do not implement this key yet (no held axes, no articulated links, no initial "
-                         "spin); remove it or run in 2D");
+                         "spin; `angle` is the 2D orientation, `orientation` the 3D one); remove it or run in 2D");
     }
   } else {
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{})
-      if (bs.text("shape") != "disc")
-        throw InputError(bs.file(), bs.key_path("shape"), "a 2D body is a disc (shape: disc)");
+      if (bs.text("shape") != "disc" && bs.text("shape") != "box")
+        throw InputError(bs.file(), bs.key_path("shape"), "a 2D body is a disc or a box (shape: disc or box)");
       else if (bs.vector("orientation")[0] != 0 || bs.vector("orientation")[1] != 0)
         throw InputError(bs.file(), bs.key_path("orientation"),
-                         "a 2D disc has no initial orientation (the key is 3D only); remove it");
+                         "a 2D body's initial orientation is `angle` (the rotation vector is 3D only); remove it");
   }
   const int up = dim - 1;  // the vertical axis
   if (deck.shape == "pool") {

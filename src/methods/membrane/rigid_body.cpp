@@ -7,6 +7,23 @@ namespace meniscus::membrane {
 
 void Disc::project(const double* x, double* out) const {
   const double dx = x[0] - c[0], dy = x[1] - c[1];
+  if (is_box()) {
+    // In the body frame: a point outside clamps to the box; one inside moves to the nearest side.
+    const double ca = std::cos(angle), sa = std::sin(angle);
+    double u = ca * dx + sa * dy, w = -sa * dx + ca * dy;
+    const double qx = std::abs(u) - half[0], qy = std::abs(w) - half[1];
+    if (qx > 0 || qy > 0) {
+      u = std::clamp(u, -half[0], half[0]);
+      w = std::clamp(w, -half[1], half[1]);
+    } else if (qx > qy) {
+      u = std::copysign(half[0], u);
+    } else {
+      w = std::copysign(half[1], w);
+    }
+    out[0] = c[0] + ca * u - sa * w;
+    out[1] = c[1] + sa * u + ca * w;
+    return;
+  }
   const double r = std::hypot(dx, dy);
   if (r == 0) {  // the centre itself: any surface point is closest; take the top
     out[0] = c[0];
@@ -35,10 +52,51 @@ std::vector<int> contact_set(const std::vector<int>& near, const std::vector<int
 // A flat pool surface at `level` from x0 to x1 with edges about `edge`, which wraps the wetted lower
 // arc of every disc that the level cuts: the liquid starts in contact with the body's submerged
 // part, its contact line at the level.
+namespace {
+// The wetted part of a box's outline below `level`, counter-clockwise (left to right along the
+// bottom) with points about `edge` apart and every corner kept: from the left contact point (on the
+// level, included) to the right one (excluded). Empty when the level does not cut the box.
+std::vector<double> wetted_box_outline(const Disc& b, double level, double edge) {
+  double corner[8];
+  b.corners(corner);
+  std::vector<double> ring;  // the closed outline, counter-clockwise, sampled
+  for (int k = 0; k < 4; ++k) {
+    const double* p = corner + 2 * k;
+    const double* q = corner + 2 * ((k + 1) % 4);
+    const int n = std::max(1, static_cast<int>(std::ceil(std::hypot(q[0] - p[0], q[1] - p[1]) / edge)));
+    for (int i = 0; i < n; ++i) {
+      ring.push_back(p[0] + (q[0] - p[0]) * i / n);
+      ring.push_back(p[1] + (q[1] - p[1]) * i / n);
+    }
+  }
+  const long m = static_cast<long>(ring.size() / 2);
+  long start = -1;  // a point at or above the level whose successor lies below it
+  for (long i = 0; i < m && start < 0; ++i)
+    if (ring[2 * i + 1] >= level && ring[2 * ((i + 1) % m) + 1] < level) start = i;
+  std::vector<double> out;
+  if (start < 0) return out;
+  auto crossing = [&](long i, long j) {
+    const double t = (ring[2 * i + 1] - level) / (ring[2 * i + 1] - ring[2 * j + 1]);
+    out.push_back(ring[2 * i] + t * (ring[2 * j] - ring[2 * i]));
+    out.push_back(level);
+  };
+  crossing(start, (start + 1) % m);
+  for (long k = 1; k < m; ++k) {
+    const long i = (start + k) % m;
+    if (ring[2 * i + 1] >= level) break;
+    // Drop a sample closer than a fifth of an edge to the crossing (a corner just below the level).
+    if (std::hypot(ring[2 * i] - out[out.size() - 2], ring[2 * i + 1] - level) < 0.2 * edge && out.size() == 2) continue;
+    out.push_back(ring[2 * i]);
+    out.push_back(ring[2 * i + 1]);
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<double> pool_surface(double x0, double x1, double level, double edge, std::vector<Disc> bodies) {
   std::vector<Disc> cut;
   for (const auto& b : bodies)
-    if (std::abs(level - b.c[1]) < b.radius) cut.push_back(b);
+    if (std::abs(level - b.c[1]) < b.reach(1)) cut.push_back(b);
   std::sort(cut.begin(), cut.end(), [](const Disc& a, const Disc& b) { return a.c[0] < b.c[0]; });
   std::vector<double> xy;
   auto flat = [&](double from, double to) {
@@ -50,6 +108,27 @@ std::vector<double> pool_surface(double x0, double x1, double level, double edge
   };
   double x = x0;
   for (const auto& b : cut) {
+    if (b.is_box()) {
+      const auto wet = wetted_box_outline(b, level, edge);
+      if (wet.empty()) continue;
+      // The right contact point: where the outline climbs back through the level (the last wetted
+      // sample's successor along the outline lies on or above it).
+      double corner[8];
+      b.corners(corner);
+      double right = -1e300;
+      for (int k = 0; k < 4; ++k) {
+        const double* p = corner + 2 * k;
+        const double* q = corner + 2 * ((k + 1) % 4);
+        if (p[1] < level && q[1] >= level) right = p[0] + (level - p[1]) / (q[1] - p[1]) * (q[0] - p[0]);
+      }
+      flat(x, wet[0]);
+      xy.insert(xy.end(), wet.begin(), wet.end());
+      // A last sample within a fifth of an edge of the right contact point (a corner just below the
+      // level) would make a near-zero edge.
+      if (xy.size() > 2 && std::hypot(xy[xy.size() - 2] - right, xy.back() - level) < 0.2 * edge) xy.resize(xy.size() - 2);
+      x = right;
+      continue;
+    }
     const double dy = level - b.c[1], hw = std::sqrt(b.radius * b.radius - dy * dy);
     flat(x, b.c[0] - hw);
     // Counter-clockwise along the bottom, from the left contact point to the right one.

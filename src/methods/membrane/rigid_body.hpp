@@ -1,7 +1,8 @@
 #pragma once
-// 2D rigid bodies of Ruan et al. 2021 (§4.3, Eqs. 12-14): a disc (a cylinder seen end-on) with generalized
-// velocity v_r = (v_x, v_y, omega), mass matrix M_r = diag(m, m, I) with m = rho_s pi R^2 (areal
-// density in 2D) and I = m R^2 / 2. A body point x moves with x' = J(x) v_r, the point Jacobian
+// 2D rigid bodies of Ruan et al. 2021 (§4.3, Eqs. 12-14): a disc (a cylinder seen end-on) or a box (a
+// rectangular log seen end-on, turned by its angle) with generalized velocity v_r = (v_x, v_y, omega),
+// mass matrix M_r = diag(m, m, I) with m = rho_s A (areal density in 2D; A = pi R^2 or w h) and
+// I = m R^2 / 2 or m (w^2 + h^2) / 12. A body point x moves with x' = J(x) v_r, the point Jacobian
 //
 //   J(x) = [ 1  0  -(y - c_y) ]
 //          [ 0  1   (x - c_x) ]
@@ -24,10 +25,13 @@ namespace meniscus::membrane {
 struct Disc {
   static constexpr int kDim = 2, kDofs = 3;
   double c[2] = {0, 0};   // centre of mass
-  double angle = 0;       // orientation (only carried: a disc's geometry does not depend on it)
+  double angle = 0;       // orientation (counter-clockwise, rad; a disc's geometry does not depend on it)
   double v[2] = {0, 0};   // velocity of the centre
   double omega = 0;       // angular velocity (counter-clockwise)
-  double radius = 0;
+  double radius = 0;      // a disc's radius; a box's circumradius (set_box)
+  // A box when half[0] > 0: half widths along the body x and y axes, the body frame turned from the
+  // world frame by `angle` (set_box).
+  double half[2] = {0, 0};
   double density = 1;     // areal density (g/cm^2)
   bool fixed = false;     // kinematic: moves with its (constant) deck velocity, no unknowns
   bool rotates = true;    // false: omega stays at its initial value (J drops its omega column)
@@ -50,11 +54,26 @@ struct Disc {
   double stroke_phase = 0;              // phase (rad)
   double v_kin[2] = {0, 0};             // r'(t) at the link's current time
 
-  double mass() const { return density * M_PI * radius * radius; }
-  double reach(int) const { return radius; }  // half width of the bounding box
-  // Distances from c to the low and high faces of the bounding box along axis d (body-wall contact).
-  void extent(int, double* below, double* above) const { *below = *above = radius; }
-  double inertia() const { return 0.5 * mass() * radius * radius; }
+  KOKKOS_INLINE_FUNCTION bool is_box() const { return half[0] > 0; }
+  // Makes the body a box of edge lengths (w, h) along its body axes.
+  void set_box(double w, double h) {
+    half[0] = 0.5 * w;
+    half[1] = 0.5 * h;
+    radius = std::hypot(half[0], half[1]);
+  }
+  double mass() const { return is_box() ? density * 4 * half[0] * half[1] : density * M_PI * radius * radius; }
+  // Half width of the world-frame bounding box along axis d (body-wall contact).
+  double reach(int d) const {
+    if (!is_box()) return radius;
+    const double ca = std::abs(std::cos(angle)), sa = std::abs(std::sin(angle));
+    return d == 0 ? ca * half[0] + sa * half[1] : sa * half[0] + ca * half[1];
+  }
+  // Distances from c to the low and high faces of the bounding box along axis d (body-wall contact);
+  // a disc and a box are symmetric about their centre of mass.
+  void extent(int d, double* below, double* above) const { *below = *above = reach(d); }
+  double inertia() const {
+    return is_box() ? mass() * (half[0] * half[0] + half[1] * half[1]) / 3 : 0.5 * mass() * radius * radius;
+  }
   // The body's state as (name, value) slots for checkpoints and diagnostics (body_state below).
   static constexpr int kStateSize = 6;
   static constexpr const char* kStateNames[kStateSize] = {"x", "y", "angle", "vx", "vy", "omega"};
@@ -62,9 +81,24 @@ struct Disc {
     double* slots[kStateSize] = {&c[0], &c[1], &angle, &v[0], &v[1], &omega};
     for (int q = 0; q < kStateSize; ++q) out[q] = slots[q];
   }
+  // Signed distance of the world point x (negative inside; exact for both shapes).
   KOKKOS_INLINE_FUNCTION double phi(const double* x) const {
     const double dx = x[0] - c[0], dy = x[1] - c[1];
-    return kmath::sqrt(dx * dx + dy * dy) - radius;
+    if (!is_box()) return kmath::sqrt(dx * dx + dy * dy) - radius;
+    const double ca = kmath::cos(angle), sa = kmath::sin(angle);
+    const double qx = kmath::fabs(ca * dx + sa * dy) - half[0], qy = kmath::fabs(-sa * dx + ca * dy) - half[1];
+    const double ox = kmath::max(qx, 0.0), oy = kmath::max(qy, 0.0);
+    return kmath::sqrt(ox * ox + oy * oy) + kmath::min(kmath::max(qx, qy), 0.0);
+  }
+  // World coordinates of the box's corners, counter-clockwise from the body frame's (+, +) one.
+  void corners(double* out) const {
+    const double ca = std::cos(angle), sa = std::sin(angle);
+    const double sx[4] = {1, -1, -1, 1}, sy[4] = {1, 1, -1, -1};
+    for (int k = 0; k < 4; ++k) {
+      const double u = sx[k] * half[0], w = sy[k] * half[1];
+      out[2 * k] = c[0] + ca * u - sa * w;
+      out[2 * k + 1] = c[1] + sa * u + ca * w;
+    }
   }
   // Row d of J(x): coefficients of (v_x, v_y, omega) in the velocity component d of point x.
   KOKKOS_INLINE_FUNCTION void jacobian_row(int d, const double* x, double* row) const {
