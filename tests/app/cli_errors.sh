@@ -145,7 +145,9 @@ serial_checks() {
   expect_error membrane3d_body_held 1 "$SPHERE3D_DECK" "membrane.bodies[0].held" "do not implement" check "$SPHERE3D_DECK" --set "membrane.bodies[0].held=x"
   expect_error membrane3d_body_disc 1 "$SPHERE3D_DECK" "membrane.bodies[0].shape" "sphere" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=disc"
   expect_error membrane2d_body_sphere 1 "$ROBOT_DECK" "membrane.bodies[0].shape" "disc" check "$ROBOT_DECK" --set "membrane.bodies[0].shape=sphere"
-  expect_error membrane2d_body_box 1 "$ROBOT_DECK" "membrane.bodies[0].shape" "disc" check "$ROBOT_DECK" --set "membrane.bodies[0].shape=box"
+  expect_error membrane2d_body_capsule 1 "$ROBOT_DECK" "membrane.bodies[0].shape" "disc" check "$ROBOT_DECK" --set "membrane.bodies[0].shape=capsule"
+  # A 2D box needs its two edge lengths.
+  expect_error membrane2d_box_size 1 "$ROBOT_DECK" "membrane.bodies[0].size" "positive edge lengths" check "$ROBOT_DECK" --set "membrane.bodies[0].shape=box"
   # A box needs its edge lengths, a capsule or paperclip a length, a paperclip a wire thinner than its wire spacing.
   expect_error membrane3d_box_size 1 "$SPHERE3D_DECK" "membrane.bodies[0].size" "positive edge lengths" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=box"
   expect_error membrane3d_clip_length 1 "$SPHERE3D_DECK" "membrane.bodies[0].length" "positive length" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=paperclip"
