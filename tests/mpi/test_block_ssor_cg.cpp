@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "solvers/block_ssor_cg.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -223,7 +224,7 @@ TEST(BlockSsorCg, StopsAsPetscDoesOnAnIndefiniteMatrix) { compare<3>(12, 0.05, -
 TEST(BlockSsorCg, DrivenThroughKspOptions) {
   Mat A = stencil_matrix<3>(12, 2.5, 0.0, false);
   Vec b = right_hand_side(A);
-  const std::string dir = MENISCUS_TEST_BINARY_DIR;
+  const std::string dir = meniscus::test::binary_dir();
   const std::string view = dir + "/block_ssor_cg_view.txt", reason = dir + "/block_ssor_cg_reason.txt";
   int rank = 0;
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank);

@@ -96,7 +96,7 @@ TEST(MpmHeatDistributed, RobinDiscsMatchOneRankWithGamg) {
 // without the helper too.
 TEST(MpmHeatDistributed, GamgRunsAgreeBitForBit) {
   PetscOptionsSetValue(nullptr, "-mpm_heat_pc_type", "gamg");
-  const auto d = run::load_deck(std::string(MENISCUS_TEST_SOURCE_DIR) + "/inputs/mpm-heat-robin-disc-2d-ci.yaml", {});
+  const auto d = run::load_deck(meniscus::test::source_dir() + "/inputs/mpm-heat-robin-disc-2d-ci.yaml", {});
   const auto first = run_discs(MPI_COMM_WORLD, d, 20, 0.01);
   const auto second = run_discs(MPI_COMM_WORLD, d, 20, 0.01);
   PetscOptionsClearValue(nullptr, "-mpm_heat_pc_type");

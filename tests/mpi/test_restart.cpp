@@ -212,7 +212,7 @@ double step_value(const Result& r, long steps, const std::string& name, long ste
   return std::stod(r.rows[step + 1][c]);
 }
 
-const std::string kCandleDeck = std::string(MENISCUS_TEST_SOURCE_DIR) + "/inputs/mpm-candle-2d-ci.yaml";
+const std::string kCandleDeck = meniscus::test::source_dir() + "/inputs/mpm-candle-2d-ci.yaml";
 const std::vector<std::string> kCandleSets = {"mpm.heat.heating_start_time=0", "diagnostics.every=1",
                                               "output.every_time=0"};
 

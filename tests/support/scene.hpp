@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "run/deck_schema.hpp"
+#include "test_paths.hpp"
 #include "run/simulation.hpp"
 
 namespace meniscus::test {
@@ -50,7 +51,6 @@ inline std::unique_ptr<run::Simulation> run_for_steps(const run::LoadedDeck& dec
   return sim;
 }
 
-inline std::string source_dir() { return MENISCUS_TEST_SOURCE_DIR; }
 
 // A communicator holding only rank 0 of `comm` (MPI_COMM_NULL elsewhere), for running the 1-rank
 // reference of a rank-equivalence test inside a multi-rank job.

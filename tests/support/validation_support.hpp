@@ -12,6 +12,8 @@
 #include <fstream>
 #include <functional>
 #include <string>
+
+#include "test_paths.hpp"
 #include <vector>
 
 #include "methods/method.hpp"
@@ -105,7 +107,7 @@ class SeriesCsv {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank != 0) return;
-    std::filesystem::path dir = std::filesystem::path(MENISCUS_TEST_BINARY_DIR) / "validation";
+    std::filesystem::path dir = std::filesystem::path(meniscus::test::binary_dir()) / "validation";
     std::filesystem::create_directories(dir);
     os_.open(dir / (name + ".csv"));
     os_ << header << "\n";
@@ -130,7 +132,7 @@ inline void record_check(const std::string& name, const std::string& reference, 
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return;
-  std::filesystem::path dir = std::filesystem::path(MENISCUS_TEST_BINARY_DIR) / "validation";
+  std::filesystem::path dir = std::filesystem::path(meniscus::test::binary_dir()) / "validation";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / ("check_" + name + ".tsv")) << name << "\t" << reference << "\t" << tolerance << "\t"
                                                   << measured << "\t" << (passed ? "pass" : "FAIL") << "\t" << plot

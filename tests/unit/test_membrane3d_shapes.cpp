@@ -96,7 +96,7 @@ TEST(Membrane3dShapes, CapsuleAndBoxMassPropertiesMatchTheirClosedForms) {
 // -0.64 %, I_xx / V -0.72 % (the lattice's interpolation and the facets' inset); asserted within
 // 1 % and 2 %.
 TEST(Membrane3dShapes, TorusMeshBodyHasTheMeshsVolumeAndTheTorussInertia) {
-  const auto mesh = meniscus::geometry::load_obj(std::string(MENISCUS_TEST_SOURCE_DIR) + "/inputs/meshes/torus.obj",
+  const auto mesh = meniscus::geometry::load_obj(meniscus::test::source_dir() + "/inputs/meshes/torus.obj",
                                                  "test", "file");
   const mm::MassProperties p = mm::mass_properties(mm::mesh_shape(mesh, 0.01));
   const double R = 0.2, r = 0.08;
