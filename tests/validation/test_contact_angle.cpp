@@ -993,9 +993,10 @@ TEST(ContactAngleValidation, SampledSurfaceOffsetAcrossAngles3D) {
 // (SampledSurfaceOffsetAcrossAngles3D) and is cut at the wall. A liquid ball of radius R touching the floor has its
 // centre R above it, and its sampled surface, a sphere of radius R + delta about that centre, meets the floor at
 // theta_max = arccos(-R / (R + delta)): 151.5 deg at R = 4 dx. Every particle cap meets the floor lower than that, so
-// a Young's angle above theta_max has no attached balance: the wall keeps pulling the surface towards an angle it
-// cannot reach with the particles on the floor, and the drop rises off it (the 160 deg drops at R = 4, 6 and 8 dx
-// all left the floor: theta_max = 151.5, 156.4 and 159.4 deg; the bound passes 160 deg only from R = 8.6 dx).
+// the sampled surface of a drop of Young's angle above theta_max cannot reach that angle with its liquid on the floor
+// (the 160 deg drops at R = 4, 6 and 8 dx all left the floor: theta_max = 151.5, 156.4 and 159.3 deg; the bound passes
+// 160 deg only from R = 8.6 dx). It is not the only cause of the rise: at R = 10 dx the 160 deg drop's liquid reads
+// 168.68 deg at 1 s with its surface at 158.11 (docs/theory-mpm-surface-tension.md).
 // Measured (R = 0.15 m = 4 dx, dx = 0.0375, seeded caps read at 0.02 s, the fitted sphere of the samples against
 // the floor plane): 150 / 160 / 170 / 179 deg caps -> 140.13 / 145.39 / 149.64 / 151.21 deg; the held 160 deg drop
 // of YoungAngleRange3DAdhesiveHold at 1 s: 150.87 deg (2 s: 151.34) while its particles read 177.32 deg (180 from
