@@ -18,6 +18,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "methods/mpm_multiphase/multiphase_method.hpp"
 #include "scene.hpp"
@@ -209,32 +210,11 @@ FloatingSample sample_floating(mpm_multiphase::MultiphaseMpm<Dim>& m, const Floa
   return s;
 }
 
-// Runs `m` to `end` in frames of 0.02 s and averages the samples of the last `window` seconds (t in
-// [end - window, end]); `velocity` then holds the rms of the body's vertical centre-of-mass velocity
-// there. With print_every > 0, prints a sample every print_every seconds (the approach to equilibrium).
-template <int Dim>
-FloatingSample float_body(mpm_multiphase::MultiphaseMpm<Dim>& m, const FloatingPool& pool, double end,
-                          double print_every = 0, double window_length = 1.0) {
+// The mean of `samples` (each field), with `velocity` the rms of the samples' velocities.
+inline FloatingSample mean_floating(const std::vector<FloatingSample>& samples) {
   FloatingSample mean;
-  double t = 0, v2 = 0;
-  int samples = 0;
-  const int print_frames = print_every > 0 ? std::max(1, static_cast<int>(std::lround(print_every / 0.02))) : 0;
-  for (int frame = 1; 0.02 * frame <= end + 1e-9; ++frame) {
-    while (t < 0.02 * frame - 1e-12) {
-      const double dt = std::min(m.stable_dt(), 0.02 * frame - t);
-      m.step(dt);
-      t += dt;
-    }
-    const bool window = t >= end - window_length - 1e-9, print = print_frames > 0 && frame % print_frames == 0;
-    if (!window && !print) continue;
-    const FloatingSample s = sample_floating<Dim>(m, pool);
-    if (print)
-      print_rank0("  t %.2f s: centre %.4f m, velocity %+.4f m/s, level %.4f m (top particle %.4f m), submerged %.4f "
-                  "(centres below: %.4f); surface %.4f m, submerged %.4f; local level %.4f m, submerged %.4f; "
-                  "local top %.4f m, submerged %.4f",
-                  t, s.centre, s.velocity, s.level, s.top_level, s.submerged, s.centres_below, s.surface,
-                  s.surface_submerged, s.local_level, s.local_submerged, s.local_top, s.local_top_submerged);
-    if (!window) continue;
+  double v2 = 0;
+  for (const FloatingSample& s : samples) {
     mean.centre += s.centre;
     mean.level += s.level;
     mean.top_level += s.top_level;
@@ -249,23 +229,111 @@ FloatingSample float_body(mpm_multiphase::MultiphaseMpm<Dim>& m, const FloatingP
     mean.local_submerged += s.local_submerged;
     mean.local_top_submerged += s.local_top_submerged;
     v2 += s.velocity * s.velocity;
-    ++samples;
   }
-  mean.centre /= samples;
-  mean.level /= samples;
-  mean.top_level /= samples;
-  mean.submerged /= samples;
-  mean.centres_below /= samples;
-  mean.void_fraction /= samples;
-  mean.surface /= samples;
-  mean.surface_submerged /= samples;
-  mean.surface_void /= samples;
-  mean.local_level /= samples;
-  mean.local_top /= samples;
-  mean.local_submerged /= samples;
-  mean.local_top_submerged /= samples;
-  mean.velocity = std::sqrt(v2 / samples);
+  const double n = static_cast<double>(samples.size());
+  mean.centre /= n;
+  mean.level /= n;
+  mean.top_level /= n;
+  mean.submerged /= n;
+  mean.centres_below /= n;
+  mean.void_fraction /= n;
+  mean.surface /= n;
+  mean.surface_submerged /= n;
+  mean.surface_void /= n;
+  mean.local_level /= n;
+  mean.local_top /= n;
+  mean.local_submerged /= n;
+  mean.local_top_submerged /= n;
+  mean.velocity = std::sqrt(v2 / n);
   return mean;
+}
+
+// Steps `m` from time t to `to` (in steps of at most its stable time step).
+template <int Dim>
+void advance_floating(mpm_multiphase::MultiphaseMpm<Dim>& m, double& t, double to) {
+  while (t < to - 1e-12) {
+    const double dt = std::min(m.stable_dt(), to - t);
+    m.step(dt);
+    t += dt;
+  }
+}
+
+inline void print_floating_sample(double t, const FloatingSample& s) {
+  print_rank0("  t %.2f s: centre %.4f m, velocity %+.4f m/s, level %.4f m (top particle %.4f m), submerged %.4f "
+              "(centres below: %.4f); surface %.4f m, submerged %.4f; local level %.4f m, submerged %.4f; "
+              "local top %.4f m, submerged %.4f",
+              t, s.centre, s.velocity, s.level, s.top_level, s.submerged, s.centres_below, s.surface,
+              s.surface_submerged, s.local_level, s.local_submerged, s.local_top, s.local_top_submerged);
+}
+
+// Runs `m` to `end` in frames of 0.02 s and averages the samples of the last `window` seconds (t in
+// [end - window, end]); `velocity` then holds the rms of the body's vertical centre-of-mass velocity
+// there. With print_every > 0, prints a sample every print_every seconds (the approach to equilibrium).
+template <int Dim>
+FloatingSample float_body(mpm_multiphase::MultiphaseMpm<Dim>& m, const FloatingPool& pool, double end,
+                          double print_every = 0, double window_length = 1.0) {
+  std::vector<FloatingSample> samples;
+  double t = 0;
+  const int print_frames = print_every > 0 ? std::max(1, static_cast<int>(std::lround(print_every / 0.02))) : 0;
+  for (int frame = 1; 0.02 * frame <= end + 1e-9; ++frame) {
+    advance_floating<Dim>(m, t, 0.02 * frame);
+    const bool window = t >= end - window_length - 1e-9, print = print_frames > 0 && frame % print_frames == 0;
+    if (!window && !print) continue;
+    const FloatingSample s = sample_floating<Dim>(m, pool);
+    if (print) print_floating_sample(t, s);
+    if (window) samples.push_back(s);
+  }
+  return mean_floating(samples);
+}
+
+// A floating body's reading once it has come to rest, by a measured criterion rather than a fixed
+// window: the body's centre is sampled every 0.02 s, and every `window` / 2 s from `window` on, the
+// least-squares slope of the centre over the last `window` s (its drift, m/s) is
+// compared with `drift`. The first window whose |drift| is below it is the reading (means of its
+// samples, as float_body); past `max_end` the last window is returned with its drift, which the
+// caller then finds above `drift`. The slope of a fit over a window that spans whole sloshing periods
+// averages the pool's oscillation out, where the rms velocity of float_body counts it.
+struct RestingSample {
+  FloatingSample mean;  // means over the resting window
+  double drift = 0;     // least-squares slope of the centre over that window (m/s)
+  double time = 0;      // end of that window (s)
+};
+
+template <int Dim>
+RestingSample float_body_to_rest(mpm_multiphase::MultiphaseMpm<Dim>& m, const FloatingPool& pool, double window,
+                                 double drift, double max_end, bool print = false) {
+  const int frames = std::max(2, static_cast<int>(std::lround(window / 0.02)));
+  std::vector<FloatingSample> last;
+  std::vector<double> times;
+  RestingSample r;
+  double t = 0;
+  for (int frame = 1; 0.02 * frame <= max_end + 1e-9; ++frame) {
+    advance_floating<Dim>(m, t, 0.02 * frame);
+    last.push_back(sample_floating<Dim>(m, pool));
+    times.push_back(t);
+    if (static_cast<int>(last.size()) > frames) {
+      last.erase(last.begin());
+      times.erase(times.begin());
+    }
+    if (static_cast<int>(last.size()) < frames || frame % std::max(1, frames / 2) != 0) continue;
+    double tm = 0, cm = 0;
+    for (int k = 0; k < frames; ++k) tm += times[k], cm += last[k].centre;
+    tm /= frames, cm /= frames;
+    double stc = 0, stt = 0;
+    for (int k = 0; k < frames; ++k) {
+      stc += (times[k] - tm) * (last[k].centre - cm);
+      stt += (times[k] - tm) * (times[k] - tm);
+    }
+    r.mean = mean_floating(last);
+    r.drift = stc / stt;
+    r.time = t;
+    if (print) {
+      print_floating_sample(t, r.mean);
+      print_rank0("    drift of the centre over the last %.2f s: %+.5f m/s", window, r.drift);
+    }
+    if (std::fabs(r.drift) < drift) break;
+  }
+  return r;
 }
 
 // The multiphase settings of the ball-in-water scene deck `deck` (under inputs/), defaults included, so
