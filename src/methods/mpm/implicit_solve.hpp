@@ -49,8 +49,8 @@ class ImplicitGridSolver {
   // components (owned and ghosts) after the collider rule. Collective.
   ImplicitStats solve(IncrementalPotential<Dim>& potential, grid::GridField<Dim>& grid);
 
-  // For derivative checks (collective): Phi, its gradient and the Hessian product at the last
-  // linearisation, all unprojected except that inactive rows are identity / zero.
+  // For derivative checks (collective), on vectors of velocity()'s layout (the active nodes): Phi, its
+  // gradient (projected when asked) and the product P H P + (I - P) at the last linearisation.
   double energy(IncrementalPotential<Dim>& potential, Vec v);
   void gradient(IncrementalPotential<Dim>& potential, Vec v, Vec g, bool project);
   void hessian(IncrementalPotential<Dim>& potential, Vec d, Vec out);
