@@ -106,19 +106,6 @@ PetscErrorCode shell_solve(PC pc, Vec b, Vec x) {
   return 0;
 }
 
-// Rows of the reduced matrix <-> the DMDA vector's owned nodes. Free functions: nvcc rejects device
-// lambdas in some member contexts.
-template <int Dim, class A, class B>
-void copy_unknown_rows(const A& from, const B& to, const Kokkos::View<long*>& owned, bool to_reduced) {
-  Kokkos::parallel_for(
-      "hessian::copy_unknown_rows", Kokkos::RangePolicy<>(0, owned.extent(0)), KOKKOS_LAMBDA(const long k) {
-        for (int a = 0; a < Dim; ++a) {
-          if (to_reduced) to(k, a) = from(owned(k), a);
-          else to(owned(k), a) = from(k, a);
-        }
-      });
-}
-
 }  // namespace
 
 template <int Dim>
@@ -128,15 +115,28 @@ AssembledHessian<Dim>::AssembledHessian(DM dm, const grid::NodeBox<Dim>& gbox, c
   for (int d = 0; d < Dim; ++d) lower_[d] = lower[d];
   MPI_Comm comm;
   petsc_check(PetscObjectGetComm(reinterpret_cast<PetscObject>(dm_), &comm), "PetscObjectGetComm");
-  const PetscInt n = static_cast<PetscInt>(obox_.size() * Dim);
+  petsc_check(KSPCreate(comm, &inner_), "KSPCreate");
+  petsc_check(KSPSetOptionsPrefix(inner_, (prefix_ + "redistribute_").c_str()), "KSPSetOptionsPrefix");
+}
+
+template <int Dim>
+void AssembledHessian<Dim>::set_active(Kokkos::View<const int*> compact_of, long active) {
+  compact_of_ = compact_of;
+  const PetscInt n = static_cast<PetscInt>(active * Dim);
+  PetscInt have = -1;
+  if (shell_) petsc_check(MatGetLocalSize(shell_, &have, nullptr), "MatGetLocalSize");
+  MPI_Comm comm;
+  petsc_check(PetscObjectGetComm(reinterpret_cast<PetscObject>(dm_), &comm), "PetscObjectGetComm");
+  int changed = have != n ? 1 : 0;  // MatCreateShell is collective: all ranks or none
+  MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPI_INT, MPI_MAX, comm);
+  if (!changed) return;
+  if (shell_) petsc_check(MatDestroy(&shell_), "MatDestroy");
   petsc_check(MatCreateShell(comm, n, n, PETSC_DETERMINE, PETSC_DETERMINE, this, &shell_), "MatCreateShell");
   petsc_check(MatShellSetOperation(shell_, MATOP_MULT, reinterpret_cast<void (*)(void)>(shell_product<Dim>)),
               "MatShellSetOperation");
   petsc_check(MatShellSetOperation(shell_, MATOP_GET_DIAGONAL, reinterpret_cast<void (*)(void)>(shell_diagonal<Dim>)),
               "MatShellSetOperation");
   petsc_check(MatSetOption(shell_, MAT_SYMMETRIC, PETSC_TRUE), "MatSetOption");
-  petsc_check(KSPCreate(comm, &inner_), "KSPCreate");
-  petsc_check(KSPSetOptionsPrefix(inner_, (prefix_ + "redistribute_").c_str()), "KSPSetOptionsPrefix");
 }
 
 template <int Dim>
@@ -251,13 +251,13 @@ void AssembledHessian<Dim>::make_preconditioner(PC pc) {
 template <int Dim>
 void AssembledHessian<Dim>::to_reduced(Vec full, Vec reduced) const {
   solvers::VecAccess f(full, Dim, false), r(reduced, Dim);
-  copy_unknown_rows<Dim>(f.view, r.view, owned_unknown_, true);
+  copy_listed_rows<Dim>(f.view, r.view, unknown_active_, true);
 }
 
 template <int Dim>
 void AssembledHessian<Dim>::from_reduced(Vec reduced, Vec full) const {
   solvers::VecAccess r(reduced, Dim, false), f(full, Dim);
-  copy_unknown_rows<Dim>(r.view, f.view, owned_unknown_, false);
+  copy_listed_rows<Dim>(r.view, f.view, unknown_active_, false);
 }
 
 template <int Dim>
@@ -376,6 +376,21 @@ void AssembledHessian<Dim>::prepare(Kokkos::View<const int*> constraint, Kokkos:
     create_matrix();
     ++builds_;
   }
+  // The active nodes' numbering changes every step, the unknowns' only with the pattern.
+  if (static_cast<long>(unknown_active_.extent(0)) != owned_unknowns_)
+    unknown_active_ = Kokkos::View<long*>("hessian_unknown_active", owned_unknowns_);
+  auto ua = unknown_active_;
+  const auto ou = owned_unknown_;
+  const auto cof = compact_of_;
+  long lost = 0;
+  Kokkos::parallel_reduce(
+      "hessian::unknown_active", Kokkos::RangePolicy<>(0, owned_unknowns_),
+      KOKKOS_LAMBDA(const long r, long& bad) {
+        ua(r) = cof(ou(r));
+        if (ua(r) < 0) ++bad;
+      },
+      lost);
+  if (lost > 0) throw RuntimeError("assembled Hessian: an unknown node has no mass");
 }
 
 template <int Dim>
@@ -782,7 +797,7 @@ void AssembledHessian<Dim>::create_matrix() {
 }
 
 template <int Dim>
-void AssembledHessian<Dim>::assemble(const IncrementalPotential<Dim>& potential, Kokkos::View<const double*> owned_mass) {
+void AssembledHessian<Dim>::assemble(const IncrementalPotential<Dim>& potential, Kokkos::View<const double*> active_mass) {
   if (retype_) create_matrix();  // the switch to multigrid needs AIJ storage
   Kokkos::deep_copy(values_, 0.0);
   potential.add_hessian_blocks(layout_, values_);
@@ -796,6 +811,7 @@ void AssembledHessian<Dim>::assemble(const IncrementalPotential<Dim>& potential,
     const auto cols = cols_;
     const auto c = constraint_;
     const auto nrm = normal_;
+    const auto cof = compact_of_;
     auto vals = values_;
     Kokkos::parallel_for(
         "hessian::nodes", Kokkos::RangePolicy<>(0, rows_), KOKKOS_LAMBDA(const long r) {
@@ -813,7 +829,7 @@ void AssembledHessian<Dim>::assemble(const IncrementalPotential<Dim>& potential,
               for (int b = 0; b < Dim; ++b) B[a][b] = vals(first * Dim * Dim + a * count * Dim + (e - first) * Dim + b);
             const bool diagonal = owned && lj == li;
             if (diagonal)
-              for (int a = 0; a < Dim; ++a) B[a][a] += owned_mass(ob.index(node));
+              for (int a = 0; a < Dim; ++a) B[a][a] += active_mass(cof(ob.index(node)));
             projection<Dim>(c(lj), nrm, lj, Pj);
             for (int a = 0; a < Dim; ++a)
               for (int b = 0; b < Dim; ++b) {

@@ -15,8 +15,8 @@
 // ascending source-rank order, so the matrix does not depend on message arrival: PETSc's stash, which
 // this replaces, added remote rows in arrival order, and at 3+ ranks (a row with two remote partial
 // sums) two identical runs differed in the last bits.
-// Toward the Newton solver (which works on the DMDA's vectors) the operator is a MATSHELL of the
-// box size, blockdiag(reduced, I), and the preconditioner a PCSHELL that copies the unknown rows
+// Toward the Newton solver (which works on vectors of the owned active nodes, ImplicitGridSolver) the
+// operator is a MATSHELL of that size, blockdiag(reduced, I), and the preconditioner a PCSHELL that copies the unknown rows
 // into the reduced system, solves it with an inner KSP (CG + SOR, switching to CG + GAMG for the
 // rest of the run after a solve of more than -<prefix>sor_max_iterations; prefix <prefix>redistribute_,
 // named after the PCREDISTRIBUTE this replaced so that its options still apply) and copies back.
@@ -48,6 +48,9 @@ class AssembledHessian {
   AssembledHessian(const AssembledHessian&) = delete;
   AssembledHessian& operator=(const AssembledHessian&) = delete;
 
+  // The Newton vectors' layout for this step: compact_of maps each owned node to its entry (-1: none)
+  // among `active` entries per rank. Recreates the operator when the size changes.
+  void set_active(Kokkos::View<const int*> compact_of, long active);
   // constraint (ghost-local, a NodeConstraint) and normal (ghost-local x Dim, used where Normal).
   // Rebuilds pattern and matrix when the unknowns differ from the last call on any rank. Collective.
   // global_scratch and local_scratch: a global and a local vector of the DM, overwritten (the ghost
@@ -55,10 +58,10 @@ class AssembledHessian {
   // DM's pool for the rest of the run).
   void prepare(Kokkos::View<const int*> constraint, Kokkos::View<const double**, Kokkos::LayoutRight> normal,
                Vec global_scratch, Vec local_scratch);
-  // Assembles the values at the potential's last linearisation; owned_mass: the kinetic node mass
-  // on owned nodes (the inertia term). Collective.
-  void assemble(const IncrementalPotential<Dim>& potential, Kokkos::View<const double*> owned_mass);
-  // The box-sized operator blockdiag(reduced, I) (a MATSHELL; valid after the first prepare()).
+  // Assembles the values at the potential's last linearisation; active_mass: the kinetic node mass
+  // on the active nodes (set_active; the inertia term). Collective.
+  void assemble(const IncrementalPotential<Dim>& potential, Kokkos::View<const double*> active_mass);
+  // The operator on the active nodes, blockdiag(reduced, I) (a MATSHELL; valid after the first prepare()).
   Mat mat() const { return shell_; }
   Mat reduced() const { return mat_; }
   long pattern_builds() const { return builds_; }
@@ -115,7 +118,7 @@ class AssembledHessian {
   double lower_[Dim] = {}, dx_ = 0;
   std::string prefix_;
   Mat mat_ = nullptr;    // the reduced matrix (owned unknown nodes x Dim rows)
-  Mat shell_ = nullptr;  // box-sized blockdiag(mat_, I)
+  Mat shell_ = nullptr;  // blockdiag(mat_, I) on the active nodes
   KSP inner_ = nullptr;
   bool reset_inner_ = false;  // the reduced matrix was recreated since the inner KSP's last set-up
   bool reuse_preconditioner_ = false;  // -<prefix>reuse_preconditioner
@@ -136,6 +139,8 @@ class AssembledHessian {
   KSPConvergedReason last_reason_ = KSP_CONVERGED_ITERATING;
   Kokkos::View<PetscInt*> reduced_index_;            // ghost node -> global reduced node, -1 if held
   Kokkos::View<long*> owned_unknown_;                // reduced local node -> owned node index
+  Kokkos::View<const int*> compact_of_;              // owned node -> active node (set_active)
+  Kokkos::View<long*> unknown_active_;               // reduced local node -> active node
   HessianLayout<Dim> layout_;
   Kokkos::View<int*> constraint_;                    // the last call's constraints
   Kokkos::View<double**, Kokkos::LayoutRight> normal_;

@@ -43,4 +43,18 @@ struct HessianLayout {
   }
 };
 
+// Rows of a listed subset of nodes <-> a compact array of them (the Newton solve's active nodes, the
+// reduced matrix's unknowns): to(k) = from(list(k)) when `gather`, else to(list(k)) = from(k). A free
+// function: nvcc rejects device lambdas in some member contexts.
+template <int Dim, class A, class B, class List>
+void copy_listed_rows(const A& from, const B& to, const List& list, bool gather) {
+  Kokkos::parallel_for(
+      "mpm::copy_listed_rows", Kokkos::RangePolicy<>(0, list.extent(0)), KOKKOS_LAMBDA(const long k) {
+        for (int a = 0; a < Dim; ++a) {
+          if (gather) to(k, a) = from(list(k), a);
+          else to(list(k), a) = from(k, a);
+        }
+      });
+}
+
 }  // namespace meniscus::mpm

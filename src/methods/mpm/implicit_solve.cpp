@@ -75,25 +75,118 @@ ImplicitGridSolver<Dim>::ImplicitGridSolver(const grid::Decomposition<Dim>& deco
     : decomp_(decomp), options_(options) {
   // Same ownership and ghost width as the MPM grid, Dim unknowns per node.
   solvers::petsc_check(DMDACreateCompatibleDMDA(decomp.dm(), Dim, &dm_), "DMDACreateCompatibleDMDA");
-  solvers::petsc_check(DMCreateGlobalVector(dm_, &v_), "DMCreateGlobalVector");
-  solvers::petsc_check(VecDuplicate(v_, &work_), "VecDuplicate");
+  solvers::petsc_check(DMCreateGlobalVector(dm_, &box_), "DMCreateGlobalVector");
   solvers::petsc_check(DMCreateLocalVector(dm_, &in_local_), "DMCreateLocalVector");
   solvers::petsc_check(VecDuplicate(in_local_, &out_local_), "VecDuplicate");
-  newton_ = std::make_unique<solvers::NewtonMinimizer>(v_, options_);
+  PetscInt nb = 0, nl = 0;
+  solvers::petsc_check(VecGetSize(box_, &nb), "VecGetSize");
+  solvers::petsc_check(VecGetLocalSize(in_local_, &nl), "VecGetLocalSize");
+  direct_ = nb == nl;  // one rank, no periodic ghosts: local and owned boxes coincide
+  resize(0);
+}
+
+template <int Dim>
+void ImplicitGridSolver<Dim>::resize(long active) {
+  PetscInt n = -1;
+  if (v_) solvers::petsc_check(VecGetLocalSize(v_, &n), "VecGetLocalSize");
+  int changed = n != active * Dim ? 1 : 0;  // creating a Vec is collective: all ranks or none
+  MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPI_INT, MPI_MAX, decomp_.comm());
+  if (changed) {
+    newton_.reset();
+    for (Vec* v : {&v_, &work_})
+      if (*v) solvers::petsc_check(VecDestroy(v), "VecDestroy");
+    // The box vector's type (a device type when the options database asks for one), Dim per node.
+    VecType type;
+    solvers::petsc_check(VecGetType(box_, &type), "VecGetType");
+    solvers::petsc_check(VecCreate(decomp_.comm(), &v_), "VecCreate");
+    solvers::petsc_check(VecSetSizes(v_, static_cast<PetscInt>(active * Dim), PETSC_DETERMINE), "VecSetSizes");
+    solvers::petsc_check(VecSetBlockSize(v_, Dim), "VecSetBlockSize");
+    solvers::petsc_check(VecSetType(v_, type), "VecSetType");
+    solvers::petsc_check(VecDuplicate(v_, &work_), "VecDuplicate");
+    newton_ = std::make_unique<solvers::NewtonMinimizer>(v_, options_);
+  }
+  if (static_cast<long>(mass_.extent(0)) != active) {
+    mass_ = Kokkos::View<double*>("implicit_mass", active);
+    real_mass_ = Kokkos::View<double*>("implicit_real_mass", active);
+    vn_ = Kokkos::View<double**, Kokkos::LayoutRight>("implicit_vn", active, Dim);
+    normal_ = Kokkos::View<double**, Kokkos::LayoutRight>("implicit_normal", active, Dim);
+    vfix_ = Kokkos::View<double**, Kokkos::LayoutRight>("implicit_vfix", active, Dim);
+    kind_ = Kokkos::View<int*>("implicit_kind", active);
+    hold_ = Kokkos::View<double*>("implicit_hold", active);
+    active_ = Kokkos::View<long*>("implicit_active", active);
+  }
 }
 
 template <int Dim>
 ImplicitGridSolver<Dim>::~ImplicitGridSolver() {
   newton_.reset();
-  for (Vec* v : {&v_, &work_, &in_local_, &out_local_})
+  for (Vec* v : {&v_, &work_, &box_, &in_local_, &out_local_})
     if (*v) solvers::petsc_check_noexcept(VecDestroy(v), "VecDestroy");
   if (dm_) solvers::petsc_check_noexcept(DMDestroy(&dm_), "DMDestroy");
 }
 
 template <int Dim>
-void ImplicitGridSolver<Dim>::to_local(Vec global, Vec local) {
-  solvers::petsc_check(DMGlobalToLocalBegin(dm_, global, INSERT_VALUES, local), "DMGlobalToLocalBegin");
-  solvers::petsc_check(DMGlobalToLocalEnd(dm_, global, INSERT_VALUES, local), "DMGlobalToLocalEnd");
+void ImplicitGridSolver<Dim>::load(Vec compact) {
+  // Massless nodes stay zero in the target between calls (the active nodes are overwritten each
+  // time), so only a target that was used for something else is cleared first.
+  if (direct_) {
+    if (!in_clean_) solvers::petsc_check(VecZeroEntries(in_local_), "VecZeroEntries");
+    in_clean_ = true;
+    solvers::VecAccess c(compact, Dim, false), l(in_local_, Dim);
+    copy_listed_rows<Dim>(c.view, l.view, active_, false);
+    return;
+  }
+  if (!box_clean_) solvers::petsc_check(VecZeroEntries(box_), "VecZeroEntries");
+  box_clean_ = true;
+  {
+    solvers::VecAccess c(compact, Dim, false), b(box_, Dim);
+    copy_listed_rows<Dim>(c.view, b.view, active_, false);
+  }
+  solvers::petsc_check(DMGlobalToLocalBegin(dm_, box_, INSERT_VALUES, in_local_), "DMGlobalToLocalBegin");
+  solvers::petsc_check(DMGlobalToLocalEnd(dm_, box_, INSERT_VALUES, in_local_), "DMGlobalToLocalEnd");
+  in_clean_ = false;
+}
+
+template <int Dim>
+void ImplicitGridSolver<Dim>::store(Vec compact) {
+  if (direct_) {
+    solvers::VecAccess l(out_local_, Dim, false), c(compact, Dim);
+    copy_listed_rows<Dim>(l.view, c.view, active_, true);
+    return;
+  }
+  solvers::petsc_check(VecZeroEntries(box_), "VecZeroEntries");
+  solvers::petsc_check(DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, box_), "DMLocalToGlobalBegin");
+  solvers::petsc_check(DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, box_), "DMLocalToGlobalEnd");
+  box_clean_ = false;  // the samples' stencils reach massless nodes too
+  solvers::VecAccess b(box_, Dim, false), c(compact, Dim);
+  copy_listed_rows<Dim>(b.view, c.view, active_, true);
+}
+
+template <int Dim>
+long ImplicitGridSolver<Dim>::list_active_nodes(const grid::NodeArray& a) {
+  const long n = static_cast<long>(a.extent(0));
+  if (static_cast<long>(compact_of_.extent(0)) != n) {
+    compact_of_ = Kokkos::View<int*>("implicit_compact_of", n);
+    released_ = Kokkos::View<int*>("implicit_hold_released", n);
+  }
+  auto cof = compact_of_;
+  long count = 0;
+  Kokkos::parallel_scan(
+      "implicit::active_nodes", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const long i, long& upd, const bool final) {
+        const bool active = a(i, 0) > 0;
+        if (final) cof(i) = active ? static_cast<int>(upd) : -1;
+        if (active) upd += 1;
+      },
+      count);
+  resize(count);
+  auto act = active_;
+  Kokkos::parallel_for(
+      "implicit::active_list", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const long i) {
+        if (cof(i) >= 0) act(cof(i)) = i;
+      });
+  box_clean_ = in_clean_ = false;  // the last step's active nodes are no longer this step's
+  return count;
 }
 
 template <int Dim>
@@ -104,16 +197,17 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
   for (int d = 0; d < Dim; ++d) gravity_[d] = gravity[d];
   const auto obox = grid.owned_box();
   const long n = obox.size();
-  if (mass_.extent(0) != static_cast<size_t>(n)) {
-    mass_ = Kokkos::View<double*>("implicit_mass", n);
-    real_mass_ = Kokkos::View<double*>("implicit_real_mass", n);
-    vn_ = Kokkos::View<double**, Kokkos::LayoutRight>("implicit_vn", n, Dim);
-    normal_ = Kokkos::View<double**, Kokkos::LayoutRight>("implicit_normal", n, Dim);
-    vfix_ = Kokkos::View<double**, Kokkos::LayoutRight>("implicit_vfix", n, Dim);
-    kind_ = Kokkos::View<int*>("implicit_kind", n);
-    hold_ = Kokkos::View<double*>("implicit_hold", n);
-    released_ = Kokkos::View<int*>("implicit_hold_released", n);
+  {
+    PetscInt nb = 0, nl = 0;
+    solvers::petsc_check(VecGetLocalSize(box_, &nb), "VecGetLocalSize");
+    solvers::petsc_check(VecGetLocalSize(in_local_, &nl), "VecGetLocalSize");
+    if (nb != n * Dim || nl != grid.ghost_box().size() * Dim)
+      throw RuntimeError(log::format("implicit MPM: velocity layout %ld/%ld does not match the grid %ld/%ld", (long)nb,
+                                     (long)nl, n * Dim, grid.ghost_box().size() * Dim));
   }
+  grid::NodeArray a = grid.acquire_owned();
+  const long na = list_active_nodes(a);
+  auto act = active_;
   auto mass = mass_;
   auto vn = vn_, normal = normal_, vfix = vfix_;
   auto kind = kind_;
@@ -128,34 +222,26 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
   const double dx = decomp_.dx();
   const auto cs = colliders;
   {
-    PetscInt nv = 0, nl = 0;
-    solvers::petsc_check(VecGetLocalSize(v_, &nv), "VecGetLocalSize");
-    solvers::petsc_check(VecGetLocalSize(in_local_, &nl), "VecGetLocalSize");
-    if (nv != n * Dim || nl != grid.ghost_box().size() * Dim)
-      throw RuntimeError(log::format("implicit MPM: velocity layout %ld/%ld does not match the grid %ld/%ld", (long)nv,
-                                     (long)nl, n * Dim, grid.ghost_box().size() * Dim));
-  }
-  grid::NodeArray a = grid.acquire_owned();
-  {
     solvers::VecAccess v0(v_, Dim);
     auto v = v0.view;
     Kokkos::parallel_for(
-        "implicit::setup", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const long i) {
+        "implicit::setup", Kokkos::RangePolicy<>(0, na), KOKKOS_LAMBDA(const long k) {
+          const long i = act(k);  // a's row; k the active node's entry
           const double m = a(i, 0);
-          mass(i) = m;
-          hold(i) = 0;
+          mass(k) = m;
+          hold(k) = 0;
           // The contact-line hold's limit (a force, summed in P2G): its node starts held on the wall, or free
           // where the last step released it and its predictor leaves the wall; the active-set loop of solve()
           // then releases or holds it.
           const double cap = line_hold && m > 0 ? a(i, 1 + Dim) : 0.0;
           for (int d = 0; d < Dim; ++d) {
-            vn(i, d) = m > 0 ? a(i, 1 + d) / m : 0.0;
-            normal(i, d) = 0;
-            vfix(i, d) = 0;
+            vn(k, d) = m > 0 ? a(i, 1 + d) / m : 0.0;
+            normal(k, d) = 0;
+            vfix(k, d) = 0;
           }
           if (!(m > 0)) {
-            kind(i) = Inactive;
-            for (int d = 0; d < Dim; ++d) v(i, d) = 0;
+            kind(k) = Inactive;
+            for (int d = 0; d < Dim; ++d) v(k, d) = 0;
             return;
           }
           int node[Dim];
@@ -163,15 +249,15 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
           double xi[Dim], pred[Dim];
           for (int d = 0; d < Dim; ++d) {
             xi[d] = lower[d] + node[d] * dx;
-            pred[d] = vn(i, d) + dt * g[d];
+            pred[d] = vn(k, d) + dt * g[d];
           }
-          int k = Free;
-          for (int c = 0; c < cs.count && k == Free; ++c) {
+          int type = Free;
+          for (int c = 0; c < cs.count && type == Free; ++c) {
             const auto& col = cs.items[c];
             if (!col.holds(xi)) continue;  // inside, or within a wetting wall's hold distance
             if (col.type == physics::BoundaryType::Sticky) {
-              k = Fixed;
-              for (int d = 0; d < Dim; ++d) vfix(i, d) = col.velocity[d];
+              type = Fixed;
+              for (int d = 0; d < Dim; ++d) vfix(k, d) = col.velocity[d];
               continue;
             }
             double nn[Dim], rel = 0;
@@ -180,28 +266,28 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
             const bool line = cap > 0 && col.hold_distance > 0;
             if (rel < 0 || line) {
               for (int d = 0; d < Dim; ++d) {
-                normal(i, d) = nn[d];
-                vfix(i, d) = col.velocity[d];
+                normal(k, d) = nn[d];
+                vfix(k, d) = col.velocity[d];
               }
               if (!line) {
-                k = NormalFixed;
+                type = NormalFixed;
                 continue;
               }
-              hold(i) = dt * cap;
-              if (rel < 0 || released(i) == 0) k = NormalFixed;
+              hold(k) = dt * cap;
+              if (rel < 0 || released(i) == 0) type = NormalFixed;
               break;  // the first wetting wall holds the line, as in the explicit step (hold_contact_line)
             }
           }
-          kind(i) = k;
+          kind(k) = type;
           // The initial guess (explicit predictor without forces) satisfies the constraints.
-          if (k == Fixed) {
-            for (int d = 0; d < Dim; ++d) pred[d] = vfix(i, d);
-          } else if (k == NormalFixed) {
+          if (type == Fixed) {
+            for (int d = 0; d < Dim; ++d) pred[d] = vfix(k, d);
+          } else if (type == NormalFixed) {
             double s = 0;
-            for (int d = 0; d < Dim; ++d) s += (pred[d] - vfix(i, d)) * normal(i, d);
-            for (int d = 0; d < Dim; ++d) pred[d] -= s * normal(i, d);
+            for (int d = 0; d < Dim; ++d) s += (pred[d] - vfix(k, d)) * normal(k, d);
+            for (int d = 0; d < Dim; ++d) pred[d] -= s * normal(k, d);
           }
-          for (int d = 0; d < Dim; ++d) v(i, d) = pred[d];
+          for (int d = 0; d < Dim; ++d) v(k, d) = pred[d];
         });
   }
   grid.release_owned(a);
@@ -213,6 +299,7 @@ void ImplicitGridSolver<Dim>::setup(grid::GridField<Dim>& grid, const physics::C
                                                       options_.prefix.c_str());
     if (start_multigrid_) matrix_->switch_to_multigrid();
   }
+  if (matrix_) matrix_->set_active(compact_of_, na);
   light_count_ = 0;
   Kokkos::deep_copy(real_mass_, mass_);
   if (light_fraction_ > 0 || floor_fraction_ > 0) treat_light_nodes();
@@ -319,7 +406,7 @@ double ImplicitGridSolver<Dim>::node_energy(Vec vec) {
 template <int Dim>
 double ImplicitGridSolver<Dim>::energy(IncrementalPotential<Dim>& potential, Vec v) {
   EventScope scope(events().energy);
-  to_local(v, in_local_);
+  load(v);
   double e = node_energy(v);
   {
     solvers::VecAccess in(in_local_, Dim, false);
@@ -332,15 +419,13 @@ double ImplicitGridSolver<Dim>::energy(IncrementalPotential<Dim>& potential, Vec
 template <int Dim>
 void ImplicitGridSolver<Dim>::gradient(IncrementalPotential<Dim>& potential, Vec vec, Vec out, bool projected) {
   EventScope scope(events().gradient);
-  to_local(vec, in_local_);
+  load(vec);
   solvers::petsc_check(VecZeroEntries(out_local_), "VecZeroEntries");
   {
     solvers::VecAccess in(in_local_, Dim, false), acc(out_local_, Dim);
     potential.add_gradient(in.view, acc.view);
   }
-  solvers::petsc_check(VecZeroEntries(out), "VecZeroEntries");
-  solvers::petsc_check(DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, out), "DMLocalToGlobalBegin");
-  solvers::petsc_check(DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, out), "DMLocalToGlobalEnd");
+  store(out);
   {
     solvers::VecAccess va(vec, Dim, false), ga(out, Dim);
     auto v = va.view, g = ga.view;
@@ -365,7 +450,7 @@ void ImplicitGridSolver<Dim>::gradient(IncrementalPotential<Dim>& potential, Vec
 template <int Dim>
 void ImplicitGridSolver<Dim>::linearize(IncrementalPotential<Dim>& potential, Vec v, bool project) {
   EventScope scope(events().linearize);
-  to_local(v, in_local_);
+  load(v);
   solvers::VecAccess in(in_local_, Dim, false);
   potential.linearize(in.view, project);
 }
@@ -375,15 +460,13 @@ void ImplicitGridSolver<Dim>::hessian(IncrementalPotential<Dim>& potential, Vec 
   // P H P d + (I - P) d, with P the projection onto the free components.
   solvers::petsc_check(VecCopy(d, work_), "VecCopy");
   project(work_);
-  to_local(work_, in_local_);
+  load(work_);
   solvers::petsc_check(VecZeroEntries(out_local_), "VecZeroEntries");
   {
     solvers::VecAccess in(in_local_, Dim, false), acc(out_local_, Dim);
     potential.add_hessian(in.view, acc.view);
   }
-  solvers::petsc_check(VecZeroEntries(out), "VecZeroEntries");
-  solvers::petsc_check(DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, out), "DMLocalToGlobalBegin");
-  solvers::petsc_check(DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, out), "DMLocalToGlobalEnd");
+  store(out);
   {
     solvers::VecAccess pa(work_, Dim, false), oa(out, Dim);
     auto pd = pa.view, o = oa.view;
@@ -410,25 +493,31 @@ void ImplicitGridSolver<Dim>::gather_ghost_constraints() {
   }
   auto kind = kind_;
   auto normal = normal_;
+  auto act = active_;
+  box_clean_ = in_clean_ = false;
   for (int pass = 0; pass < 2; ++pass) {
+    // Massless nodes: held (0), no normal.
+    solvers::petsc_check(VecZeroEntries(box_), "VecZeroEntries");
     {
-      solvers::VecAccess acc(work_, Dim);
+      solvers::VecAccess acc(box_, Dim);
       auto w = acc.view;
       Kokkos::parallel_for(
-          "implicit::constraint_out", Kokkos::RangePolicy<>(0, kind.extent(0)), KOKKOS_LAMBDA(const long i) {
+          "implicit::constraint_out", Kokkos::RangePolicy<>(0, kind.extent(0)), KOKKOS_LAMBDA(const long k) {
+            const long i = act(k);
             for (int d = 0; d < Dim; ++d) {
               if (pass == 0) {
-                w(i, d) = kind(i) == NormalFixed ? normal(i, d) : 0.0;
+                w(i, d) = kind(k) == NormalFixed ? normal(k, d) : 0.0;
               } else {
-                const int c = kind(i) == Free ? static_cast<int>(NodeConstraint::Free)
-                              : kind(i) == NormalFixed ? static_cast<int>(NodeConstraint::Normal)
+                const int c = kind(k) == Free ? static_cast<int>(NodeConstraint::Free)
+                              : kind(k) == NormalFixed ? static_cast<int>(NodeConstraint::Normal)
                                                        : static_cast<int>(NodeConstraint::Held);
                 w(i, d) = d == 0 ? c : 0.0;
               }
             }
           });
     }
-    to_local(work_, in_local_);
+    solvers::petsc_check(DMGlobalToLocalBegin(dm_, box_, INSERT_VALUES, in_local_), "DMGlobalToLocalBegin");
+    solvers::petsc_check(DMGlobalToLocalEnd(dm_, box_, INSERT_VALUES, in_local_), "DMGlobalToLocalEnd");
     solvers::VecAccess acc(in_local_, Dim, false);
     auto in = acc.view;
     auto gc = ghost_constraint_;
@@ -450,7 +539,8 @@ Mat ImplicitGridSolver<Dim>::assemble_hessian(IncrementalPotential<Dim>& potenti
   if (!matrix_) throw RuntimeError("implicit MPM: assemble_hessian needs the assembled Hessian (mpm.newton.hessian)");
   if (!constraints_ready_) {
     gather_ghost_constraints();
-    matrix_->prepare(ghost_constraint_, ghost_normal_, work_, in_local_);
+    matrix_->prepare(ghost_constraint_, ghost_normal_, box_, in_local_);
+    box_clean_ = in_clean_ = false;
   }
   {
     EventScope scope(events().assemble);
@@ -522,14 +612,17 @@ long ImplicitGridSolver<Dim>::update_hold_set(IncrementalPotential<Dim>& potenti
   auto mass = mass_;
   auto hold = hold_;
   auto released = released_;
+  auto act = active_;
   auto normal = normal_, vfix = vfix_;
   long count = 0;
   if (!apply) {
+    Kokkos::deep_copy(released, 0);  // massless nodes too
     Kokkos::parallel_reduce(
         "implicit::hold_released", Kokkos::RangePolicy<>(0, kind.extent(0)),
         KOKKOS_LAMBDA(const long i, long& c) {
-          released(i) = hold(i) > 0 && kind(i) == Free ? 1 : 0;
-          c += released(i);
+          const int r = hold(i) > 0 && kind(i) == Free ? 1 : 0;
+          released(act(i)) = r;
+          c += r;
         },
         count);
   } else {
@@ -600,6 +693,14 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
   auto kind = kind_;
   auto vn = vn_;
   MPI_Comm comm = decomp_.comm();
+  // The owned node of active node k (monitor lines).
+  const auto active_host = Kokkos::create_mirror_view(Kokkos::HostSpace(), active_);
+  bool active_copied = false;
+  auto active_node = [&](long k) {
+    if (!active_copied) Kokkos::deep_copy(active_host, active_);
+    active_copied = true;
+    return active_host(k);
+  };
   solvers::NewtonProblem problem;
   problem.energy = [&](Vec v) { return energy(potential, v); };
   problem.gradient = [&](Vec v, Vec g) { gradient(potential, v, g, true); };
@@ -660,9 +761,7 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
       solvers::VecAccess acc(out_local_, Dim);
       potential.add_diagonal(acc.view);
     }
-    solvers::petsc_check(VecZeroEntries(diag), "VecZeroEntries");
-    solvers::petsc_check(DMLocalToGlobalBegin(dm_, out_local_, ADD_VALUES, diag), "DMLocalToGlobalBegin");
-    solvers::petsc_check(DMLocalToGlobalEnd(dm_, out_local_, ADD_VALUES, diag), "DMLocalToGlobalEnd");
+    store(diag);
     solvers::VecAccess da(diag, Dim);
     auto dg = da.view;
     Kokkos::parallel_for(
@@ -712,7 +811,7 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
     for (int c = 0; c < 4; ++c) line += log::format(" [%g,%g) %.3e;", edges[c], edges[c + 1], std::sqrt(share[c]));
     if (at >= 0)
       line += log::format(" largest on this rank %.3e at node mass %.3g of the heaviest, x = %s, held %d", std::sqrt(worst),
-                          m(at) / mmax, node_position<Dim>(decomp_, obox, at).c_str(), held(k(at)) ? 1 : 0);
+                          m(at) / mmax, node_position<Dim>(decomp_, obox, active_node(at)).c_str(), held(k(at)) ? 1 : 0);
     return line;
   };
   problem.step_norm = [&](Vec dv) {
@@ -857,7 +956,7 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
       }
       if (at >= 0)
         line += log::format(" fastest on this rank %.3g m/s at node mass %.3g of the heaviest, x = %s", std::sqrt(best),
-                            mh(at) / mmax, node_position<Dim>(decomp_, grid.owned_box(), at).c_str());
+                            mh(at) / mmax, node_position<Dim>(decomp_, grid.owned_box(), active_node(at)).c_str());
     }
     log::info("%s", line.c_str());
   }
@@ -877,9 +976,11 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
   {
     solvers::VecAccess va(v_, Dim, false);
     auto v = va.view;
+    auto cof = compact_of_;
     Kokkos::parallel_for(
         "implicit::write_velocity", Kokkos::RangePolicy<>(0, obox.size()), KOKKOS_LAMBDA(const long i) {
-          if (kind(i) == Inactive) {
+          const long k = cof(i);
+          if (k < 0 || kind(k) == Inactive) {
             for (int d = 0; d < Dim; ++d) a(i, 1 + d) = 0;
             return;
           }
@@ -888,7 +989,7 @@ ImplicitStats ImplicitGridSolver<Dim>::solve(IncrementalPotential<Dim>& potentia
           double xi[Dim], vi[Dim];
           for (int d = 0; d < Dim; ++d) {
             xi[d] = lower[d] + node[d] * dx;
-            vi[d] = v(i, d);
+            vi[d] = v(k, d);
           }
           cs.apply(xi, vi);
           for (int d = 0; d < Dim; ++d) a(i, 1 + d) = vi[d];

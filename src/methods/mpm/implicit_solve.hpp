@@ -1,9 +1,14 @@
 #pragma once
 // Backward-Euler grid velocity update of MPM (Chen et al. 2021, Sec. 4.3.1): minimises the incremental potential
 //   Phi(v) = sum_i m_i/2 |v_i - v_i^n|^2 - dt m_i g.v_i + E(v)     (E: incremental_potential.hpp)
-// over the active nodes (m_i > 0) with solvers::NewtonMinimizer. The Hessian is assembled
+// over the active nodes (m_i > 0) with solvers::NewtonMinimizer. The Newton vectors (iterate, gradient,
+// direction, line-search trial, Krylov work) hold this rank's owned active nodes only, listed once per
+// step (a compact index <-> grid node map): the ghosted box the particle kernels read and write is
+// ~100x larger than the set of nodes with mass in a droplet scene, and every vector operation, node
+// term and first touch of a box-sized vector cost in proportion to it. The Hessian is assembled
 // (assembled_hessian.hpp: MATAIJ, CG + algebraic multigrid by default) or a MATSHELL whose product is
-// a particle kernel (mpm.newton.hessian: matrix_free, CG + Jacobi). Inactive nodes carry identity rows and stay at zero. Colliders:
+// a particle kernel (mpm.newton.hessian: matrix_free, CG + Jacobi). Massless nodes are no entries and
+// stay at zero. Colliders:
 // sticky nodes are fixed at the collider velocity; slip and friction nodes whose predicted velocity
 // approaches the collider are constrained to its normal velocity (projection P = I - n n^T); after
 // the solve every node goes through the same collider rule as the explicit update (separation,
@@ -44,15 +49,16 @@ class ImplicitGridSolver {
   // components (owned and ghosts) after the collider rule. Collective.
   ImplicitStats solve(IncrementalPotential<Dim>& potential, grid::GridField<Dim>& grid);
 
-  // For derivative checks (collective): Phi, its gradient and the Hessian product at the last
-  // linearisation, all unprojected except that inactive rows are identity / zero.
+  // For derivative checks (collective), on vectors of velocity()'s layout (the active nodes): Phi, its
+  // gradient (projected when asked) and the product P H P + (I - P) at the last linearisation.
   double energy(IncrementalPotential<Dim>& potential, Vec v);
   void gradient(IncrementalPotential<Dim>& potential, Vec v, Vec g, bool project);
   void hessian(IncrementalPotential<Dim>& potential, Vec d, Vec out);
   void linearize(IncrementalPotential<Dim>& potential, Vec v, bool project = true);
   // Zeroes inactive and constrained components.
   void project(Vec v);
-  Vec velocity() const { return v_; }  // the current iterate (initial guess after setup)
+  Vec velocity() const { return v_; }  // the current iterate (initial guess after setup), active nodes
+  long active_nodes() const { return static_cast<long>(active_.extent(0)); }  // this rank's owned, at the last setup
   // Nodes lighter than `fraction` of the heaviest node (global) keep their P2G velocity v^n and are
   // no unknowns (0: every node with mass is one). See docs/theory-mpm-implicit.md.
   void set_light_node_fraction(double fraction) { light_fraction_ = fraction; }
@@ -82,9 +88,15 @@ class ImplicitGridSolver {
   void gather_ghost_constraints();
 
  private:
-  void to_local(Vec global, Vec local);
+  // Active-node vector <-> the ghosted local box of the particle kernels: load() writes the velocities
+  // into in_local_ (zero on massless nodes, owners' values on ghosts); store() sums out_local_'s
+  // partial rows on their owners and gathers them into an active-node vector.
+  void load(Vec compact);
+  void store(Vec compact);
+  void resize(long active);  // the active-node vectors and node arrays for `active` nodes
 
  public:  // launch device lambdas: CUDA rejects those in private members (not part of the interface)
+  long list_active_nodes(const grid::NodeArray& a);
   double node_energy(Vec v);
   void treat_light_nodes();
   void choose_initial_guess(IncrementalPotential<Dim>& potential);
@@ -96,9 +108,16 @@ class ImplicitGridSolver {
   const grid::Decomposition<Dim>& decomp_;
   solvers::NewtonOptions options_;
   DM dm_ = nullptr;  // the MPM DMDA with Dim dofs per node
-  Vec v_ = nullptr, work_ = nullptr, in_local_ = nullptr, out_local_ = nullptr;
+  Vec v_ = nullptr, work_ = nullptr;                // active nodes (Newton's layout)
+  Vec box_ = nullptr, in_local_ = nullptr, out_local_ = nullptr;  // owned box (staging), ghosted box
+  // One rank without periodic ghosts: the ghosted box is the owned box and load()/store() copy
+  // straight between the active-node vectors and the local arrays (no box-wide ghost exchange).
+  bool direct_ = false;
+  bool box_clean_ = false, in_clean_ = false;  // box_ / in_local_ zero on every massless node
+  Kokkos::View<long*> active_;     // active node -> owned node index
+  Kokkos::View<int*> compact_of_;  // owned node -> active node, -1 when massless
   std::unique_ptr<solvers::NewtonMinimizer> newton_;
-  // Owned nodes: mass, v^n, constraint (0 inactive, 1 free, 2 normal fixed, 3 all fixed), normal,
+  // Active nodes: mass, v^n, constraint (1 free, 2 normal fixed, 3 all fixed, 4/5 light), normal,
   // prescribed velocity.
   Kokkos::View<double*> mass_;
   Kokkos::View<double**, Kokkos::LayoutRight> vn_, normal_, vfix_;
@@ -108,7 +127,7 @@ class ImplicitGridSolver {
   Kokkos::View<double*> real_mass_;  // P2G mass (mass_ is the kinetic mass, floored)
   bool line_hold_ = false;
   Kokkos::View<double*> hold_;  // dt cap_i on the contact-line hold's nodes (normal_, vfix_ their wall), else 0
-  Kokkos::View<int*> released_;  // 1 where the last solve ended with the node released (the next start)
+  Kokkos::View<int*> released_;  // owned nodes: 1 where the last solve ended with the node released (the next start)
   long light_count_ = 0;
   physics::ColliderSet<Dim> colliders_;
   bool assembled_ = true;
