@@ -304,13 +304,16 @@ namespace {
 // the means over t in [end - 1, end] of tests/support/floating_body.hpp: the disc's area fraction below
 // the far-field level of the water's mass (more than 2R from the disc's centre) and the rms of its
 // vertical centre-of-mass velocity.
-// `sharing`: the force sharing (default: the scene deck's). Without `body` the pool alone, at rest.
+// `sharing`: the force sharing (default: the scene deck's); the SPH wall images are the scene deck's. Without
+// `body` the pool alone, at rest.
 std::unique_ptr<MultiphaseMpm<2>> disc_pool(double ratio, std::string sharing, bool body, test::FloatingPool& pool) {
-  if (sharing.empty()) sharing = test::scene_force_sharing("mpm-multiphase-ball-in-water-1to2-3d.yaml");
+  const std::string scene = "mpm-multiphase-ball-in-water-1to2-3d.yaml";
+  if (sharing.empty()) sharing = test::scene_force_sharing(scene);
+  const std::string images = test::scene_settings(scene).sph_wall_images ? "true" : "false";
   std::string deck = R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 10}
 domain: {lower: [0, 0], upper: [0.68, 0.6], cell_size: 0.02, walls: slip}
-mpm_multiphase: {fluid_density: sph, force_sharing: )" + sharing + R"(}
+mpm_multiphase: {fluid_density: sph, force_sharing: )" + sharing + ", sph_wall_images: " + images + R"(}
 materials:
   - {name: water, model: fluid, density: 1000, sound_speed: 28}
   - {name: ball, model: hypoelastic, density: )" + std::to_string(1000 * ratio) +
