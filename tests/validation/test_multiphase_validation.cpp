@@ -368,8 +368,8 @@ test::FloatingSample float_disc(double ratio, double end, std::string sharing = 
 TEST(S001_Coupling, LongBuoyancyHalf) {
   // Archimedes: a disc of half the water's density floats with half its area submerged.
   // Measured without the wall images (one thread, nice 19, load 11, 154 s): 0.4714 submerged, void
-  // 0.0310 (sum 0.5024), rms 0.0005 m/s. With them (meniscus run, snapshots at 2, 2.5, 3 s): 0.475-0.478
-  // submerged, void 0.019-0.020 (sums 0.494-0.498; the centre count read -0.053 to -0.034).
+  // 0.0310 (sum 0.5024), rms 0.0005 m/s. With them (one thread, load 16, 82 s): 0.4769 submerged, void
+  // 0.0200 (sum 0.4969; counted by particle centres the void read -0.053 to -0.034), rms 0.0003 m/s.
   const auto f = float_disc(0.5, 3.0);
   test::report_floating("2D 1:2", f);
   EXPECT_NEAR(f.surface_submerged, 0.5, 0.08);
@@ -453,8 +453,10 @@ TEST(S001_Coupling, LongSharedForcesHoldTheWaterOffAFloatingDisc) {
 // measure moves with how its particles share columns. The test can fail: with fluid_density: volume
 // (the voids of the docs' Buoyancy section) the disc scene's surface rises 0.2974 -> 0.2997 m between
 // 0.7 and 1.0 s, outside both bounds.
-// Measured (one thread, loaded machine, 43 s for both runs): no body 0.28962 m (spread 0.38 mm) against
-// 0.29000; with the disc 0.29417 m (spread 0.56 mm) against 0.29533.
+// Measured without the wall images (one thread, loaded machine, 43 s for both runs): no body 0.28962 m
+// (spread 0.38 mm) against 0.29000; with the disc 0.29417 m (spread 0.56 mm) against 0.29533. With them
+// (the default; 64 s at load 16): no body 0.28987 m (spread 0.47 mm), with the disc 0.29451 m (spread
+// 0.79 mm); the count level stays at 0.29000 m in both (no particle crosses the far-field boundary).
 TEST(S001_Fluid, PoolHoldsItsLevel) {
   for (const bool body : {false, true}) {
     test::FloatingPool pool;
