@@ -380,8 +380,8 @@ TEST(S001_Coupling, LongBuoyancyHalf) {
 TEST(S001_Coupling, LongBuoyancyThird) {
   // Archimedes: a disc of a third of the water's density floats with a third of its area submerged.
   // Measured without the wall images (one thread, nice 19, load 11, 144 s): 0.3289 submerged, void
-  // 0.0138 (sum 0.3427), rms 0.0004 m/s. With them (meniscus run, snapshots at 2, 2.5, 3 s): 0.331-0.332
-  // submerged, void 0.001-0.003 (sums 0.333-0.334).
+  // 0.0138 (sum 0.3427), rms 0.0004 m/s. With them (one thread, load 16): 0.3317 submerged, void 0.0020
+  // (sum 0.3337), rms 0.0009 m/s.
   const auto f = float_disc(1.0 / 3.0, 3.0);
   test::report_floating("2D 1:3", f);
   EXPECT_NEAR(f.surface_submerged, 1.0 / 3.0, 0.08);
@@ -392,8 +392,8 @@ TEST(S001_Coupling, LongBuoyancyThird) {
 TEST(S001_Coupling, LongBuoyancySevenTenths) {
   // The same law at a ratio the 1:2 and 1:3 scenes do not show: 70 % of the area submerged.
   // Measured without the wall images (one thread, nice 19, load 11, 156 s): 0.6563 submerged, void
-  // 0.0548 (sum 0.7111), rms 0.0005 m/s. With them (meniscus run, snapshots at 2, 2.5, 3 s): 0.661-0.663
-  // submerged, void 0.037-0.053 (sums 0.699-0.716).
+  // 0.0548 (sum 0.7111), rms 0.0005 m/s. With them (one thread, load 16): 0.6615 submerged, void 0.0452
+  // (sum 0.7067), rms 0.0007 m/s.
   const auto f = float_disc(0.7, 3.0);
   test::report_floating("2D 7:10", f);
   EXPECT_NEAR(f.surface_submerged, 0.7, 0.08);
@@ -419,9 +419,8 @@ TEST(S001_Coupling, LongBuoyancySevenTenths) {
 // count level (94 s): shared 0.4155 + 0.0679, per group 0.4709 - 0.0003. Asserted against the surface,
 // as the buoyancy tests above: with the wall images (the default) no water particle crosses the near
 // field's edge at 1:2 with per-group forces, so the count level stays at its start (0.2900 m, 5 mm
-// below the surface) and per group read 0.441 + 0.013 against it. With the images (meniscus run,
-// snapshots every 0.25 s over [0.5, 1.5] s, void with shared boxes) against the surface: shared 0.415-0.474
-// submerged (mean 0.433), void 0.072-0.086 (0.079); per group 0.474-0.491 (0.481), void 0.019-0.027 (0.022). At t = 1 s (shared | per group): the water within two spacings of
+// below the surface) and per group read 0.4373 + 0.0129 against it. With the images against the surface
+// (one thread, load 16): shared 0.4293 + void 0.0783 (sum 0.508), per group 0.4739 + 0.0192 (0.493). At t = 1 s (shared | per group): the water within two spacings of
 // the submerged disc at rho/rho0 0.92 | 0.98 and pressure 0 | 696 Pa (hydrostatic 456 | 586 Pa); no
 // water centre closer than one particle spacing to a disc particle | 6 of 38.
 TEST(S001_Coupling, LongSharedForcesHoldTheWaterOffAFloatingDisc) {
