@@ -304,13 +304,16 @@ namespace {
 // the means over t in [end - 1, end] of tests/support/floating_body.hpp: the disc's area fraction below
 // the far-field level of the water's mass (more than 2R from the disc's centre) and the rms of its
 // vertical centre-of-mass velocity.
-// `sharing`: the force sharing (default: the scene deck's). Without `body` the pool alone, at rest.
+// `sharing`: the force sharing (default: the scene deck's); the SPH wall images are the scene deck's. Without
+// `body` the pool alone, at rest.
 std::unique_ptr<MultiphaseMpm<2>> disc_pool(double ratio, std::string sharing, bool body, test::FloatingPool& pool) {
-  if (sharing.empty()) sharing = test::scene_force_sharing("mpm-multiphase-ball-in-water-1to2-3d.yaml");
+  const std::string scene = "mpm-multiphase-ball-in-water-1to2-3d.yaml";
+  if (sharing.empty()) sharing = test::scene_force_sharing(scene);
+  const std::string images = test::scene_settings(scene).sph_wall_images ? "true" : "false";
   std::string deck = R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 10}
 domain: {lower: [0, 0], upper: [0.68, 0.6], cell_size: 0.02, walls: slip}
-mpm_multiphase: {fluid_density: sph, force_sharing: )" + sharing + R"(}
+mpm_multiphase: {fluid_density: sph, force_sharing: )" + sharing + ", sph_wall_images: " + images + R"(}
 materials:
   - {name: water, model: fluid, density: 1000, sound_speed: 28}
   - {name: ball, model: hypoelastic, density: )" + std::to_string(1000 * ratio) +
@@ -357,10 +360,16 @@ test::FloatingSample float_disc(double ratio, double end, std::string sharing = 
 //    2 cells per radius it is 0.21. Per-group forces give 0.47 at 4 cells per radius (1:3 0.350), so
 //    these tests use them.
 //  * then: the shared-force bias is a gap between disc and water (LongSharedForcesHoldTheWaterOffAFloatingDisc).
+//  * then: the SPH wall images (the scene decks' sph_wall_images, now the default) leave the disc where
+//    it was, but the pool's lattice shears instead of trading particles across the near field's edge
+//    (docs/theory-mpm-multiphase.md, "What the 2D disc's void check read with the images"), and the
+//    void counted by particle centres read -0.053 at 1:2 (crowding). The void now shares each water
+//    box between near and far field by the part of it inside.
 TEST(S001_Coupling, LongBuoyancyHalf) {
   // Archimedes: a disc of half the water's density floats with half its area submerged.
-  // Measured (one thread, nice 19, load 11, 154 s): 0.4714 submerged, void 0.0310 (sum 0.5024), rms
-  // 0.0005 m/s.
+  // Measured without the wall images (one thread, nice 19, load 11, 154 s): 0.4714 submerged, void
+  // 0.0310 (sum 0.5024), rms 0.0005 m/s. With them (one thread, load 16, 82 s): 0.4769 submerged, void
+  // 0.0200 (sum 0.4969; counted by particle centres the void read -0.053 to -0.034), rms 0.0003 m/s.
   const auto f = float_disc(0.5, 3.0);
   test::report_floating("2D 1:2", f);
   EXPECT_NEAR(f.surface_submerged, 0.5, 0.08);
@@ -370,8 +379,9 @@ TEST(S001_Coupling, LongBuoyancyHalf) {
 
 TEST(S001_Coupling, LongBuoyancyThird) {
   // Archimedes: a disc of a third of the water's density floats with a third of its area submerged.
-  // Measured (one thread, nice 19, load 11, 144 s): 0.3289 submerged, void 0.0138 (sum 0.3427), rms
-  // 0.0004 m/s.
+  // Measured without the wall images (one thread, nice 19, load 11, 144 s): 0.3289 submerged, void
+  // 0.0138 (sum 0.3427), rms 0.0004 m/s. With them (one thread, load 16): 0.3317 submerged, void 0.0020
+  // (sum 0.3337), rms 0.0009 m/s.
   const auto f = float_disc(1.0 / 3.0, 3.0);
   test::report_floating("2D 1:3", f);
   EXPECT_NEAR(f.surface_submerged, 1.0 / 3.0, 0.08);
@@ -381,8 +391,9 @@ TEST(S001_Coupling, LongBuoyancyThird) {
 
 TEST(S001_Coupling, LongBuoyancySevenTenths) {
   // The same law at a ratio the 1:2 and 1:3 scenes do not show: 70 % of the area submerged.
-  // Measured (one thread, nice 19, load 11, 156 s): 0.6563 submerged, void 0.0548 (sum 0.7111), rms
-  // 0.0005 m/s.
+  // Measured without the wall images (one thread, nice 19, load 11, 156 s): 0.6563 submerged, void
+  // 0.0548 (sum 0.7111), rms 0.0005 m/s. With them (one thread, load 16): 0.6615 submerged, void 0.0452
+  // (sum 0.7067), rms 0.0007 m/s.
   const auto f = float_disc(0.7, 3.0);
   test::report_floating("2D 7:10", f);
   EXPECT_NEAR(f.surface_submerged, 0.7, 0.08);
@@ -403,9 +414,13 @@ TEST(S001_Coupling, LongBuoyancySevenTenths) {
 // fills, over the disc's volume); 1:2 disc, 4 cells per radius. Asserted: shared forces hold a void
 // open that per-group forces do not, the disc floats higher with them, and submerged + void is 1/2
 // (Archimedes with the void counted as displaced volume) within 0.05 for both.
-// Measured (one thread, load 12, 105 s): shared submerged 0.4083, void 0.0667 (sum 0.475); per group
-// 0.4677, void 0.0004 (sum 0.468). Against the far-field surface instead of the count level (94 s):
-// shared 0.4155 + 0.0679, per group 0.4709 - 0.0003. At t = 1 s (shared | per group): the water within two spacings of
+// Measured without the wall images (one thread, load 12, 105 s): shared submerged 0.4083, void 0.0667
+// (sum 0.475); per group 0.4677, void 0.0004 (sum 0.468). Against the far-field surface instead of the
+// count level (94 s): shared 0.4155 + 0.0679, per group 0.4709 - 0.0003. Asserted against the surface,
+// as the buoyancy tests above: with the wall images (the default) no water particle crosses the near
+// field's edge at 1:2 with per-group forces, so the count level stays at its start (0.2900 m, 5 mm
+// below the surface) and per group read 0.4373 + 0.0129 against it. With the images against the surface
+// (one thread, load 16): shared 0.4293 + void 0.0783 (sum 0.508), per group 0.4739 + 0.0192 (0.493). At t = 1 s (shared | per group): the water within two spacings of
 // the submerged disc at rho/rho0 0.92 | 0.98 and pressure 0 | 696 Pa (hydrostatic 456 | 586 Pa); no
 // water centre closer than one particle spacing to a disc particle | 6 of 38.
 TEST(S001_Coupling, LongSharedForcesHoldTheWaterOffAFloatingDisc) {
@@ -413,10 +428,10 @@ TEST(S001_Coupling, LongSharedForcesHoldTheWaterOffAFloatingDisc) {
   const auto per_group = float_disc(0.5, 1.5, "per_group");
   test::report_floating("2D 1:2 shared", shared);
   test::report_floating("2D 1:2 per group", per_group);
-  EXPECT_GT(shared.void_fraction, per_group.void_fraction + 0.03);   // shared forces hold a gap open...
-  EXPECT_LT(shared.submerged, per_group.submerged - 0.03);           // ...and the disc floats high...
-  EXPECT_NEAR(shared.submerged + shared.void_fraction, 0.5, 0.05);   // ...by about that gap
-  EXPECT_NEAR(per_group.submerged + per_group.void_fraction, 0.5, 0.05);
+  EXPECT_GT(shared.surface_void, per_group.surface_void + 0.03);            // shared forces hold a gap open...
+  EXPECT_LT(shared.surface_submerged, per_group.surface_submerged - 0.03);  // ...and the disc floats high...
+  EXPECT_NEAR(shared.surface_submerged + shared.surface_void, 0.5, 0.05);   // ...by about that gap
+  EXPECT_NEAR(per_group.surface_submerged + per_group.surface_void, 0.5, 0.05);
 }
 
 // The far-field water level holds, with and without the floating 1:2 disc (the pool of the buoyancy
@@ -437,8 +452,10 @@ TEST(S001_Coupling, LongSharedForcesHoldTheWaterOffAFloatingDisc) {
 // measure moves with how its particles share columns. The test can fail: with fluid_density: volume
 // (the voids of the docs' Buoyancy section) the disc scene's surface rises 0.2974 -> 0.2997 m between
 // 0.7 and 1.0 s, outside both bounds.
-// Measured (one thread, loaded machine, 43 s for both runs): no body 0.28962 m (spread 0.38 mm) against
-// 0.29000; with the disc 0.29417 m (spread 0.56 mm) against 0.29533.
+// Measured without the wall images (one thread, loaded machine, 43 s for both runs): no body 0.28962 m
+// (spread 0.38 mm) against 0.29000; with the disc 0.29417 m (spread 0.56 mm) against 0.29533. With them
+// (the default; 64 s at load 16): no body 0.28987 m (spread 0.47 mm), with the disc 0.29451 m (spread
+// 0.79 mm); the count level stays at 0.29000 m in both (no particle crosses the far-field boundary).
 TEST(S001_Fluid, PoolHoldsItsLevel) {
   for (const bool body : {false, true}) {
     test::FloatingPool pool;

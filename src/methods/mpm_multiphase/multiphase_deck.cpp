@@ -46,8 +46,8 @@ void declare_multiphase_sections(config::Schema& root) {
             "grid velocity divergence like the solids' (standard MPM; hydrostatic pressure within 1 %, but blind "
             "to the particle packing, so voids can open in a pool and a floating body sits too deep); sph = the "
             "SPH number-density sum with support sph_support (Yan et al. 2018, eq. 17), which sees the packing "
-            "(Archimedes buoyancy within 0.01) but reads low next to free surfaces, and next to walls unless "
-            "sph_wall_images")
+            "(Archimedes buoyancy within 0.01) but reads low next to free surfaces, and next to walls with "
+            "sph_wall_images: false")
       .def("volume");
   s->real("sph_support", "1", "support radius of the SPH density sum, in cells (paper: 1.25)").def(1.25).positive();
   s->real("sph_skin", "1",
@@ -59,8 +59,9 @@ void declare_multiphase_sections(config::Schema& root) {
   s->flag("sph_wall_images",
           "with fluid_density: sph, add to a fluid particle's SPH sum the mirror images of its neighbours (and of "
           "itself) across every wall and collider surface within the support, so that water resting on a wall "
-          "reads its rest density (without them the first layer reads about 0.77 of it)")
-      .def("false");
+          "reads its rest density (without them the first layer reads about 0.77 of it, its pressure is clamped "
+          "to zero and the wall layers crowd)")
+      .def("true");
   s->flag("clamp_negative_pressure",
           "fluid pressure below zero (free-surface particles missing SPH neighbours) is set to zero")
       .def("true");
