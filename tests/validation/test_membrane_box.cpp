@@ -11,8 +11,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdlib>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -30,8 +28,8 @@ constexpr double kDx = 0.025, kWidth = 1.2, kHeight = 0.8, kLevel = 0.4;
 // Metacentric height of a box (waterline width b, height h) floating flat at relative density s.
 double metacentric_height(double b, double h, double s) { return b * b / (12 * s * h) - 0.5 * (h - s * h); }
 
-// Area of the box below the line y = level (its corners clipped against y < level, shoelace).
-double area_below(const mm::Disc& b, double level) {
+// Area and centroid x of the part of box b below y = level (corners clipped, shoelace).
+void submerged_part(const mm::Disc& b, double level, double* area, double* cx) {
   double corner[8];
   b.corners(corner);
   std::vector<double> clip;
@@ -44,12 +42,22 @@ double area_below(const mm::Disc& b, double level) {
       clip.insert(clip.end(), {p[0] + t * (q[0] - p[0]), level});
     }
   }
-  double area = 0;
+  double a = 0, sx = 0;
   const size_t m = clip.size() / 2;
   for (size_t k = 0; k < m; ++k) {
     const size_t l = (k + 1) % m;
-    area += 0.5 * (clip[2 * k] * clip[2 * l + 1] - clip[2 * l] * clip[2 * k + 1]);
+    const double cr = clip[2 * k] * clip[2 * l + 1] - clip[2 * l] * clip[2 * k + 1];
+    a += 0.5 * cr;
+    sx += (clip[2 * k] + clip[2 * l]) * cr / 6;
   }
+  *area = a;
+  *cx = sx / a;
+}
+
+// Area of the box below the line y = level.
+double area_below(const mm::Disc& b, double level) {
+  double area = 0, cx = 0;
+  submerged_part(b, level, &area, &cx);
   return area;
 }
 
@@ -271,32 +279,6 @@ TEST(MembraneBoxValidation, LongRectangleTurnsOntoItsLongSideWithArchimedesDraft
 }
 
 namespace {
-// Area and centroid x of the part of box b below y = level (corners clipped, shoelace).
-void submerged_part(const mm::Disc& b, double level, double* area, double* cx) {
-  double corner[8];
-  b.corners(corner);
-  std::vector<double> clip;
-  for (int k = 0; k < 4; ++k) {
-    const double* p = corner + 2 * k;
-    const double* q = corner + 2 * ((k + 1) % 4);
-    if (p[1] < level) clip.insert(clip.end(), {p[0], p[1]});
-    if ((p[1] < level) != (q[1] < level)) {
-      const double t = (level - p[1]) / (q[1] - p[1]);
-      clip.insert(clip.end(), {p[0] + t * (q[0] - p[0]), level});
-    }
-  }
-  double a = 0, sx = 0;
-  const size_t m = clip.size() / 2;
-  for (size_t k = 0; k < m; ++k) {
-    const size_t l = (k + 1) % m;
-    const double cr = clip[2 * k] * clip[2 * l + 1] - clip[2 * l] * clip[2 * k + 1];
-    a += 0.5 * cr;
-    sx += (clip[2 * k] + clip[2 * l]) * cr / 6;
-  }
-  *area = a;
-  *cx = sx / a;
-}
-
 struct HeldTorque {
   double torque = 0, archimedes = 0;  // measured and hydrostatic torque about the centre (dyn cm / cm)
 };
