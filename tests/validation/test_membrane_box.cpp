@@ -328,7 +328,7 @@ HeldTorque held_box_torque(double w, double h, double s, double angle_deg, doubl
 //     body's sub-cell position. At the bottom pressure rho g d (about 1 dyn/cm^2) half a column at
 //     a lever arm of w / 2 is 2.5e-3 dyn at dx, close to the whole restoring torque m g GM sin 5 deg
 //     = 2.9e-3. That is why a free rectangle stops short of flat (see the long test above).
-// About 1.5 s of one core.
+// About 5 s of one core.
 TEST(MembraneBoxValidation, HeldBoxTorqueIsHydrostaticUpToTheStaircaseOfItsEnds) {
   const double w = 0.4, h = 0.2, s = 0.5;
   for (double dx : {kDx, 0.5 * kDx}) {
