@@ -50,18 +50,26 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   grid_.field().release_local(dev);
 
   // Unknowns of the velocity block: free membrane components (a wall vertex keeps its wall-normal
-  // component at zero; a contact vertex has none), then three per free body when bodies are unknown.
+  // component at zero; a contact vertex has none), numbered by the rank owning the vertex's cell
+  // (cell_owner, as the owned layout of membrane_ownership.hpp places vertices), then three per free
+  // body when bodies are unknown, on the last rank.
+  int size = 1;
+  MPI_Comm_size(comm, &size);
   const long nvert = m.vertices();
   const bool has_contact = !m.body.empty();
   auto contact_body = [&](long i) { return has_contact ? m.body[i] : -1; };
-  std::vector<PetscInt> unknown(2 * nvert, -1);
-  PetscInt nv = 0;
-  for (long i = 0; i < nvert; ++i)
-    for (int d = 0; d < 2; ++d) {
-      const bool fixed = (m.kind[i] == kWallX && d == 0) || (m.kind[i] == kWallY && d == 1);
-      if (!fixed && contact_body(i) < 0) unknown[2 * i + d] = nv++;
-    }
-  const PetscInt nv_membrane = nv;
+  std::vector<int> owner(nvert);
+  for (long i = 0; i < nvert; ++i) owner[i] = cell_owner(grid_.decomposition(), &m.xy[2 * i]);
+  std::vector<PetscInt> unknown;
+  std::vector<PetscInt> first = rows_by_owner(
+      size, owner, 2,
+      [&](long i, int d) {
+        const bool fixed = (m.kind[i] == kWallX && d == 0) || (m.kind[i] == kWallY && d == 1);
+        return !fixed && contact_body(i) < 0;
+      },
+      unknown);
+  const PetscInt nv_membrane = first[size];
+  PetscInt nv = nv_membrane;
   const long nbody = static_cast<long>(r.bodies.size());
   std::vector<PetscInt> rigid(nbody, -1);  // first of the body's three unknowns
   for (long b = 0; b < nbody; ++b)
@@ -69,20 +77,23 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
       rigid[b] = nv;
       nv += 3;
     }
-  // A body held horizontally keeps its v_x unknown, but every coupling of that unknown is set aside
-  // (held_bt, and the pairs of c_all left out of C below): it solves to v_x = 0, and after the solve
-  // its row of the full system, evaluated at the solution, is the impulse the liquid and the membrane
-  // gave the body, i.e. minus the hold's reaction (a Lagrange multiplier eliminated by hand).
+  // A body held along an axis (or at its angle) keeps that unknown, but every coupling of it is set
+  // aside (held_bt, and the velocity entries left out of C below): it solves to 0, and after the
+  // solve its row of the full system, evaluated at the solution, is the impulse the liquid and the
+  // membrane gave the body, i.e. minus the hold's reaction (a Lagrange multiplier eliminated by hand).
   std::vector<char> held(nv, 0);
   for (long b = 0; b < nbody; ++b)
     if (rigid[b] >= 0) {
       held[rigid[b]] = r.bodies[b].held_x;
       held[rigid[b] + 1] = r.bodies[b].held_y;
+      held[rigid[b] + 2] = r.bodies[b].held_rotation && r.bodies[b].rotates;
     }
   std::map<std::pair<PetscInt, PetscInt>, double> held_bt;  // (global pressure row, unknown) -> B^T entry
   blocks_.membrane_unknowns = nv_membrane;
   blocks_.rigid_unknowns = nv - nv_membrane;
-  const PetscInt nv_local = rank == 0 ? nv : 0;
+  first[size] = nv;
+  const PetscInt row0 = first[rank], nv_local = first[rank + 1] - row0;
+  const int rigid_rank = size - 1;  // owns the bodies' rows
   std::vector<int> coupled(nv, 0);  // free components that appear in some W row on this rank
 
   // Velocity component d of body b's point x. A point of a link (Disc::root) moves with the root's
@@ -153,8 +164,9 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
 
   // Faces. Every rank adds to its own pressure rows only, visiting also the faces on the high side
   // of its box (stored at the neighbours' nodes, read from the ghosts), and sends its velocity-row
-  // contributions to rank 0 in rank order below: PETSc would add values sent to another rank's
-  // rows in message arrival order, so that runs with 3 or more ranks would differ in the last bits.
+  // contributions to the rows' owners in rank order below: PETSc would add values sent to another
+  // rank's rows in message arrival order, so that runs with 3 or more ranks would differ in the
+  // last bits.
   auto owned_cell = [&](int i, int j) {
     return i >= i0 && i < i0 + g.owned.n[0] && j >= j0 && j < j0 + g.owned.n[1] && i < g.cells[0] && j < g.cells[1];
   };
@@ -223,20 +235,18 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
         mixed_row.push_back(std::move(row));
       }
     }
-  // The velocity rows live on rank 0 in 2D: every rank's contributions, added in rank order.
-  const std::vector<PetscInt> first = rows_on_rank0(comm, nv);
-  VelocityEntries c_all;
-  std::vector<double> bv_all;
-  exchange_velocity_block(comm, first, c_mine, bv_mine, c_all, bv_all);
-
-  // Membrane and body inertia and the capillary terms: added once, by rank 0 (the membrane is
-  // replicated, the rigid unknowns live there). Each vertex term is mapped through its linear
-  // velocity, so that a contact vertex's mass, capillary force f_c and stiffness K_c reach its body
-  // as J_i^T (...) J_i: the adhesion force f_a and its stiffnesses K_{a,s}, K_{a,r}, K_{c,r} of
-  // Ruan 2021 Eqs. 20-22 (and C stays symmetric because K_{c,r} = K_{a,s}^T comes out of the same
-  // product).
-  if (rank == 0) {
-    std::vector<double> kv(2 * nvert, 0.0);  // K_c (v^n - v_known) over the segments kept
+  // Membrane and body inertia and the capillary terms, each vertex term by the rank owning the
+  // vertex, each segment's stiffness by the owner of its first end, the bodies' inertia by the rank
+  // owning their rows; every entry then goes to its row's owner. Each vertex term is mapped through
+  // its linear velocity, so that a contact vertex's mass, capillary force f_c and stiffness K_c
+  // reach its body as J_i^T (...) J_i: the adhesion force f_a and its stiffnesses K_{a,s}, K_{a,r},
+  // K_{c,r} of Ruan 2021 Eqs. 20-22 (and C stays symmetric because K_{c,r} = K_{a,s}^T comes out of
+  // the same product).
+  {
+    // K_c (v^n - v_known) over the segments kept, summed on every rank (the membrane is replicated)
+    // in segment order, so that a vertex's value does not depend on which rank owns its segments.
+    std::vector<double> kv(2 * nvert, 0.0);
+    VelocityEntries unused;
     for (long e = 0; e < m.segments(); ++e) {
       const int vi = m.seg[2 * e], vj = m.seg[2 * e + 1];
       const double w = m.weight[e];
@@ -246,15 +256,18 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
       if (contact_body(vi) >= 0 && contact_body(vi) == contact_body(vj)) continue;
       // Without adhesion a contact end is anchored for the step (no K_{a,s}, K_{c,r}, K_{a,r}).
       const bool anchor_i = !m.adhesion && contact_body(vi) >= 0, anchor_j = !m.adhesion && contact_body(vj) >= 0;
+      VelocityEntries& c_edge = owner[vi] == rank ? c_mine : unused;
       for (int d = 0; d < 2; ++d) {
         const LinearVelocity ai = anchored_velocity(m.v[2 * vi + d]), aj = anchored_velocity(m.v[2 * vj + d]);
         const double kvd = add_edge_stiffness(anchor_i ? ai : vmap[2 * vi + d], anchor_j ? aj : vmap[2 * vj + d],
-                                              m.v[2 * vi + d], m.v[2 * vj + d], w, dt, c_all);
+                                              m.v[2 * vi + d], m.v[2 * vj + d], w, dt, c_edge);
         kv[2 * vi + d] += kvd;
         kv[2 * vj + d] -= kvd;
       }
+      unused.clear();
     }
-    for (long vi = 0; vi < nvert; ++vi)
+    for (long vi = 0; vi < nvert; ++vi) {
+      if (owner[vi] != rank) continue;
       for (int d = 0; d < 2; ++d) {
         const LinearVelocity& l = vmap[2 * vi + d];
         if (l.terms.empty()) continue;
@@ -263,37 +276,42 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
         // adhesion a contact vertex brings its body its mass only (f_a = 0).
         const double pull = !m.adhesion && contact_body(vi) >= 0 ? 0.0 : m.force[2 * vi + d] + dt * kv[2 * vi + d];
         const double rhs = mass * (m.v[2 * vi + d] - l.known) + dt * pull;
-        add_vertex_inertia(l, mass, rhs, c_all, bv_all);
+        add_vertex_inertia(l, mass, rhs, c_mine, bv_mine);
       }
+    }
     // Body inertia M_r = diag(m, m, I) (with the links a root carries) and its momentum M_r v_r*
     // (Eq. 27; gravity and the links' stroke acceleration are in v_r*).
-    for (long b = 0; b < nbody; ++b) {
-      if (rigid[b] < 0) continue;
-      double mr[3], dense[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-      composite_inertia(r.bodies, static_cast<size_t>(b), mr);
-      for (int q = 0; q < 3; ++q) dense[4 * q] = mr[q];
-      add_rigid_inertia(rigid[b], 3, dense, &r.v_start[3 * b], c_all, bv_all);
-    }
+    if (rank == rigid_rank)
+      for (long b = 0; b < nbody; ++b) {
+        if (rigid[b] < 0) continue;
+        double mr[3], dense[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        composite_inertia(r.bodies, static_cast<size_t>(b), mr);
+        for (int q = 0; q < 3; ++q) dense[4 * q] = mr[q];
+        add_rigid_inertia(rigid[b], 3, dense, &r.v_start[3 * b], c_mine, bv_mine);
+      }
   }
+  VelocityEntries c_local;
+  std::vector<double> bv_local;
+  exchange_velocity_block(comm, first, c_mine, bv_mine, c_local, bv_local);
   // A held unknown keeps only its diagonal (the body mass, any positive value would do) and a zero
   // right-hand side; the rest of its row and column is left out of C.
   auto in_c = [&](PetscInt i, PetscInt j) { return !(held[i] || held[j]) || i == j; };
-  std::vector<double> bv_held(nv, 0.0);  // b_v of the held rows less the body momentum (rank 0)
-  if (rank == 0)
+  std::vector<double> bv_held(nv, 0.0);  // b_v of the held rows less the body momentum (their owner)
+  if (rank == rigid_rank)
     for (long b = 0; b < nbody; ++b) {
       if (rigid[b] < 0) continue;
       double mr[3];
       composite_inertia(r.bodies, static_cast<size_t>(b), mr);
-      for (int d = 0; d < 2; ++d)
+      for (int d = 0; d < 3; ++d)
         if (held[rigid[b] + d]) {
           const PetscInt q = rigid[b] + d;
-          bv_held[q] = bv_all[q] + mr[d] * r.v_start[3 * b + d];
-          bv_all[q] = 0.0;
-          for (auto& [ij, val] : c_all)
+          bv_held[q] = bv_local[q - row0] + mr[d] * r.v_start[3 * b + d];
+          bv_local[q - row0] = 0.0;
+          for (auto& [ij, val] : c_local)
             if (ij.first == q && ij.second == q) val = mr[d];
         }
     }
-  build_kkt_system(comm, k, bp, first, c_all, bv_all, in_c);
+  build_kkt_system(comm, k, bp, first, c_local, bv_local, in_c);
 
   // Solve (the mode from the deck or -<prefix>solver_mode, kkt_solve.hpp).
   const KktSolveStats stats = solve_kkt(k, options_, comm);
@@ -324,8 +342,9 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   // Held axes: J_x = B_x p-hat - C'_x z - b'_x, C' and b' without the body's own inertia (its row
   // of Eq. 28: M_r (v_r - v_r*) = J_x + reaction, with v_x = v_r*_x = 0; likewise along y, where
   // J_y / dt is the liquid's vertical force without the weight). B_x p-hat is summed over
-  // each rank's own pressure rows, the C and b parts on rank 0 where the velocity rows live.
+  // each rank's own pressure rows, the C and b parts by the owner of the bodies' rows.
   result.held_force.assign(2 * nbody, 0.0);
+  result.held_torque.assign(nbody, 0.0);
   if (std::any_of(held.begin(), held.end(), [](char h) { return h != 0; })) {
     std::vector<double> impulse(nv, 0.0);
     Vec sub;
@@ -340,16 +359,16 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
     }
     MEMBRANE_PETSC(VecRestoreArrayRead(sub, &vals));
     MEMBRANE_PETSC(VecRestoreSubVector(k.z, k.is[0], &sub));
-    if (rank == 0)
-      for (const auto& [ij, val] : c_all)
-        if (held[ij.first]) impulse[ij.first] -= val * z[ij.second];
-    if (rank == 0)
-      for (PetscInt q = 0; q < nv; ++q)
-        if (held[q]) impulse[q] -= bv_held[q];
+    for (const auto& [ij, val] : c_local)  // this rank's rows only
+      if (held[ij.first]) impulse[ij.first] -= val * z[ij.second];
+    for (PetscInt q = 0; q < nv; ++q)
+      if (held[q]) impulse[q] -= bv_held[q];
     MPI_Allreduce(MPI_IN_PLACE, impulse.data(), static_cast<int>(nv), MPI_DOUBLE, MPI_SUM, comm);
     for (long b = 0; b < nbody; ++b)
       for (int d = 0; d < 2 && rigid[b] >= 0; ++d)
         if (held[rigid[b] + d]) result.held_force[2 * b + d] = impulse[rigid[b] + d] / dt;
+    for (long b = 0; b < nbody; ++b)
+      if (rigid[b] >= 0 && held[rigid[b] + 2]) result.held_torque[b] = impulse[rigid[b] + 2] / dt;
   }
   v_new.assign(2 * nvert, 0.0);
   for (long q = 0; q < 2 * nvert; ++q) v_new[q] = evaluate(vmap[q]);

@@ -87,6 +87,9 @@ struct CoupledSolveResult {
   // along a held axis of a body (Disc::held_x, held_y) during the solve's step, i.e. minus the
   // reaction impulse of the hold over dt; 0 for axes not held. Same value on every rank.
   std::vector<double> held_force;
+  // One per body: the torque about its centre (counter-clockwise) the liquid and the membrane exert
+  // on a body held at its angle (Disc::held_rotation), from the same rows; 0 when not held.
+  std::vector<double> held_torque;
 };
 
 // Assembled blocks of one solve (with bodies the velocity block v = (v_F, v_r) orders the free

@@ -102,11 +102,18 @@ void add_rigid_inertia(PetscInt first, int n, const double* mr, const double* v_
   }
 }
 
-std::vector<PetscInt> rows_on_rank0(MPI_Comm comm, PetscInt nv) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  std::vector<PetscInt> first(size + 1, nv);
-  first[0] = 0;
+std::vector<PetscInt> rows_by_owner(int size, const std::vector<int>& owner, int dim,
+                                    const std::function<bool(long, int)>& is_free, std::vector<PetscInt>& unknown) {
+  const long nvert = static_cast<long>(owner.size());
+  std::vector<PetscInt> first(size + 1, 0);
+  for (long i = 0; i < nvert; ++i)
+    for (int d = 0; d < dim; ++d) first[owner[i] + 1] += is_free(i, d);
+  for (int q = 0; q < size; ++q) first[q + 1] += first[q];
+  unknown.assign(static_cast<size_t>(dim) * nvert, -1);
+  std::vector<PetscInt> next(first.begin(), first.end() - 1);
+  for (long i = 0; i < nvert; ++i)
+    for (int d = 0; d < dim; ++d)
+      if (is_free(i, d)) unknown[static_cast<size_t>(dim) * i + d] = next[owner[i]]++;
   return first;
 }
 

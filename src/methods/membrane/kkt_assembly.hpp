@@ -115,8 +115,14 @@ void add_rigid_inertia(PetscInt first, int n, const double* mr, const double* v_
 Mat create_kkt_aij(MPI_Comm comm, PetscInt mloc, PetscInt nloc, PetscInt m, PetscInt n, PetscInt per_row);
 
 // Rows of the velocity block owned by each rank: rank q owns [first[q], first[q + 1]) (size + 1
-// entries, first[0] = 0, first[size] = nv). rows_on_rank0 puts every row on rank 0.
-std::vector<PetscInt> rows_on_rank0(MPI_Comm comm, PetscInt nv);
+// entries, first[0] = 0, first[size] = nv). rows_by_owner numbers the free components (is_free(i,
+// d), dim per vertex) of the vertices by the rank owner[i] that owns the vertex's cell (cell_owner,
+// mac_grid.hpp): contiguous per rank, by vertex id and component within it, the same order as one
+// rank's at any rank count. unknown (dim per vertex) receives the row of each free component, -1
+// elsewhere; first[size] is the number of membrane rows, to which a caller appends rows of its own
+// (the bodies') on the last rank by raising first[size].
+std::vector<PetscInt> rows_by_owner(int size, const std::vector<int>& owner, int dim,
+                                    const std::function<bool(long, int)>& is_free, std::vector<PetscInt>& unknown);
 
 // Every rank's velocity-block entries and right-hand side (global rows, bv_mine of size nv) sent to
 // the ranks owning their rows and added there in source-rank order (PETSc would add values sent to

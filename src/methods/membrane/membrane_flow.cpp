@@ -23,6 +23,7 @@ MembraneFlow::MembraneFlow(MacGrid& grid, Polyline membrane, bool closed, FlowPa
   for (auto& b : bodies_) {  // held in place
     if (b.held_x) b.v[0] = 0.0;
     if (b.held_y) b.v[1] = 0.0;
+    if (b.held_rotation) b.omega = 0.0;
   }
   attach_links(bodies_, time_);
   mark_wall_ends();
@@ -277,7 +278,7 @@ StepReport MembraneFlow::step(double dt) {
     const Disc& body = bodies_[b];
     rigid.v_start[3 * b] = body.held_x ? 0.0 : body.v[0] + (body.fixed ? 0.0 : dt * params_.gravity[0]);
     rigid.v_start[3 * b + 1] = body.held_y ? 0.0 : body.v[1] + (body.fixed ? 0.0 : dt * params_.gravity[1]);
-    rigid.v_start[3 * b + 2] = body.omega;
+    rigid.v_start[3 * b + 2] = body.held_rotation ? 0.0 : body.omega;
   }
   // Articulated bodies: the momentum of a root and its links, M v_root + sum_k m_k v_kin,k, changes
   // only by the external impulses, so the root's v_r* loses sum_k m_k (v_kin,k^{n+1} - v_kin,k^n) / M

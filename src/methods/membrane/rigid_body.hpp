@@ -39,6 +39,9 @@ struct Disc {
   // velocity component stays 0 while the others remain unknowns; the three-way solve returns the
   // force the liquid and the membrane exert along each held axis (the hold's reaction, negated).
   bool held_x = false, held_y = false;
+  // Held at its angle (omega stays 0): the solve returns the torque about c that the liquid and the
+  // membrane exert (the restoring torque of a floating body at a fixed tilt).
+  bool held_rotation = false;
   // Kinematically driven link of an articulated body (the water-strider robot of Ruan 2021 Fig. 10b-e;
   // the reduced form of the paper's articulated bodies: only the root's DOFs are unknowns). root >= 0
   // makes this disc a link of bodies[root] (a non-rotating free body): it has no unknowns of its own,
