@@ -253,6 +253,20 @@ LocalPolyline distribute_polyline(const Polyline& whole, const grid::Decompositi
   return assemble(held);
 }
 
+TriangleMembrane distribute_triangle_membrane(const TriangleMembrane& whole, const grid::Decomposition<3>& dec) {
+  std::vector<long> gid(whole.vertices());
+  for (long i = 0; i < whole.vertices(); ++i) gid[i] = i;
+  const auto rec = records<3>(whole.x, whole.v, whole.kind, gid.data(), dec);
+  Held<3, 3> held;
+  for (const auto& r : rec)
+    if (r.owner == dec.rank()) held.owned[r.gid] = r;
+  for (const auto& t : host_elements<3>(whole.tri)) {
+    if (rec[t[0]].owner != dec.rank() && rec[t[1]].owner != dec.rank() && rec[t[2]].owner != dec.rank()) continue;
+    for (int c = 0; c < 3; ++c) held.add_element({t[0], t[1], t[2]}, rec[t[c]]);
+  }
+  return assemble(held, dec.rank());
+}
+
 void migrate_polyline(LocalPolyline& lp, const grid::Decomposition<2>& dec) {
   const auto rec = records<2>(lp.m.x, lp.m.v, lp.m.kind, lp.gid.data(), dec);
   lp = assemble(exchange<2, 2>(rec, lp.owned, host_elements<2>(lp.m.seg), dec));

@@ -40,6 +40,9 @@ struct LocalPolyline {
 
 // This rank's part of a polyline that every rank holds whole (global id = index). No communication.
 LocalPolyline distribute_polyline(const Polyline& whole, const grid::Decomposition<2>& dec);
+// The same for a 3D membrane that every rank holds whole (positions, velocities and kinds travel;
+// the layout of triangle_membrane.hpp). No communication.
+TriangleMembrane distribute_triangle_membrane(const TriangleMembrane& whole, const grid::Decomposition<3>& dec);
 
 // Sends every owned vertex whose cell another rank now owns to that rank, with its segments, and
 // rebuilds the ghost layer. Ghost positions must be those of the same step. Collective.
