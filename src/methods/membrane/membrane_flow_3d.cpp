@@ -443,8 +443,9 @@ Step3Report MembraneFlow3::step(double dt) {
   // same at every rank count), and each rank keeps its part of the result. A vertex that ended
   // inside a body goes back to the surface (project_out_of_bodies) first.
   if (remesh_edge_ > 0) {
-    stage.emplace(timers_, "remesh");
+    stage.emplace(timers_, "remesh_gather");
     TriangleMembrane whole = gather_triangle_membrane(m_, grid_.decomposition());
+    stage.emplace(timers_, "remesh");
     TriangleRemeshOptions o;
     o.L0 = remesh_edge_;
     o.closed = params_.closed;

@@ -120,8 +120,9 @@ class MembraneFlow3 {
   // Target edge length of the remesher (0 without remeshing); a restart sets it back.
   double remesh_edge() const { return remesh_edge_; }
   void set_remesh_edge(double e) { remesh_edge_ = e; }
-  // Per-stage wall time: solve1, advection, remesh (gather and remeshing), layout (migration or the
-  // split of the remeshed membrane, the ghost layer), classify, solve2.
+  // Per-stage wall time: solve1, advection, remesh_gather (the whole membrane onto every rank),
+  // remesh, layout (migration or the split of the remeshed membrane, the ghost layer), classify,
+  // solve2.
   Timers& timers() { return timers_; }
   std::vector<RigidBody3>& bodies() { return bodies_; }
   // Body of each vertex in the last three-way solve (-1: free), empty without bodies.

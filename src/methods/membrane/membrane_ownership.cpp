@@ -318,21 +318,6 @@ TriangleMembrane widen_ghosts(const TriangleMembrane& m, const grid::Decompositi
   return assemble(held, dec.rank());
 }
 
-TriangleMembrane coupling_layout(const std::vector<double>& x, const std::vector<int>& tri,
-                                 const grid::Decomposition<3>& dec, double reach) {
-  geometry::TriangleMesh mesh;
-  mesh.vertices.resize(x.size() / 3);
-  mesh.triangles.resize(tri.size() / 3);
-  std::vector<int> owner(mesh.vertices.size());
-  for (size_t i = 0; i < owner.size(); ++i) {
-    for (int d = 0; d < 3; ++d) mesh.vertices[i][d] = x[3 * i + d];
-    owner[i] = cell_owner(dec, &x[3 * i]);
-  }
-  for (size_t t = 0; t < mesh.triangles.size(); ++t)
-    for (int c = 0; c < 3; ++c) mesh.triangles[t][c] = tri[3 * t + c];
-  return widen_ghosts(local_triangle_membrane(mesh, owner, dec.rank()), dec, reach);
-}
-
 Polyline gather_polyline(const LocalPolyline& lp, const grid::Decomposition<2>& dec) {
   const auto rec = records<2>(lp.m.x, lp.m.v, lp.m.kind, lp.gid.data(), dec);
   return assemble(gather_held<2, 2>(rec, lp.owned, host_elements<2>(lp.m.seg), dec.comm())).m;
