@@ -5,8 +5,9 @@
 # of 2e-3 s, RANKS ranks (environment, default 1; more go through mpirun) x THREADS OpenMP threads,
 # under `nice -n NICE` (environment, default 19; on a machine where other jobs keep the cores busy,
 # 19 gets almost no time). Prints the stage table of the run (seconds and share of the wall time; with
-# ranks the method's timers, max over ranks), the mean and largest MINRES iterations of both solves
-# and each rank's user + system CPU seconds. Extra arguments go to `meniscus run`.
+# ranks the method's timers, max over ranks), the mean and largest MINRES iterations of both solves,
+# each rank's user + system CPU seconds and peak resident memory, and the peak memory summed over
+# the ranks. Extra arguments go to `meniscus run`.
 # Usage: [RANKS=2] bash bench/membrane-paperclip-3d.sh [DX] [STEPS] [THREADS] [run args...]
 #   (docs/performance.md, "3D paperclips")
 set -u
@@ -24,7 +25,7 @@ if [ "$ranks" -gt 1 ]; then
   source "$root/scripts/mpi-env.sh"
   launch=(mpirun --bind-to none --oversubscribe -n "$ranks" -x OMP_NUM_THREADS -x OMP_PROC_BIND)
 fi
-OMP_NUM_THREADS=$threads OMP_PROC_BIND=false nice -n "${NICE:-19}" "${launch[@]}" "$root/bench/per-rank-time.sh" "%U %S" \
+OMP_NUM_THREADS=$threads OMP_PROC_BIND=false nice -n "${NICE:-19}" "${launch[@]}" "$root/bench/per-rank-time.sh" "%U %S %M" \
   "$out/time" "$bin" run "$root/inputs/membrane-paperclips-3d-ci.yaml" --output "$out/run" \
   --set domain.cell_size="$dx" --set "domain.upper=[5, 5, $top]" --set membrane.remesh=true \
   --set simulation.end_time="$(python3 -c "print($steps * 2e-3)")" --set diagnostics.every=1 \
@@ -40,5 +41,11 @@ for k in ("solve1_iterations", "solve2_iterations"):
 print(f"membrane vertices {rows[-1]['membrane_vertices']}, contact vertices {rows[-1]['contact_vertices']}, "
       f"fluid-rigid faces {rows[-1]['fluid_rigid_faces']}")
 PY
-for f in $(ls "$out"/time.* | sort -t. -k2 -n); do echo "cpu (user system) rank ${f##*.}: $(cat "$f")"; done
+rss=0
+for f in $(ls "$out"/time.* | sort -t. -k2 -n); do
+  read -r user sys peak < <(tail -1 "$f")
+  echo "rank ${f##*.}: cpu user $user s, system $sys s, peak RSS $((peak / 1024)) MiB"
+  rss=$((rss + peak))
+done
+echo "peak RSS summed over ranks: $((rss / 1024)) MiB"
 exit $rc

@@ -160,21 +160,21 @@ TEST(Membrane3dRanks, RayleighDropMatchesTheSingleRankRun) {
     self.flow->step(dt);
     ops += rd.splits + rd.collapses + rd.flips;
   }
-  ASSERT_EQ(dist.flow->membrane().vertices(), self.flow->membrane().vertices());
-  ASSERT_EQ(dist.flow->membrane().triangles(), self.flow->membrane().triangles());
+  ASSERT_EQ(dist.flow->whole_membrane().vertices(), self.flow->membrane().vertices());
+  ASSERT_EQ(dist.flow->whole_membrane().triangles(), self.flow->membrane().triangles());
   // Every rank owns rows of the velocity block (the drop crosses every rank's part of the grid).
   PetscInt row_lo = 0, row_hi = 0;
   ASSERT_EQ(MatGetOwnershipRange(dist.flow->solver().blocks().C, &row_lo, &row_hi), 0);
   long fewest = row_hi - row_lo;
   MPI_Allreduce(MPI_IN_PLACE, &fewest, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
   EXPECT_GT(fewest, 0);
-  const RankGap g = membrane_gap(dist.flow->membrane(), self.flow->membrane());
+  const RankGap g = membrane_gap(dist.flow->whole_membrane(), self.flow->membrane());
   auto inside = [](const double* x) { return std::hypot(x[0] - 0.5, x[1] - 0.5, x[2] - 0.5) < 0.15; };
   const double pd = mm::mean_fluid_pressure_3d(*dist.grid, dt, inside);
   const double ps = mm::mean_fluid_pressure_3d(*self.grid, dt, inside);
   double pgap = std::abs(pd - ps);
   MPI_Allreduce(MPI_IN_PLACE, &pgap, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  const double ad = mm::l2_amplitude(dist.flow->membrane(), {0.5, 0.5, 0.5});
+  const double ad = mm::l2_amplitude(dist.flow->whole_membrane(), {0.5, 0.5, 0.5});
   const double as = mm::l2_amplitude(self.flow->membrane(), {0.5, 0.5, 0.5});
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -208,8 +208,8 @@ TEST(Membrane3dRanks, FloatingSphereMatchesTheSingleRankRun) {
     contacts = dist.flow->step(dt).contact_vertices;
     self.flow->step(dt);
   }
-  ASSERT_EQ(dist.flow->membrane().vertices(), self.flow->membrane().vertices());
-  const RankGap g = membrane_gap(dist.flow->membrane(), self.flow->membrane());
+  ASSERT_EQ(dist.flow->whole_membrane().vertices(), self.flow->membrane().vertices());
+  const RankGap g = membrane_gap(dist.flow->whole_membrane(), self.flow->membrane());
   const auto &bd = dist.flow->bodies()[0], &bs = self.flow->bodies()[0];
   double bgap = 0, bscale = 0;
   for (int d = 0; d < 3; ++d) {
@@ -248,7 +248,7 @@ TEST(Membrane3dRanks, DropRunsAgreeBitForBit) {
     first.flow->step(4e-3);
     second.flow->step(4e-3);
   }
-  const RankGap g = membrane_gap(first.flow->membrane(), second.flow->membrane());
+  const RankGap g = membrane_gap(first.flow->whole_membrane(), second.flow->whole_membrane());
   EXPECT_GT(g.vscale, 1e-2);
   EXPECT_EQ(g.v, 0.0);
   EXPECT_EQ(g.x, 0.0);
@@ -385,9 +385,16 @@ TEST(Membrane3dRanks, CellTypesFromTheRanksTrianglesMatchTheWholeMesh) {
   p.gravity[2] = 0;
   auto s = meniscus::test::make_drop3(16, 0.3, p, 0.1, {}, MPI_COMM_WORLD);
   const auto g = s.grid->geometry();
-  const mm::MembraneHost3 h = s.flow->host_geometry();
+  // The whole membrane's positions and triangles (each rank holds a part of it).
+  auto whole_index = [&](const int* buckets) {
+    const mm::TriangleMembrane w = s.flow->whole_membrane();
+    auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w.x);
+    auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w.tri);
+    return mm::TriangleIndex(std::vector<double>(x.data(), x.data() + x.size()),
+                             std::vector<int>(t.data(), t.data() + t.size()), g.lower, g.dx, buckets);
+  };
   const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
-  const mm::TriangleIndex index(h.x, h.tri, g.lower, g.dx, buckets);
+  const mm::TriangleIndex index = whole_index(buckets);
   auto owned = s.grid->field().acquire_owned();
   auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), owned);
   s.grid->field().release_owned(owned);
@@ -419,8 +426,7 @@ TEST(Membrane3dRanks, CellTypesFromTheRanksTrianglesMatchTheWholeMesh) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     {
-      const mm::MembraneHost3 hw = s.flow->host_geometry();
-      const mm::TriangleIndex whole(hw.x, hw.tri, g.lower, g.dx, buckets);
+      const mm::TriangleIndex whole = whole_index(buckets);
       long liquid_cells = 0;
       whole_mesh_query(whole, [&](long, bool liquid, double) { liquid_cells += liquid; });
       EXPECT_EQ(liquid_cells, fluid);
@@ -439,7 +445,7 @@ TEST(Membrane3dRanks, CellTypesFromTheRanksTrianglesMatchTheWholeMesh) {
   MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   long most = s.flow->column_triangles();
   MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-  const long total = s.flow->membrane().triangles();
+  const long total = s.flow->whole_membrane().triangles();
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0)

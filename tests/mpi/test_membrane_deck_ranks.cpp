@@ -52,8 +52,12 @@ DeckRun run_deck(MPI_Comm comm, const std::string& deck, const std::vector<std::
     r.bodies.insert(r.bodies.end(), b.c, b.c + dim);
     r.bodies.insert(r.bodies.end(), b.v, b.v + dim);
   }
-  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.flow().membrane().x);
-  for (long i = 0; i < m.flow().membrane().vertices(); ++i)
+  const auto whole = [&] {
+    if constexpr (std::is_same_v<Method, membrane::MembraneRuan>) return m.flow().membrane();
+    else return m.flow().whole_membrane();  // each rank holds a part of a 3D membrane
+  }();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), whole.x);
+  for (long i = 0; i < whole.vertices(); ++i)
     for (int c = 0; c < dim; ++c) r.x.push_back(x(i, c));
   return r;
 }

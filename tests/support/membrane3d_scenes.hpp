@@ -60,7 +60,7 @@ inline double far_level3(membrane::MembraneFlow3& f, double reach) {
   const double dx = f.grid().dx(), width = f.grid().cells(0) * dx;
   double sum = 0;
   long n = 0;
-  for (long i = 0; i < f.membrane().vertices(); ++i) {
+  for (long i = 0; i < f.membrane().owned_vertices; ++i) {
     const double rx = x(i, 0) - b.c[0], ry = x(i, 1) - b.c[1];
     const bool inside = std::min(x(i, 0), x(i, 1)) > dx && std::max(x(i, 0), x(i, 1)) < width - dx;
     if (std::hypot(rx, ry) > reach && inside) {
@@ -68,6 +68,8 @@ inline double far_level3(membrane::MembraneFlow3& f, double reach) {
       ++n;
     }
   }
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, f.grid().comm());
+  MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_LONG, MPI_SUM, f.grid().comm());
   return n ? sum / n : 0.0;
 }
 

@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
+#include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
+
+#include "core/mpi_gather.hpp"
 
 #include "methods/membrane/kkt_assembly.hpp"
 #include "methods/membrane/membrane_ownership.hpp"
@@ -17,6 +22,10 @@ namespace meniscus::membrane {
 CoupledSolver3::CoupledSolver3(MacGrid3& grid, CoupledSolveOptions options)
     : grid_(grid), options_(std::move(options)) {}
 CoupledSolver3::~CoupledSolver3() { blocks_.destroy(); }
+
+double CoupledSolver3::coupling_reach() const {
+  return grid_.dx() * (1.0 + std::max(0.5, 0.5 * options_.w_normal_extent));
+}
 
 CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, double rho, double dt, int src_u, int dst_u,
                                          std::vector<double>& v_new) {
@@ -39,27 +48,42 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   grid_.field().release_local(dev);
 
   // Unknowns of the velocity block: every membrane component not held by a wall and not slaved to
-  // a body, numbered by the rank owning the vertex's cell (cell_owner, mac_grid.hpp) so that each
-  // rank owns a contiguous range of rows (by vertex id within a rank), then six per free body when
-  // the bodies are unknowns, on the last rank.
+  // a body, numbered by the rank owning the vertex (its cell's owner, cell_owner in mac_grid.hpp) so
+  // that each rank owns a contiguous range of rows (by increasing global id within a rank), then six
+  // per free body when the bodies are unknowns, on the last rank. A ghost's unknowns come from its
+  // owner through the layout's halo.
   const long nvert = m.vertices();
+  const long nown = m.owned < 0 ? nvert : m.owned;
   int size = 1;
   MPI_Comm_size(comm, &size);
+  if (m.owned < 0 && size > 1)
+    throw std::logic_error("CoupledSolver3: a membrane without its layout (gid, owned) on several ranks");
+  std::vector<long> gid = m.gid;
+  if (gid.empty()) {
+    gid.resize(nvert);
+    std::iota(gid.begin(), gid.end(), 0L);
+  }
+  const MembraneHalo halo = make_vertex_halo(gid.data(), nown, m.ghost_owner, comm);
   auto contact_body = [&](long i) { return m.body.empty() ? -1 : m.body[i]; };
   auto free_component = [&](long i, int d) {
     return (m.fixed.empty() || !(m.fixed[i] & (1 << d))) && contact_body(i) < 0;
   };
-  std::vector<int> owner(nvert);
+  PetscInt mine = 0;
+  for (long i = 0; i < nown; ++i)
+    for (int d = 0; d < 3; ++d) mine += free_component(i, d);
   std::vector<PetscInt> first(size + 1, 0);
-  for (long i = 0; i < nvert; ++i) {
-    owner[i] = cell_owner(grid_.decomposition(), &m.x[3 * i]);
-    for (int d = 0; d < 3; ++d) first[owner[i] + 1] += free_component(i, d);
-  }
+  MPI_Allgather(&mine, 1, MPIU_INT, first.data() + 1, 1, MPIU_INT, comm);
   for (int q = 0; q < size; ++q) first[q + 1] += first[q];
-  std::vector<PetscInt> unknown(3 * nvert, -1), next(first.begin(), first.end() - 1);
-  for (long i = 0; i < nvert; ++i)
-    for (int d = 0; d < 3; ++d)
-      if (free_component(i, d)) unknown[3 * i + d] = next[owner[i]]++;
+  std::vector<PetscInt> unknown(3 * nvert, -1);
+  {
+    PetscInt next = first[rank];
+    std::vector<double> ids(3 * nvert, -1.0);
+    for (long i = 0; i < nown; ++i)
+      for (int d = 0; d < 3; ++d)
+        if (free_component(i, d)) ids[3 * i + d] = static_cast<double>(next++);
+    update_ghosts(halo, ids.data(), 3, comm);
+    for (long q = 0; q < 3 * nvert; ++q) unknown[q] = static_cast<PetscInt>(ids[q]);
+  }
   const PetscInt nv_membrane = first[size];
   PetscInt nv = nv_membrane;
   const long nbody = static_cast<long>(r.bodies.size());
@@ -75,7 +99,7 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   k.membrane_unknowns = nv_membrane;
   k.rigid_unknowns = nv - nv_membrane;
   const PetscInt nv_local = first[rank + 1] - first[rank];
-  std::vector<int> coupled(nv, 0);
+  std::vector<PetscInt> coupled;  // membrane unknowns on this rank's fluid-air faces
   const std::vector<char> held(nv, 0);  // no held axes in 3D
   VelocityEntries held_bt;
 
@@ -136,24 +160,14 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
           }
       }
 
-  // W from this rank's triangles only: those within reach of its cells (membrane_ownership.hpp),
-  // reach = the dual cell's half-width along the normal plus one cell (the nearest-triangle
-  // fallback of an empty clip finds a triangle within one cell of a mixed face).
-  const double reach = dx * (1.0 + std::max(0.5, 0.5 * options_.w_normal_extent));
-  const TriangleMembrane local = coupling_layout(m.x, m.tri, grid_.decomposition(), reach);
-  auto local_gid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.gid);
-  TriangleIndex index = [&] {
-    auto lx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.x);
-    auto lt = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.tri);
-    const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
-    return TriangleIndex(std::vector<double>(lx.data(), lx.data() + lx.size()),
-                         std::vector<int>(lt.data(), lt.data() + lt.size()), g.lower, dx, buckets);
-  }();
-  // A W row by global vertex id, in increasing id (the order of the whole membrane's rows).
+  // W from the layout's triangles: those within coupling_reach() of this rank's cells.
+  const int buckets[3] = {g.cells[0], g.cells[1], g.cells[2]};
+  TriangleIndex index(m.x, m.tri, g.lower, dx, buckets);
+  // A W row in increasing global vertex id (the order of the whole membrane's rows at any rank
+  // count), by local vertex.
   auto w_row = [&](const double* centre, const double* support) {
     std::vector<std::pair<int, double>> row = interpolation_row(index, centre, support);
-    for (auto& [v, w] : row) v = static_cast<int>(local_gid(v));
-    std::sort(row.begin(), row.end());
+    std::sort(row.begin(), row.end(), [&](const auto& p, const auto& q) { return gid[p.first] < gid[q.first]; });
     return row;
   };
 
@@ -226,22 +240,26 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
           mixed_node.push_back(c0[0] + static_cast<long>(n[0]) * (c0[1] + static_cast<long>(n[1]) * c0[2]));
           mixed_axis.push_back(d);
           for (const Term& t : row.terms)
-            if (type == kFluidAir && t.k < nv_membrane) coupled[t.k] = 1;
+            if (type == kFluidAir && t.k < nv_membrane) coupled.push_back(t.k);
           add_face_mass(row, mass, uf, c_mine, bv_mine);
           mixed_row.push_back(std::move(row));
         }
       }
 
   // Membrane inertia and capillarity, each term by the rank owning its vertex (edges by the owner
-  // of their lower id; the membrane is replicated): C += M_s + dt^2 K_c, b_v += -(M_s v^n + dt (f_c
+  // of their lower global id, whose one ring is in the layout): C += M_s + dt^2 K_c, b_v += -(M_s v^n + dt (f_c
   // + dt K_c v^n)) (Eq. 17 linearised about x^{n+1}), each vertex term through its linear velocity
   // (a contact vertex's reach its body as J^T (...) J). K_c = L (x) I_3 is applied edge by edge (L's
   // off-diagonal entries -w, its rows summing to zero); edges with both ends on the same body are
   // inside the contact region and left out (Eq. 22). Then every entry goes to the rank owning its
   // row and is added there in source-rank order.
+  std::unordered_map<long, long> local_of;
+  for (long i = 0; i < nvert; ++i) local_of[gid[i]] = i;
   for (size_t e = 0; e < m.k_value.size(); ++e) {
-    const long vi = m.k_row[e], vj = m.k_col[e];
-    if (vi >= vj || owner[vi] != rank) continue;  // each edge once (L is symmetric), by one rank
+    if (m.k_row[e] >= m.k_col[e]) continue;  // each edge once (L is symmetric)
+    const long vi = local_of.at(m.k_row[e]);
+    if (vi >= nown) continue;  // by the owner of its lower id
+    const long vj = local_of.at(m.k_col[e]);
     if (contact_body(vi) >= 0 && contact_body(vi) == contact_body(vj)) continue;
     // Without adhesion a contact end is anchored for the step (no K_{a,s}, K_{c,r}, K_{a,r}) and
     // takes no capillary pull.
@@ -255,8 +273,7 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
       if (!anchor_j) add_vertex_rhs(lj, -dt * dt * kvd, bv_mine);
     }
   }
-  for (long vi = 0; vi < nvert; ++vi) {
-    if (owner[vi] != rank) continue;
+  for (long vi = 0; vi < nown; ++vi) {
     for (int d = 0; d < 3; ++d) {
       const LinearVelocity& l = vmap[3 * vi + d];
       if (l.terms.empty()) continue;
@@ -289,14 +306,45 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
     MPI_Allreduce(counts, total, 2, MPI_LONG, MPI_SUM, comm);
     result.fluid_air_faces = total[0];
     result.fluid_rigid_faces = total[1];
-    std::vector<int> any(nv, 0);
-    MPI_Allreduce(coupled.data(), any.data(), static_cast<int>(nv), MPI_INT, MPI_MAX, comm);
-    for (PetscInt q = 0; q < nv_membrane; ++q) result.uncoupled_components += any[q] == 0;
+    // Each coupled unknown is marked on the rank owning it; the rest count as uncoupled.
+    std::vector<std::vector<PetscInt>> to(size);
+    for (const PetscInt q : coupled) to[std::upper_bound(first.begin(), first.end() - 1, q) - first.begin() - 1].push_back(q);
+    std::vector<char> any(first[rank + 1] - first[rank], 0);
+    for (const PetscInt q : alltoall_vectors(comm, to))
+      if (q < nv_membrane) any[q - first[rank]] = 1;
+    long uncoupled = 0;
+    for (PetscInt q = first[rank]; q < std::min(first[rank + 1], nv_membrane); ++q) uncoupled += any[q - first[rank]] == 0;
+    MPI_Allreduce(&uncoupled, &result.uncoupled_components, 1, MPI_LONG, MPI_SUM, comm);
   }
-  const std::vector<double> z = velocity_block_on_all_ranks(k, nv);
+  // The solution's velocity block where this rank reads it: its own rows, its ghosts' (from their
+  // owners through the halo) and the bodies' (from the last rank).
+  std::unordered_map<PetscInt, double> z;
+  {
+    Vec sub;
+    const PetscScalar* vals;
+    MEMBRANE_PETSC(VecGetSubVector(k.z, k.is[1], &sub));
+    MEMBRANE_PETSC(VecGetArrayRead(sub, &vals));
+    std::vector<double> zv(3 * nvert, 0.0), zr(kRd * nbody, 0.0);
+    for (long i = 0; i < nown; ++i)
+      for (int d = 0; d < 3; ++d)
+        if (unknown[3 * i + d] >= 0) zv[3 * i + d] = vals[unknown[3 * i + d] - first[rank]];
+    if (rank == size - 1)
+      for (long b = 0; b < nbody; ++b)
+        if (rigid[b] >= 0)
+          for (int q = 0; q < kRd; ++q) zr[kRd * b + q] = vals[rigid[b] + q - first[rank]];
+    MEMBRANE_PETSC(VecRestoreArrayRead(sub, &vals));
+    MEMBRANE_PETSC(VecRestoreSubVector(k.z, k.is[1], &sub));
+    update_ghosts(halo, zv.data(), 3, comm);
+    MPI_Bcast(zr.data(), static_cast<int>(zr.size()), MPI_DOUBLE, size - 1, comm);
+    for (long q = 0; q < 3 * nvert; ++q)
+      if (unknown[q] >= 0) z[unknown[q]] = zv[q];
+    for (long b = 0; b < nbody; ++b)
+      if (rigid[b] >= 0)
+        for (int q = 0; q < kRd; ++q) z[rigid[b] + q] = zr[kRd * b + q];
+  }
   auto evaluate = [&](const LinearVelocity& l) {
     double u = l.known;
-    for (const Term& t : l.terms) u += t.c * z[t.k];
+    for (const Term& t : l.terms) u += t.c * z.at(t.k);
     return u;
   };
   v_new.assign(3 * nvert, 0.0);
@@ -305,7 +353,7 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   for (long b = 0; b < nbody; ++b) {
     double known[kRd];
     r.bodies[b].velocity(known);
-    for (int q = 0; q < kRd; ++q) vr_new[kRd * b + q] = rigid[b] >= 0 ? z[rigid[b] + q] : known[q];
+    for (int q = 0; q < kRd; ++q) vr_new[kRd * b + q] = rigid[b] >= 0 ? z.at(rigid[b] + q) : known[q];
   }
   store_pressure(k, grid_.field(), k3P);
 

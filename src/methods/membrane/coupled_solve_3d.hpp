@@ -13,8 +13,9 @@
 // With rigid bodies (spheres, rigid_body.hpp) it is the three-way solve of Eq. 28 as in 2D: every
 // free body adds its six unknowns (v, omega) with M_r = diag(m I_3, I_world), fluid-rigid faces take
 // e_d^T J(x_f) v_r (Eq. 26), contact vertices are slaved through J(x_i) (their mass, f_c and K_c
-// reach the body as J^T (...) J, Eqs. 20-22). The membrane is replicated on every rank; the rows
-// of the velocity block are distributed by vertex owner (the rank owning the vertex's cell).
+// reach the body as J^T (...) J, Eqs. 20-22). Each rank passes its part of the membrane (the layout
+// of triangle_membrane.hpp: owned vertices, then ghosts out to coupling_reach() of its cells); the
+// rows of the velocity block are distributed by vertex owner (the rank owning the vertex's cell).
 #include <vector>
 
 #include "methods/membrane/coupled_solve.hpp"
@@ -22,10 +23,15 @@
 
 namespace meniscus::membrane {
 
-// Host copy of the 3D membrane as the assembly needs it. x, v, fixed, tri, body and v_contact are
-// the whole membrane's (the same on every rank); mass, force and the K_c rows are read for this
-// rank's vertices only (cell_owner of x), so they may hold only those.
+// Host copy of this rank's part of the 3D membrane as the assembly needs it, by local vertex (owned
+// vertices first, then ghosts, triangle_membrane.hpp): x, v, fixed, tri, body and v_contact for every
+// local vertex (a ghost's as its owner has them); mass and force are read for the owned vertices
+// only, the K_c rows (by global id) for the owned rows. Without gid the membrane is whole and owned
+// (one rank only).
 struct MembraneHost3 {
+  std::vector<long> gid;         // global id of each local vertex (empty: the index)
+  long owned = -1;               // local vertices [0, owned) are this rank's (-1: all)
+  std::vector<int> ghost_owner;  // rank owning ghost g (local id owned + g)
   std::vector<double> x;      // 3 per vertex
   std::vector<double> v;      // 3 per vertex, v^n
   std::vector<int> fixed;     // per vertex, bit d set: component d is held at zero (a vertex on a wall)
@@ -62,6 +68,11 @@ class CoupledSolver3 {
   // r.unknowns is false).
   CoupledSolveResult solve(const MembraneHost3& m, const RigidHost3& r, double rho, double dt, int src_u, int dst_u,
                            std::vector<double>& v_new, std::vector<double>& vr_new);
+
+  // How far around its cells a rank's membrane part must reach for W: the dual cell's half-width
+  // along the normal plus one cell (the nearest-triangle fallback of an empty clip finds a triangle
+  // within one cell of a mixed face).
+  double coupling_reach() const;
 
   void keep_blocks(bool keep) { keep_ = keep; }
   const KktBlocks& blocks() const { return blocks_; }

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "methods/membrane/fluid_kernels.hpp"
+#include "methods/membrane/membrane_ownership.hpp"
 #include "methods/membrane/triangle_interpolation.hpp"
 #include "methods/membrane/triangle_remesh.hpp"
 #include "methods/membrane/volume_correction.hpp"
@@ -49,32 +50,6 @@ void keep_normal_part(const std::vector<double>& x, const std::vector<int>& tri,
     for (int d = 0; d < 3; ++d) vn += v[3 * i + d] * n[3 * i + d] / len;
     for (int d = 0; d < 3; ++d) v[3 * i + d] = vn * n[3 * i + d] / len;
   }
-}
-
-// Every rank's owned positions of `local` (triangle_membrane.hpp's layout) into `whole`, indexed by
-// global id, on every rank (one MPI_Allgatherv). Collective.
-void gather_owned_positions(const TriangleMembrane& local, MPI_Comm comm, const Vec3Array& whole) {
-  int size = 1;
-  MPI_Comm_size(comm, &size);
-  const int owned = static_cast<int>(local.owned_vertices);
-  std::vector<int> counts(size), displs(size, 0);
-  MPI_Allgather(&owned, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
-  for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
-  const long total = displs[size - 1] + counts[size - 1];
-  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.gid);
-  const std::vector<double> x = host_vec3(local.x);
-  std::vector<long> gids(total);
-  std::vector<double> xs(3 * total);
-  MPI_Allgatherv(hg.data(), owned, MPI_LONG, gids.data(), counts.data(), displs.data(), MPI_LONG, comm);
-  for (int r = 0; r < size; ++r) {
-    counts[r] *= 3;
-    displs[r] *= 3;
-  }
-  MPI_Allgatherv(x.data(), 3 * owned, MPI_DOUBLE, xs.data(), counts.data(), displs.data(), MPI_DOUBLE, comm);
-  auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), whole);
-  for (long i = 0; i < total; ++i)
-    for (int d = 0; d < 3; ++d) hw(gids[i], d) = xs[3 * i + d];
-  Kokkos::deep_copy(whole, hw);
 }
 
 }  // namespace
@@ -131,20 +106,23 @@ std::array<double, 2> max_speeds_3d(MacGrid3& grid, const TriangleMembrane& m) {
   return out;
 }
 
-double l2_amplitude(const TriangleMembrane& m, const std::array<double, 3>& c) {
-  const double r = std::cbrt(3 * enclosed_volume(m, true, 0.0) / (4 * M_PI));
+double l2_amplitude(const TriangleMembrane& m, const std::array<double, 3>& c, MPI_Comm comm) {
+  const double r = std::cbrt(3 * reproducible_enclosed_volume(m, true, 0.0, comm) / (4 * M_PI));
   Kokkos::View<double*, MemSpace> area("membrane3_vertex_area", m.vertices());
   lumped_vertex_areas(m, 1.0, area);
   auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), area);
   const std::vector<double> x = host_vec3(m.x);
-  double num = 0, den = 0;
-  for (long i = 0; i < m.vertices(); ++i) {
+  double sums[2] = {0, 0};
+  double& num = sums[0];
+  double& den = sums[1];
+  for (long i = 0; i < m.owned_vertices; ++i) {
     const double d[3] = {x[3 * i] - c[0], x[3 * i + 1] - c[1], x[3 * i + 2] - c[2]};
     const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), s = d[2] / len;
     const double p2 = 0.5 * (3 * s * s - 1);
     num += ha(i) * (len / r - 1) * p2;
     den += ha(i) * p2 * p2;
   }
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
   return den > 0 ? num / den : 0.0;
 }
 
@@ -166,7 +144,6 @@ MembraneFlow3::MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Par
     : grid_(grid), m_(std::move(membrane)), params_(params), solver_(grid, std::move(solve)) {
   bodies_ = std::move(bodies);
   zbase_ = grid_.geometry().lower[2];
-  mark_wall_vertices();
   if (params_.remesh) {
     remesh_edge_ = params_.remesh_edge;
     if (remesh_edge_ <= 0) {
@@ -181,6 +158,7 @@ MembraneFlow3::MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Par
       remesh_edge_ = mesh.triangles.empty() ? 0.0 : sum / (3.0 * mesh.triangles.size());
     }
   }
+  set_layout(distribute_triangle_membrane(m_, grid_.decomposition()));
   classify();
   classify_contacts();
   target_volume_ = volume();
@@ -193,9 +171,22 @@ MembraneFlow3::~MembraneFlow3() {
 }
 
 void MembraneFlow3::replace_membrane(TriangleMembrane membrane) {
-  m_ = std::move(membrane);
-  mark_wall_vertices();
+  set_layout(distribute_triangle_membrane(membrane, grid_.decomposition()));
   classify_contacts();
+}
+
+double MembraneFlow3::layout_reach() const { return std::max(2 * grid_.dx(), solver_.coupling_reach()); }
+
+void MembraneFlow3::set_layout(const TriangleMembrane& one_ring) {
+  m_ = widen_ghosts(one_ring, grid_.decomposition(), layout_reach());
+  halo_ = make_membrane_halo(m_, grid_.comm());
+  mark_wall_vertices();
+  global_vertices_ = m_.owned_vertices;
+  MPI_Allreduce(MPI_IN_PLACE, &global_vertices_, 1, MPI_LONG, MPI_SUM, grid_.comm());
+}
+
+TriangleMembrane MembraneFlow3::whole_membrane() const {
+  return gather_triangle_membrane(m_, grid_.decomposition());
 }
 
 // Stage 6 contact set (rules 2 and 3 of Ruan 2021 §6, as in 2D): wall vertices stay wall vertices.
@@ -217,6 +208,10 @@ void MembraneFlow3::classify_contacts() {
       edges.push_back(tri(t, (c + 1) % 3));
     }
   contact_ = contact_set(near, edges);
+  // Rule 3 reads the one ring, complete for owned vertices only: ghosts take their owners' result.
+  std::vector<double> body(contact_.begin(), contact_.end());
+  update_ghosts(halo_, body.data(), 1, grid_.comm());
+  for (long i = 0; i < n; ++i) contact_[i] = static_cast<int>(body[i]);
 }
 
 // A vertex can end inside a body although its prediction did not (it moved with v-dagger, a
@@ -259,15 +254,19 @@ void MembraneFlow3::mark_wall_vertices() {
     }
 }
 
-// Every rank holds the whole membrane: the sum runs over it on each rank alone (MPI_COMM_SELF), with
-// the correction's reproducible sum, so the target and the corrected volume are summed alike.
+// The correction's reproducible sum over the owned triangles of every rank, so the target and the
+// corrected volume are summed alike.
 double MembraneFlow3::volume() const {
-  return reproducible_enclosed_volume(m_, params_.closed, zbase_, MPI_COMM_SELF);
+  return reproducible_enclosed_volume(m_, params_.closed, zbase_, grid_.comm());
 }
 
 MembraneHost3 MembraneFlow3::host_geometry() const {
   MembraneHost3 h;
   h.adhesion = params_.adhesion;
+  auto gid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m_.gid);
+  h.gid.assign(gid.data(), gid.data() + gid.extent(0));
+  h.owned = m_.owned_vertices;
+  h.ghost_owner = m_.ghost_owner;
   h.x = host_vec3(m_.x);
   h.v = host_vec3(m_.v);
   h.fixed = fixed_;
@@ -278,35 +277,26 @@ MembraneHost3 MembraneFlow3::host_geometry() const {
   return h;
 }
 
-MembraneHost3 MembraneFlow3::host_state(bool tension, TriangleMembrane* layout) const {
+MembraneHost3 MembraneFlow3::host_state(bool tension) const {
   MembraneHost3 h = host_geometry();
-  // The vertex terms on this rank's vertices (those in its cells) and their one ring only: the
-  // rows of the owned vertices are complete there (triangle_membrane.hpp's layout).
-  const grid::Decomposition<3>& dec = grid_.decomposition();
-  std::vector<int> owner(m_.vertices());
-  for (long i = 0; i < m_.vertices(); ++i) owner[i] = cell_owner(dec, &h.x[3 * i]);
-  const TriangleMembrane local = local_triangle_membrane(to_triangle_mesh(m_), owner, dec.rank());
-  auto gid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.gid);
-  Kokkos::View<double*, MemSpace> mass("membrane3_mass", local.vertices());
-  lumped_vertex_areas(local, params_.rho * params_.h, mass);
+  // The vertex terms from the local triangles: complete on the owned vertices, whose one ring the
+  // layout holds (triangle_membrane.hpp).
+  Kokkos::View<double*, MemSpace> mass("membrane3_mass", m_.vertices());
+  lumped_vertex_areas(m_, params_.rho * params_.h, mass);
   auto hm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mass);
-  h.mass.assign(m_.vertices(), 0.0);
-  for (long i = 0; i < local.owned_vertices; ++i) h.mass[gid(i)] = hm(i);
+  h.mass.assign(hm.data(), hm.data() + hm.extent(0));
   h.force.assign(3 * m_.vertices(), 0.0);
   if (tension && params_.sigma != 0) {
-    Vec3Array f("membrane3_force", local.vertices());
-    capillary_force(local, params_.sigma, f);
-    auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
-    for (long i = 0; i < local.owned_vertices; ++i)
-      for (int d = 0; d < 3; ++d) h.force[3 * gid(i) + d] = hf(i, d);
-    CornerArray w("membrane3_cot", local.triangles());
-    cotangent_weights(local, params_.sigma, w);
-    LaplacianRows rows = cotangent_laplacian_rows(local, w);
+    Vec3Array f("membrane3_force", m_.vertices());
+    capillary_force(m_, params_.sigma, f);
+    h.force = host_vec3(f);
+    CornerArray w("membrane3_cot", m_.triangles());
+    cotangent_weights(m_, params_.sigma, w);
+    LaplacianRows rows = cotangent_laplacian_rows(m_, w);
     h.k_row = std::move(rows.row);
     h.k_col = std::move(rows.col);
     h.k_value = std::move(rows.value);
   }
-  if (layout != nullptr) *layout = local;
   return h;
 }
 
@@ -390,16 +380,15 @@ void MembraneFlow3::classify() {
 
 Step3Report MembraneFlow3::step(double dt) {
   Step3Report report;
-  const long n = m_.vertices();
+  const long n = m_.vertices();  // this rank's owned and ghost vertices
   // Stage 1 (Eq. 29): predicted body positions q^{n+1} = q^n + v^n dt (rotation by Rodrigues); the
   // first solve still sees the bodies at q^n, where the previous cell types put them.
   std::vector<RigidBody3> predicted = bodies_;
   predict_positions(predicted, dt);
   // Stages 2-3: a vertex whose prediction x + v dt penetrates a body (with the 2D step's round-off
   // margin) is a contact particle of the first solve, moving to its projection on the predicted
-  // surface (Eq. 30).
-  TriangleMembrane layout;
-  MembraneHost3 before = host_state(false, &layout);
+  // surface (Eq. 30). A ghost's test reads its owner's x and v, so it gives the owner's answer.
+  MembraneHost3 before = host_state(false);
   std::vector<char> slaved(n, 0);
   if (!bodies_.empty()) {
     before.body.assign(n, -1);
@@ -411,8 +400,9 @@ Step3Report MembraneFlow3::step(double dt) {
       if (b < 0) continue;
       before.body[i] = b;
       slaved[i] = 1;
-      ++report.predicted_contacts;
+      if (i < m_.owned_vertices) ++report.predicted_contacts;
     }
+    MPI_Allreduce(MPI_IN_PLACE, &report.predicted_contacts, 1, MPI_LONG, MPI_SUM, grid_.comm());
   }
   // 1. First solve (Eq. 19, no tension; fluid-rigid faces carry J_r v_r^n): advection velocities
   // into k3Udag, v-dagger.
@@ -420,7 +410,8 @@ Step3Report MembraneFlow3::step(double dt) {
   std::optional<Timers::Scope> stage(std::in_place, timers_, "solve1");
   report.first = solver_.solve(before, RigidHost3{bodies_, {}, false}, params_.rho, dt, k3U, k3Udag, vdag, vr_unused);
   // Free vertices: the normal part of v-dagger (optional); contact particles keep their projection
-  // velocity, they must land on the body.
+  // velocity, they must land on the body. The normals are complete on owned vertices (their one
+  // ring is local), which are the rows the advection reads.
   auto keep_slaved = [&](const std::vector<double>& x, const std::vector<int>& tri, std::vector<double>& v,
                          const std::vector<char>& keep) {
     const std::vector<double> full = v;
@@ -430,24 +421,15 @@ Step3Report MembraneFlow3::step(double dt) {
         for (int d = 0; d < 3; ++d) v[3 * i + d] = full[3 * i + d];
   };
   if (params_.normal_motion) keep_slaved(before.x, before.tri, vdag, slaved);
-  // 2. Membrane advection (Eq. 32), then the volume restored along its gradient (free components).
+  // 2. Membrane advection (Eq. 32), then the volume restored along its gradient (free components):
+  // each rank moves its own vertices and corrects the volume with reproducible sums; the halo
+  // refreshes the ghosts.
   stage.emplace(timers_, "advection");
-  // Each rank moves its own vertices (those in its cells at the step's start) and corrects the
-  // volume with reproducible sums; the moved positions are then gathered into the whole membrane
-  // that the later stages still read on every rank.
   {
-    auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), layout.gid);
-    std::vector<double> v(3 * layout.vertices());
-    std::vector<int> held(layout.vertices());
-    for (long i = 0; i < layout.vertices(); ++i) {
-      const long g = hg(i);
-      for (int d = 0; d < 3; ++d) v[3 * i + d] = vdag[3 * g + d];
-      held[i] = fixed_[g] | (slaved[g] ? 7 : 0);
-    }
-    const MembraneHalo halo = make_membrane_halo(layout, grid_.comm());
-    advect_preserving_volume(layout, halo, v, held, dt, params_.preserve_volume ? 2 : 0, params_.closed, zbase_,
+    std::vector<int> held(n);
+    for (long i = 0; i < n; ++i) held[i] = fixed_[i] | (slaved[i] ? 7 : 0);
+    advect_preserving_volume(m_, halo_, vdag, held, dt, params_.preserve_volume ? 2 : 0, params_.closed, zbase_,
                              target_volume_, grid_.comm());
-    gather_owned_positions(layout, grid_.comm(), m_.x);
   }
   // The grid velocity: extended into the air from the faces of the old cell types, then u* = u^n
   // traced back along u-dagger (Eq. 32).
@@ -456,23 +438,38 @@ Step3Report MembraneFlow3::step(double dt) {
   const std::vector<RigidBody3> start = std::move(bodies_);
   bodies_ = predicted;
   // Stage 6: remeshing keeps the triangles usable for Eq. 11 (the vertex velocities v^n follow).
+  // Splits, collapses and flips renumber the mesh, so the remesher runs on a gathered copy, the same
+  // on every rank (vertices in global-id order, triangles in the order of their global ids, so the
+  // same at every rank count), and each rank keeps its part of the result. A vertex that ended
+  // inside a body goes back to the surface (project_out_of_bodies) first.
   if (remesh_edge_ > 0) {
+    stage.emplace(timers_, "remesh_gather");
+    TriangleMembrane whole = gather_triangle_membrane(m_, grid_.decomposition());
     stage.emplace(timers_, "remesh");
     TriangleRemeshOptions o;
     o.L0 = remesh_edge_;
     o.closed = params_.closed;
     o.smoothing_rate = params_.remesh_smoothing ? 1.0 : 0.0;
-    const TriangleRemeshStats st = remesh_membrane(m_, o);
+    const TriangleRemeshStats st = remesh_membrane(whole, o);
     report.splits = st.splits;
     report.collapses = st.collapses;
     report.flips = st.flips;
     report.smoothed = st.smoothed;
-    mark_wall_vertices();  // the numbering changes with any split or collapse
+    m_ = std::move(whole);
+    mark_wall_vertices();
+    project_out_of_bodies();
+    stage.emplace(timers_, "layout");
+    set_layout(distribute_triangle_membrane(m_, grid_.decomposition()));
+  } else {
+    stage.emplace(timers_, "layout");
+    project_out_of_bodies();
+    // Each vertex goes to the owner of its new cell with its one ring (membrane_ownership.hpp).
+    migrate_triangle_membrane(m_, grid_.decomposition());
+    set_layout(m_);
   }
   // 3. Retype the cells with x^{n+1} and q^{n+1}, find the contact particles of the three-way solve;
   // 4. gravity on the liquid and the bodies, then the second solve with f_c and K_c.
   stage.emplace(timers_, "classify");
-  project_out_of_bodies();
   classify();
   classify_contacts();
   stage.emplace(timers_, "solve2");
@@ -490,12 +487,14 @@ Step3Report MembraneFlow3::step(double dt) {
   if (!bodies_.empty()) {
     after.body = contact_;
     for (long i = 0; i < m_.vertices(); ++i) contact[i] = contact_[i] >= 0;
-    report.contact_vertices = std::count(contact.begin(), contact.end(), 1);
+    report.contact_vertices = std::count(contact.begin(), contact.begin() + m_.owned_vertices, 1);
+    MPI_Allreduce(MPI_IN_PLACE, &report.contact_vertices, 1, MPI_LONG, MPI_SUM, grid_.comm());
   }
   report.second = solver_.solve(after, rigid, params_.rho, dt, k3U, k3U, vnew, vr_new);
   // Stage 8: the membrane's new velocities (contact particles J_i v_r^{n+1}) and the bodies'.
   if (params_.normal_motion) keep_slaved(after.x, after.tri, vnew, contact);
   to_device_vec3(vnew, m_.v);
+  if (params_.normal_motion) update_ghosts(halo_, m_.v, grid_.comm());  // ghost normals are partial
   for (size_t b = 0; b < bodies_.size(); ++b) bodies_[b].set_velocity(&vr_new[RigidBody3::kDofs * b]);
   // Body-wall contact as in 2D (rigid_body.hpp, stop_at_walls).
   {

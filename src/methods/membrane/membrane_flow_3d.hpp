@@ -19,18 +19,21 @@
 // 3) is slaved to the bodies in the second, three-way solve (Eq. 28), whose six unknowns per body
 // give v_r^{n+1}.
 // Not yet in 3D: adhesion with a contact angle, articulated bodies.
-// Ranks: the MAC grid is split over the ranks (DMDA). Each membrane vertex belongs to the rank
-// owning its cell (cell_owner, mac_grid.hpp): that rank computes the vertex's mass, capillary force
-// and K_c rows on the vertex's one ring (host_state) and owns its rows of the velocity block, which
-// is numbered by owner (contiguous per rank; the bodies' six unknowns each on the last rank) and
-// assembled with off-rank contributions added in source-rank order, and its W rows come from the
-// triangles within 2 dx of its cells (coupling_layout; coupled_solve_3d.cpp). The owners also move
-// their vertices and restore the volume with reproducible sums on the one-ring layout
-// (advect_preserving_volume, volume_correction.hpp), and cell typing reads only the triangles within
-// 2 dx of the rank's cells, the ray parity completed by the crossing counts of the ranks above
-// (classify). The membrane itself and the bodies are still stored on every rank: the moved
-// positions are gathered into the whole membrane, the contact rules and remeshing run on it on every
-// rank, and the solution's velocity block is scattered to every rank after each solve.
+// Ranks: the MAC grid is split over the ranks (DMDA) and so is the membrane. Each vertex belongs to
+// the rank owning its cell (cell_owner, mac_grid.hpp); a rank stores its owned vertices and ghost
+// copies of every vertex of the triangles within reach of its cells (layout_reach: what W and the
+// cell typing read; the one ring of every owned vertex is inside, triangle_membrane.hpp's layout),
+// refreshed from their owners by a halo exchange. The owner computes the vertex's mass, capillary
+// force and K_c rows, owns its rows of the velocity block (numbered by owner, contiguous per rank;
+// the bodies' six unknowns each on the last rank; coupled_solve_3d.cpp), moves it and restores the
+// volume with reproducible sums (advect_preserving_volume, volume_correction.hpp); after advection
+// the vertices migrate to the owners of their new cells with their one ring
+// (migrate_triangle_membrane) and the layout is widened again. Cell typing reads the local
+// triangles, the ray parity completed by the crossing counts of the ranks above (classify); the
+// contact rules run per vertex on its one ring, a ghost taking its owner's answer. Still replicated:
+// the bodies (a few per scene), and remeshing, which runs on a copy of the whole membrane gathered
+// when it is due (gather_triangle_membrane), each rank then keeping its part of the result; output
+// and checkpoints gather the membrane onto rank 0.
 #include <array>
 #include <vector>
 
@@ -88,10 +91,17 @@ class MembraneFlow3 {
   double volume() const;
   double target_volume() const { return target_volume_; }
   void set_target_volume(double v) { target_volume_ = v; }
-  // Restart: a membrane with positions, velocities and triangles (wall vertices are marked again);
-  // the grid's cell types are not recomputed (they come back with the grid state).
+  // Restart: a whole membrane (the same on every rank) with positions, velocities and triangles;
+  // each rank keeps its part (wall vertices are marked again); the grid's cell types are not
+  // recomputed (they come back with the grid state).
   void replace_membrane(TriangleMembrane membrane);
+  // This rank's part of the membrane (owned vertices, then ghosts; triangle_membrane.hpp).
   TriangleMembrane& membrane() { return m_; }
+  const TriangleMembrane& membrane() const { return m_; }
+  // The whole membrane on every rank (vertices in global-id order). Collective.
+  TriangleMembrane whole_membrane() const;
+  // Vertices of the whole membrane (the sum of the ranks' owned vertices after the last change).
+  long global_vertices() const { return global_vertices_; }
   MacGrid3& grid() { return grid_; }
   const Flow3Parameters& parameters() const { return params_; }
   // Switches the adhesion term (Flow3Parameters::adhesion) from the next step on.
@@ -101,18 +111,18 @@ class MembraneFlow3 {
   void classify();
   // Triangles the last classify indexed on this rank (those meeting its columns).
   long column_triangles() const { return column_triangles_; }
-  // The solve's host view of the membrane: positions, velocities, wall bits and triangles of the
-  // whole membrane, and the lumped masses, f_c and the rows of K_c of this rank's vertices (those in
-  // its cells, cell_owner) computed on their one ring only; tension false: no f_c and no K_c (the
-  // first solve). layout, if given, receives this rank's owned vertices with their one ring
-  // (local_triangle_membrane) on which the terms were computed.
-  MembraneHost3 host_state(bool tension, TriangleMembrane* layout = nullptr) const;
-  // Positions, velocities, wall bits and triangles only.
+  // The solve's host view of this rank's part of the membrane: positions, velocities, wall bits and
+  // triangles of its local vertices, the lumped masses, f_c and the rows of K_c complete on its owned
+  // vertices; tension false: no f_c and no K_c (the first solve).
+  MembraneHost3 host_state(bool tension) const;
+  // Positions, velocities, wall bits, triangles and the layout only.
   MembraneHost3 host_geometry() const;
   // Target edge length of the remesher (0 without remeshing); a restart sets it back.
   double remesh_edge() const { return remesh_edge_; }
   void set_remesh_edge(double e) { remesh_edge_ = e; }
-  // Per-stage wall time: solve1, advection, remesh, classify, solve2.
+  // Per-stage wall time: solve1, advection, remesh_gather (the whole membrane onto every rank),
+  // remesh, layout (migration or the split of the remeshed membrane, the ghost layer), classify,
+  // solve2.
   Timers& timers() { return timers_; }
   std::vector<RigidBody3>& bodies() { return bodies_; }
   // Body of each vertex in the last three-way solve (-1: free), empty without bodies.
@@ -135,6 +145,12 @@ class MembraneFlow3 {
   Flow3Parameters params_;
   CoupledSolver3 solver_;
   void mark_wall_vertices();
+  // This rank's part of the membrane from its owned vertices with their one ring: ghosts widened to
+  // layout_reach(), the halo, the wall bits and the global vertex count. Collective.
+  void set_layout(const TriangleMembrane& one_ring);
+  double layout_reach() const;
+  MembraneHalo halo_;
+  long global_vertices_ = 0;
   std::vector<int> fixed_;
   double zbase_ = 0;
   double remesh_edge_ = 0;
@@ -164,13 +180,15 @@ geometry::TriangleMesh perturbed_sphere(const std::array<double, 3>& c, double r
 void add_gravity_3d(MacGrid3& grid, const double g[3], double dt);
 
 // Largest |u| over the faces of the owned nodes (dofs k3U + d) and largest |v| component over the
-// membrane vertices, over all ranks.
+// membrane vertices (each rank's part), over all ranks.
 std::array<double, 2> max_speeds_3d(MacGrid3& grid, const TriangleMembrane& m);
 
 // Amplitude a of the axisymmetric l = 2 shape mode about the z axis through c of a closed membrane,
 // r = R (1 + a P2(cos theta)) (R the equal-volume radius): the vertex-area-weighted projection of
 // r_i / R - 1 on P2, the signal of the Rayleigh oscillation (Lamb 1932 §275). Host.
-double l2_amplitude(const TriangleMembrane& m, const std::array<double, 3>& c);
+// Collective over comm when each rank holds a part of the membrane (sums over owned vertices and
+// triangles).
+double l2_amplitude(const TriangleMembrane& m, const std::array<double, 3>& c, MPI_Comm comm = MPI_COMM_SELF);
 
 // Mean pressure p-hat / dt over the FLUID cells whose centre satisfies `select`, over all ranks (an exact
 // sum: the same pressures give the same bits at any rank count).

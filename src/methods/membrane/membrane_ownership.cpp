@@ -238,19 +238,41 @@ TriangleMembrane assemble(const Held<3, 3>& held, int rank) {
 
 }  // namespace
 
+namespace {
+// What `rank` holds of a membrane every rank holds whole (global id = index): its owned vertices and
+// every element with an owned end, with the other ends as ghosts.
+template <int Dim, int Ends>
+Held<Dim, Ends> split_by_owner(const std::vector<VertexRecord<Dim>>& rec,
+                               const std::vector<std::array<int, Ends>>& elements, int rank) {
+  Held<Dim, Ends> held;
+  for (const auto& r : rec)
+    if (r.owner == rank) held.owned[r.gid] = r;
+  for (const auto& e : elements) {
+    bool mine = false;
+    Element<Ends> ends;
+    for (int c = 0; c < Ends; ++c) {
+      mine = mine || rec[e[c]].owner == rank;
+      ends[c] = e[c];
+    }
+    if (!mine) continue;
+    for (int c = 0; c < Ends; ++c) held.add_element(ends, rec[e[c]]);
+  }
+  return held;
+}
+}  // namespace
+
 LocalPolyline distribute_polyline(const Polyline& whole, const grid::Decomposition<2>& dec) {
   std::vector<long> gid(whole.vertices());
   for (long i = 0; i < whole.vertices(); ++i) gid[i] = i;
   const auto rec = records<2>(whole.x, whole.v, whole.kind, gid.data(), dec);
-  Held<2, 2> held;
-  for (const auto& r : rec)
-    if (r.owner == dec.rank()) held.owned[r.gid] = r;
-  for (const auto& [a, b] : host_elements<2>(whole.seg)) {
-    if (rec[a].owner != dec.rank() && rec[b].owner != dec.rank()) continue;
-    held.add_element({a, b}, rec[a]);
-    held.add_element({a, b}, rec[b]);
-  }
-  return assemble(held);
+  return assemble(split_by_owner<2, 2>(rec, host_elements<2>(whole.seg), dec.rank()));
+}
+
+TriangleMembrane distribute_triangle_membrane(const TriangleMembrane& whole, const grid::Decomposition<3>& dec) {
+  std::vector<long> gid(whole.vertices());
+  for (long i = 0; i < whole.vertices(); ++i) gid[i] = i;
+  const auto rec = records<3>(whole.x, whole.v, whole.kind, gid.data(), dec);
+  return assemble(split_by_owner<3, 3>(rec, host_elements<3>(whole.tri), dec.rank()), dec.rank());
 }
 
 void migrate_polyline(LocalPolyline& lp, const grid::Decomposition<2>& dec) {
@@ -302,21 +324,6 @@ TriangleMembrane widen_ghosts(const TriangleMembrane& m, const grid::Decompositi
   }
   for (const auto& u : alltoall_vectors(dec.comm(), out)) held.add_element(u.ends, u.rec);
   return assemble(held, dec.rank());
-}
-
-TriangleMembrane coupling_layout(const std::vector<double>& x, const std::vector<int>& tri,
-                                 const grid::Decomposition<3>& dec, double reach) {
-  geometry::TriangleMesh mesh;
-  mesh.vertices.resize(x.size() / 3);
-  mesh.triangles.resize(tri.size() / 3);
-  std::vector<int> owner(mesh.vertices.size());
-  for (size_t i = 0; i < owner.size(); ++i) {
-    for (int d = 0; d < 3; ++d) mesh.vertices[i][d] = x[3 * i + d];
-    owner[i] = cell_owner(dec, &x[3 * i]);
-  }
-  for (size_t t = 0; t < mesh.triangles.size(); ++t)
-    for (int c = 0; c < 3; ++c) mesh.triangles[t][c] = tri[3 * t + c];
-  return widen_ghosts(local_triangle_membrane(mesh, owner, dec.rank()), dec, reach);
 }
 
 Polyline gather_polyline(const LocalPolyline& lp, const grid::Decomposition<2>& dec) {

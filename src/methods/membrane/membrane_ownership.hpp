@@ -18,8 +18,9 @@
 // remeshed whole: gathered in global-id order (gather_polyline, the same order at every rank count),
 // remeshed as on one rank and split again by cell (distribute_polyline). A 2D membrane has a few
 // hundred vertices next to the grid's 10^4-10^5 cells, so the gather costs little beside the solve.
-// In 3D the same gathered rule applies until a patch-wise remesher exists (an operation whose
-// one-ring patches all belong to one rank could run there without exchange).
+// In 3D the same gathered rule applies (gather_triangle_membrane, remesh, distribute_triangle_membrane)
+// until a patch-wise remesher exists (an operation whose one-ring patches all belong to one rank
+// could run there without exchange).
 #include <mpi.h>
 
 #include <vector>
@@ -40,6 +41,9 @@ struct LocalPolyline {
 
 // This rank's part of a polyline that every rank holds whole (global id = index). No communication.
 LocalPolyline distribute_polyline(const Polyline& whole, const grid::Decomposition<2>& dec);
+// The same for a 3D membrane that every rank holds whole (positions, velocities and kinds travel;
+// the layout of triangle_membrane.hpp). No communication.
+TriangleMembrane distribute_triangle_membrane(const TriangleMembrane& whole, const grid::Decomposition<3>& dec);
 
 // Sends every owned vertex whose cell another rank now owns to that rank, with its segments, and
 // rebuilds the ghost layer. Ghost positions must be those of the same step. Collective.
@@ -56,12 +60,6 @@ void migrate_triangle_membrane(TriangleMembrane& m, const grid::Decomposition<3>
 // triangles to every rank whose widened box meets the triangle's bounding box (one MPI_Alltoallv);
 // owned vertices and the owned triangles are unchanged. Ghost positions must be current. Collective.
 TriangleMembrane widen_ghosts(const TriangleMembrane& m, const grid::Decomposition<3>& dec, double reach);
-
-// This rank's part of a replicated 3D membrane (x: 3 per vertex, tri: 3 per triangle, global id =
-// index) for the coupling: the vertices in its cells (cell_owner) with ghosts out to `reach`
-// (local_triangle_membrane, then widen_ghosts). Collective.
-TriangleMembrane coupling_layout(const std::vector<double>& x, const std::vector<int>& tri,
-                                 const grid::Decomposition<3>& dec, double reach);
 
 // Every rank's owned vertices in global-id order (positions, velocities, kinds; global id = index)
 // and every element once, on every rank: the same result at every rank count (elements ordered by

@@ -14,13 +14,19 @@
 namespace meniscus::membrane {
 
 namespace {
-// The membrane's vertices become rank 0's particles, each carrying an equal share of the liquid mass.
-void publish(MPI_Comm comm, particles::ParticleSet& set, MembraneFlow3& flow, double rho) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  const long n = rank == 0 ? flow.membrane().vertices() : 0;
+// Each rank's owned membrane vertices become its particles (id: the vertex's global id), each
+// carrying an equal share of the liquid mass. Collective (the volume).
+void publish(particles::ParticleSet& set, MembraneFlow3& flow, double rho) {
+  const TriangleMembrane& m = flow.membrane();
+  const long n = m.owned_vertices, total = flow.global_vertices();
+  const double share = total > 0 ? rho * flow.volume() / static_cast<double>(total) : 0.0;
   set.resize(static_cast<size_t>(n));
-  if (n > 0) copy_vertices(set, flow.membrane().x, flow.membrane().v, n, rho * flow.volume() / static_cast<double>(n));
+  if (n == 0) return;
+  copy_vertices(set, m.x, m.v, n, share);
+  auto id = set.id();
+  auto gid = m.gid;
+  Kokkos::parallel_for(
+      "membrane3_publish_ids", n, KOKKOS_LAMBDA(const long i) { id(i) = gid(i); });
 }
 }  // namespace
 
@@ -75,7 +81,7 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
   set_.add_field("position", 3);
   set_.add_field("velocity", 3);
   set_.add_field("mass", 1, false);
-  publish(comm_, set_, *flow_, p.rho);
+  publish(set_, *flow_, p.rho);
 }
 
 void MembraneRuan3::redistribute_particles() { gather_vertices_to_root(comm_, set_); }
@@ -100,7 +106,7 @@ void MembraneRuan3::step(double dt) {
   const auto s = max_speeds_3d(*grid_, flow_->membrane());
   if (!std::isfinite(s[0]) || !std::isfinite(s[1]))
     throw RuntimeError("membrane-ruan2021 (3D): non-finite velocity at step " + std::to_string(steps_));
-  publish(comm_, set_, *flow_, deck_.flow.rho);
+  publish(set_, *flow_, deck_.flow.rho);
 }
 
 void MembraneRuan3::diagnostics(DiagnosticRow& row) {
@@ -114,7 +120,7 @@ void MembraneRuan3::diagnostics(DiagnosticRow& row) {
   row.emplace_back("solve2_iterations", last_.second.iterations);
   row.emplace_back("fluid_air_faces", static_cast<double>(last_.second.fluid_air_faces));
   row.emplace_back("uncoupled_components", static_cast<double>(last_.second.uncoupled_components));
-  row.emplace_back("membrane_vertices", static_cast<double>(flow_->membrane().vertices()));
+  row.emplace_back("membrane_vertices", static_cast<double>(flow_->global_vertices()));
   row.emplace_back("splits", static_cast<double>(last_.splits));
   row.emplace_back("collapses", static_cast<double>(last_.collapses));
   row.emplace_back("flips", static_cast<double>(last_.flips));
@@ -136,7 +142,7 @@ void MembraneRuan3::diagnostics(DiagnosticRow& row) {
     row.emplace_back("drop_pressure", p);
     // The l = 2 mode's amplitude about the z axis (membrane.perturbation at t = 0): its oscillation
     // is the Rayleigh period (Lamb 1932 §275).
-    row.emplace_back("drop_l2_amplitude", l2_amplitude(flow_->membrane(), {c[0], c[1], c[2]}));
+    row.emplace_back("drop_l2_amplitude", l2_amplitude(flow_->membrane(), {c[0], c[1], c[2]}, comm_));
     row.emplace_back("laplace_pressure", 2 * deck_.flow.sigma / std::cbrt(3 * vol / (4 * M_PI)));
   }
 }
@@ -150,8 +156,8 @@ io::SurfaceMesh MembraneRuan3::surface_mesh() {
   io::SurfaceMesh out;
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
+  const TriangleMembrane m = flow_->whole_membrane();  // one dataset, written by rank 0
   if (rank != 0) return out;
-  const TriangleMembrane& m = flow_->membrane();
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
   auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.v);
   auto tri = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.tri);
@@ -182,7 +188,7 @@ std::vector<io::BodyRecord> MembraneRuan3::body_records() {
   return out;
 }
 
-long MembraneRuan3::global_particle_count() { return flow_->membrane().vertices(); }
+long MembraneRuan3::global_particle_count() { return flow_->global_vertices(); }
 
 std::vector<std::pair<std::string, double>> MembraneRuan3::state() {
   std::vector<std::pair<std::string, double>> out = {{"steps", static_cast<double>(steps_)},
@@ -197,12 +203,14 @@ std::vector<std::pair<std::string, double>> MembraneRuan3::state() {
 }
 
 std::vector<Method::GridTable> MembraneRuan3::grid_state() {
-  // The triangles (3 vertex ids per row, rank 0 writes them: the membrane is replicated).
+  // The triangles (3 global vertex ids per row, in the gathered order: the same at every rank
+  // count), written by rank 0.
   int rank = 0;
   MPI_Comm_rank(comm_, &rank);
   std::vector<double> tri;
+  const TriangleMembrane whole = flow_->whole_membrane();
   if (rank == 0) {
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flow_->membrane().tri);
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), whole.tri);
     tri.resize(3 * h.extent(0));
     for (size_t t = 0; t < h.extent(0); ++t)
       for (int c = 0; c < 3; ++c) tri[3 * t + c] = h(t, c);
@@ -237,8 +245,9 @@ void MembraneRuan3::restore_state(const std::vector<std::pair<std::string, doubl
   if (const long missing = restore_body_state(flow_->bodies(), state); missing >= 0)
     throw InputError("--restart", "membrane.bodies",
                      "the checkpoint holds no state for body " + std::to_string(missing) + " of the deck");
-  // The membrane: the checkpoint's vertices (rank 0's particles, by id) and triangles (rank 0's
-  // table), on every rank.
+  // The membrane: the checkpoint's vertices (every rank's particles, gathered onto rank 0 by id)
+  // and triangles (rank 0's table), on every rank; each rank then keeps its part.
+  gather_vertices_to_root(comm_, set_);
   const MembraneVertexRows rows = broadcast_vertices(comm_, set_);
   if (rows.bad_id) throw InputError("--restart", "particles/id", "membrane vertex id out of range");
   const long n = rows.vertices();
@@ -266,7 +275,7 @@ void MembraneRuan3::restore_state(const std::vector<std::pair<std::string, doubl
   Kokkos::deep_copy(m.v, hv);
   flow_->replace_membrane(std::move(m));
   restored_triangles_.clear();
-  publish(comm_, set_, *flow_, deck_.flow.rho);
+  publish(set_, *flow_, deck_.flow.rho);
 }
 
 }  // namespace meniscus::membrane

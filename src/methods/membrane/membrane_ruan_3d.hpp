@@ -1,9 +1,10 @@
 #pragma once
 // Method `membrane-ruan2021` in 3D: liquid on the 3D MAC grid with a triangle-mesh surface-tension
 // membrane (Ruan et al. 2021) and rigid spheres (membrane_flow_3d.hpp, the bodies series). The
-// membrane vertices are the method's particles (held by rank 0). On several ranks the MAC grid is
-// split as in 2D (rank_layout.hpp) and the membrane and the bodies are replicated on every rank
-// (membrane_flow_3d.hpp); a restart broadcasts rank 0's vertices and triangles.
+// membrane vertices are the method's particles (each rank's owned vertices, id = global vertex id).
+// On several ranks the MAC grid is split as in 2D (rank_layout.hpp), the membrane with it and the
+// bodies are replicated on every rank (membrane_flow_3d.hpp); a restart gathers the checkpoint's
+// vertices and triangles and each rank keeps its part.
 #include <memory>
 
 #include "io/body_output.hpp"
@@ -34,8 +35,8 @@ class MembraneRuan3 : public Method, public io::SurfaceSource, public io::BodySo
   void redistribute_particles() override;
   // The MAC grid at cell centres: pressure, cell type, velocity (grid_state.hpp).
   bool grid_snapshot(GridSnapshot& out, bool shared_faces = false) override;
-  // The membrane's triangles, vertices and velocities (rank 0; the membrane is replicated) as the
-  // output's membrane series.
+  // The membrane's triangles, vertices and velocities (gathered onto rank 0, one dataset) as the
+  // output's membrane series. Collective.
   io::SurfaceMesh surface_mesh() override;
   // The spheres (every rank: the bodies are replicated) as the output's bodies series.
   std::vector<io::BodyRecord> body_records() override;

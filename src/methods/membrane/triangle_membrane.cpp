@@ -163,9 +163,7 @@ MembraneHalo make_vertex_halo(const long* gid, long owned, const std::vector<int
   return h;
 }
 
-namespace {
-// update_ghosts on a row-major host copy of an n x width field.
-void exchange_ghost_rows(const MembraneHalo& halo, double* rows, int width, MPI_Comm comm) {
+void update_ghosts(const MembraneHalo& halo, double* rows, int width, MPI_Comm comm) {
   std::vector<double> out(width * halo.send_local.size()), in(width * halo.recv_local.size());
   for (size_t k = 0; k < halo.send_local.size(); ++k)
     for (int d = 0; d < width; ++d) out[width * k + d] = rows[width * halo.send_local[k] + d];
@@ -180,17 +178,16 @@ void exchange_ghost_rows(const MembraneHalo& halo, double* rows, int width, MPI_
   for (size_t k = 0; k < halo.recv_local.size(); ++k)
     for (int d = 0; d < width; ++d) rows[width * halo.recv_local[k] + d] = in[width * k + d];
 }
-}  // namespace
 
 void update_ghosts(const MembraneHalo& halo, const Vec3Array& field, MPI_Comm comm) {
   auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
-  exchange_ghost_rows(halo, hf.data(), 3, comm);
+  update_ghosts(halo, hf.data(), 3, comm);
   Kokkos::deep_copy(field, hf);
 }
 
 void update_ghosts(const MembraneHalo& halo, const VertexArray& field, MPI_Comm comm) {
   auto hf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
-  exchange_ghost_rows(halo, hf.data(), static_cast<int>(field.extent(1)), comm);
+  update_ghosts(halo, hf.data(), static_cast<int>(field.extent(1)), comm);
   Kokkos::deep_copy(field, hf);
 }
 

@@ -81,6 +81,8 @@ MembraneHalo make_vertex_halo(const long* gid, long owned, const std::vector<int
 // slots. Collective over comm.
 void update_ghosts(const MembraneHalo& halo, const Vec3Array& field, MPI_Comm comm);
 void update_ghosts(const MembraneHalo& halo, const VertexArray& field, MPI_Comm comm);
+// The same on a row-major host array of `width` values per local vertex.
+void update_ghosts(const MembraneHalo& halo, double* rows, int width, MPI_Comm comm);
 
 // Host copy of the positions and triangles (for output and for the geometry layer's checks).
 geometry::TriangleMesh to_triangle_mesh(const TriangleMembrane& m);
