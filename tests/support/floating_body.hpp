@@ -224,38 +224,22 @@ FloatingSample sample_floating(mpm_multiphase::MultiphaseMpm<Dim>& m, const Floa
 
 // The mean of `samples` (each field), with `velocity` the rms of the samples' velocities.
 inline FloatingSample mean_floating(const std::vector<FloatingSample>& samples) {
+  // Every field is averaged except the velocity, which is the rms; listed once so a new field is
+  // added in one place.
+  static constexpr double FloatingSample::*kAveraged[] = {
+      &FloatingSample::centre,          &FloatingSample::level,           &FloatingSample::top_level,
+      &FloatingSample::submerged,       &FloatingSample::centres_below,   &FloatingSample::void_fraction,
+      &FloatingSample::surface,         &FloatingSample::surface_submerged, &FloatingSample::surface_void,
+      &FloatingSample::local_level,     &FloatingSample::local_top,       &FloatingSample::local_submerged,
+      &FloatingSample::local_top_submerged};
   FloatingSample mean;
   double v2 = 0;
   for (const FloatingSample& s : samples) {
-    mean.centre += s.centre;
-    mean.level += s.level;
-    mean.top_level += s.top_level;
-    mean.submerged += s.submerged;
-    mean.centres_below += s.centres_below;
-    mean.void_fraction += s.void_fraction;
-    mean.surface += s.surface;
-    mean.surface_submerged += s.surface_submerged;
-    mean.surface_void += s.surface_void;
-    mean.local_level += s.local_level;
-    mean.local_top += s.local_top;
-    mean.local_submerged += s.local_submerged;
-    mean.local_top_submerged += s.local_top_submerged;
+    for (double FloatingSample::*field : kAveraged) mean.*field += s.*field;
     v2 += s.velocity * s.velocity;
   }
   const double n = static_cast<double>(samples.size());
-  mean.centre /= n;
-  mean.level /= n;
-  mean.top_level /= n;
-  mean.submerged /= n;
-  mean.centres_below /= n;
-  mean.void_fraction /= n;
-  mean.surface /= n;
-  mean.surface_submerged /= n;
-  mean.surface_void /= n;
-  mean.local_level /= n;
-  mean.local_top /= n;
-  mean.local_submerged /= n;
-  mean.local_top_submerged /= n;
+  for (double FloatingSample::*field : kAveraged) mean.*field /= n;
   mean.velocity = std::sqrt(v2 / n);
   return mean;
 }
