@@ -21,7 +21,7 @@
 #include "io/catalyst/insitu.hpp"
 #include "io/checkpoint.hpp"
 #include "io/h5_file.hpp"
-#include "meniscus/version.hpp"
+#include "core/version.hpp"
 #include "run/deck_schema.hpp"
 #include "run/output_folder.hpp"
 #include "run/resource_plan.hpp"
@@ -360,7 +360,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (std::strcmp(argv[i], "--version") == 0) {
-      std::cout << "meniscus " << meniscus::kVersion << " (" << meniscus::kGitCommit << ")\n";
+      std::cout << "meniscus " << meniscus::version_string() << " (" << meniscus::git_commit() << ")\n";
       return 0;
     }
   }

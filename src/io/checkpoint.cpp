@@ -15,7 +15,7 @@
 #include "io/durable_file.hpp"
 #include "io/h5_file.hpp"
 #include "io/particle_columns.hpp"
-#include "meniscus/version.hpp"
+#include "core/version.hpp"
 
 namespace meniscus::io {
 namespace fs = std::filesystem;
@@ -253,8 +253,8 @@ std::string write_checkpoint(MPI_Comm comm, Method& method, const std::string& m
 
     f.set_attr("/", "meniscus_format", std::string("checkpoint"));
     f.set_attr("/", "format_version", kFormatVersion);
-    f.set_attr("/", "meniscus_version", std::string(kVersion));
-    f.set_attr("/", "git_commit", std::string(kGitCommit));
+    f.set_attr("/", "meniscus_version", std::string(version_string()));
+    f.set_attr("/", "git_commit", std::string(git_commit()));
     f.set_attr("/", "method", method_name);
     f.set_attr("/", "dimension", int64_t{method.dimension()});
     f.set_attr("/", "step", int64_t{info.step});

@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/checkpoint.hpp"
-#include "meniscus/version.hpp"
+#include "core/version.hpp"
 #include "run/checkpoint_observer.hpp"
 #include "run/diagnostics_csv.hpp"
 #include "run/output_folder.hpp"
@@ -90,7 +90,7 @@ RunSummary Simulation::run() {
   write_run_json(nullptr);
 
   const long n0 = method_->global_particle_count();
-  log::info("meniscus %s: %s, %s, %ld particles, until t = %g s%s", kVersion, deck_.method.c_str(),
+  log::info("meniscus %s: %s, %s, %ld particles, until t = %g s%s", version_string(), deck_.method.c_str(),
             opt_.runtime_description.c_str(), n0, end_time,
             max_steps > 0 ? log::format(" or %ld steps", max_steps).c_str() : "");
 
@@ -211,8 +211,8 @@ void Simulation::write_run_json(const RunSummary* summary) {
   {
     std::ofstream os(tmp);
     os << "{\n";
-    os << "  \"version\": \"" << kVersion << "\",\n";
-    os << "  \"git_commit\": \"" << kGitCommit << "\",\n";
+    os << "  \"version\": \"" << version_string() << "\",\n";
+    os << "  \"git_commit\": \"" << git_commit() << "\",\n";
     os << "  \"deck_file\": \"" << deck_.deck.file() << "\",\n";
     os << "  \"method\": \"" << deck_.method << "\",\n";
     os << "  \"ranks\": " << size_ << ",\n";

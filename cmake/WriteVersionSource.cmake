@@ -1,6 +1,6 @@
-# Script mode (cmake -P), called by MeniscusVersion.cmake: writes version.hpp from its template with
-# the current commit. configure_file leaves the output untouched when the text is unchanged, so the
-# files that include it recompile only when the commit or the dirty state changes.
+# Script mode (cmake -P), called by MeniscusVersion.cmake: writes version.cpp from its template with
+# the current commit. configure_file leaves the output untouched when the text is unchanged, so it
+# recompiles only when the commit or the dirty state changes.
 set(MENISCUS_GIT_COMMIT "unknown")
 if(GIT_EXECUTABLE AND EXISTS "${SOURCE_DIR}/.git")
   execute_process(COMMAND "${GIT_EXECUTABLE}" rev-parse --short=12 HEAD
