@@ -110,7 +110,7 @@ for ref in refs:
     for r in rows:
         if r is ref or r[0].startswith("before"):
             continue
-        print(f"{r[0][:32]:32s} against {ref[0][:24]:24s}: wall {float(ref[1]) / float(r[1]):5.2f}x less, "
+        print(f"{r[0]} against {ref[0]}: wall {float(ref[1]) / float(r[1]):5.2f}x less, "
               f"core time {float(ref[2]) / float(r[2]):5.2f}x, main-thread CPU {float(ref[3]) / max(float(r[3]), 1e-9):5.2f}x "
               "less per step")
 PY
@@ -124,7 +124,7 @@ fi
 if [[ -n "${BASE_EXE:-}" && $configs == *" base "* ]]; then
   run "base: assembled, $("$BASE_EXE" --version | cut -d' ' -f2-)" "$BASE_EXE" assembled "" "$@"
 fi
-[[ $configs == *" after "* ]] && run "after: assembled, defaults" "$exe" assembled "" "$@"
+[[ $configs == *" after "* ]] && run "after: assembled, defaults, $("$exe" --version | cut -d' ' -f2-)" "$exe" assembled "" "$@"
 [[ $configs == *" forcing "* ]] && run "after + forcing (opt-in)" "$exe" assembled "-mpm_newton_forcing true" "$@"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 ratios

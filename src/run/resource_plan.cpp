@@ -76,11 +76,18 @@ constexpr double kBytesPerSample3D = 1500;
 // The previous fit (12 kB per reached node) was made on counts that put the 1/47 candle at 79 K particles
 // where the run seeds 69 K. The term-by-term counts above (29 kB per reached node from full 125-block rows)
 // overcounted the rows at the material's surface, which hold fewer blocks.
+// Refitted again when the Newton solve moved to the active nodes and the assembled values and the fused
+// solver's matrix halves stopped outliving their use (each of them ~50 MB at 1/63): the impact deck at
+// 1/63 doubled around the same drop now peaks 396,708 -> 603,452 KiB, 278 B per added node, 200 of them the
+// explicit figure; the candle at 1/31, 1/47, 1/63 (1 rank x 1 thread, 3 steps) 138.6, 421.8, 863.9 MiB,
+// the impact deck 387.4 MiB (docs/performance.md, "One matrix at a time"). The impact deck's inner solve
+// stays the fused block-SSOR CG, whose only copy of the matrix beside PETSc's now lives inside each solve;
+// the candle's (stiff wax) switches to GAMG, whose hierarchy stays for the run: one per-node figure no
+// longer fits both, so an elastic material adds the hierarchy's share per reached node.
 constexpr double kBytesPerParticleImplicit3D = 1100;  // beside kBytesPerParticleMpm's 400
-constexpr double kBytesPerMaterialNode3D = 15.5e3;
-// The impact deck's inner solve stays the fused block-SSOR CG (BAIJ rows and the solver's two copies of
-// the matrix halves), the candle's switches to GAMG: the one per-node figure fits both peaks.
-constexpr double kBytesPerNodeImplicit3D = 370;
+constexpr double kBytesPerMaterialNode3D = 8e3;
+constexpr double kBytesPerMaterialNodeMultigrid3D = 7e3;  // with an elastic material (GAMG's levels)
+constexpr double kBytesPerNodeImplicit3D = 80;
 constexpr double kBytesPerMaterialNodeHeat3D = 6000;
 // On several ranks each rank assembles partial Hessian rows for the unknown nodes of its ghost layers (5
 // nodes deep with surface tension) and sends them to their owners, which add them to their own rows
@@ -778,7 +785,9 @@ ResourcePlan plan_resources(const LoadedDeck& deck, int ranks, long max_steps, d
                box * (sph ? kBytesPerNodeSph : kBytesPerNodeMpm[di]);
     if (implicit && dim == 3) {
       b += particles * (kBytesPerParticleImplicit3D + (solid ? kBytesPerParticleSolidBlock : 0.0)) +
-           samples * kBytesPerSample3D + reached * kBytesPerMaterialNode3D + box * kBytesPerNodeImplicit3D +
+           samples * kBytesPerSample3D +
+           reached * (kBytesPerMaterialNode3D + (solid ? kBytesPerMaterialNodeMultigrid3D : 0.0)) +
+           box * kBytesPerNodeImplicit3D +
            ghost_reached * kBytesPerGhostRow3D;
       if (heat_on) b += reached * kBytesPerMaterialNodeHeat3D + box * kBytesPerNodeHeat3D;
     } else if (implicit) {

@@ -687,7 +687,6 @@ void AssembledHessian<Dim>::release_matrix() {
 template <int Dim>
 void AssembledHessian<Dim>::create_matrix() {
   release_matrix();
-  values_ = Kokkos::View<double*>("hessian_values", entries_ * Dim * Dim);
   // Global block columns of the layout's entries and, per owned row, its blocks in the diagonal
   // (owned) and off-diagonal parts: the exact preallocation of every block row. Values are then
   // inserted row by row (MatSetValuesBlocked reads a row's Dim x (entries x Dim) values in the layout's
@@ -799,7 +798,10 @@ void AssembledHessian<Dim>::create_matrix() {
 template <int Dim>
 void AssembledHessian<Dim>::assemble(const IncrementalPotential<Dim>& potential, Kokkos::View<const double*> active_mass) {
   if (retype_) create_matrix();  // the switch to multigrid needs AIJ storage
-  Kokkos::deep_copy(values_, 0.0);
+  // The layout's blocks live only while they are summed and handed to PETSc: kept between Newton
+  // iterations they were a third copy of the matrix beside PETSc's and the solver's (zero-filled on
+  // allocation).
+  values_ = Kokkos::View<double*>("hessian_values", entries_ * Dim * Dim);
   potential.add_hessian_blocks(layout_, values_);
   // Inertia on owned diagonal blocks, then P_i B P_j, then (I - P_i) on owned diagonal blocks (the
   // same P H P + (I - P) as the matrix-free product). A rank's partial sums for a ghost row are
@@ -871,6 +873,8 @@ void AssembledHessian<Dim>::assemble(const IncrementalPotential<Dim>& potential,
                   "MatSetValues");
     }
   }
+  hv = decltype(hv)();
+  values_ = Kokkos::View<double*>();
   petsc_check(MatAssemblyBegin(mat_, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
   petsc_check(MatAssemblyEnd(mat_, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
 }

@@ -147,7 +147,7 @@ class AssembledHessian {
   Kokkos::View<PetscInt*> cols_;                     // entries: ghost-local column node
   Kokkos::View<PetscInt*> block_cols_;               // entries: global reduced column node
   Kokkos::View<PetscInt*> row_node_;                 // rows: ghost-local node
-  Kokkos::View<double*> values_;                     // the layout's blocks, row by row
+  Kokkos::View<double*> values_;                     // the layout's blocks, row by row (inside assemble())
   long rows_ = 0, entries_ = 0, builds_ = 0, owned_unknowns_ = 0, first_unknown_ = 0;
   std::vector<int> owned_rows_;                      // rows on owned nodes, ascending
   std::vector<int> send_ranks_, recv_ranks_;         // ascending

@@ -44,7 +44,7 @@ struct MultiphaseSettings {
   bool sph_density = false;
   double sph_support = 1.25;  // SPH support radius in cells
   double sph_skin = 0.1;  // Verlet skin of the SPH neighbour list, in cells
-  bool sph_wall_images = false;  // mirror images of the SPH sum across walls and colliders
+  bool sph_wall_images = true;  // mirror images of the SPH sum across walls and colliders (the deck default)
   bool clamp_negative_pressure = true;
   bool separate_fluid_from_solids = true;
   bool keep_fluid_inside_solids = false;  // false: solids displace the fluid particles seeded inside them
