@@ -83,10 +83,11 @@ constexpr double kBytesPerSample3D = 1500;
 // the impact deck 387.4 MiB (docs/performance.md, "One matrix at a time"). The impact deck's inner solve
 // stays the fused block-SSOR CG, whose only copy of the matrix beside PETSc's now lives inside each solve;
 // the candle's (stiff wax) switches to GAMG, whose hierarchy stays for the run: one per-node figure no
-// longer fits both, so an elastic material adds the hierarchy's share per reached node.
+// longer fits both, so an elastic material adds the hierarchy's share per reached node (4 kB: the largest
+// that keeps every candle peak measured since, 1 and 2 ranks, at or under the estimate).
 constexpr double kBytesPerParticleImplicit3D = 1100;  // beside kBytesPerParticleMpm's 400
 constexpr double kBytesPerMaterialNode3D = 8e3;
-constexpr double kBytesPerMaterialNodeMultigrid3D = 7e3;  // with an elastic material (GAMG's levels)
+constexpr double kBytesPerMaterialNodeMultigrid3D = 4e3;  // with an elastic material (GAMG's levels)
 constexpr double kBytesPerNodeImplicit3D = 80;
 constexpr double kBytesPerMaterialNodeHeat3D = 6000;
 // On several ranks each rank assembles partial Hessian rows for the unknown nodes of its ghost layers (5
@@ -101,8 +102,11 @@ constexpr double kBytesPerMaterialNodeHeat3D = 6000;
 // 178 MB (11,570 ghost rows, 104 blocks each), i.e. 11.1, 13.0 and 15.0 kB per reached node of the ghost
 // layers as drawn here (1,016, 3,624 and 11,898); the figure is the largest deck's. This was the
 // "+12-13.6 kB per reached node" the estimate had added on several ranks unattributed (as a second copy of
-// every row): at 1/31 it is all of it.
-constexpr double kBytesPerGhostRow3D = 15e3;
+// every row): at 1/31 it is all of it. 25 kB since the reached-node term above fell: that term had also
+// covered, on several ranks, PETSc's off-process share of the distributed matrix and GAMG's parallel
+// products (the 2-rank peak per rank is 0.6 of the 1-rank one, not 0.5), which now shows: the 1/31 candle
+// peaks 142 MiB on one rank and 148.6 MiB per rank on two (docs/performance.md, "One matrix at a time").
+constexpr double kBytesPerGhostRow3D = 25e3;
 constexpr double kBytesPerNodeHeat3D = 320;
 constexpr double kBytesPerParticleSph[2] = {2000, 6000};  // neighbour lists grow with the dimension
 constexpr double kBytesPerNodeSph = 20;                   // cell list heads and counts
