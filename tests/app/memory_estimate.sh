@@ -3,7 +3,7 @@
 # dx = 1/31 with the wick one cell wide, bench/candle-3d-wick.py; 19K particles, 10K surface samples,
 # the implicit integrator with the assembled Hessian, the heat solve and surface tension) runs three
 # steps on one rank; its peak resident set (getrusage's ru_maxrss of the child) must lie within the
-# estimate per rank: measured <= estimate <= 1.15 x measured (142 MiB measured, 160 estimated; 162 and 174
+# estimate per rank: measured <= estimate <= 1.15 x measured (138.6-142 MiB measured, 158 estimated; 162 and 174
 # before the assembled blocks were freed after use). The larger decks'
 # estimates are compared below with their measured peaks (docs/performance.md, "Memory of the 3D candle",
 # "The estimate refitted", "Counted as the run seeds; the term on several ranks named").
