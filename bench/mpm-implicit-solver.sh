@@ -15,7 +15,8 @@
 #            because Newton stagnated with it on a candle test, docs/theory-mpm-implicit.md)
 # on 1 rank x 2 OpenMP threads. The Newton tolerance is the same in all. Prints per implicit step: wall time, Newton iterations, CG
 # iterations (and per Newton iteration), the Newton stage's share, core time (user + sys of the
-# process, start-up included) per particle-step and the peak resident set, then the ratios of wall time and core time per step of
+# process, start-up included) per particle-step, the same over the steps alone (run.json's
+# core_ms_per_particle_step: what Chen et al. 2021, Table 2 counts) and the peak resident set, then the ratios of wall time and core time per step of
 # each configuration against "before" (and against "base" when given): the table rows of
 # docs/performance.md. Idle OpenMP threads sleep (OMP_WAIT_POLICY=passive unless set), so the core
 # times count work rather than spinning while single-threaded PETSc runs.
@@ -90,6 +91,10 @@ cg = sum(float(x["cg_iterations"]) for x in rows)
 print(f"{label:32s} particles={n} steps={steps} dt={float(rows[-1]['dt']):.2e}  {step_s:6.2f} s/step  "
       f"Newton/step {newton / len(rows):4.1f}  CG/step {cg / len(rows):6.1f}  CG/Newton {cg / max(newton, 1):5.1f}  "
       f"newton stage {100 * t.get('newton', 0) / steps / step_s:4.1f} %  core time {cpu_s / (n * steps) * 1e3:.3f} ms/particle-step")
+# run.json's core time covers the steps alone (set-up excluded; builds before 2026-11-29 do not write it)
+steps_only = r.get("core_ms_per_particle_step")
+print(f"{'':32s} core time of the steps alone (run.json, set-up excluded): "
+      + (f"{steps_only:.3f} ms/particle-step" if steps_only is not None else "not recorded by this build"))
 main_s = float(open(d + "/threads").read().split()[0])
 print(f"{'':32s} per step: Newton " + " ".join(f"{float(x['newton_iterations']):.0f}" for x in rows) +
       ", CG " + " ".join(f"{float(x['cg_iterations']):.0f}" for x in rows) +

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/resource.h>
+
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/checkpoint.hpp"
@@ -67,6 +69,15 @@ Simulation::Simulation(MPI_Comm comm, const LoadedDeck& deck, RunOptions options
 Simulation::~Simulation() = default;
 
 namespace {
+
+// This process's CPU time so far (user + system, all threads), in seconds.
+double process_cpu_s() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 std::string human_time(double s) {
   if (!std::isfinite(s) || s < 0) return "--";
   if (s < 60) return log::format("%.0fs", s);
@@ -95,6 +106,7 @@ RunSummary Simulation::run() {
             max_steps > 0 ? log::format(" or %ld steps", max_steps).c_str() : "");
 
   const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = process_cpu_s();
   auto session = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   auto wall = [&] { return start_wall_ + session(); };
   double t = start_time_, last_progress = -1e30, particle_steps = 0, dt = 0;
@@ -189,14 +201,17 @@ RunSummary Simulation::run() {
   s.stop_signal = stop_signal;
   const double ws = session();
   s.particle_steps_per_s = ws > 0 ? particle_steps / ws : 0;
+  const double cpu = process_cpu_s() - cpu0;
+  MPI_Allreduce(&cpu, &s.core_s, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  s.core_ms_per_particle_step = particle_steps > 0 ? 1e3 * s.core_s / particle_steps : 0;
   if (stop_signal) {
     log::warn("%s received: stopped after step %ld at t = %.6g s with checkpoint %s; continue with "
               "`meniscus run %s --restart latest %s`",
               signal_name(stop_signal), step, t, checkpoints_->last_written().c_str(), deck_.deck.file().c_str(),
               out_dir_.c_str());
   } else {
-    log::info("done: %ld steps to t = %.6g s in %s (%.3g particle-steps/s)", step, t, human_time(ws).c_str(),
-              s.particle_steps_per_s);
+    log::info("done: %ld steps to t = %.6g s in %s (%.3g particle-steps/s, %.3g ms of core time per particle-step)",
+              step, t, human_time(ws).c_str(), s.particle_steps_per_s, s.core_ms_per_particle_step);
   }
   method_->timers().print(comm_, ws);
   write_run_json(&s);
@@ -223,6 +238,8 @@ void Simulation::write_run_json(const RunSummary* summary) {
       os << "  \"time\": " << log::format("%.17g", summary->time) << ",\n";
       os << "  \"wall_s\": " << log::format("%.6g", summary->wall_s) << ",\n";
       os << "  \"particle_steps_per_s\": " << log::format("%.6g", summary->particle_steps_per_s) << ",\n";
+      os << "  \"core_s\": " << log::format("%.6g", summary->core_s) << ",\n";
+      os << "  \"core_ms_per_particle_step\": " << log::format("%.6g", summary->core_ms_per_particle_step) << ",\n";
       if (summary->stop_signal) os << "  \"stopped_by\": \"" << signal_name(summary->stop_signal) << "\",\n";
     }
     os << "  \"timers\": {";

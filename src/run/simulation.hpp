@@ -30,6 +30,10 @@ struct RunSummary {
   double time = 0;
   double wall_s = 0;
   double particle_steps_per_s = 0;
+  // CPU time (user + system, every thread) of all ranks' processes over this session's steps, set-up
+  // excluded, and per particle-step: the "core time" of Chen et al. 2021, Table 2.
+  double core_s = 0;
+  double core_ms_per_particle_step = 0;
   int stop_signal = 0;  // SIGUSR1/SIGTERM if the run stopped early on a signal (after a checkpoint)
 };
 

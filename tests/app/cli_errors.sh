@@ -290,6 +290,15 @@ good_checks() {
       if command -v python3 >/dev/null 2>&1; then
         python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$out/run.json" 2>"$tmp/json.err" ||
           problems+="run.json is not valid JSON ($(tail -n 1 "$tmp/json.err")); "
+        # The steps' core time, summed over ranks, and per particle-step (5 steps of the seeded count).
+        python3 - "$out/run.json" "$csv" 2>"$tmp/core.err" <<'PY' || problems+="run.json core time: $(tail -n 1 "$tmp/core.err"); "
+import csv, json, math, sys
+r = json.load(open(sys.argv[1]))
+n = float(list(csv.DictReader(open(sys.argv[2])))[-1]["particles"])
+core, per = r["core_s"], r["core_ms_per_particle_step"]
+assert math.isfinite(core) and core >= 0, f"core_s = {core}"  # 0 possible: the kernel counts CPU time in ticks
+assert abs(per - 1e3 * core / (5 * n)) <= 1e-4 * per, f"core_ms_per_particle_step = {per}, core_s = {core}, {n:.0f} particles"
+PY
       fi
     fi
     if [ -z "$problems" ]; then
