@@ -21,6 +21,7 @@ LIMIT=120  # seconds per command: a hang fails the check instead of blocking the
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 
 BASE_DECK=$SRC/inputs/dam-break-2d.yaml
+MULTIPHASE_DECK=$SRC/inputs/mpm-multiphase-dam-break-3d-ci.yaml
 ROBOT_DECK=$SRC/inputs/membrane-robot-2d-ci.yaml
 DROP3D_DECK=$SRC/inputs/membrane-drop-3d-ci.yaml
 SPHERE3D_DECK=$SRC/inputs/membrane-sphere-drop-3d-ci.yaml
@@ -191,6 +192,9 @@ mpi_checks() {
   # The grid check runs after the libraries start: every rank must still exit 2, printing once.
   expect_error too_many_ranks 4 "$d/coarse.yaml" domain.cell_size "ranks" run "$d/coarse.yaml" "${run_args[@]}"
   expect_error too_many_ranks_again 4 "$d/coarse.yaml" domain.cell_size "4 ranks cannot decompose" run "$d/coarse.yaml" "${run_args[@]}"
+  # Multiphase sources against the faces of a box without walls: refused before the first P2G (it
+  # wrote past the grid and corrupted the heap at 2 ranks).
+  expect_error multiphase_source_at_faces 2 "$MULTIPHASE_DECK" sources "one cell inside" run "$MULTIPHASE_DECK" --set domain.walls=none --set "sources[0].lower=[-0.08,-0.08,-0.08]" "${run_args[@]}"
   # A 3D membrane run whose process grid does not match the job's rank count.
   expect_error membrane3d_ranks 2 "$DROP3D_DECK" domain.ranks "domain.ranks has 3 blocks but the job has 2 ranks" run "$DROP3D_DECK" --set "domain.ranks=[1,1,3]" "${run_args[@]}"
 }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "core/reproducible_sum.hpp"
 #include "core/error.hpp"
@@ -217,6 +219,18 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
   // walls have stencil nodes beyond the ghosted grid (P2G would write past it): removed, as in mpm.
   if (const long removed = physics::remove_particles_inside_colliders<Dim>(set_, f_.x, colliders_, comm_); removed > 0)
     log::info("mpm-multiphase: %ld seeded particles lie inside colliders or the box's wall layers and were removed", removed);
+  // Without walls nothing removes particles seeded against the box's faces, and the first P2G of one
+  // within a cell of a face writes past the grid (heap corruption at 2 ranks): refused here instead.
+  if (double at[Dim]; const long outside = particles_outside_stencil_box(at)) {
+    std::string where;
+    for (int d = 0; d < Dim; ++d) where += (d ? ", " : "") + log::format("%g", at[d]);
+    throw InputError(root.file(), "sources",
+                     log::format("%ld seeded particles lie within one cell (%g m) of the domain box's faces (e.g. "
+                                 "at (%s)), where their GIMP stencils leave the grid: keep the sources at least "
+                                 "one cell inside domain.lower/upper, or give the box walls (domain.walls), whose "
+                                 "layers remove such particles",
+                                 outside, decomp_->dx(), where.c_str()));
+  }
   MPI_Allreduce(MPI_IN_PLACE, &vmin, 1, MPI_DOUBLE, MPI_MIN, comm_);
   MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, comm_);
   if (vmax > 0 && vmax > vmin * (1 + 1e-9))
@@ -337,6 +351,53 @@ void MultiphaseMpm<Dim>::append_emitted(const Kokkos::View<double**, Kokkos::Lay
         for (int q = 0; q < K; ++q) alpha(p, q) = q == em ? 1.0 : 0.0;
         temp(p, 0) = mats(em).temperature;
       });
+}
+
+template <int Dim>
+long MultiphaseMpm<Dim>::particles_outside_stencil_box(double* first) {
+  // The band of g2p's clamp (lo_clamp, hi_clamp there).
+  double lo[Dim], hi[Dim];
+  for (int d = 0; d < Dim; ++d) {
+    lo[d] = decomp_->lower()[d] + decomp_->dx();
+    hi[d] = decomp_->upper()[d] - decomp_->dx();
+  }
+  auto x = set_.field(f_.x);
+  long count = 0;
+  Kokkos::parallel_reduce(
+      "mp::outside_stencil_box", Kokkos::RangePolicy<>(0, set_.size()),
+      KOKKOS_LAMBDA(const int p, long& acc) {
+        for (int d = 0; d < Dim; ++d)
+          if (x(p, d) < lo[d] || x(p, d) > hi[d]) {
+            acc += 1;
+            return;
+          }
+      },
+      count);
+  // One offending position for the message: the first on the lowest rank that has one.
+  std::vector<double> mine(Dim + 1, 0.0);
+  mine[0] = count > 0 ? 0.0 : 1.0;
+  if (count > 0) {
+    auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
+    for (size_t p = 0; p < set_.size(); ++p) {
+      bool out = false;
+      for (int d = 0; d < Dim; ++d) out = out || hx(p, d) < lo[d] || hx(p, d) > hi[d];
+      if (!out) continue;
+      for (int d = 0; d < Dim; ++d) mine[1 + d] = hx(p, d);
+      break;
+    }
+  }
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm_, &rank);
+  MPI_Comm_size(comm_, &size);
+  struct {
+    double flag;
+    int rank;
+  } in{mine[0], rank}, lowest{};
+  MPI_Allreduce(&in, &lowest, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm_);
+  MPI_Bcast(mine.data() + 1, Dim, MPI_DOUBLE, lowest.rank, comm_);
+  for (int d = 0; d < Dim; ++d) first[d] = mine[1 + d];
+  MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_LONG, MPI_SUM, comm_);
+  return count;
 }
 
 // The seeded particles' fields, and the range of their volumes on this rank. A member function rather

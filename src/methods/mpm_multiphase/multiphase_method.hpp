@@ -79,6 +79,9 @@ class MultiphaseMpm : public Method {
   // particle spacing of such a particle along every axis, displacers themselves kept); returns how many
   // (global).
   long remove_fluid_inside_solids(double spacing);
+  // Particles (global count) outside the band G2P keeps them in, one cell inside the box, where every
+  // GIMP stencil lies on the grid; the lowest such position per axis goes to `first` (or the box).
+  long particles_outside_stencil_box(double* first);
   enum class Phases { All, Fluids, Solids };
   void p2g_momentum();  // p2g(false)
   // fluid_forces: also scatter the fluids' internal and buoyancy forces (SPH density mode, after
