@@ -1,12 +1,14 @@
 #pragma once
-// Triangle-surface output for ParaView (the 3D membrane of Ruan et al. 2021 as a dataset of its own
-// beside its vertices' particle series): one HDF5 file per output time, DIR/membrane_NNNNNN.h5
-// (NNNNNN = step), with the XDMF documents DIR/membrane_NNNNNN.xdmf (a Triangle topology) and the
-// collection DIR/membrane.xdmf. Layout of a file:
+// Membrane output for ParaView (the membrane of Ruan et al. 2021 as a dataset of its own beside its
+// vertices' particle series): one HDF5 file per output time, DIR/membrane_NNNNNN.h5 (NNNNNN = step),
+// with the XDMF documents DIR/membrane_NNNNNN.xdmf and the collection DIR/membrane.xdmf. In 3D the
+// membrane is a triangle surface (XDMF Triangle topology), in 2D a polyline of segments (Polyline
+// with two nodes per element, z = 0). Layout of a file:
 //   /position, /velocity   N x 3 float64 (vertices)
-//   /triangles             T x 3 int64 (0-based vertex rows, counter-clockwise seen from the air)
+//   /triangles             T x 3 int64 (3D: 0-based vertex rows, counter-clockwise seen from the air)
+//   /segments              S x 2 int64 (2D: 0-based vertex rows, in the polyline's order)
 //   attributes of /: meniscus_format = "membrane", format_version, method, dimension, step, time,
-//   vertex_count, triangle_count
+//   vertex_count, triangle_count (3D) or segment_count (2D)
 #include <mpi.h>
 
 #include <cstdint>
@@ -20,10 +22,11 @@ namespace meniscus::io {
 // A surface held whole by rank 0 (other ranks leave it empty).
 struct SurfaceMesh {
   std::vector<double> position, velocity;  // 3 per vertex
-  std::vector<int64_t> triangles;          // 3 per triangle
+  std::vector<int64_t> cells;              // nodes_per_cell vertex rows per cell
+  int nodes_per_cell = 3;                  // 3: triangles (3D), 2: segments (2D)
 };
 
-// A method with a triangle surface implements this beside Method; the output observer writes the
+// A method with a membrane surface (or polyline) implements this beside Method; the output observer writes the
 // surface series when the method is a SurfaceSource.
 class SurfaceSource {
  public:

@@ -97,11 +97,12 @@ std::string points_document(const std::string& h5_file, double time, long count,
                                arrays);
 }
 
-std::string surface_document(const std::string& h5_file, double time, long vertices, long triangles,
+std::string surface_document(const std::string& h5_file, double time, long vertices, long cells, int per_cell,
                              const std::string& position, const std::string& connectivity,
                              const std::vector<Array>& arrays) {
-  return unstructured_document("membrane", h5_file, time, vertices, position, "Triangle", triangles, 3,
-                               {triangles, 3}, connectivity, arrays);
+  // Polyline with two nodes per element: each segment its own line cell (Xdmf3's polyline reading).
+  return unstructured_document("membrane", h5_file, time, vertices, position, per_cell == 2 ? "Polyline" : "Triangle",
+                               cells, per_cell, {cells, per_cell}, connectivity, arrays);
 }
 
 std::string grid_document(const std::string& h5_file, double time, const long nodes[3], const double origin[3],

@@ -26,9 +26,10 @@ std::string attribute_type(int components);
 std::string points_document(const std::string& h5_file, double time, long count, const std::string& position,
                             const std::string& numbering, const std::vector<Array>& arrays);
 
-// A triangle surface: `vertices` points (the N x 3 dataset `position`) and `triangles` cells whose
-// 0-based vertex rows are the T x 3 integer dataset `connectivity`; node-centred arrays.
-std::string surface_document(const std::string& h5_file, double time, long vertices, long triangles,
+// A triangle surface (per_cell 3) or a polyline of segments (per_cell 2): `vertices` points (the
+// N x 3 dataset `position`) and `cells` cells whose 0-based vertex rows are the cells x per_cell
+// integer dataset `connectivity`; node-centred arrays.
+std::string surface_document(const std::string& h5_file, double time, long vertices, long cells, int per_cell,
                              const std::string& position, const std::string& connectivity,
                              const std::vector<Array>& arrays);
 

@@ -76,6 +76,49 @@ TEST(MembraneBodiesOutput, BodiesAreTheirOwnSeriesWithTheMethodsState) {
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/particles.xdmf"));  // the membrane, its own series
 }
 
+// The 2D membrane is its own polyline dataset: DIR/membrane_NNNNNN.h5 + .xdmf (a Polyline topology of
+// two-node segments, z = 0) and the collection DIR/membrane.xdmf, holding the method's membrane after
+// that step (replicated on every rank, so each rank compares with its own copy).
+TEST(MembraneBodiesOutput, Membrane2DIsAPolylineSeries) {
+  test::SharedFolder dir(MPI_COMM_WORLD, "membrane2d-output");
+  const auto sim = run_scene(kScene, dir.path(), 6);
+  auto& m = dynamic_cast<membrane::MembraneRuan&>(sim->method());
+  const auto& line = m.flow().membrane();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), line.x);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), line.v);
+  auto seg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), line.seg);
+  const hsize_t n = static_cast<hsize_t>(line.vertices()), s = static_cast<hsize_t>(line.segments());
+  ASSERT_GT(s, 20u);
+  io::H5File f = io::H5File::open(MPI_COMM_WORLD, dir.path() + "/membrane_000006.h5");
+  ASSERT_EQ(f.shape("segments"), (std::vector<hsize_t>{s, 2}));
+  ASSERT_EQ(f.shape("position"), (std::vector<hsize_t>{n, 3}));
+  std::vector<int64_t> cells(2 * s);
+  std::vector<double> pos(3 * n), vel(3 * n);
+  f.read_rows("segments", cells.data(), 0, s, 2);
+  f.read_rows("position", pos.data(), 0, n, 3);
+  f.read_rows("velocity", vel.data(), 0, n, 3);
+  f.close();
+  for (hsize_t e = 0; e < s; ++e)
+    for (int c = 0; c < 2; ++c) ASSERT_EQ(cells[2 * e + c], seg(e, c)) << "segment " << e;
+  double vmax = 0;
+  for (hsize_t i = 0; i < n; ++i) {
+    for (int d = 0; d < 2; ++d) {
+      EXPECT_EQ(pos[3 * i + d], x(i, d)) << "vertex " << i;
+      EXPECT_EQ(vel[3 * i + d], v(i, d)) << "vertex " << i;
+      vmax = std::max(vmax, std::abs(vel[3 * i + d]));
+    }
+    EXPECT_EQ(pos[3 * i + 2], 0.0);
+  }
+  EXPECT_GT(vmax, 0.0);  // the state after six steps (the free disc falls into the pool)
+  const std::string text = test::read_text_file(dir.path() + "/membrane.xdmf");
+  for (const char* step : {"membrane_000000.xdmf", "membrane_000003.xdmf", "membrane_000006.xdmf"})
+    EXPECT_NE(text.find(step), std::string::npos) << step;
+  const std::string dtext = test::read_text_file(dir.path() + "/membrane_000006.xdmf");
+  EXPECT_NE(dtext.find("TopologyType=\"Polyline\" NumberOfElements=\"" + std::to_string(s) + "\" NodesPerElement=\"2\""),
+            std::string::npos);
+  EXPECT_NE(dtext.find("membrane_000006.h5:/segments"), std::string::npos);
+}
+
 // The 3D membrane (written by rank 0, which holds it as the method's particles) is its own surface dataset: DIR/membrane_NNNNNN.h5 + .xdmf (a Triangle
 // topology) and the collection DIR/membrane.xdmf; the file of a step holds the method's membrane.
 TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {
@@ -90,15 +133,15 @@ TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {
   auto& m = dynamic_cast<membrane::MembraneRuan3&>(sim->method());
   auto mesh = m.surface_mesh();  // rank 0's; the other ranks take its copy
   long sizes[3] = {static_cast<long>(mesh.position.size()), static_cast<long>(mesh.velocity.size()),
-                   static_cast<long>(mesh.triangles.size())};
+                   static_cast<long>(mesh.cells.size())};
   MPI_Bcast(sizes, 3, MPI_LONG, 0, MPI_COMM_WORLD);
   mesh.position.resize(sizes[0]);
   mesh.velocity.resize(sizes[1]);
-  mesh.triangles.resize(sizes[2]);
+  mesh.cells.resize(sizes[2]);
   MPI_Bcast(mesh.position.data(), static_cast<int>(sizes[0]), MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Bcast(mesh.velocity.data(), static_cast<int>(sizes[1]), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  MPI_Bcast(mesh.triangles.data(), static_cast<int>(sizes[2]), MPI_INT64_T, 0, MPI_COMM_WORLD);
-  const hsize_t n = mesh.position.size() / 3, t = mesh.triangles.size() / 3;
+  MPI_Bcast(mesh.cells.data(), static_cast<int>(sizes[2]), MPI_INT64_T, 0, MPI_COMM_WORLD);
+  const hsize_t n = mesh.position.size() / 3, t = mesh.cells.size() / 3;
   ASSERT_GT(t, 1000u);
   io::H5File f = io::H5File::open(MPI_COMM_WORLD, dir.path() + "/membrane_000002.h5");
   ASSERT_EQ(f.shape("triangles"), (std::vector<hsize_t>{t, 3}));
@@ -109,7 +152,7 @@ TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {
   f.read_rows("position", pos.data(), 0, n, 3);
   f.read_rows("velocity", vel.data(), 0, n, 3);
   f.close();
-  EXPECT_EQ(tri, mesh.triangles);
+  EXPECT_EQ(tri, mesh.cells);
   EXPECT_EQ(pos, mesh.position);
   EXPECT_EQ(vel, mesh.velocity);
   double vmax = 0;

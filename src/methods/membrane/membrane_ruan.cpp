@@ -136,6 +136,24 @@ std::vector<io::BodyRecord> MembraneRuan::body_records() {
   return out;
 }
 
+io::SurfaceMesh MembraneRuan::surface_mesh() {
+  io::SurfaceMesh out;
+  out.nodes_per_cell = 2;
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  if (rank != 0) return out;  // the membrane is replicated; one rank writes it
+  const Polyline& m = flow_->membrane();
+  auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
+  auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.v);
+  auto seg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.seg);
+  for (long i = 0; i < m.vertices(); ++i) {
+    out.position.insert(out.position.end(), {x(i, 0), x(i, 1), 0.0});
+    out.velocity.insert(out.velocity.end(), {v(i, 0), v(i, 1), 0.0});
+  }
+  for (long e = 0; e < m.segments(); ++e) out.cells.insert(out.cells.end(), {seg(e, 0), seg(e, 1)});
+  return out;
+}
+
 long MembraneRuan::global_particle_count() { return flow_->membrane().vertices(); }
 
 std::vector<std::pair<std::string, double>> MembraneRuan::state() {

@@ -3,17 +3,18 @@
 // Interaction with Surface-Tension-Dominant Contact", ACM TOG 40(4)), 2D. The membrane vertices
 // are the method's particles (held by rank 0, as the membrane is replicated); the MAC grid is the
 // method's grid output (cell-centred pressure, cell type and velocity); the rigid bodies are the
-// bodies output series.
+// bodies output series, and the membrane is also its own polyline dataset (the membrane series).
 #include <memory>
 
 #include "io/body_output.hpp"
+#include "io/surface_output.hpp"
 #include "methods/membrane/membrane_deck.hpp"
 #include "methods/membrane/membrane_flow.hpp"
 #include "methods/method.hpp"
 
 namespace meniscus::membrane {
 
-class MembraneRuan : public Method, public io::BodySource {
+class MembraneRuan : public Method, public io::SurfaceSource, public io::BodySource {
  public:
   explicit MembraneRuan(const MethodContext& ctx);
   double stable_dt() override;
@@ -32,6 +33,8 @@ class MembraneRuan : public Method, public io::BodySource {
   bool grid_snapshot(GridSnapshot& out, bool shared_faces = false) override;
   // The rigid discs as their own output dataset (the bodies series beside the membrane's particles).
   std::vector<io::BodyRecord> body_records() override;
+  // The membrane's segments (rank 0's copy; z = 0), for ParaView to draw it as a line.
+  io::SurfaceMesh surface_mesh() override;
 
   MembraneFlow& flow() { return *flow_; }
 

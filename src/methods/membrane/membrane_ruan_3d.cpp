@@ -167,7 +167,7 @@ io::SurfaceMesh MembraneRuan3::surface_mesh() {
       out.velocity.push_back(v(i, d));
     }
   for (long t = 0; t < m.triangles(); ++t)
-    for (int c = 0; c < 3; ++c) out.triangles.push_back(tri(t, c));
+    for (int c = 0; c < 3; ++c) out.cells.push_back(tri(t, c));
   return out;
 }
 
