@@ -31,4 +31,14 @@ timeout 300 "$mpiexec" -n 2 --oversubscribe "$meniscus" run "$src/inputs/dam-bre
   --output "$out" --set insitu.script=catalyst/extract_grid.py --set insitu.every=10 >/dev/null 2>&1
 mass=$(awk -F, 'NR == 2 {print $6}' "$out/diagnostics.csv")
 env ${shim:+LD_PRELOAD=$shim} timeout 300 pvpython "$src/tests/catalyst/check_grid_extract.py" "$out/insitu" "$mass" || status=1
+# The membrane channel: extract_membrane.py gets the membrane of membrane-ruan2021 (gathered to rank
+# 0); each extract must equal the run's own membrane file of that step (2D segments, 3D triangles).
+for case in "2 membrane-drop-2d-ci.yaml 4 2" "3 membrane-drop-3d-ci.yaml 2 1"; do
+  read -r dim deck steps every <<<"$case"
+  out=$work/insitu_membrane${dim}d
+  timeout 300 "$mpiexec" -n 2 --oversubscribe "$meniscus" run "$src/inputs/$deck" --steps "$steps" --quiet \
+    --output "$out" --set insitu.script=catalyst/extract_membrane.py --set insitu.every="$every" \
+    --set output.every="$every" --set output.every_time=0 >/dev/null 2>&1 || { echo "FAIL  run $deck with extract_membrane.py"; status=1; }
+  env ${shim:+LD_PRELOAD=$shim} timeout 300 pvpython "$src/tests/catalyst/check_membrane_extract.py" "$out" "$dim" 3 || status=1
+done
 exit $status

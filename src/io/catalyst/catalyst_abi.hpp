@@ -18,7 +18,7 @@
 namespace meniscus::io::catalyst_abi {
 
 // Bumped whenever anything in this header changes.
-constexpr int kVersion = 3;
+constexpr int kVersion = 4;
 // The module's one exported symbol (extern "C", default visibility).
 constexpr const char* kCreateSymbol = "meniscus_catalyst_create";
 
@@ -54,6 +54,22 @@ struct Grid {
 // false when the method has no grid. Collective: every rank is asked, or none.
 using GridSource = std::function<bool(Grid&)>;
 
+// The method's interface mesh (the membrane of Ruan et al. 2021), whole on rank 0, empty on the other
+// ranks: vertices (x, y, z) with their velocity, and cells of nodes_per_cell vertex rows (3: triangles
+// in 3D, 2: the segments of a 2D polyline).
+struct Surface {
+  size_t vertices = 0;
+  const double* position = nullptr;  // vertices x 3
+  const double* velocity = nullptr;  // vertices x 3
+  size_t cells = 0;
+  int nodes_per_cell = 3;
+  const int64_t* connectivity = nullptr;  // cells x nodes_per_cell, 0-based vertex rows
+};
+
+// Fills a Surface on demand (only when a script uses the "membrane" channel); returns false when the
+// method has no such mesh. Collective, like GridSource.
+using SurfaceSource = std::function<bool(Surface&)>;
+
 enum class Status {
   ok,      // ran, or the pipeline did not want this step
   failed,  // the pipeline reported a failure (`error` says so); later calls may work
@@ -63,10 +79,10 @@ enum class Status {
 class Pipeline {
  public:
   virtual ~Pipeline() = default;
-  // Collective. Hands the particles (channel "particles") and, when a script asks for it, the grid
-  // (channel "grid") to the pipeline when it wants this step.
-  virtual Status execute(const Particles& particles, const GridSource& grid, long step, double time,
-                         std::string& error) = 0;
+  // Collective. Hands the particles (channel "particles") and, when a script asks for them, the grid
+  // (channel "grid") and the membrane (channel "membrane") to the pipeline when it wants this step.
+  virtual Status execute(const Particles& particles, const GridSource& grid, const SurfaceSource& surface, long step,
+                         double time, std::string& error) = 0;
   // Collective: finalizes and deletes the vtkCPProcessor and frees its communicator. Idempotent.
   // Must run before MPI_Finalize.
   virtual void finalize() = 0;

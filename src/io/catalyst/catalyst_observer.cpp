@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "io/catalyst/catalyst_abi.hpp"
+#include "io/surface_output.hpp"
 
 #ifndef MENISCUS_CATALYST_MODULE
 #define MENISCUS_CATALYST_MODULE "libmeniscus_catalyst_vtk.so"
@@ -179,8 +180,22 @@ void CatalystObserver::process(Method& method, const StepInfo& info) {
     for (const auto& f : snapshot.fields) g.fields.push_back({f.name, f.components, f.values.data()});
     return true;
   };
+  // The membrane on demand (methods with an interface mesh: io::SurfaceSource), gathered to rank 0.
+  SurfaceMesh mesh;
+  auto surface_source = [&](catalyst_abi::Surface& s) {
+    auto* source = dynamic_cast<io::SurfaceSource*>(&method);
+    if (!source) return false;
+    mesh = source->surface_mesh();
+    s.vertices = mesh.position.size() / 3;
+    s.position = mesh.position.data();
+    s.velocity = mesh.velocity.data();
+    s.nodes_per_cell = method.dimension() == 2 ? 2 : 3;
+    s.cells = mesh.cells.size() / static_cast<size_t>(s.nodes_per_cell);
+    s.connectivity = mesh.cells.data();
+    return true;
+  };
   std::string error;
-  switch (pipeline_->execute(particles, grid_source, info.step, info.time, error)) {
+  switch (pipeline_->execute(particles, grid_source, surface_source, info.step, info.time, error)) {
     case catalyst_abi::Status::ok:
       break;
     case catalyst_abi::Status::failed:

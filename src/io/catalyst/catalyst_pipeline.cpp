@@ -23,6 +23,7 @@
 #include <vtkSmartPointer.h>
 #include <vtkTypeInt64Array.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -129,6 +130,34 @@ void to_image(const Grid& in, vtkImageData* out) {
   if (out->GetPointData()->HasArray("velocity")) out->GetPointData()->SetActiveVectors("velocity");
 }
 
+// The membrane as VTK data: its vertices as points with `velocity`, and triangles (polys) or
+// segments (lines). Ranks other than 0 pass an empty surface and give an empty piece.
+void to_surface(const Surface& in, vtkPolyData* out) {
+  const vtkIdType n = static_cast<vtkIdType>(in.vertices), cells = static_cast<vtkIdType>(in.cells);
+  const int k = in.nodes_per_cell;
+  vtkNew<vtkPoints> points;
+  points->SetDataTypeToDouble();
+  points->SetNumberOfPoints(n);
+  if (n > 0) std::copy(in.position, in.position + 3 * n, vtkDoubleArray::SafeDownCast(points->GetData())->GetPointer(0));
+  out->SetPoints(points);
+  vtkNew<vtkIdTypeArray> offsets, connectivity;
+  offsets->SetNumberOfValues(cells + 1);
+  connectivity->SetNumberOfValues(cells * k);
+  for (vtkIdType c = 0; c <= cells; ++c) offsets->SetValue(c, c * k);
+  for (vtkIdType i = 0; i < cells * k; ++i) connectivity->SetValue(i, static_cast<vtkIdType>(in.connectivity[i]));
+  vtkNew<vtkCellArray> array;
+  array->SetData(offsets, connectivity);
+  if (k == 2) out->SetLines(array);
+  else out->SetPolys(array);
+  vtkNew<vtkDoubleArray> velocity;
+  velocity->SetName("velocity");
+  velocity->SetNumberOfComponents(3);
+  velocity->SetNumberOfTuples(n);
+  if (n > 0) std::copy(in.velocity, in.velocity + 3 * n, velocity->GetPointer(0));
+  out->GetPointData()->AddArray(velocity);
+  out->GetPointData()->SetActiveVectors("velocity");
+}
+
 // Python source that sets os.environ[name] = value (hex-encoded, so any path survives quoting).
 std::string python_setenv(const std::string& name, const std::string& value) {
   static const char* digits = "0123456789abcdef";
@@ -179,12 +208,13 @@ class VtkPipeline final : public Pipeline {
     return true;
   }
 
-  Status execute(const Particles& particles, const GridSource& grid_source, long step, double time,
-                 std::string& error) override {
+  Status execute(const Particles& particles, const GridSource& grid_source, const SurfaceSource& surface_source,
+                 long step, double time, std::string& error) override {
     if (!processor_) return Status::ok;
     vtkNew<vtkCPDataDescription> description;
     description->AddInput(channel_.c_str());
     description->AddInput("grid");
+    description->AddInput("membrane");
     description->SetTimeData(time, static_cast<vtkIdType>(step));
     if (!processor_->RequestDataDescription(description)) return Status::ok;
     vtkNew<vtkPolyData> grid;
@@ -199,6 +229,14 @@ class VtkPipeline final : public Pipeline {
       to_image(block, image);
       grid_input->SetGrid(image);
       grid_input->SetWholeExtent(block.whole);
+    }
+    // The membrane likewise only for a script with a "membrane" producer (gathering it is collective).
+    vtkNew<vtkPolyData> membrane;
+    vtkCPInputDataDescription* membrane_input = description->GetInputDescriptionByName("membrane");
+    Surface surface;
+    if (membrane_input->GetIfGridIsNecessary() && surface_source && surface_source(surface)) {
+      to_surface(surface, membrane);
+      membrane_input->SetGrid(membrane);
     }
     ++calls_;
     const bool ok = processor_->CoProcess(description) != 0;
