@@ -9,7 +9,9 @@
 # (gravity along y) against its slip walls, 8 particles per cell, bulk modulus 1e5 Pa, dt = 1e-4 s.
 # Time per step = (wall(STEPS + 20) - wall(20)) / STEPS of the whole process, so set-up and start-up are
 # excluded the same way for both codes (CPU time, user + sys of all ranks, likewise); memory = peak resident set summed over ranks
-# (bench/per-rank-time.sh), divided by the particle count.
+# (bench/per-rank-time.sh), divided by the particle count. Meniscus builds with -march=native unless
+# configured with -DMENISCUS_CPU_ARCH=generic: build ExaMPM with the same flags (-march=native
+# -ffp-contract=off) for a like-with-like comparison.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/mpi-env.sh"
