@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "core/error.hpp"
 #include "io/durable_file.hpp"
 #include "io/h5_file.hpp"
 #include "io/xdmf.hpp"
@@ -10,11 +9,9 @@
 namespace meniscus::io {
 
 void SurfaceOutput::write(const SurfaceMesh& mesh, int dimension, long step, double time) {
-  // Every rank names the same cell type (from the dimension: rank 0 alone holds the mesh).
+  // Every rank names the same cell type, from the dimension (rank 0 alone holds the mesh, so a check of
+  // mesh.nodes_per_cell that threw there would leave the other ranks waiting in the collectives below).
   const int per_cell = dimension == 2 ? 2 : 3;
-  if (!mesh.cells.empty() && mesh.nodes_per_cell != per_cell)
-    throw RuntimeError("membrane output: " + std::to_string(mesh.nodes_per_cell) + " vertices per cell in " +
-                       std::to_string(dimension) + "D");
   const char* cells_name = per_cell == 2 ? "segments" : "triangles";
   long counts[2] = {static_cast<long>(mesh.position.size() / 3), static_cast<long>(mesh.cells.size() / per_cell)};
   MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG, MPI_SUM, comm_);
