@@ -113,13 +113,19 @@ ColliderSet<Dim> read_colliders(const config::Section& root, const grid::Decompo
   const auto dom = root.section("domain");
   const std::string walls = dom.text("walls");
   if (walls != "none") {
-    const double t = dom.integer("wall_cells") * decomp.dx();
+    const int wall = static_cast<int>(dom.integer("wall_cells"));
     for (int d = 0; d < Dim; ++d)
       for (int side = 0; side < 2; ++side) {
         if (decomp.periodic()[d]) continue;  // a periodic axis has no faces
         std::array<double, Dim> p{}, n{};
         for (int e = 0; e < Dim; ++e) p[e] = decomp.lower()[e];
-        p[d] = side == 0 ? decomp.lower()[d] + t : decomp.upper()[d] - t;
+        // Each plane through its grid node, computed as the methods place nodes (lower + i dx): the
+        // upper face as upper - wall dx lay a rounding error off node cells - wall (0.28 - 0.04 =
+        // 0.24000000000000002 against 12 x 0.02 = 0.24), outside by 3e-17, so the conditions that act
+        // on nodes at distance <= 0 held the node on the lower wall plane and not the one on the upper
+        // plane: water drifted into the upper walls and piled up there.
+        const int node = side == 0 ? wall : decomp.nodes()[d] - 1 - wall;
+        p[d] = decomp.lower()[d] + node * decomp.dx();
         n[d] = side == 0 ? 1.0 : -1.0;
         Collider<Dim> c;
         c.shape = geometry::half_space<Dim>(p, n);

@@ -65,3 +65,43 @@ TEST(Collider, DeckRejectsATranslationThatEndsBeforeItStarts) {
   EXPECT_THROW(meniscus::test::deck_from_string(kGateDeck, {"colliders[0].translation_start=-1"}),
                meniscus::InputError);
 }
+
+// The box's wall planes pass through grid nodes exactly, computed as the methods place nodes
+// (lower + i dx), so that the node on each wall plane is held on the upper faces as on the lower
+// ones (a condition acts on nodes at distance <= 0). With the upper plane at upper - 2 dx, 0.28 - 0.04
+// lay 3e-17 outside node 12 x 0.02 and that node was free: water drifted into the upper side wall.
+TEST(Collider, BoxWallsPassThroughTheirGridNodes) {
+  const char* deck = R"(
+simulation: {dimension: 2, method: mpm, end_time: 0.1}
+domain: {lower: [0, -0.3], upper: [0.28, 0.7], cell_size: 0.02, walls: slip}
+materials:
+  - {name: water, model: fluid, density: 1000, bulk_modulus: 2.0e5}
+sources:
+  - {type: box, material: water, lower: [0.1, 0.1], upper: [0.2, 0.2]}
+)";
+  for (const double dx : {0.02, 1.0 / 63, 0.1 / 3, 0.007}) {
+    for (const int wall : {1, 2, 3}) {
+      typename meniscus::grid::Decomposition<2>::Spec spec;
+      spec.lower = {0.0, -0.3};
+      spec.upper = {0.28, 0.7};
+      spec.dx = dx;
+      const meniscus::grid::Decomposition<2> decomp(MPI_COMM_WORLD, spec);
+      const auto d = meniscus::test::deck_from_string(
+          deck, {"domain.cell_size=" + std::to_string(dx), "domain.wall_cells=" + std::to_string(wall)});
+      const auto set = ph::read_colliders<2>(d.deck.root(), decomp);
+      ASSERT_EQ(set.count, 4);
+      for (int axis = 0; axis < 2; ++axis)
+        for (int side = 0; side < 2; ++side) {
+          const auto& c = set.items[2 * axis + side];
+          const int node = side == 0 ? wall : decomp.nodes()[axis] - 1 - wall;
+          double on[2] = {0.3 * (spec.lower[0] + spec.upper[0]), 0.3 * (spec.lower[1] + spec.upper[1])};
+          on[axis] = decomp.lower()[axis] + node * decomp.dx();
+          EXPECT_EQ(c.distance(on), 0.0) << "dx " << dx << " wall " << wall << " axis " << axis << " side " << side;
+          EXPECT_TRUE(c.holds(on));
+          double outside[2] = {on[0], on[1]};
+          outside[axis] += (side == 0 ? 1 : -1) * decomp.dx();
+          EXPECT_FALSE(c.holds(outside));
+        }
+    }
+  }
+}

@@ -123,22 +123,24 @@ class ColumnProfile {
 };
 }  // namespace
 
-TEST(S001_Fluid, Hydrostatic) {
-  // Water column H = 0.4 m in a 0.2 m wide box (Yan et al. 2018 fluid model, 2D, dx = 0.02): settle
-  // 1 s with pure PIC to damp the start-up wave, then 0.25 s with the paper's 5 % PIC; both profiles
-  // are averaged over the last 0.12 s of their phase (about two acoustic periods). Reference
-  // p = rho g d (3924 Pa at the bottom). The fluid density is the tracked volume ratio
-  // (fluid_density: volume).
+namespace {
+// Water column H = 0.4 m in a 0.2 m wide box (Yan et al. 2018 fluid model, 2D, dx = 0.02): settle
+// 1 s with pure PIC to damp the start-up wave, then 0.25 s with the paper's 5 % PIC; both profiles
+// are averaged over the last 0.12 s of their phase (about two acoustic periods). Reference
+// p = rho g d (3924 Pa at the bottom). `density` is the deck's fluid_density: the SPH sum of the
+// paper (eq. 17, with the walls' mirror images as the scene decks have them) or the tracked volume
+// ratio.
+void settled_column(const char* density) {
   const double dx = 0.02, H = 0.4, floor_y = 2 * dx;
   auto deck = [&](double alpha) {
     return log::format(R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 10}
 domain: {lower: [0, 0], upper: [%.17g, 0.6], cell_size: %.17g, walls: slip}
-mpm_multiphase: {dt_max: 1.0e-3}
+mpm_multiphase: {dt_max: 1.0e-3, fluid_density: %s}
 materials: [{name: water, model: fluid, density: 1000, sound_speed: 28, alpha_pic: %.17g}]
 sources: [{type: box, material: water, lower: [%.17g, %.17g], upper: [%.17g, %.17g]}]
 )",
-                       0.2 + 4 * dx, dx, alpha, 2 * dx, 2 * dx, 0.2 + 2 * dx, 0.4 + 2 * dx);
+                       0.2 + 4 * dx, dx, density, alpha, 2 * dx, 2 * dx, 0.2 + 2 * dx, 0.4 + 2 * dx);
   };
   auto d = test::deck_from_string(deck(1.0));
   MultiphaseMpm<2> settle(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
@@ -165,19 +167,25 @@ sources: [{type: box, material: water, lower: [%.17g, %.17g], upper: [%.17g, %.1
     if (k > 226) flip.add(m);
   }
   const auto f = flip.result("after 0.25 s at 5 % PIC");
-  // Measured (loaded machine, 10 s): against the weight above 3.1 % (PIC) and 3.8 % (5 % PIC), worst
-  // in the deepest bin; against rho g d with the surface at the 99th-percentile particle height 6.3 %
-  // and 8.6 %, because that height sits on the crests of the surface ripples (about 5 mm above the
-  // mean surface that the weight above implies), so only the weight-above form is asserted at 5 %.
+  // Measured (2026-11-29): against the weight above 2.0 % in both modes (worst in the deepest bin);
+  // against rho g d 1.9 % with the SPH density and 8.8 % with the volume ratio, whose top row stands
+  // 6 mm above the surface that the weight above implies (the 99th-percentile height reads that row),
+  // so rho g d is asserted at 10 % there. Column height 0.3989 m (SPH) and 0.4000 m (volume), rms
+  // velocity 0.003-0.004 m/s. Before the box's upper walls were placed on their grid nodes (see
+  // physics/collider_deck.cpp) the water drifted into the upper side wall and piled up there: the
+  // volume-ratio column stood 1.6 % short with 0.025 m/s of noise, and the SPH column lost its lattice
+  // from the bottom up and stood 5-22 % tall with 15-25 % low pressures.
   EXPECT_LT(settled.worst_weight, 0.05);
   EXPECT_LT(f.worst_weight, 0.05);
-  EXPECT_LT(f.worst, 0.10);
-  // Restated from 0.02 m/s and 1 %: 5 % PIC keeps an rms velocity of 0.025 m/s (the acoustic mode
-  // and particle noise that FLIP does not damp), and the particles pack 1.6 % lower than their
-  // tracked volumes (0.3936 m against 0.3990 m expected from the 0.25 % mean compression).
-  EXPECT_LT(f.vrms, 0.03);
-  EXPECT_NEAR(f.height, H, 0.02 * H);
+  EXPECT_LT(f.worst, std::string(density) == "sph" ? 0.05 : 0.10);
+  EXPECT_LT(f.vrms, 0.02);
+  EXPECT_NEAR(f.height, H, 0.01 * H);
 }
+}  // namespace
+
+TEST(S001_Fluid, Hydrostatic) { settled_column("sph"); }
+
+TEST(S001_Fluid, HydrostaticVolumeRatio) { settled_column("volume"); }
 
 TEST(S001_Solid, ColumnWavePeriod) {
   // Confined hypoelastic column (the Jaumann-rate solid of Yan et al. 2018, sec. 3.2, as a 1D wave):
