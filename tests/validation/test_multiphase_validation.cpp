@@ -35,48 +35,61 @@ void run_until(M& m, double& t, double end) {
 }  // namespace
 
 namespace {
-// Pressure profile of a settled 2D water column (H = 0.4 m, floor plane at 2 dx; particles within 3 dx
+// Pressure profile of a settled water column (H = 0.4 m, floor plane at 2 dx; particles within 3 dx
 // of the side walls excluded), averaged over frames: mean particle pressure in 0.02 m depth bins for
 // d in [3 dx, H - 3 dx] against rho g d and against the weight of the water above, the column height
 // and the particles' rms velocity. Averaging over frames removes the undamped acoustic mode of the
 // weakly compressible column (period 4H/c0 = 0.057 s).
+template <int Dim>
 class ColumnProfile {
  public:
+  // The column's cross-section is [x0, x1] along every horizontal axis (a square in 3D).
   ColumnProfile(double dx, double H, double floor_y, double x0, double x1)
       : dx_(dx), H_(H), floor_(floor_y), x0_(x0), x1_(x1), bins_(static_cast<int>(std::lround((H - 6 * dx) / 0.02))),
         p_(bins_, 0), d_(bins_, 0), w_(bins_, 0), n_(bins_, 0) {}
 
-  void add(MultiphaseMpm<2>& m) {
+  void add(MultiphaseMpm<Dim>& m) {
     const double g = 9.81;
     auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().x));
     auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().v));
     auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().pressure));
     auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().mass));
     const size_t n = m.particles().size();
-    std::vector<double> ys;
+    // Particles by height, with the mass above each one (suffix sums).
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t i, size_t j) { return x(i, 1) < x(j, 1); });
+    std::vector<double> ys(n), above(n + 1, 0.0);
     double v2 = 0;
-    for (size_t i = 0; i < n; ++i) {
-      ys.push_back(x(i, 1));
-      v2 += v(i, 0) * v(i, 0) + v(i, 1) * v(i, 1);
-    }
+    for (size_t k = 0; k < n; ++k) ys[k] = x(order[k], 1);
+    for (size_t k = n; k-- > 0;) above[k] = above[k + 1] + mass(order[k], 0);
+    for (size_t i = 0; i < n; ++i)
+      for (int d = 0; d < Dim; ++d) v2 += v(i, d) * v(i, d);
     // The surface: the 99th percentile height (a lone splashed particle does not move it) plus half a
     // particle spacing.
-    std::sort(ys.begin(), ys.end());
     const double spacing = dx_ / 2, surface = ys[static_cast<size_t>(0.99 * (n - 1))] + spacing / 2;
     height_ += surface - floor_;
     v2_ += v2 / n;
     ++frames_;
-    // Weight of the water above a height y per unit width, each particle's mass spread uniformly over
-    // its own slab [y_j - s/2, y_j + s/2]: hydrostatics is p(y) = this weight, whatever the packing.
+    double area = 1;
+    for (int d = 1; d < Dim; ++d) area *= x1_ - x0_;
+    // Weight of the water above a height y per unit width (2D) or area (3D), each particle's mass
+    // spread uniformly over its own slab [y_j - s/2, y_j + s/2]: hydrostatics is p(y) = this weight,
+    // whatever the packing.
     auto weight_above = [&](double y) {
-      double w = 0;
-      for (size_t j = 0; j < n; ++j) w += mass(j, 0) * std::clamp((x(j, 1) + spacing / 2 - y) / spacing, 0.0, 1.0);
-      return g * w / (x1_ - x0_);
+      const size_t full = std::lower_bound(ys.begin(), ys.end(), y + spacing / 2) - ys.begin();
+      double w = above[full];
+      for (size_t k = std::lower_bound(ys.begin(), ys.end(), y - spacing / 2) - ys.begin(); k < full; ++k)
+        w += mass(order[k], 0) * std::clamp((ys[k] + spacing / 2 - y) / spacing, 0.0, 1.0);
+      return g * w / area;
     };
     for (size_t i = 0; i < n; ++i) {
       // Yan et al. 2018 (section 7) note the loss of pressure accuracy at boundaries: 3 dx inside the
       // side walls.
-      if (x(i, 0) < x0_ + 3 * dx_ || x(i, 0) > x1_ - 3 * dx_) continue;
+      bool inside = true;
+      for (int d = 0; d < Dim; ++d)
+        if (d != 1 && (x(i, d) < x0_ + 3 * dx_ || x(i, d) > x1_ - 3 * dx_)) inside = false;
+      if (!inside) continue;
       const double depth = surface - x(i, 1);
       const int b = static_cast<int>(std::floor((depth - 3 * dx_) / 0.02));
       if (b < 0 || b >= bins_) continue;
@@ -130,21 +143,31 @@ namespace {
 // p = rho g d (3924 Pa at the bottom). `density` is the deck's fluid_density: the SPH sum of the
 // paper (eq. 17, with the walls' mirror images as the scene decks have them) or the tracked volume
 // ratio.
+template <int Dim>
 void settled_column(const char* density) {
-  const double dx = 0.02, H = 0.4, floor_y = 2 * dx;
+  const double dx = 0.02, H = 0.4, floor_y = 2 * dx, w = 0.2 + 4 * dx;
   auto deck = [&](double alpha) {
-    return log::format(R"(
+    if (Dim == 2)
+      return log::format(R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 10}
 domain: {lower: [0, 0], upper: [%.17g, 0.6], cell_size: %.17g, walls: slip}
 mpm_multiphase: {dt_max: 1.0e-3, fluid_density: %s}
 materials: [{name: water, model: fluid, density: 1000, sound_speed: 28, alpha_pic: %.17g}]
 sources: [{type: box, material: water, lower: [%.17g, %.17g], upper: [%.17g, %.17g]}]
 )",
-                       0.2 + 4 * dx, dx, density, alpha, 2 * dx, 2 * dx, 0.2 + 2 * dx, 0.4 + 2 * dx);
+                         w, dx, density, alpha, 2 * dx, 2 * dx, 0.2 + 2 * dx, 0.4 + 2 * dx);
+    return log::format(R"(
+simulation: {dimension: 3, method: mpm-multiphase, end_time: 10}
+domain: {lower: [0, 0, 0], upper: [%.17g, 0.6, %.17g], cell_size: %.17g, walls: slip}
+mpm_multiphase: {dt_max: 1.0e-3, fluid_density: %s}
+materials: [{name: water, model: fluid, density: 1000, sound_speed: 28, alpha_pic: %.17g}]
+sources: [{type: box, material: water, lower: [%.17g, %.17g, %.17g], upper: [%.17g, %.17g, %.17g], particles_per_cell: 8}]
+)",
+                       w, w, dx, density, alpha, 2 * dx, 2 * dx, 2 * dx, 0.2 + 2 * dx, 0.4 + 2 * dx, 0.2 + 2 * dx);
   };
   auto d = test::deck_from_string(deck(1.0));
-  MultiphaseMpm<2> settle(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
-  ColumnProfile pic(dx, H, floor_y, 2 * dx, 0.2 + 2 * dx), flip(dx, H, floor_y, 2 * dx, 0.2 + 2 * dx);
+  MultiphaseMpm<Dim> settle(MethodContext{MPI_COMM_WORLD, d.deck.root(), Dim});
+  ColumnProfile<Dim> pic(dx, H, floor_y, 2 * dx, 0.2 + 2 * dx), flip(dx, H, floor_y, 2 * dx, 0.2 + 2 * dx);
   double t = 0;
   for (int k = 1; k <= 200; ++k) {
     run_until(settle, t, 0.005 * k);
@@ -153,7 +176,7 @@ sources: [{type: box, material: water, lower: [%.17g, %.17g], upper: [%.17g, %.1
   const auto settled = pic.result("after 1 s of PIC");
   // Continue from the settled state with alpha_pic = 0.05: copy the particles into a 5 % PIC run.
   auto d2 = test::deck_from_string(deck(0.05));
-  MultiphaseMpm<2> m(MethodContext{MPI_COMM_WORLD, d2.deck.root(), 2});
+  MultiphaseMpm<Dim> m(MethodContext{MPI_COMM_WORLD, d2.deck.root(), Dim});
   {
     auto& a = settle.particles();
     auto& b = m.particles();
@@ -183,9 +206,11 @@ sources: [{type: box, material: water, lower: [%.17g, %.17g], upper: [%.17g, %.1
 }
 }  // namespace
 
-TEST(S001_Fluid, Hydrostatic) { settled_column("sph"); }
+TEST(S001_Fluid, Hydrostatic) { settled_column<2>("sph"); }
 
-TEST(S001_Fluid, HydrostaticVolumeRatio) { settled_column("volume"); }
+TEST(S001_Fluid, HydrostaticVolumeRatio) { settled_column<2>("volume"); }
+
+TEST(S001_Fluid, LongHydrostatic3D) { settled_column<3>("sph"); }
 
 TEST(S001_Solid, ColumnWavePeriod) {
   // Confined hypoelastic column (the Jaumann-rate solid of Yan et al. 2018, sec. 3.2, as a 1D wave):

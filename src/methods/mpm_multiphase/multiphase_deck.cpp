@@ -46,7 +46,8 @@ void declare_multiphase_sections(config::Schema& root) {
             "grid velocity divergence like the solids' (standard MPM; hydrostatic pressure within 1 %, but blind "
             "to the particle packing, so voids can open in a pool and a floating body sits too deep); sph = the "
             "SPH number-density sum with support sph_support (Yan et al. 2018, eq. 17), which sees the packing "
-            "(Archimedes buoyancy within 0.01) but reads low next to free surfaces, and next to walls with "
+            "(Archimedes buoyancy within 0.01; hydrostatic pressure within 2 %) and costs a neighbour search; its "
+            "first layer under a free surface reads low (no pressure), and so does water next to walls with "
             "sph_wall_images: false")
       .def("volume");
   s->real("sph_support", "1", "support radius of the SPH density sum, in cells (paper: 1.25)").def(1.25).positive();
