@@ -45,6 +45,7 @@ struct MultiphaseSettings {
   double sph_support = 1.25;  // SPH support radius in cells
   double sph_skin = 0.1;  // Verlet skin of the SPH neighbour list, in cells
   bool sph_wall_images = true;  // mirror images of the SPH sum across walls and colliders (the deck default)
+  bool sph_grid_average = true;  // pressure from the grid-averaged SPH density ratio (the deck default)
   bool clamp_negative_pressure = true;
   bool separate_fluid_from_solids = true;
   bool keep_fluid_inside_solids = false;  // false: solids displace the fluid particles seeded inside them

@@ -44,6 +44,14 @@ KOKKOS_INLINE_FUNCTION void shape_stencil(bool gimp, grid::Stencil<Dim>& st, con
 }
 
 // The cubic spline of sph::CubicSpline<Dim> without its normalisation, at v = (r / h)^2.
+// A fluid particle whose SPH density ratio reads below this counts as at rest in the grid-averaged
+// density (sph_grid_average): the first layer under a free surface reads about 0.78 (3D) or 0.77 (2D),
+// missing the neighbours above, while the water below it reads within a few per mille of its rest
+// density (hydrostatic compression of a 0.4 m column at c0 = 28 m/s: 0.5 %). Not higher: at 0.97 (and
+// 0.95) the rims of small voids in the pool counted as at rest too, the average then held the voids
+// open, and the 2D 7:10 disc's pool rose 1.5 cm in 3 s (S001_Coupling.LongBuoyancySevenTenths).
+constexpr double kSurfaceRatio = 0.9;
+
 KOKKOS_INLINE_FUNCTION double cubic_spline_w(double v) {  // v = q^2, capped at 1 (w = 0 there)
   const double q = std::sqrt(v < 1.0 ? v : 1.0);
   const double a = 1.0 - q;
@@ -610,9 +618,10 @@ KOKKOS_INLINE_FUNCTION bool stencil_meets_group(const int* base, const View& nod
 }  // namespace
 
 // One pass over the particles scatters m, m u and m grad N of every group (and, in volume mode, the
-// fluids' m J). With fluid_forces (SPH density: a fluid's stress depends on its SPH density alone,
-// not on the grid), the internal force and buoyancy of every fluid particle go into the same pass
-// (the force slots are otherwise unused here), so the separate force pass only visits solids.
+// fluids' m J; with the averaged SPH density their m r). With fluid_forces (SPH density without the
+// grid average: a fluid's stress depends on its own SPH density alone, not on the grid), the internal
+// force and buoyancy of every fluid particle go into the same pass (the force slots are otherwise
+// unused here), so the separate force pass only visits solids.
 template <int Dim>
 void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
   auto t = timers_.scope("p2g");
@@ -652,7 +661,7 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
   double lower[Dim];
   for (int d = 0; d < Dim; ++d) lower[d] = decomp_->lower()[d];
   const double dx = decomp_->dx(), inv_dx = 1.0 / dx;
-  const bool gimp = s_.gimp, volume_density = !s_.sph_density;
+  const bool gimp = s_.gimp, volume_density = !s_.sph_density, averaged = s_.sph_density && s_.sph_grid_average;
   const double beta_t = s_.thermal_buoyancy, t_amb = s_.ambient_temperature;
   auto nodes = group_nodes_;
   const int G = table_.groups;
@@ -692,10 +701,13 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
           });
           return;
         }
-        // Fluid volume ratio J = V / V0 = m / (V0 rho), mass-weighted onto the grid (the force slot
-        // is free until the force pass).
-        if (volume_density && fluid) {
-          const double mj = mp * mp / (vol0(p, 0) * rho(p, 0));
+        // Fluid volume ratio J = V / V0 = m / (V0 rho), or with the averaged SPH density its density
+        // ratio r = rho V0 / m (a particle under kSurfaceRatio counting as r = 1, see constitutive()),
+        // mass-weighted onto the grid (the force slot is free until the force pass).
+        if ((volume_density || averaged) && fluid) {
+          double ratio = vol0(p, 0) * rho(p, 0) / mp;
+          ratio = volume_density ? 1.0 / ratio : (ratio < kSurfaceRatio ? 1.0 : ratio);
+          const double mj = mp * ratio;
           grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
             const double wm = w * mp;
             acc(idx, o) += wm;
@@ -903,6 +915,24 @@ void MultiphaseMpm<Dim>::add_wall_images(double support, double scale) {
       });
 }
 
+namespace {
+// A fluid particle's density, Tait pressure and stress -p I. The rest density of a particle is its
+// mass over its nominal volume (so that it follows species fractions), and k_s = rho_bar c0^2 / gamma
+// with the particle's own rho_bar.
+template <int Dim, class Field>
+KOKKOS_INLINE_FUNCTION void set_fluid_pressure(int p, const PhaseMaterial& m, const Field& mass, const Field& vol0,
+                                               const Field& rho, const Field& pr, const Field& sig, double density,
+                                               bool clamp) {
+  rho(p, 0) = density;
+  const double rest = mass(p, 0) / vol0(p, 0);
+  const double pressure = physics::tait_pressure_from_density(
+      density, rest, physics::tait_stiffness(rest, m.sound_speed, m.gamma), m.gamma, clamp);
+  pr(p, 0) = pressure;
+  for (int a = 0; a < Dim; ++a)
+    for (int b = 0; b < Dim; ++b) sig(p, a * Dim + b) = a == b ? -pressure : 0.0;
+}
+}  // namespace
+
 template <int Dim>
 void MultiphaseMpm<Dim>::constitutive(double dt, Phases which) {
   auto t = timers_.scope("constitutive");
@@ -920,6 +950,8 @@ void MultiphaseMpm<Dim>::constitutive(double dt, Phases which) {
   const bool gimp = s_.gimp, literal = s_.paper_literal_volumetric, clamp = s_.clamp_negative_pressure;
   auto mass = set_.field(f_.mass), vol0 = set_.field(f_.volume);
   const bool volume_density = !s_.sph_density;
+  // (With the averaged SPH density, sph_grid_average, the fluids' pressure is set in the force pass,
+  // p2g_forces_scatter, and this visits the solids alone.)
   Kokkos::parallel_for(
       "mp::constitutive", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
         const PhaseMaterial& m = mats(mat(p));
@@ -946,14 +978,7 @@ void MultiphaseMpm<Dim>::constitutive(double dt, Phases which) {
           // opposite senses) is invisible to the grid and would otherwise never relax. SPH mode: rho
           // from sph_density().
           if (volume_density) rho(p, 0) = mass(p, 0) / (vol0(p, 0) * jbar * (1.0 + dt * div));
-          // The rest density of a particle is its mass over its nominal volume (so that it follows
-          // species fractions), and k_s = rho_bar c0^2 / gamma with the particle's own rho_bar.
-          const double rest = mass(p, 0) / vol0(p, 0);
-          const double pressure = physics::tait_pressure_from_density(
-              rho(p, 0), rest, physics::tait_stiffness(rest, m.sound_speed, m.gamma), m.gamma, clamp);
-          pr(p, 0) = pressure;
-          for (int a = 0; a < Dim; ++a)
-            for (int b = 0; b < Dim; ++b) sig(p, a * Dim + b) = a == b ? -pressure : 0.0;
+          set_fluid_pressure<Dim>(p, m, mass, vol0, rho, pr, sig, rho(p, 0), clamp);
           return;
         }
         double s[Dim * Dim];
@@ -994,17 +1019,40 @@ void MultiphaseMpm<Dim>::p2g_forces_scatter(Scatter& scatter, const grid::NodeBo
   const bool gimp = s_.gimp;
   auto temp = set_.field(f_.temperature);
   const double beta_t = s_.thermal_buoyancy, t_amb = s_.ambient_temperature;
+  // With the averaged SPH density the fluids' pressure is found here rather than in constitutive():
+  // one stencil for the gather of the averaged ratio (state_, whose box differs) and the scatter.
+  const bool averaged = s_.sph_density && s_.sph_grid_average, clamp = s_.clamp_negative_pressure;
+  grid::NodeArray state = state_;
+  const auto sbox = state_box_;
+  auto vol0 = set_.field(f_.volume), pr = set_.field(f_.pressure);
   Kokkos::parallel_for(
       "mp::p2g_forces", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
-        if (mats(mat(p)).kind == PhaseKind::Fluid ? !do_fluids : !do_solids) return;
+        const PhaseMaterial& mt = mats(mat(p));
+        const bool fluid = mt.kind == PhaseKind::Fluid;
+        if (fluid ? !do_fluids : !do_solids) return;
         double xp[Dim], s[Dim * Dim];
         for (int d = 0; d < Dim; ++d) xp[d] = x(p, d);
+        grid::Stencil<Dim> st;
+        shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
+        if (fluid && averaged) {
+          // The grid average of the density ratios (sph_grid_average, the volume density's J_bar for
+          // the SPH density). With one Tait pressure per particle and 8 particles per velocity node,
+          // patterns of the particles' pressures exert no net nodal force (volumetric locking): a ball
+          // sinking into water stopped where the pool's layer pressures had locked (2:3 ball at 0.56 of
+          // its volume submerged, docs/theory-mpm-multiphase.md). The first layer under a free surface
+          // reads low (it misses the neighbours above) and counted as at rest in p2g_scatter, or the
+          // average would carry its deficit a cell down and the top layers would collapse.
+          double jbar = 0;
+          const int og = mt.group * S;
+          grid::for_each_stencil_node<Dim>(st, sbox, lower, dx, xp, [&](long idx, double w, const double*, const double*) {
+            jbar += w * state(idx, og + 1 + Dim);
+          });
+          set_fluid_pressure<Dim>(p, mt, mass, vol0, rho, pr, sig, mass(p, 0) / vol0(p, 0) * jbar, clamp);
+        }
         const double V = mass(p, 0) / rho(p, 0);  // current volume (eq. 15/19)
         for (int i = 0; i < Dim * Dim; ++i) s[i] = V * sig(p, i);
         // Buoyancy body force m b_j along +y (the b_j of eq. 15), b_j = beta_T (T_j - T_amb).
         const double lift = mass(p, 0) * beta_t * (temp(p, 0) - t_amb);
-        grid::Stencil<Dim> st;
-        shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
         const int o = mats(mat(p)).group * S + 1 + Dim;
         auto acc = scatter.access();
         grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
@@ -1589,7 +1637,14 @@ void MultiphaseMpm<Dim>::step(double dt) {
   if (dissolve_solid_ >= 0 && s_.dissolution_rate > 0) dissolve(dt);
   emit();
   if (s_.thermal_diffusivity > 0) diffuse_temperature(dt);
-  if (s_.sph_density) {
+  if (s_.sph_density && s_.sph_grid_average) {
+    // The fluids' pressure needs the grid average of their SPH density ratio, scattered with the
+    // momentum: the fluids' pressure is then found in the force pass (p2g_forces_scatter).
+    sph_density();
+    p2g_momentum();
+    if (has_solids_) constitutive(dt, Phases::Solids);
+    p2g_forces();
+  } else if (s_.sph_density) {
     // The fluids' stress needs only their SPH density, so their forces join the momentum pass and the
     // force pass visits the solids alone (skipped when the deck has none).
     sph_density();
