@@ -705,9 +705,9 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
         // ratio r = rho V0 / m (a particle under kSurfaceRatio counting as r = 1, see constitutive()),
         // mass-weighted onto the grid (the force slot is free until the force pass).
         if ((volume_density || averaged) && fluid) {
-          double ratio = vol0(p, 0) * rho(p, 0) / mp;
-          ratio = volume_density ? 1.0 / ratio : (ratio < kSurfaceRatio ? 1.0 : ratio);
-          const double mj = mp * ratio;
+          // (the volume branch keeps m^2 / (V0 rho): the bits of the volume-mode runs predate the average)
+          const double ratio = vol0(p, 0) * rho(p, 0) / mp;
+          const double mj = volume_density ? mp * mp / (vol0(p, 0) * rho(p, 0)) : mp * (ratio < kSurfaceRatio ? 1.0 : ratio);
           grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
             const double wm = w * mp;
             acc(idx, o) += wm;
