@@ -144,6 +144,28 @@ TEST(S001_Contact, FormulaOnOneNode) {
   EXPECT_NEAR(e[3], 2.0 / 3.0, 1e-15);
 }
 
+// contact_fill: the pair acts only where the groups' nodal volumes fill the given share of the cell. The
+// same approach as FormulaOnOneNode, with volumes 0.4 + 0.45 of a cell: no impulse at fill 0.9 in either
+// mode; 0.5 + 0.45 fills 0.95 and gets the full pairwise impulse; the volumes of absent groups do not count.
+TEST(S001_Contact, VolumeFillGatesTheContact) {
+  const double m[3] = {2, 1, 0};
+  const double grad[9] = {3, 0, 0, -5, 0, 0, 0, 0, 0};
+  const double beta[9] = {0, 1, 1, 1, 0, 1, 1, 1, 0};
+  const double apart[3] = {0.4, 0.45, 1.0}, touching[3] = {0.5, 0.45, 0.0};
+  for (auto mode : {ContactMode::Pairwise, ContactMode::EachVsRest}) {
+    double u[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+    EXPECT_EQ(apply_contact<3>(3, m, grad, u, beta, mode, apart, 0.9), 0);
+    EXPECT_EQ(u[0], 1.0);
+    EXPECT_EQ(u[3], 0.0);
+    EXPECT_EQ(apply_contact<3>(3, m, grad, u, beta, mode, apart, 0.85), mode == ContactMode::Pairwise ? 1 : 2);
+    EXPECT_NEAR(u[0], 2.0 / 3.0, 1e-15);
+    double v[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+    EXPECT_GT(apply_contact<3>(3, m, grad, v, beta, mode, touching, 0.9), 0);
+    EXPECT_NEAR(v[0], 2.0 / 3.0, 1e-15);
+    EXPECT_NEAR(v[3], 2.0 / 3.0, 1e-15);
+  }
+}
+
 // A group surrounded by its own particles has a mass gradient that cancels; its floating-point residue
 // (here 1e-19 kg/m at a node of 4 kg, dx = 0.02) has an arbitrary direction. Without the floor it gives a
 // unit normal and an impulse against the partner; with it the residue counts as zero and no impulse

@@ -68,10 +68,13 @@ KOKKOS_INLINE_FUNCTION bool contact_normal(const double* gA, const double* gR, d
 
 // Applies the contact at one node. m: G masses; grad, u: G x Dim (row per group); beta: G x G
 // (symmetric). u is read as the predicted state and overwritten with the corrected velocities.
-// Groups with m <= 0 are absent. Returns the number of impulses applied.
+// Groups with m <= 0 are absent. With vol (G nodal volumes), a pair (or a group and the rest) is in
+// contact only where their volumes sum to at least `fill` (a volume-overlap detection, not in the paper):
+// the nodal masses of two bodies a cell apart overlap on the nodes between them, their volumes do
+// not fill those nodes' cells. Returns the number of impulses applied.
 template <int Dim>
 KOKKOS_INLINE_FUNCTION int apply_contact(int G, const double* m, const double* grad, double* u, const double* beta,
-                                         ContactMode mode) {
+                                         ContactMode mode, const double* vol = nullptr, double fill = 0) {
   if (mode == ContactMode::None || G < 2) return 0;
   double dp[kMaxGroups * Dim];
   for (int i = 0; i < G * Dim; ++i) dp[i] = 0;
@@ -81,6 +84,7 @@ KOKKOS_INLINE_FUNCTION int apply_contact(int G, const double* m, const double* g
       if (!(m[a] > 0)) continue;
       for (int b = a + 1; b < G; ++b) {
         if (!(m[b] > 0) || !(beta[a * G + b] > 0)) continue;
+        if (vol && vol[a] + vol[b] < fill) continue;
         double n[Dim];
         if (!contact_normal<Dim>(grad + a * Dim, grad + b * Dim, n)) continue;
         double rel = 0;
@@ -97,17 +101,18 @@ KOKKOS_INLINE_FUNCTION int apply_contact(int G, const double* m, const double* g
   } else {
     for (int a = 0; a < G; ++a) {
       if (!(m[a] > 0)) continue;
-      double mr = 0, pr[Dim] = {}, gr[Dim] = {}, bsum = 0;
+      double mr = 0, pr[Dim] = {}, gr[Dim] = {}, bsum = 0, vsum = vol ? vol[a] : 0;
       for (int b = 0; b < G; ++b) {
         if (b == a || !(m[b] > 0)) continue;
         mr += m[b];
+        if (vol) vsum += vol[b];
         bsum += m[b] * beta[a * G + b];
         for (int d = 0; d < Dim; ++d) {
           pr[d] += m[b] * u[b * Dim + d];
           gr[d] += grad[b * Dim + d];
         }
       }
-      if (!(mr > 0)) continue;
+      if (!(mr > 0) || (vol && vsum < fill)) continue;
       const double bt = bsum / mr;  // the rest's beta: mass-weighted over its groups
       double n[Dim];
       if (!(bt > 0) || !contact_normal<Dim>(grad + a * Dim, gr, n)) continue;

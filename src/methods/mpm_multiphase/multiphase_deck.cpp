@@ -37,6 +37,15 @@ void declare_multiphase_sections(config::Schema& root) {
   s->real("beta_fluid_solid", "1", "anti-penetration strength between a fluid and a solid group").def(1.0).min(0.0).max(1.0);
   s->real("beta_fluid_fluid", "1", "anti-penetration strength between two immiscible fluid groups").def(0.3).min(0.0).max(1.0);
   s->real("beta_solid_solid", "1", "anti-penetration strength between two solid groups").def(1.0).min(0.0).max(1.0);
+  s->real("contact_fill", "1",
+          "apply a pair's anti-penetration only at nodes where the two groups' nodal volumes (nodal mass over the "
+          "group's rest density; the lightest species for a mixed fluid group) fill at least this fraction of a "
+          "cell (a volume-overlap detection, our addition); 0 applies it wherever both groups have mass (Yan et al. "
+          "2018), which reaches across a gap of up to two cells: a ball dropped onto water stops on such a gap "
+          "(docs/theory-mpm-multiphase.md, Contact across a gap)")
+      .def(0.0)
+      .min(0.0)
+      .max(1.0);
   s->choice("hypoelastic_volumetric", {"standard", "paper_literal"},
             "volumetric term of the hypoelastic rate: K tr(eps_dot) I (Hooke) or the printed K tr(eps_dot) I / 3 "
             "(eq. 11, an effective bulk modulus K/3)")
@@ -169,6 +178,7 @@ MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim
   const std::string mode = s.text("contact_mode");
   o.contact = mode == "pairwise" ? ContactMode::Pairwise : mode == "each_vs_rest" ? ContactMode::EachVsRest : ContactMode::None;
   o.beta_fluid_solid = s.real("beta_fluid_solid");
+  o.contact_fill = s.real("contact_fill");
   o.beta_fluid_fluid = s.real("beta_fluid_fluid");
   o.beta_solid_solid = s.real("beta_solid_solid");
   o.paper_literal_volumetric = s.text("hypoelastic_volumetric") == "paper_literal";

@@ -38,6 +38,9 @@ struct MultiphaseSettings {
   ForceSharing force_sharing = ForceSharing::Fluids;
   ContactMode contact = ContactMode::Pairwise;
   double beta_fluid_solid = 1.0, beta_fluid_fluid = 0.3, beta_solid_solid = 1.0;
+  // Volume-overlap contact detection (ours): a pair's anti-penetration acts at a node only where the two
+  // groups' nodal volumes fill at least this fraction of a cell (0: wherever both have mass, the paper).
+  double contact_fill = 0;
   bool paper_literal_volumetric = false;
   // Fluid density: the particle's tracked volume ratio (rho = m / (V0 J), J advanced by the grid
   // velocity divergence) or the SPH number-density sum of the paper (eq. 17).

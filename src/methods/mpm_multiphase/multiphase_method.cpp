@@ -179,6 +179,13 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
       }
     Kokkos::deep_copy(beta_, h);
   }
+  group_rest_ = Kokkos::View<double*>("mp_group_rest", G);
+  {
+    auto h = Kokkos::create_mirror_view(group_rest_);
+    for (int g = 0; g < G; ++g) h(g) = std::numeric_limits<double>::infinity();
+    for (const auto& mt : table_.materials) h(mt.group) = std::min(h(mt.group), mt.rest_density);
+    Kokkos::deep_copy(group_rest_, h);
+  }
   // Rest density of every solid group (0 for fluid groups): G2P compares volumes rather than masses.
   solid_rest_ = Kokkos::View<double*>("mp_solid_group", G);
   {
@@ -1109,6 +1116,8 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
   auto shares = shares_force_;
   const ContactMode mode = s_.contact;
   auto beta = beta_;
+  auto rest = group_rest_;
+  const double fill_volume = s_.contact_fill * std::pow(dx, Dim);
   // Internal forces: from the force pass (forces_) and/or from the fused P2G (in state_).
   const bool vec_forces = forces_in_vec_, state_forces = forces_in_state_;
   long contacts = 0;
@@ -1145,7 +1154,9 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
             un[g * Dim + d] = u[g * Dim + d] + dt * acc;
           }
         for (int g = 0; g < G; ++g) floor_mass_gradient<Dim>(gr + g * Dim, m[g], inv_dx);
-        const int applied = apply_contact<Dim>(G, m, gr, un, beta.data(), mode);
+        double vol[kMaxGroups];
+        for (int g = 0; g < G; ++g) vol[g] = m[g] / rest(g);
+        const int applied = apply_contact<Dim>(G, m, gr, un, beta.data(), mode, vol, fill_volume);
         bool counted = owned;
         if (applied > 0 && !owned) {
           // In the box of rank r (rank_boxes_ layout: lo, n per axis).

@@ -142,6 +142,7 @@ class MultiphaseMpm : public Method {
   MultiphaseTable table_;
   Kokkos::View<PhaseMaterial*> materials_;
   Kokkos::View<double*> beta_;  // G x G anti-penetration strengths
+  Kokkos::View<double*> group_rest_;  // per group: its lightest material's rest density (contact_fill)
   Kokkos::View<double*> solid_rest_;  // per group: rest density of a solid group, 0 for a fluid group
   Kokkos::View<int*> shares_force_;  // per group: 1 if it shares the summed force (force_sharing)
   std::unique_ptr<grid::Decomposition<Dim>> decomp_;
