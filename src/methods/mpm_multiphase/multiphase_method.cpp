@@ -1155,8 +1155,9 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
           }
         for (int g = 0; g < G; ++g) floor_mass_gradient<Dim>(gr + g * Dim, m[g], inv_dx);
         double vol[kMaxGroups];
-        for (int g = 0; g < G; ++g) vol[g] = m[g] / rest(g);
-        const int applied = apply_contact<Dim>(G, m, gr, un, beta.data(), mode, vol, fill_volume);
+        if (fill_volume > 0)
+          for (int g = 0; g < G; ++g) vol[g] = m[g] / rest(g);
+        const int applied = apply_contact<Dim>(G, m, gr, un, beta.data(), mode, fill_volume > 0 ? vol : nullptr, fill_volume);
         bool counted = owned;
         if (applied > 0 && !owned) {
           // In the box of rank r (rank_boxes_ layout: lo, n per axis).
