@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "methods/mpm_multiphase/multiphase_method.hpp"
+#include "floating_body.hpp"
 #include "scene.hpp"
 #include "validation_support.hpp"
 
@@ -87,11 +88,7 @@ sources:
   double t = 0;
   for (int k = 1; k <= 10; ++k) {
     const double end = 2.0 * k;
-    while (t < end - 1e-12) {
-      const double dt = std::min(m.stable_dt(), end - t);
-      m.step(dt);
-      t += dt;
-    }
+    test::advance_floating<2>(m, t, end);
     r.end = mixture(m);
     r.variance.push_back(r.end.variance);
     test::print_rank0("[three fluids, PIC share %s] t = %4.1f s: red fraction over the mixture mean %.4f, variance %.4f "
