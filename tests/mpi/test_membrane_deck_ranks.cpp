@@ -1,7 +1,8 @@
 // Rank equivalence of the membrane scenes as a user runs them (Ruan et al. 2021, 2D and 3D; issue point
 // "results at 1, 2 and 4 ranks agree to the solver tolerance"): the CI decks of the water-strider
 // robot (inputs/membrane-robot-2d-ci.yaml: a floating hull and two kinematically rowing feet) and of
-// the floating cylinder (inputs/membrane-float-cylinder-2d-ci.yaml), built by the method from the
+// the floating cylinder (inputs/membrane-float-cylinder-2d-ci.yaml) and of the floating ellipse and
+// triangles (inputs/membrane-shapes-float-2d-ci.yaml), built by the method from the
 // deck file and run to the deck's end time with the method's own time step, on the whole
 // communicator and on rank 0 alone. Remeshing, contact sets, the robot's links and the
 // particles-balanced rank cuts are all as in the deck.
@@ -174,6 +175,13 @@ TEST(MembraneDeckRanks, RobotMatchesOneRankWithinTheIterativeSolversError) {
 // identical, velocity 8.5e-15 (2 ranks) and 2.1e-15 (4) relative, membrane within 1.8e-15 and 5.7e-15 cm.
 TEST(MembraneDeckRanks, FloatingCylinderDeckMatchesOneRank) {
   expect_agreement("membrane-float-cylinder-2d-ci.yaml", {rtol_key(1e-12)}, "MINRES rtol 1e-12", 1e-9, 1e-11);
+}
+
+// The shapes deck (inputs/membrane-shapes-float-2d-ci.yaml: an ellipse and two triangles, remeshing
+// on) at rtol 1e-12 with MINRES: the exact distances of the new outlines type cells and faces the
+// same way on every rank.
+TEST(MembraneDeckRanks, ShapesFloatDeckMatchesOneRank) {
+  expect_agreement("membrane-shapes-float-2d-ci.yaml", {rtol_key(1e-12)}, "MINRES rtol 1e-12", 1e-9, 1e-11);
 }
 
 // The 3D sphere-drop deck (inputs/membrane-sphere-drop-3d-ci.yaml: 12 x 12 x 10 cells, a pool with a

@@ -97,6 +97,31 @@ inline membrane::CoupledSolveOptions pool_solve_options() {
   return o;
 }
 
+// A body released on the sigma = 0 pool of the floating-body tests (tank 1.2 x 0.8 cm filled to
+// 0.4 cm, cells dx, edges dx / 2): the membrane is a passive free surface, a settle damping of 4 /s
+// acts throughout (it leaves equilibria and their stability unchanged and slows motion near them)
+// and steps are at most 4e-3 s. Advances `duration`, calling each(body) after every step, and
+// returns the scene; *volume0 receives the liquid's volume before the first step.
+template <class Each>
+MembraneScene release_in_pool(const membrane::Disc& body, double duration, double dx, double* volume0, Each each) {
+  membrane::FlowParameters p;
+  p.sigma = 0.0;
+  p.gravity[1] = -9.8;
+  p.remesh_edge = 0.5 * dx;
+  p.settle_damping = 4.0;
+  p.settle_until = 1e9;
+  auto sc = make_pool_with_bodies(1.2, 0.8, dx, 0.4, {body}, p, pool_solve_options());
+  *volume0 = sc.flow->volume();
+  double t = 0;
+  while (t < duration - 1e-12) {
+    const double dt = sc.flow->stable_dt(0.5, 1.0, 4e-3);
+    sc.flow->step(dt);
+    t += dt;
+    each(sc.flow->bodies()[0]);
+  }
+  return sc;
+}
+
 // Mean height of the membrane vertices farther than `reach` from the first body's centre (its axis)
 // and a cell from the walls: the far-field level z_inf.
 inline double far_level(membrane::MembraneFlow& f, double reach) {

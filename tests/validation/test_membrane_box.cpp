@@ -80,29 +80,18 @@ struct BoxRun {
 // when flat; settle damping 4 /s throughout (it leaves equilibria and their stability unchanged and
 // slows motion near them), time step 4e-3 s at most.
 BoxRun release_box(double w, double h, double s, double angle0_deg, double duration, double dx = kDx) {
-  mm::FlowParameters p;
-  p.sigma = 0.0;  // no capillarity: the membrane is a passive free surface
-  p.gravity[1] = -9.8;
-  p.remesh_edge = 0.5 * dx;
-  p.settle_damping = 4.0;
-  p.settle_until = 1e9;
   mm::Disc b;
   b.set_box(w, h);
   b.density = s;
   b.angle = angle0_deg * M_PI / 180;
   b.c[0] = 0.5 * kWidth;
   b.c[1] = kLevel + 0.5 * h - s * h;
-  auto sc = meniscus::test::make_pool_with_bodies(kWidth, kHeight, dx, kLevel, {b}, p, meniscus::test::pool_solve_options());
   BoxRun r;
   r.tilt0 = tilt(b);
-  const double v0 = sc.flow->volume();
-  double t = 0;
-  while (t < duration - 1e-12) {
-    const double dt = sc.flow->stable_dt(0.5, 1.0, 4e-3);
-    sc.flow->step(dt);
-    t += dt;
-    r.max_tilt = std::max(r.max_tilt, std::abs(tilt(sc.flow->bodies()[0])));
-  }
+  double v0 = 0;
+  auto sc = meniscus::test::release_in_pool(b, duration, dx, &v0, [&](const mm::Disc& f) {
+    r.max_tilt = std::max(r.max_tilt, std::abs(tilt(f)));
+  });
   const auto& f = sc.flow->bodies()[0];
   r.tilt = tilt(f);
   r.level = far_level(*sc.flow, 0.35);

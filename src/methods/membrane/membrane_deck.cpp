@@ -76,9 +76,10 @@ void declare_membrane_sections(config::Schema& root) {
           "(smallest angle 1.9 deg on the Rayleigh drop against 36.3 with it; docs/theory-membrane.md). "
           "No effect in 2D or without remesh").def("true");
   auto body = std::make_shared<config::Schema>("A rigid body coupled to the liquid and the membrane (Ruan 2021 §4.3).");
-  body->choice("shape", {"disc", "sphere", "box", "capsule", "paperclip", "mesh", "revolved"},
-               "body shape: in 2D a disc (a cylinder seen end-on) or a box (a rectangular log seen end-on, edge "
-               "lengths `size`, turned by `angle`); in 3D a sphere (analytic volume and inertia), a box "
+  body->choice("shape", {"disc", "sphere", "box", "ellipse", "polygon", "capsule", "paperclip", "mesh", "revolved"},
+               "body shape: in 2D a disc (a cylinder seen end-on), a box (a rectangular log seen end-on, edge "
+               "lengths `size`), an ellipse (an elliptic log, axes `size`) or a polygon (a prism seen end-on: "
+               "`corners`, a simple outline of 3 to 16 points), each turned by `angle`; in 3D a sphere (analytic volume and inertia), a box "
                "(edge lengths `size` along the body axes), a capsule (a cylinder of axis `length` along the body x "
                "axis with hemispherical caps, radius `radius`) or a paperclip (Ruan 2021 Fig. 4: a wire of radius "
                "`radius` along a standard clip's centreline, three straight pairs joined by semicircles, flat in "
@@ -91,12 +92,19 @@ void declare_membrane_sections(config::Schema& root) {
   body->vector("center", "cm", "initial centre of mass").req();
   body->real("radius", "cm", "disc or sphere radius; wire radius of a capsule or paperclip (not used by a box)")
       .def(0.0).nonnegative();
-  body->vector("size", "cm", "box: edge lengths along the body x, y (and z in 3D) axes").def_dim("[0, 0]", "[0, 0, 0]");
+  body->vector("size", "cm", "box: edge lengths along the body x, y (and z in 3D) axes; 2D ellipse: its axes (full "
+               "lengths) along the body x and y axes").def_dim("[0, 0]", "[0, 0, 0]");
   body->file("file", "mesh: closed OBJ triangle mesh (outward-facing triangles), relative to the deck; its "
              "coordinates times `scale` are cm, and it is placed with its centre of mass at `center`");
   auto point = std::make_shared<config::Schema>("A point (r, z) of a profile of revolution.");
   point->real("r", "cm", "distance from the body z axis (>= 0)").req();
   point->real("z", "cm", "height along the body z axis").req();
+  auto corner = std::make_shared<config::Schema>("A corner (x, y) of a 2D polygon body.");
+  corner->real("x", "cm", "body x coordinate").req();
+  corner->real("y", "cm", "body y coordinate").req();
+  body->list("corners", corner, "2D polygon: its corners in order around the outline (either orientation; 3 to 16, no "
+             "crossing edges; e.g. a triangle apex down: [{x: -0.2, y: 0.1}, {x: 0, y: -0.2}, {x: 0.2, y: 0.1}]); the body "
+             "is placed with the polygon's centroid at `center`. The pool level may cross the outline only twice");
   body->list("profile", point, "revolved: the polygon turned about the body z axis, as (r, z) points from one point "
              "on the axis (r: 0) to another (e.g. a push-pin: [{r: 0, z: 0}, {r: 0.4, z: 0}, {r: 0.4, z: 0.16}, "
              "{r: 0.03, z: 0.16}, {r: 0.03, z: 0.76}, {r: 0, z: 0.76}]); the axis closes it");
@@ -170,7 +178,8 @@ Body read_body(const config::Section& b) {
   body.fixed = b.flag("fixed");
   body.rotates = b.flag("rotates");
   const std::string shape = b.text("shape");
-  const bool needs_radius = shape != "box" && shape != "mesh" && shape != "revolved";
+  const bool needs_radius =
+      shape != "box" && shape != "mesh" && shape != "revolved" && shape != "ellipse" && shape != "polygon";
   if (needs_radius && !(body.radius > 0))
     throw InputError(b.file(), b.key_path("radius"), "a " + shape + " body needs a positive radius");
   return body;
@@ -180,7 +189,7 @@ Body read_body(const config::Section& b) {
 RigidBody3 read_body_3d(const config::Section& b) {
   RigidBody3 body = read_body<RigidBody3>(b);
   const std::string shape = b.text("shape");
-  if (shape == "disc")
+  if (shape == "disc" || shape == "ellipse" || shape == "polygon")
     throw InputError(b.file(), b.key_path("shape"), "a 3D body is a sphere, box, capsule, paperclip, mesh or revolved");
   if (shape == "box") {
     const auto size = b.vector("size");
@@ -289,13 +298,27 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
     disc.angle = b.real("angle") * M_PI / 180.0;
     if (!std::isfinite(disc.angle))
       throw InputError(b.file(), b.key_path("angle"), "the initial angle must be finite");
-    if (b.text("shape") == "box") {
+    const std::string shape = b.text("shape");
+    if (shape == "box" || shape == "ellipse") {
       const auto size = b.vector("size");
       for (int q = 0; q < 2; ++q)
         if (!(size[q] > 0))
           throw InputError(b.file(), b.key_path("size"),
-                           log::format("a box needs two positive edge lengths (size[%d] is %g)", q, size[q]));
-      disc.set_box(size[0], size[1]);
+                           log::format("a%s needs two positive %s (size[%d] is %g)", shape == "box" ? " box" : "n ellipse",
+                                       shape == "box" ? "edge lengths" : "axes", q, size[q]));
+      if (shape == "box")
+        disc.set_box(size[0], size[1]);
+      else
+        disc.set_ellipse(size[0], size[1]);
+    } else if (shape == "polygon") {
+      if (!b.has("corners")) throw InputError(b.file(), b.key_path("corners"), "a polygon body needs its corners");
+      std::vector<double> xy;
+      for (const auto& q : b.list("corners")) xy.insert(xy.end(), {q.real("x"), q.real("y")});
+      try {
+        disc.set_polygon(xy);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(b.file(), b.key_path("corners"), e.what());
+      }
     }
     const std::string held = b.text("held");
     disc.held_x = held == "x" || held == "xy";
@@ -373,8 +396,9 @@ void check_membrane_geometry(const config::Section& root) {
     }
   } else {
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{})
-      if (bs.text("shape") != "disc" && bs.text("shape") != "box")
-        throw InputError(bs.file(), bs.key_path("shape"), "a 2D body is a disc or a box (shape: disc or box)");
+      if (bs.text("shape") != "disc" && bs.text("shape") != "box" && bs.text("shape") != "ellipse" &&
+          bs.text("shape") != "polygon")
+        throw InputError(bs.file(), bs.key_path("shape"), "a 2D body is a disc, a box, an ellipse or a polygon");
       else if (bs.vector("orientation")[0] != 0 || bs.vector("orientation")[1] != 0)
         throw InputError(bs.file(), bs.key_path("orientation"),
                          "a 2D body's initial orientation is `angle` (the rotation vector is 3D only); remove it");
@@ -407,6 +431,15 @@ void check_membrane_geometry(const config::Section& root) {
                          log::format("the body must lie inside the box, a cell away from its walls (on axis %d "
                                      "it spans %g .. %g, the box %g .. %g)",
                                      d, c[d] - below, c[d] + above, lower[d], upper[d]));
+    }
+    // The pool's surface wraps one wetted part per body (pool_surface): a non-convex polygon that
+    // the level cuts more than twice is refused here, naming its corners.
+    if (dim == 2 && deck.shape == "pool" && deck.bodies[b].outline == Disc::Outline::Polygon) {
+      try {
+        pool_surface(lower[0], upper[0], deck.level, dx, {deck.bodies[b]});
+      } catch (const std::invalid_argument& e) {
+        throw InputError(bs.file(), bs.key_path("corners"), e.what());
+      }
     }
   }
 }

@@ -2,11 +2,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/log.hpp"
 
 namespace meniscus::membrane {
 
 void Disc::project(const double* x, double* out) const {
   const double dx = x[0] - c[0], dy = x[1] - c[1];
+  if (outline == Outline::Ellipse || outline == Outline::Polygon) {
+    const double ca = std::cos(angle), sa = std::sin(angle);
+    double p[2] = {0, 0};
+    if (outline == Outline::Ellipse)
+      geometry::ellipse_closest(half[0], half[1], ca * dx + sa * dy, -sa * dx + ca * dy, p);
+    else
+      geometry::polygon_closest(corner_xy, corner_count, ca * dx + sa * dy, -sa * dx + ca * dy, p);
+    out[0] = c[0] + ca * p[0] - sa * p[1];
+    out[1] = c[1] + sa * p[0] + ca * p[1];
+    return;
+  }
   if (is_box()) {
     // In the body frame: a point outside clamps to the box; one inside moves to the nearest side.
     const double ca = std::cos(angle), sa = std::sin(angle);
@@ -34,6 +49,97 @@ void Disc::project(const double* x, double* out) const {
   out[1] = c[1] + radius * dy / r;
 }
 
+void Disc::extent(int d, double* below, double* above) const {
+  const double ca = std::cos(angle), sa = std::sin(angle);
+  switch (outline) {
+    case Outline::Box:
+      *below = *above = d == 0 ? std::abs(ca) * half[0] + std::abs(sa) * half[1] : std::abs(sa) * half[0] + std::abs(ca) * half[1];
+      return;
+    case Outline::Ellipse: {
+      // Support function of the turned ellipse along axis d.
+      const double e0 = d == 0 ? ca : sa, e1 = d == 0 ? -sa : ca;
+      *below = *above = std::hypot(e0 * half[0], e1 * half[1]);
+      return;
+    }
+    case Outline::Polygon: {
+      double lo = 0, hi = 0;
+      for (int k = 0; k < corner_count; ++k) {
+        const double u = corner_xy[2 * k], w = corner_xy[2 * k + 1];
+        const double p = d == 0 ? ca * u - sa * w : sa * u + ca * w;
+        lo = std::min(lo, p);
+        hi = std::max(hi, p);
+      }
+      *below = -lo;
+      *above = hi;
+      return;
+    }
+    default: *below = *above = radius;
+  }
+}
+
+void Disc::set_polygon(const std::vector<double>& xy) {
+  const int n = static_cast<int>(xy.size() / 2);
+  if (xy.size() % 2 != 0 || n < 3 || n > kMaxCorners)
+    throw std::invalid_argument("a polygon needs 3 to " + std::to_string(kMaxCorners) + " corners (got " +
+                                std::to_string(xy.size() / 2) + ")");
+  for (double v : xy)
+    if (!std::isfinite(v)) throw std::invalid_argument("a polygon corner is not finite");
+  for (int k = 0; k < n; ++k) {
+    const double* p = xy.data() + 2 * k;
+    const double* q = xy.data() + 2 * ((k + 1) % n);
+    if (p[0] == q[0] && p[1] == q[1])
+      throw std::invalid_argument("polygon corners " + std::to_string(k) + " and " + std::to_string((k + 1) % n) +
+                                  " coincide");
+  }
+  // Simple: no two edges that do not share a corner may touch.
+  auto orient = [](const double* a, const double* b, const double* p) {
+    return (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+  };
+  auto within = [](const double* a, const double* b, const double* p) {
+    return std::min(a[0], b[0]) <= p[0] && p[0] <= std::max(a[0], b[0]) && std::min(a[1], b[1]) <= p[1] &&
+           p[1] <= std::max(a[1], b[1]);
+  };
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      if (j == i + 1 || (i == 0 && j == n - 1)) continue;
+      const double *a = xy.data() + 2 * i, *b = xy.data() + 2 * ((i + 1) % n);
+      const double *p = xy.data() + 2 * j, *q = xy.data() + 2 * ((j + 1) % n);
+      const double o1 = orient(a, b, p), o2 = orient(a, b, q), o3 = orient(p, q, a), o4 = orient(p, q, b);
+      const bool cross = ((o1 > 0 && o2 < 0) || (o1 < 0 && o2 > 0)) && ((o3 > 0 && o4 < 0) || (o3 < 0 && o4 > 0));
+      const bool touch = (o1 == 0 && within(a, b, p)) || (o2 == 0 && within(a, b, q)) || (o3 == 0 && within(p, q, a)) ||
+                         (o4 == 0 && within(p, q, b));
+      if (cross || touch)
+        throw std::invalid_argument("polygon edges " + std::to_string(i) + " and " + std::to_string(j) +
+                                    " cross (the corners must trace a simple outline)");
+    }
+  // Area, centroid and polar moment about the origin by the shoelace sums (Green's theorem).
+  double a2 = 0, sx = 0, sy = 0, j0 = 0;
+  for (int k = 0; k < n; ++k) {
+    const double *p = xy.data() + 2 * k, *q = xy.data() + 2 * ((k + 1) % n);
+    const double cr = p[0] * q[1] - q[0] * p[1];
+    a2 += cr;
+    sx += (p[0] + q[0]) * cr;
+    sy += (p[1] + q[1]) * cr;
+    j0 += cr * (p[0] * p[0] + p[0] * q[0] + q[0] * q[0] + p[1] * p[1] + p[1] * q[1] + q[1] * q[1]);
+  }
+  const double signed_area = 0.5 * a2;
+  if (!(std::abs(signed_area) > 0)) throw std::invalid_argument("the polygon has no area");
+  const double gx = sx / (3 * a2), gy = sy / (3 * a2);
+  const double area = std::abs(signed_area);
+  outline = Outline::Polygon;
+  corner_count = n;
+  polygon_area = area;
+  // Parallel axis theorem: the polar moment about the centroid.
+  polygon_polar = std::abs(j0 / 12) - area * (gx * gx + gy * gy);
+  radius = 0;
+  for (int k = 0; k < n; ++k) {
+    const int src = signed_area > 0 ? k : n - 1 - k;  // counter-clockwise
+    corner_xy[2 * k] = xy[2 * src] - gx;
+    corner_xy[2 * k + 1] = xy[2 * src + 1] - gy;
+    radius = std::max(radius, std::hypot(corner_xy[2 * k], corner_xy[2 * k + 1]));
+  }
+}
+
 std::vector<int> contact_set(const std::vector<int>& near, const std::vector<int>& edges) {
   std::vector<int> neighbours(near.size(), 0);
   for (size_t e = 0; e + 1 < edges.size(); e += 2) {
@@ -53,31 +159,98 @@ std::vector<int> contact_set(const std::vector<int>& near, const std::vector<int
 // arc of every disc that the level cuts: the liquid starts in contact with the body's submerged
 // part, its contact line at the level.
 namespace {
-// The wetted part of a box's outline below `level`, counter-clockwise (left to right along the
-// bottom) with points about `edge` apart and every corner kept: from the left contact point (on the
-// level, included) to the right one (excluded). Empty when the level does not cut the box.
-std::vector<double> wetted_box_outline(const Disc& b, double level, double edge) {
-  double corner[8];
-  b.corners(corner);
-  std::vector<double> ring;  // the closed outline, counter-clockwise, sampled
-  for (int k = 0; k < 4; ++k) {
-    const double* p = corner + 2 * k;
-    const double* q = corner + 2 * ((k + 1) % 4);
+// World coordinates of a box's or polygon's corners, counter-clockwise.
+std::vector<double> world_corners(const Disc& b) {
+  if (b.is_box()) {
+    std::vector<double> out(8);
+    b.corners(out.data());
+    return out;
+  }
+  const double ca = std::cos(b.angle), sa = std::sin(b.angle);
+  std::vector<double> out(2 * static_cast<size_t>(b.corner_count));
+  for (int k = 0; k < b.corner_count; ++k) {
+    const double u = b.corner_xy[2 * k], w = b.corner_xy[2 * k + 1];
+    out[2 * k] = b.c[0] + ca * u - sa * w;
+    out[2 * k + 1] = b.c[1] + sa * u + ca * w;
+  }
+  return out;
+}
+
+// The closed outline of a box, polygon or ellipse, counter-clockwise, with points about `edge` apart
+// on it (every corner kept; an ellipse's points evenly spaced in arc length).
+std::vector<double> outline_ring(const Disc& b, double edge) {
+  std::vector<double> ring;
+  if (b.outline == Disc::Outline::Ellipse) {
+    // Arc length along the parameter t (x = a cos t, y = b sin t) on a fine table, then inverted.
+    const int fine = 4096;
+    std::vector<double> arc(fine + 1, 0.0);
+    for (int i = 1; i <= fine; ++i) {
+      const double t = 2 * M_PI * (i - 0.5) / fine;
+      arc[i] = arc[i - 1] + 2 * M_PI / fine * std::hypot(b.half[0] * std::sin(t), b.half[1] * std::cos(t));
+    }
+    const int n = std::max(16, static_cast<int>(std::ceil(arc[fine] / edge)));
+    const double ca = std::cos(b.angle), sa = std::sin(b.angle);
+    for (int k = 0, i = 0; k < n; ++k) {
+      const double target = arc[fine] * k / n;
+      while (arc[i + 1] < target) ++i;
+      const double t = 2 * M_PI * (i + (target - arc[i]) / (arc[i + 1] - arc[i])) / fine;
+      const double u = b.half[0] * std::cos(t), w = b.half[1] * std::sin(t);
+      ring.push_back(b.c[0] + ca * u - sa * w);
+      ring.push_back(b.c[1] + sa * u + ca * w);
+    }
+    return ring;
+  }
+  const auto corner = world_corners(b);
+  const size_t m = corner.size() / 2;
+  for (size_t k = 0; k < m; ++k) {
+    const double* p = corner.data() + 2 * k;
+    const double* q = corner.data() + 2 * ((k + 1) % m);
     const int n = std::max(1, static_cast<int>(std::ceil(std::hypot(q[0] - p[0], q[1] - p[1]) / edge)));
     for (int i = 0; i < n; ++i) {
       ring.push_back(p[0] + (q[0] - p[0]) * i / n);
       ring.push_back(p[1] + (q[1] - p[1]) * i / n);
     }
   }
+  return ring;
+}
+
+// Where the level crosses an ellipse: the two world x of the turned ellipse on y = level (roots of
+// its quadratic), left first; false when the level misses it.
+bool ellipse_level_crossings(const Disc& b, double level, double* left, double* right) {
+  const double ca = std::cos(b.angle), sa = std::sin(b.angle), ia = 1 / (b.half[0] * b.half[0]),
+               ib = 1 / (b.half[1] * b.half[1]), l = level - b.c[1];
+  const double qa = ca * ca * ia + sa * sa * ib, qb = l * ca * sa * (ia - ib), qc = l * l * (sa * sa * ia + ca * ca * ib) - 1;
+  const double disc = qb * qb - qa * qc;
+  if (!(disc > 0)) return false;
+  *left = b.c[0] + (-qb - std::sqrt(disc)) / qa;
+  *right = b.c[0] + (-qb + std::sqrt(disc)) / qa;
+  return true;
+}
+
+// The wetted part of a box's, polygon's or ellipse's outline below `level`, counter-clockwise (left
+// to right along the bottom) with points about `edge` apart and every corner kept: from the left
+// contact point (on the level, included) to the right one (excluded), which goes to *right. Empty
+// when the level does not cut the body.
+std::vector<double> wetted_outline(const Disc& b, double level, double edge, double* right) {
+  const auto ring = outline_ring(b, edge);
   const long m = static_cast<long>(ring.size() / 2);
   long start = -1;  // a point at or above the level whose successor lies below it
   for (long i = 0; i < m && start < 0; ++i)
     if (ring[2 * i + 1] >= level && ring[2 * ((i + 1) % m) + 1] < level) start = i;
   std::vector<double> out;
   if (start < 0) return out;
-  auto crossing = [&](long i, long j) {
+  long rising = 0;  // a convex outline rises through the level once
+  for (long i = 0; i < m; ++i) rising += ring[2 * i + 1] < level && ring[2 * ((i + 1) % m) + 1] >= level;
+  if (rising > 1)
+    throw std::invalid_argument(log::format("a body at (%g, %g) crosses the pool's level %g more than twice; the pool "
+                                            "surface wraps one wetted part per body (move it or make it convex)",
+                                            b.c[0], b.c[1], level));
+  double ellipse_left = 0, ellipse_right = 0;
+  const bool ellipse = b.outline == Disc::Outline::Ellipse;
+  if (ellipse && !ellipse_level_crossings(b, level, &ellipse_left, &ellipse_right)) return out;
+  auto crossing = [&](long i, long j) {  // straight edges are exact; an ellipse's chord is not
     const double t = (ring[2 * i + 1] - level) / (ring[2 * i + 1] - ring[2 * j + 1]);
-    out.push_back(ring[2 * i] + t * (ring[2 * j] - ring[2 * i]));
+    out.push_back(ellipse ? ellipse_left : ring[2 * i] + t * (ring[2 * j] - ring[2 * i]));
     out.push_back(level);
   };
   crossing(start, (start + 1) % m);
@@ -89,14 +262,31 @@ std::vector<double> wetted_box_outline(const Disc& b, double level, double edge)
     out.push_back(ring[2 * i]);
     out.push_back(ring[2 * i + 1]);
   }
+  // The right contact point: where the outline climbs back through the level (the last wetted
+  // sample's successor along the outline lies on or above it).
+  if (ellipse) {
+    *right = ellipse_right;
+  } else {
+    const auto corner = world_corners(b);
+    const size_t n = corner.size() / 2;
+    *right = -1e300;
+    for (size_t k = 0; k < n; ++k) {
+      const double* p = corner.data() + 2 * k;
+      const double* q = corner.data() + 2 * ((k + 1) % n);
+      if (p[1] < level && q[1] >= level) *right = p[0] + (level - p[1]) / (q[1] - p[1]) * (q[0] - p[0]);
+    }
+  }
   return out;
 }
 }  // namespace
 
 std::vector<double> pool_surface(double x0, double x1, double level, double edge, std::vector<Disc> bodies) {
   std::vector<Disc> cut;
-  for (const auto& b : bodies)
-    if (std::abs(level - b.c[1]) < b.reach(1)) cut.push_back(b);
+  for (const auto& b : bodies) {
+    double below = 0, above = 0;
+    b.extent(1, &below, &above);
+    if (level - b.c[1] > -below && level - b.c[1] < above) cut.push_back(b);
+  }
   std::sort(cut.begin(), cut.end(), [](const Disc& a, const Disc& b) { return a.c[0] < b.c[0]; });
   std::vector<double> xy;
   auto flat = [&](double from, double to) {
@@ -108,19 +298,10 @@ std::vector<double> pool_surface(double x0, double x1, double level, double edge
   };
   double x = x0;
   for (const auto& b : cut) {
-    if (b.is_box()) {
-      const auto wet = wetted_box_outline(b, level, edge);
+    if (b.outline != Disc::Outline::Disc) {
+      double right = 0;
+      const auto wet = wetted_outline(b, level, edge, &right);
       if (wet.empty()) continue;
-      // The right contact point: where the outline climbs back through the level (the last wetted
-      // sample's successor along the outline lies on or above it).
-      double corner[8];
-      b.corners(corner);
-      double right = -1e300;
-      for (int k = 0; k < 4; ++k) {
-        const double* p = corner + 2 * k;
-        const double* q = corner + 2 * ((k + 1) % 4);
-        if (p[1] < level && q[1] >= level) right = p[0] + (level - p[1]) / (q[1] - p[1]) * (q[0] - p[0]);
-      }
       flat(x, wet[0]);
       xy.insert(xy.end(), wet.begin(), wet.end());
       // A last sample within a fifth of an edge of the right contact point (a corner just below the

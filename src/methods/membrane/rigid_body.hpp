@@ -1,8 +1,11 @@
 #pragma once
-// 2D rigid bodies of Ruan et al. 2021 (§4.3, Eqs. 12-14): a disc (a cylinder seen end-on) or a box (a
-// rectangular log seen end-on, turned by its angle) with generalized velocity v_r = (v_x, v_y, omega),
-// mass matrix M_r = diag(m, m, I) with m = rho_s A (areal density in 2D; A = pi R^2 or w h) and
-// I = m R^2 / 2 or m (w^2 + h^2) / 12. A body point x moves with x' = J(x) v_r, the point Jacobian
+// 2D rigid bodies of Ruan et al. 2021 (§4.3, Eqs. 12-14): a disc (a cylinder seen end-on), a box (a
+// rectangular log seen end-on), an ellipse (an elliptic log) or a simple polygon (any prism seen
+// end-on: a triangular or trapezoidal hull section), each turned by its angle, with generalized
+// velocity v_r = (v_x, v_y, omega), mass matrix M_r = diag(m, m, I) with m = rho_s A (areal density in
+// 2D; A = pi R^2, w h, pi a b or the polygon's area) and I about the centre of mass (m R^2 / 2,
+// m (w^2 + h^2) / 12, m (a^2 + b^2) / 4, the polygon's polar moment). A body point x moves with
+// x' = J(x) v_r, the point Jacobian
 //
 //   J(x) = [ 1  0  -(y - c_y) ]
 //          [ 0  1   (x - c_x) ]
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "core/kmath.hpp"
+#include "geometry/outline_2d.hpp"
 #include "methods/membrane/body_shape.hpp"
 
 namespace meniscus::membrane {
@@ -28,10 +32,20 @@ struct Disc {
   double angle = 0;       // orientation (counter-clockwise, rad; a disc's geometry does not depend on it)
   double v[2] = {0, 0};   // velocity of the centre
   double omega = 0;       // angular velocity (counter-clockwise)
-  double radius = 0;      // a disc's radius; a box's circumradius (set_box)
-  // A box when half[0] > 0: half widths along the body x and y axes, the body frame turned from the
-  // world frame by `angle` (set_box).
+  double radius = 0;      // a disc's radius; the circumradius of the other outlines (about c)
+  // The outline in the body frame, turned from the world frame by `angle`; a disc unless set_box,
+  // set_ellipse or set_polygon made it another.
+  enum class Outline : int { Disc, Box, Ellipse, Polygon };
+  Outline outline = Outline::Disc;
+  // Box: half widths along the body x and y axes; ellipse: its semi-axes along them.
   double half[2] = {0, 0};
+  // Polygon: corners about the centre of mass, counter-clockwise, and its area and polar second
+  // moment of area about the centre of mass (cm^2, cm^4). Fixed storage keeps the body a plain value
+  // that kernels copy.
+  static constexpr int kMaxCorners = 16;
+  int corner_count = 0;
+  double corner_xy[2 * kMaxCorners] = {};
+  double polygon_area = 0, polygon_polar = 0;
   double density = 1;     // areal density (g/cm^2)
   bool fixed = false;     // kinematic: moves with its (constant) deck velocity, no unknowns
   bool rotates = true;    // false: omega stays at its initial value (J drops its omega column)
@@ -57,25 +71,57 @@ struct Disc {
   double stroke_phase = 0;              // phase (rad)
   double v_kin[2] = {0, 0};             // r'(t) at the link's current time
 
-  KOKKOS_INLINE_FUNCTION bool is_box() const { return half[0] > 0; }
+  KOKKOS_INLINE_FUNCTION bool is_box() const { return outline == Outline::Box; }
   // Makes the body a box of edge lengths (w, h) along its body axes.
   void set_box(double w, double h) {
+    outline = Outline::Box;
     half[0] = 0.5 * w;
     half[1] = 0.5 * h;
     radius = std::hypot(half[0], half[1]);
   }
-  double mass() const { return is_box() ? density * 4 * half[0] * half[1] : density * M_PI * radius * radius; }
-  // Half width of the world-frame bounding box along axis d (body-wall contact).
-  double reach(int d) const {
-    if (!is_box()) return radius;
-    const double ca = std::abs(std::cos(angle)), sa = std::abs(std::sin(angle));
-    return d == 0 ? ca * half[0] + sa * half[1] : sa * half[0] + ca * half[1];
+  // Makes the body an ellipse of axes (w, h) (full lengths) along its body axes.
+  void set_ellipse(double w, double h) {
+    outline = Outline::Ellipse;
+    half[0] = 0.5 * w;
+    half[1] = 0.5 * h;
+    radius = std::max(half[0], half[1]);
   }
-  // Distances from c to the low and high faces of the bounding box along axis d (body-wall contact);
-  // a disc and a box are symmetric about their centre of mass.
-  void extent(int d, double* below, double* above) const { *below = *above = reach(d); }
+  // Makes the body the simple polygon of the corners xy (x0 y0 x1 y1 ..., 3 to kMaxCorners corners,
+  // either orientation, in any frame): it is moved so that its centroid is the body frame's origin
+  // (c then places the centroid) and stored counter-clockwise. Throws std::invalid_argument naming
+  // the defect (too few or too many corners, a repeated corner, crossing edges, no area).
+  void set_polygon(const std::vector<double>& xy);
+  double area() const {
+    switch (outline) {
+      case Outline::Box: return 4 * half[0] * half[1];
+      case Outline::Ellipse: return M_PI * half[0] * half[1];
+      case Outline::Polygon: return polygon_area;
+      default: return M_PI * radius * radius;
+    }
+  }
+  double mass() const {  // the disc's and box's products in their historical order (same bits)
+    switch (outline) {
+      case Outline::Box: return density * 4 * half[0] * half[1];
+      case Outline::Disc: return density * M_PI * radius * radius;
+      default: return density * area();
+    }
+  }
+  // Half width of the world-frame bounding box along axis d (body-wall contact, bodies cut by a level).
+  double reach(int d) const {
+    double below = 0, above = 0;
+    extent(d, &below, &above);
+    return std::max(below, above);
+  }
+  // Distances from c to the low and high faces of the world-frame bounding box along axis d
+  // (body-wall contact); a disc, a box and an ellipse are symmetric about their centre of mass.
+  void extent(int d, double* below, double* above) const;
   double inertia() const {
-    return is_box() ? mass() * (half[0] * half[0] + half[1] * half[1]) / 3 : 0.5 * mass() * radius * radius;
+    switch (outline) {
+      case Outline::Box: return mass() * (half[0] * half[0] + half[1] * half[1]) / 3;
+      case Outline::Ellipse: return 0.25 * mass() * (half[0] * half[0] + half[1] * half[1]);
+      case Outline::Polygon: return density * polygon_polar;
+      default: return 0.5 * mass() * radius * radius;
+    }
   }
   // The body's state as (name, value) slots for checkpoints and diagnostics (body_state below).
   static constexpr int kStateSize = 6;
@@ -84,12 +130,16 @@ struct Disc {
     double* slots[kStateSize] = {&c[0], &c[1], &angle, &v[0], &v[1], &omega};
     for (int q = 0; q < kStateSize; ++q) out[q] = slots[q];
   }
-  // Signed distance of the world point x (negative inside; exact for both shapes).
+  // Signed distance of the world point x (negative inside; exact for every outline).
   KOKKOS_INLINE_FUNCTION double phi(const double* x) const {
     const double dx = x[0] - c[0], dy = x[1] - c[1];
-    if (!is_box()) return kmath::sqrt(dx * dx + dy * dy) - radius;
+    if (outline == Outline::Disc) return kmath::sqrt(dx * dx + dy * dy) - radius;
     const double ca = kmath::cos(angle), sa = kmath::sin(angle);
-    const double qx = kmath::fabs(ca * dx + sa * dy) - half[0], qy = kmath::fabs(-sa * dx + ca * dy) - half[1];
+    const double u = ca * dx + sa * dy, w = -sa * dx + ca * dy;  // body frame
+    double p[2] = {0, 0};
+    if (outline == Outline::Ellipse) return geometry::ellipse_closest(half[0], half[1], u, w, p);
+    if (outline == Outline::Polygon) return geometry::polygon_closest(corner_xy, corner_count, u, w, p);
+    const double qx = kmath::fabs(u) - half[0], qy = kmath::fabs(w) - half[1];
     const double ox = kmath::max(qx, 0.0), oy = kmath::max(qy, 0.0);
     return kmath::sqrt(ox * ox + oy * oy) + kmath::min(kmath::max(qx, qy), 0.0);
   }
