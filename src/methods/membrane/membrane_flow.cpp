@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "methods/membrane/body_contact.hpp"
 #include "methods/membrane/fluid_kernels.hpp"
 #include "methods/membrane/remesh.hpp"
 #include "methods/membrane/tangential_motion.hpp"
@@ -325,7 +326,14 @@ StepReport MembraneFlow::step(double dt) {
     bodies_[b].v[1] = vr_new[3 * b + 1];
     bodies_[b].omega = vr_new[3 * b + 2];
   }
-  // Body-wall contact (rigid_body.hpp, stop_at_walls); links follow their root.
+  // Body-body contact (body_contact.hpp), then body-wall contact (rigid_body.hpp, stop_at_walls),
+  // which has the last word; links follow their root.
+  if (params_.body_contact) {
+    BodyContactParameters contact;
+    contact.friction = params_.body_friction;
+    contact.spacing = 0.25 * grid_.dx();
+    report.body_contacts = resolve_body_contacts(bodies_, dt, contact);
+  }
   {
     const MacGeometry g = grid_.geometry();
     for (auto& b : bodies_)

@@ -35,6 +35,10 @@ struct FlowParameters {
   // the free membrane still pulls toward its contact vertices, which it sees as anchored for the
   // step (MembraneHost::adhesion).
   bool adhesion = true;
+  // Rigid-rigid contact (body_contact.hpp; not in the paper, which leaves it open): a post-solve
+  // impulse projection with restitution 0 and Coulomb friction body_friction between 2D bodies.
+  bool body_contact = true;
+  double body_friction = 0.3;
   // Settle window: velocities of liquid, membrane and bodies decay as (1 - zeta dt) per step while
   // t < settle_until (zeta = settle_damping, 1/s). Not in the paper; 0 switches it off.
   double settle_damping = 0;
@@ -72,6 +76,7 @@ struct StepReport {
   long contacts_gained = 0, contacts_lost = 0;
   long predicted_contacts = 0;     // penetrating vertices projected in Stage 2
   double volume_correction_speed = 0;  // uniform normal speed added to v-dagger (cm/s)
+  long body_contacts = 0;              // outline points of touching bodies that took an impulse
 };
 
 class MembraneFlow {

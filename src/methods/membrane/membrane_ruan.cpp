@@ -100,6 +100,7 @@ void MembraneRuan::diagnostics(DiagnosticRow& row) {
   if (!flow_->bodies().empty()) {
     row.emplace_back("contact_vertices", static_cast<double>(last_.contact_vertices));
     row.emplace_back("fluid_rigid_faces", static_cast<double>(last_.second.fluid_rigid_faces));
+    if (flow_->bodies().size() > 1) row.emplace_back("body_contacts", static_cast<double>(last_.body_contacts));
   }
   // Each body's state (Ruan 2021 §4.3 generalized coordinates and velocities).
   for (size_t b = 0; b < flow_->bodies().size(); ++b) {

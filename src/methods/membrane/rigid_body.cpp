@@ -159,60 +159,6 @@ std::vector<int> contact_set(const std::vector<int>& near, const std::vector<int
 // arc of every disc that the level cuts: the liquid starts in contact with the body's submerged
 // part, its contact line at the level.
 namespace {
-// World coordinates of a box's or polygon's corners, counter-clockwise.
-std::vector<double> world_corners(const Disc& b) {
-  if (b.is_box()) {
-    std::vector<double> out(8);
-    b.corners(out.data());
-    return out;
-  }
-  const double ca = std::cos(b.angle), sa = std::sin(b.angle);
-  std::vector<double> out(2 * static_cast<size_t>(b.corner_count));
-  for (int k = 0; k < b.corner_count; ++k) {
-    const double u = b.corner_xy[2 * k], w = b.corner_xy[2 * k + 1];
-    out[2 * k] = b.c[0] + ca * u - sa * w;
-    out[2 * k + 1] = b.c[1] + sa * u + ca * w;
-  }
-  return out;
-}
-
-// The closed outline of a box, polygon or ellipse, counter-clockwise, with points about `edge` apart
-// on it (every corner kept; an ellipse's points evenly spaced in arc length).
-std::vector<double> outline_ring(const Disc& b, double edge) {
-  std::vector<double> ring;
-  if (b.outline == Disc::Outline::Ellipse) {
-    // Arc length along the parameter t (x = a cos t, y = b sin t) on a fine table, then inverted.
-    const int fine = 4096;
-    std::vector<double> arc(fine + 1, 0.0);
-    for (int i = 1; i <= fine; ++i) {
-      const double t = 2 * M_PI * (i - 0.5) / fine;
-      arc[i] = arc[i - 1] + 2 * M_PI / fine * std::hypot(b.half[0] * std::sin(t), b.half[1] * std::cos(t));
-    }
-    const int n = std::max(16, static_cast<int>(std::ceil(arc[fine] / edge)));
-    const double ca = std::cos(b.angle), sa = std::sin(b.angle);
-    for (int k = 0, i = 0; k < n; ++k) {
-      const double target = arc[fine] * k / n;
-      while (arc[i + 1] < target) ++i;
-      const double t = 2 * M_PI * (i + (target - arc[i]) / (arc[i + 1] - arc[i])) / fine;
-      const double u = b.half[0] * std::cos(t), w = b.half[1] * std::sin(t);
-      ring.push_back(b.c[0] + ca * u - sa * w);
-      ring.push_back(b.c[1] + sa * u + ca * w);
-    }
-    return ring;
-  }
-  const auto corner = world_corners(b);
-  const size_t m = corner.size() / 2;
-  for (size_t k = 0; k < m; ++k) {
-    const double* p = corner.data() + 2 * k;
-    const double* q = corner.data() + 2 * ((k + 1) % m);
-    const int n = std::max(1, static_cast<int>(std::ceil(std::hypot(q[0] - p[0], q[1] - p[1]) / edge)));
-    for (int i = 0; i < n; ++i) {
-      ring.push_back(p[0] + (q[0] - p[0]) * i / n);
-      ring.push_back(p[1] + (q[1] - p[1]) * i / n);
-    }
-  }
-  return ring;
-}
 
 // Where the level crosses an ellipse: the two world x of the turned ellipse on y = level (roots of
 // its quadratic), left first; false when the level misses it.
@@ -232,7 +178,7 @@ bool ellipse_level_crossings(const Disc& b, double level, double* left, double* 
 // contact point (on the level, included) to the right one (excluded), which goes to *right. Empty
 // when the level does not cut the body.
 std::vector<double> wetted_outline(const Disc& b, double level, double edge, double* right) {
-  const auto ring = outline_ring(b, edge);
+  const auto ring = outline_points(b, edge);
   const long m = static_cast<long>(ring.size() / 2);
   long start = -1;  // a point at or above the level whose successor lies below it
   for (long i = 0; i < m && start < 0; ++i)
@@ -267,7 +213,7 @@ std::vector<double> wetted_outline(const Disc& b, double level, double edge, dou
   if (ellipse) {
     *right = ellipse_right;
   } else {
-    const auto corner = world_corners(b);
+    const auto corner = outline_corners(b);
     const size_t n = corner.size() / 2;
     *right = -1e300;
     for (size_t k = 0; k < n; ++k) {
@@ -279,6 +225,68 @@ std::vector<double> wetted_outline(const Disc& b, double level, double edge, dou
   return out;
 }
 }  // namespace
+
+std::vector<double> outline_corners(const Disc& b) {
+  if (b.outline != Disc::Outline::Box && b.outline != Disc::Outline::Polygon) return {};
+  if (b.is_box()) {
+    std::vector<double> out(8);
+    b.corners(out.data());
+    return out;
+  }
+  const double ca = std::cos(b.angle), sa = std::sin(b.angle);
+  std::vector<double> out(2 * static_cast<size_t>(b.corner_count));
+  for (int k = 0; k < b.corner_count; ++k) {
+    const double u = b.corner_xy[2 * k], w = b.corner_xy[2 * k + 1];
+    out[2 * k] = b.c[0] + ca * u - sa * w;
+    out[2 * k + 1] = b.c[1] + sa * u + ca * w;
+  }
+  return out;
+}
+
+std::vector<double> outline_points(const Disc& b, double edge) {
+  std::vector<double> ring;
+  if (b.outline == Disc::Outline::Disc) {
+    const int n = std::max(16, static_cast<int>(std::ceil(2 * M_PI * b.radius / edge)));
+    for (int k = 0; k < n; ++k) {
+      const double t = 2 * M_PI * k / n;
+      ring.push_back(b.c[0] + b.radius * std::cos(t));
+      ring.push_back(b.c[1] + b.radius * std::sin(t));
+    }
+    return ring;
+  }
+  if (b.outline == Disc::Outline::Ellipse) {
+    // Arc length along the parameter t (x = a cos t, y = b sin t) on a fine table, then inverted.
+    const int fine = 4096;
+    std::vector<double> arc(fine + 1, 0.0);
+    for (int i = 1; i <= fine; ++i) {
+      const double t = 2 * M_PI * (i - 0.5) / fine;
+      arc[i] = arc[i - 1] + 2 * M_PI / fine * std::hypot(b.half[0] * std::sin(t), b.half[1] * std::cos(t));
+    }
+    const int n = std::max(16, static_cast<int>(std::ceil(arc[fine] / edge)));
+    const double ca = std::cos(b.angle), sa = std::sin(b.angle);
+    for (int k = 0, i = 0; k < n; ++k) {
+      const double target = arc[fine] * k / n;
+      while (arc[i + 1] < target) ++i;
+      const double t = 2 * M_PI * (i + (target - arc[i]) / (arc[i + 1] - arc[i])) / fine;
+      const double u = b.half[0] * std::cos(t), w = b.half[1] * std::sin(t);
+      ring.push_back(b.c[0] + ca * u - sa * w);
+      ring.push_back(b.c[1] + sa * u + ca * w);
+    }
+    return ring;
+  }
+  const auto corner = outline_corners(b);
+  const size_t m = corner.size() / 2;
+  for (size_t k = 0; k < m; ++k) {
+    const double* p = corner.data() + 2 * k;
+    const double* q = corner.data() + 2 * ((k + 1) % m);
+    const int n = std::max(1, static_cast<int>(std::ceil(std::hypot(q[0] - p[0], q[1] - p[1]) / edge)));
+    for (int i = 0; i < n; ++i) {
+      ring.push_back(p[0] + (q[0] - p[0]) * i / n);
+      ring.push_back(p[1] + (q[1] - p[1]) * i / n);
+    }
+  }
+  return ring;
+}
 
 std::vector<double> pool_surface(double x0, double x1, double level, double edge, std::vector<Disc> bodies) {
   std::vector<Disc> cut;

@@ -397,6 +397,12 @@ void stop_at_walls(Body& b, const double* lower, const int* cells, double dx, do
 // contact with each body's submerged part, its contact line at the level.
 std::vector<double> pool_surface(double x0, double x1, double level, double edge, std::vector<Disc> bodies);
 
+// Points about `edge` apart on the outline of b (world frame, counter-clockwise; a box's and a
+// polygon's corners kept, an ellipse's and a disc's points evenly spaced in arc length).
+std::vector<double> outline_points(const Disc& b, double edge);
+// World coordinates of the corners of a box or polygon, counter-clockwise (empty for smooth outlines).
+std::vector<double> outline_corners(const Disc& b);
+
 // Places every link (Disc::root >= 0) on its root at time t: c = c_root + r(t), v_kin = r'(t),
 // v = v_root + v_kin, omega = 0.
 void attach_links(std::vector<Disc>& bodies, double t);
