@@ -1,9 +1,10 @@
 #pragma once
-// Rigid-rigid contact of the 2D bodies. Ruan et al. 2021 resolve membrane-body contact (§5.2) but
+// Rigid-rigid contact of the bodies (2D and 3D). Ruan et al. 2021 resolve membrane-body contact (§5.2) but
 // leave body-body contact open; touching Cheerios, push-pins and logs need it. Here, as for the
 // walls (stop_at_walls), it is a post-solve projection on the bodies' velocities with restitution 0
 // and Coulomb friction: sequential impulses (Gauss-Seidel sweeps over the pairs) at the points of
-// each body's outline that the next position step would carry into the other body. The impulses
+// each body's surface (its sampled outline in 2D, a lattice stepped onto its surface in 3D) that
+// the next position step would carry into the other body. The impulses
 // are equal and opposite at one point, so linear and angular momentum are conserved; like any
 // post-solve projection it slightly breaks the monolithic consistency of the step's face
 // velocities, and it is inactive (bit for bit) while every pair stays apart.
@@ -26,5 +27,7 @@ struct BodyContactParameters {
 // articulated body (root >= 0) are left out (their motion is prescribed). Returns the number of
 // contact points that received an impulse in the first sweep.
 int resolve_body_contacts(std::vector<Disc>& bodies, double dt, const BodyContactParameters& p);
+// The same for 3D bodies (fixed bodies and locked rotations take no impulse along them).
+int resolve_body_contacts(std::vector<RigidBody3>& bodies, double dt, const BodyContactParameters& p);
 
 }  // namespace meniscus::membrane

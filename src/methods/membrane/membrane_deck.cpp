@@ -155,10 +155,10 @@ void declare_membrane_sections(config::Schema& root) {
           "adhesion force f_a = -sigma dA/dq of Ruan 2021 §5.2 (Eq. 20) with its stiffnesses (Eqs. 21-22), as in the "
           "paper. false is a negative control, not in the paper: bodies then feel the liquid's pressure only, and the "
           "free membrane sees its contact vertices as anchored for each step").def("true");
-  s->flag("body_contact", "2D: rigid-rigid contact between the bodies, a post-solve impulse projection with "
-          "restitution 0 at the points of each outline that the step would carry into another body (Ruan 2021 "
-          "leaves body-body contact open; the walls stop bodies the same way). Not in 3D yet").def("true");
-  s->real("body_friction", "1", "2D: Coulomb friction coefficient of the rigid-rigid contact").def(0.3).nonnegative();
+  s->flag("body_contact", "rigid-rigid contact between the bodies, a post-solve impulse projection with "
+          "restitution 0 and Coulomb friction at the sampled surface points of each body that the step would carry "
+          "into another (Ruan 2021 leaves body-body contact open; the walls stop bodies the same way)").def("true");
+  s->real("body_friction", "1", "Coulomb friction coefficient of the rigid-rigid contact").def(0.3).nonnegative();
   s->real("settle_damping", "1/s", "settle window: every velocity (liquid, membrane, bodies) is multiplied by "
           "(1 - settle_damping dt) each step until settle_until; not in Ruan 2021, for scenes placed at rest and "
           "for tests that measure an equilibrium").def(0.0).nonnegative();

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "methods/membrane/body_contact.hpp"
 #include "methods/membrane/fluid_kernels.hpp"
 #include "methods/membrane/membrane_ownership.hpp"
 #include "methods/membrane/triangle_interpolation.hpp"
@@ -496,7 +497,14 @@ Step3Report MembraneFlow3::step(double dt) {
   to_device_vec3(vnew, m_.v);
   if (params_.normal_motion) update_ghosts(halo_, m_.v, grid_.comm());  // ghost normals are partial
   for (size_t b = 0; b < bodies_.size(); ++b) bodies_[b].set_velocity(&vr_new[RigidBody3::kDofs * b]);
-  // Body-wall contact as in 2D (rigid_body.hpp, stop_at_walls).
+  // Body-body contact, then body-wall contact, as in 2D (body_contact.hpp; rigid_body.hpp,
+  // stop_at_walls). The bodies are replicated and the impulses computed alike on every rank.
+  if (params_.body_contact) {
+    BodyContactParameters contact;
+    contact.friction = params_.body_friction;
+    contact.spacing = 0.25 * grid_.dx();
+    report.body_contacts = resolve_body_contacts(bodies_, dt, contact);
+  }
   {
     const MacGeometryT<3> g = grid_.geometry();
     for (auto& b : bodies_)

@@ -67,6 +67,9 @@ struct Flow3Parameters {
   // Adhesion f_a of Ruan 2021 Eqs. 20-22 on (default) or off (negative control), as in 2D
   // (FlowParameters::adhesion).
   bool adhesion = true;
+  // Rigid-rigid contact as in 2D (body_contact.hpp; FlowParameters::body_contact).
+  bool body_contact = true;
+  double body_friction = 0.3;
   // Settle window as in 2D (FlowParameters; not in the paper): velocities of liquid, membrane and
   // bodies decay as (1 - zeta dt) per step while t < settle_until (zeta = settle_damping, 1/s).
   double settle_damping = 0;
@@ -79,6 +82,7 @@ struct Step3Report {
   double volume = 0;  // enclosed liquid volume after the step
   long contact_vertices = 0;    // contact particles of the three-way solve (Stage 6 set)
   long predicted_contacts = 0;  // vertices whose prediction penetrated a body (Stage 2)
+  long body_contacts = 0;       // surface points of touching bodies that took an impulse
 };
 
 class MembraneFlow3 {

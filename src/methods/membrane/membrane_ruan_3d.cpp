@@ -63,6 +63,8 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
   p.remesh_smoothing = deck_.remesh_smoothing;
   p.contact_eps_over_dx = deck_.flow.contact_eps_over_dx;
   p.adhesion = deck_.flow.adhesion;
+  p.body_contact = deck_.flow.body_contact;
+  p.body_friction = deck_.flow.body_friction;
   p.settle_damping = deck_.flow.settle_damping;
   p.settle_until = deck_.flow.settle_until;
   const double edge = deck_.edge_over_dx * dx;
@@ -127,6 +129,7 @@ void MembraneRuan3::diagnostics(DiagnosticRow& row) {
   if (!flow_->bodies().empty()) {
     row.emplace_back("contact_vertices", static_cast<double>(last_.contact_vertices));
     row.emplace_back("fluid_rigid_faces", static_cast<double>(last_.second.fluid_rigid_faces));
+    if (flow_->bodies().size() > 1) row.emplace_back("body_contacts", static_cast<double>(last_.body_contacts));
   }
   // Each body's state (Ruan 2021 §4.3 generalized coordinates and velocities; the orientation a
   // unit quaternion).
