@@ -1,6 +1,7 @@
 #pragma once
 // Small 2D scenes of the Ruan et al. 2021 liquid-membrane method shared by the unit, MPI and
 // validation tests: a flat pool and a circular drop in a unit box.
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -67,6 +68,44 @@ inline MembraneScene make_pool_with_bodies(double width, double height, double d
   s.flow = std::make_unique<membrane::MembraneFlow>(*s.grid, membrane::make_polyline(xy, false), false, p, o,
                                                     std::move(bodies));
   return s;
+}
+
+// What the initial pool surface of pool_surface (x from 0 to 1, one body b) looks like: the largest
+// |phi_b| of its vertices off the level, how many there are, its shortest edge, its end points, and
+// the area between the level and the chain.
+struct PoolSurfaceShape {
+  double off_body = 0, shortest_edge = 1e300, first_x = 0, last_x = 0, below = 0;
+  long on_body = 0;
+};
+inline PoolSurfaceShape pool_surface_shape(const membrane::Disc& b, double level, double edge) {
+  const auto xy = membrane::pool_surface(0.0, 1.0, level, edge, {b});
+  const long n = static_cast<long>(xy.size() / 2);
+  PoolSurfaceShape s;
+  for (long i = 0; i < n; ++i) {
+    const double x[2] = {xy[2 * i], xy[2 * i + 1]};
+    if (std::abs(x[1] - level) > 1e-14) {
+      s.off_body = std::max(s.off_body, std::abs(b.phi(x)));
+      ++s.on_body;
+    }
+    if (i + 1 < n) {
+      s.below += 0.5 * (xy[2 * i + 2] - xy[2 * i]) * (2 * level - xy[2 * i + 1] - xy[2 * i + 3]);
+      s.shortest_edge = std::min(s.shortest_edge, std::hypot(xy[2 * i + 2] - xy[2 * i], xy[2 * i + 3] - xy[2 * i + 1]));
+    }
+  }
+  s.first_x = xy[0];
+  s.last_x = xy[2 * n - 2];
+  return s;
+}
+// The checks every wrapped body shares: vertices off the level lie on the body (1e-12), more than
+// ten of them, no edge below a fifth of `edge`, the chain spans x = 0 .. 1.
+inline PoolSurfaceShape expect_pool_surface_wraps(const membrane::Disc& b, double level, double edge) {
+  const auto w = pool_surface_shape(b, level, edge);
+  EXPECT_LT(w.off_body, 1e-12);
+  EXPECT_GT(w.on_body, 10);
+  EXPECT_GT(w.shortest_edge, 0.19 * edge);
+  EXPECT_NEAR(w.first_x, 0.0, 1e-15);
+  EXPECT_NEAR(w.last_x, 1.0, 1e-15);
+  return w;
 }
 
 // A non-rotating disc of radius r and areal density rho_s centred at (x, level - r / 2): placed on a
