@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "io/series.hpp"
+#include "io/surface_output.hpp"
 
 namespace meniscus::io {
 
@@ -38,6 +39,10 @@ class BodySource {
   virtual ~BodySource() = default;
   // Every body, in the deck's order, on every rank (the body count is global).
   virtual std::vector<BodyRecord> body_records() = 0;
+  // 2D: every body's outline as a closed polyline (SurfaceMesh with two nodes per cell) held by rank
+  // 0, written as the series DIR/body_outlines_NNNNNN.h5 so that ParaView shows boxes, ellipses and
+  // polygons as they are (the bodies series draws points). Empty (the default): no such series.
+  virtual SurfaceMesh body_outlines() { return {}; }
 };
 
 class BodyOutput : public MethodSeries {

@@ -21,7 +21,7 @@ void SurfaceOutput::write(const SurfaceMesh& mesh, int dimension, long step, dou
   f.write_rows("position", mesh.position.data(), n, 3);
   f.write_rows("velocity", mesh.velocity.data(), n, 3);
   f.write_rows(cells_name, mesh.cells.data(), t, per_cell);
-  f.set_attr("/", "meniscus_format", std::string("membrane"));
+  f.set_attr("/", "meniscus_format", format_);
   f.set_attr("/", "format_version", int64_t{1});
   f.set_attr("/", "method", method_name_);
   f.set_attr("/", "dimension", int64_t{dimension});
@@ -35,7 +35,7 @@ void SurfaceOutput::write(const SurfaceMesh& mesh, int dimension, long step, dou
   on_rank0(comm_, [&] {
     write_file_atomically(series_.path(series_.xdmf_name(step)),
                           xdmf::surface_document(name, time, counts[0], counts[1], per_cell, "/position",
-                                                 std::string("/") + cells_name, arrays));
+                                                 std::string("/") + cells_name, arrays, format_));
   });
   series_.add(step);
 }

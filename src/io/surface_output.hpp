@@ -34,12 +34,19 @@ class SurfaceSource {
   virtual SurfaceMesh surface_mesh() = 0;  // collective
 };
 
+// `series` names the files and their meniscus_format: "membrane", or "body_outlines" for the 2D
+// rigid bodies' outlines (closed polylines, one per body in the deck's order, the body points'
+// velocities; io/body_output.hpp).
 class SurfaceOutput : public MethodSeries {
  public:
-  SurfaceOutput(MPI_Comm comm, const std::string& method_name, const std::string& dir)
-      : MethodSeries(comm, method_name, dir, "membrane") {}
+  SurfaceOutput(MPI_Comm comm, const std::string& method_name, const std::string& dir,
+                const std::string& series = "membrane")
+      : MethodSeries(comm, method_name, dir, series), format_(series) {}
   // Writes this step's files (rank 0 writes the rows) and adds them to the collection. Collective.
   void write(const SurfaceMesh& mesh, int dimension, long step, double time);
+
+ private:
+  std::string format_;
 };
 
 }  // namespace meniscus::io

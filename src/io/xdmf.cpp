@@ -99,9 +99,9 @@ std::string points_document(const std::string& h5_file, double time, long count,
 
 std::string surface_document(const std::string& h5_file, double time, long vertices, long cells, int per_cell,
                              const std::string& position, const std::string& connectivity,
-                             const std::vector<Array>& arrays) {
+                             const std::vector<Array>& arrays, const std::string& grid_name) {
   // Polyline with two nodes per element: each segment its own line cell (Xdmf3's polyline reading).
-  return unstructured_document("membrane", h5_file, time, vertices, position, per_cell == 2 ? "Polyline" : "Triangle",
+  return unstructured_document(grid_name, h5_file, time, vertices, position, per_cell == 2 ? "Polyline" : "Triangle",
                                cells, per_cell, {cells, per_cell}, connectivity, arrays);
 }
 

@@ -28,10 +28,10 @@ std::string points_document(const std::string& h5_file, double time, long count,
 
 // A triangle surface (per_cell 3) or a polyline of segments (per_cell 2): `vertices` points (the
 // N x 3 dataset `position`) and `cells` cells whose 0-based vertex rows are the cells x per_cell
-// integer dataset `connectivity`; node-centred arrays.
+// integer dataset `connectivity`; node-centred arrays. `grid_name` names the grid in ParaView.
 std::string surface_document(const std::string& h5_file, double time, long vertices, long cells, int per_cell,
                              const std::string& position, const std::string& connectivity,
-                             const std::vector<Array>& arrays);
+                             const std::vector<Array>& arrays, const std::string& grid_name = "membrane");
 
 // A uniform grid of nodes (3DCoRectMesh): `nodes`, `origin` and `spacing` in z, y, x order as XDMF
 // wants them; node-centred arrays of shape nodes (x components).

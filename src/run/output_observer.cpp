@@ -13,8 +13,10 @@ OutputObserver::OutputObserver(MPI_Comm comm, Method& method, const LoadedDeck& 
   if (every_ == 0 && every_time_ == 0) return;
   particles_ = std::make_unique<io::ParticleOutput>(comm, method, deck.method, out.names("fields"), dir, deck.deck.file());
   if (out.flag("grid")) grid_ = std::make_unique<io::GridOutput>(comm, dir);
-  if (auto* src = dynamic_cast<io::BodySource*>(&method); src && !src->body_records().empty())
+  if (auto* src = dynamic_cast<io::BodySource*>(&method); src && !src->body_records().empty()) {
     bodies_ = std::make_unique<io::BodyOutput>(comm, deck.method, dir);
+    if (method.dimension() == 2) outlines_ = std::make_unique<io::SurfaceOutput>(comm, deck.method, dir, "body_outlines");
+  }
   if (dynamic_cast<io::SurfaceSource*>(&method)) surface_ = std::make_unique<io::SurfaceOutput>(comm, deck.method, dir);
 }
 
@@ -28,6 +30,7 @@ void OutputObserver::write(Method& method, long step, double time) {
   particles_->write(method, step, time);
   if (grid_) grid_->write(method, step, time);
   if (bodies_) bodies_->write(dynamic_cast<io::BodySource&>(method).body_records(), method.dimension(), step, time);
+  if (outlines_) outlines_->write(dynamic_cast<io::BodySource&>(method).body_outlines(), 2, step, time);
   if (surface_) surface_->write(dynamic_cast<io::SurfaceSource&>(method).surface_mesh(), method.dimension(), step, time);
   last_step_ = step;
 }

@@ -36,6 +36,7 @@ class OutputObserver : public StepObserver {
   std::unique_ptr<io::GridOutput> grid_;
   std::unique_ptr<io::BodyOutput> bodies_;  // methods that are a BodySource with bodies
   std::unique_ptr<io::SurfaceOutput> surface_;  // methods that are a SurfaceSource
+  std::unique_ptr<io::SurfaceOutput> outlines_;  // 2D bodies' outlines (BodySource::body_outlines)
 };
 
 }  // namespace meniscus::run

@@ -119,6 +119,49 @@ TEST(MembraneBodiesOutput, Membrane2DIsAPolylineSeries) {
   EXPECT_NE(dtext.find("membrane_000006.h5:/segments"), std::string::npos);
 }
 
+// The 2D bodies' outlines are their own polyline series: DIR/body_outlines_NNNNNN.h5 + .xdmf and the
+// collection DIR/body_outlines.xdmf, one closed polyline per body whose vertices lie on the body after
+// that step and move with its point velocities, so that ParaView draws boxes, ellipses and polygons as
+// they are.
+TEST(MembraneBodiesOutput, BodyOutlines2DAreAPolylineSeries) {
+  test::SharedFolder dir(MPI_COMM_WORLD, "body-outlines-output");
+  const auto sim = run_scene(kScene, dir.path(), 6);
+  auto& m = dynamic_cast<membrane::MembraneRuan&>(sim->method());
+  const auto& bodies = m.flow().bodies();
+  io::H5File f = io::H5File::open(MPI_COMM_WORLD, dir.path() + "/body_outlines_000006.h5");
+  const auto shape = f.shape("position");
+  const auto segs = f.shape("segments");
+  ASSERT_EQ(segs[0], shape[0]);  // closed rings: one segment per vertex
+  const hsize_t n = shape[0];
+  std::vector<double> pos(3 * n), vel(3 * n);
+  std::vector<int64_t> cells(2 * n);
+  f.read_rows("position", pos.data(), 0, n, 3);
+  f.read_rows("velocity", vel.data(), 0, n, 3);
+  f.read_rows("segments", cells.data(), 0, n, 2);
+  f.close();
+  // Each vertex lies on one of the bodies and moves with that body's point velocity.
+  long on[2] = {0, 0};
+  for (hsize_t i = 0; i < n; ++i) {
+    const double x[2] = {pos[3 * i], pos[3 * i + 1]};
+    int owner = -1;
+    for (int b = 0; b < 2; ++b)
+      if (std::abs(bodies[b].phi(x)) < 1e-12) owner = b;
+    ASSERT_GE(owner, 0) << "vertex " << i;
+    ++on[owner];
+    for (int d = 0; d < 2; ++d) EXPECT_NEAR(vel[3 * i + d], bodies[owner].point_velocity(d, x), 1e-14);
+    EXPECT_EQ(pos[3 * i + 2], 0.0);
+    EXPECT_NE(cells[2 * i], cells[2 * i + 1]);
+  }
+  EXPECT_GE(on[0], 16);
+  EXPECT_GE(on[1], 16);
+  const std::string text = test::read_text_file(dir.path() + "/body_outlines.xdmf");
+  for (const char* step : {"body_outlines_000000.xdmf", "body_outlines_000003.xdmf", "body_outlines_000006.xdmf"})
+    EXPECT_NE(text.find(step), std::string::npos) << step;
+  const std::string dtext = test::read_text_file(dir.path() + "/body_outlines_000006.xdmf");
+  EXPECT_NE(dtext.find("Name=\"body_outlines\""), std::string::npos);
+  EXPECT_NE(dtext.find("TopologyType=\"Polyline\""), std::string::npos);
+}
+
 // The 3D membrane (written by rank 0, which holds it as the method's particles) is its own surface dataset: DIR/membrane_NNNNNN.h5 + .xdmf (a Triangle
 // topology) and the collection DIR/membrane.xdmf; the file of a step holds the method's membrane.
 TEST(MembraneBodiesOutput, Membrane3DIsATriangleSurfaceSeries) {

@@ -137,6 +137,26 @@ std::vector<io::BodyRecord> MembraneRuan::body_records() {
   return out;
 }
 
+io::SurfaceMesh MembraneRuan::body_outlines() {
+  io::SurfaceMesh out;
+  out.nodes_per_cell = 2;
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  if (rank != 0) return out;  // the bodies are replicated; one rank writes them
+  for (const Disc& body : flow_->bodies()) {
+    // Corners kept; curved outlines with points half a cell apart.
+    const auto ring = outline_points(body, 0.5 * grid_->dx());
+    const int64_t first = static_cast<int64_t>(out.position.size() / 3), n = static_cast<int64_t>(ring.size() / 2);
+    for (int64_t k = 0; k < n; ++k) {
+      const double* x = &ring[2 * k];
+      out.position.insert(out.position.end(), {x[0], x[1], 0.0});
+      out.velocity.insert(out.velocity.end(), {body.point_velocity(0, x), body.point_velocity(1, x), 0.0});
+      out.cells.insert(out.cells.end(), {first + k, first + (k + 1) % n});
+    }
+  }
+  return out;
+}
+
 io::SurfaceMesh MembraneRuan::surface_mesh() {
   io::SurfaceMesh out;
   out.nodes_per_cell = 2;

@@ -33,6 +33,7 @@ class MembraneRuan : public Method, public io::SurfaceSource, public io::BodySou
   bool grid_snapshot(GridSnapshot& out, bool shared_faces = false) override;
   // The rigid discs as their own output dataset (the bodies series beside the membrane's particles).
   std::vector<io::BodyRecord> body_records() override;
+  io::SurfaceMesh body_outlines() override;
   // The membrane's segments (rank 0's copy; z = 0), for ParaView to draw it as a line.
   io::SurfaceMesh surface_mesh() override;
 
