@@ -137,12 +137,20 @@ std::vector<io::BodyRecord> MembraneRuan::body_records() {
   return out;
 }
 
-io::SurfaceMesh MembraneRuan::body_outlines() {
-  io::SurfaceMesh out;
+namespace {
+// Prepares an empty 2D polyline; true on rank 0, which alone fills it (the membrane and the bodies
+// are replicated, so one rank writes them).
+bool fills_polyline(MPI_Comm comm, io::SurfaceMesh& out) {
   out.nodes_per_cell = 2;
   int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
-  if (rank != 0) return out;  // the bodies are replicated; one rank writes them
+  MPI_Comm_rank(comm, &rank);
+  return rank == 0;
+}
+}  // namespace
+
+io::SurfaceMesh MembraneRuan::body_outlines() {
+  io::SurfaceMesh out;
+  if (!fills_polyline(comm_, out)) return out;
   for (const Disc& body : flow_->bodies()) {
     // Corners kept; curved outlines with points half a cell apart.
     const auto ring = outline_points(body, 0.5 * grid_->dx());
@@ -159,10 +167,7 @@ io::SurfaceMesh MembraneRuan::body_outlines() {
 
 io::SurfaceMesh MembraneRuan::surface_mesh() {
   io::SurfaceMesh out;
-  out.nodes_per_cell = 2;
-  int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
-  if (rank != 0) return out;  // the membrane is replicated; one rank writes it
+  if (!fills_polyline(comm_, out)) return out;
   const Polyline& m = flow_->membrane();
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.x);
   auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.v);
