@@ -5,6 +5,8 @@
 #   before:  mpm.newton.hessian = matrix_free (Hessian products through the particles, CG + Jacobi),
 #            with the Newton loop before its adaptive CG rtol (fixed CG rtol, exact Hessian first:
 #            -mpm_newton_forcing false -mpm_newton_hessian_first exact)
+#            (this option shares today's Newton vectors and CPU flags; the code the issue started from
+#            is commit 621a1a1, run beside it in docs/performance.md)
 #   base:    only when BASE_EXE names another build of meniscus (e.g. the previous commit's): its
 #            default assembled solve, for a before/after of a solver change in the same run
 #   after:   mpm.newton.hessian = assembled (the default: reduced MATAIJ on the unknown nodes, CG +
