@@ -142,8 +142,10 @@ serial_checks() {
   expect_error robot_root_rotates 1 "$ROBOT_DECK" "membrane.bodies[1].root" "non-rotating" check "$ROBOT_DECK" --set "membrane.bodies[0].rotates=true"
   # The 3D membrane step (phase 1) refuses the keys it does not implement yet.
   expect_error membrane3d_two_solve 1 "$DROP3D_DECK" membrane.two_solve "does not implement" check "$DROP3D_DECK" --set membrane.two_solve=false
-  # 3D bodies (spheres, boxes, capsules, paperclips) have no held axes, links or initial spin; a 2D body is a disc.
-  expect_error membrane3d_body_held 1 "$SPHERE3D_DECK" "membrane.bodies[0].held" "do not implement" check "$SPHERE3D_DECK" --set "membrane.bodies[0].held=x"
+  # 3D bodies have no links or initial spin yet; a held axis starts at rest; z is a 3D axis; a 2D body is a disc.
+  expect_error membrane3d_body_root 1 "$SPHERE3D_DECK" "membrane.bodies[0].root" "do not implement" check "$SPHERE3D_DECK" --set "membrane.bodies[0].root=0"
+  expect_error membrane3d_body_held_moving 1 "$SPHERE3D_DECK" "membrane.bodies[0].held" "must start with velocity component 2 = 0" check "$SPHERE3D_DECK" --set "membrane.bodies[0].held=xz" --set "membrane.bodies[0].velocity=[0,0,-1]"
+  expect_error membrane2d_body_held_z 1 "$ROBOT_DECK" "membrane.bodies[0].held" "z is a 3D axis" check "$ROBOT_DECK" --set "membrane.bodies[0].held=z"
   expect_error membrane3d_body_disc 1 "$SPHERE3D_DECK" "membrane.bodies[0].shape" "sphere" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=disc"
   expect_error membrane2d_body_sphere 1 "$ROBOT_DECK" "membrane.bodies[0].shape" "disc" check "$ROBOT_DECK" --set "membrane.bodies[0].shape=sphere"
   expect_error membrane2d_body_capsule 1 "$ROBOT_DECK" "membrane.bodies[0].shape" "disc" check "$ROBOT_DECK" --set "membrane.bodies[0].shape=capsule"

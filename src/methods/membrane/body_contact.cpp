@@ -57,7 +57,7 @@ Rigid<3> rigid_of(const std::vector<RigidBody3>& bodies, size_t k) {
   const RigidBody3& b = bodies[k];
   Rigid<3> r;
   if (b.fixed) return r;
-  for (double& im : r.inv_mass) im = 1 / b.mass();
+  for (int d = 0; d < 3; ++d) r.inv_mass[d] = b.held[d] ? 0.0 : 1 / b.mass();
   if (!b.rotates) return r;
   double I[9];
   b.world_inertia(I);

@@ -77,18 +77,15 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
       rigid[b] = nv;
       nv += 3;
     }
-  // A body held along an axis (or at its angle) keeps that unknown, but every coupling of it is set
-  // aside (held_bt, and the velocity entries left out of C below): it solves to 0, and after the
-  // solve its row of the full system, evaluated at the solution, is the impulse the liquid and the
-  // membrane gave the body, i.e. minus the hold's reaction (a Lagrange multiplier eliminated by hand).
-  std::vector<char> held(nv, 0);
+  // A body held along an axis (or at its angle): kkt_assembly.hpp, HeldRows.
+  HeldRows held;
+  held.held.assign(nv, 0);
   for (long b = 0; b < nbody; ++b)
     if (rigid[b] >= 0) {
-      held[rigid[b]] = r.bodies[b].held_x;
-      held[rigid[b] + 1] = r.bodies[b].held_y;
-      held[rigid[b] + 2] = r.bodies[b].held_rotation && r.bodies[b].rotates;
+      held.held[rigid[b]] = r.bodies[b].held_x;
+      held.held[rigid[b] + 1] = r.bodies[b].held_y;
+      held.held[rigid[b] + 2] = r.bodies[b].held_rotation && r.bodies[b].rotates;
     }
-  std::map<std::pair<PetscInt, PetscInt>, double> held_bt;  // (global pressure row, unknown) -> B^T entry
   blocks_.membrane_unknowns = nv_membrane;
   blocks_.rigid_unknowns = nv - nv_membrane;
   first[size] = nv;
@@ -225,7 +222,7 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
         }
         alpha = std::clamp(alpha, 0.05, 1.0);
         const double mass = rho * alpha * vol;
-        if (row_mine) add_mixed_face_coupling(k.Bt, bp, global_cell(ic, jc), row, vol, s / dx, held, held_bt);
+        if (row_mine) add_mixed_face_coupling(k.Bt, bp, global_cell(ic, jc), row, vol, s / dx, held.held, held.bt);
         if (!face_owned) continue;
         mixed_node.push_back(static_cast<long>((i - i0) + (j - j0) * g.owned.n[0]));
         mixed_axis.push_back(d);
@@ -293,25 +290,27 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   VelocityEntries c_local;
   std::vector<double> bv_local;
   exchange_velocity_block(comm, first, c_mine, bv_mine, c_local, bv_local);
-  // A held unknown keeps only its diagonal (the body mass, any positive value would do) and a zero
-  // right-hand side; the rest of its row and column is left out of C.
-  auto in_c = [&](PetscInt i, PetscInt j) { return !(held[i] || held[j]) || i == j; };
-  std::vector<double> bv_held(nv, 0.0);  // b_v of the held rows less the body momentum (their owner)
-  if (rank == rigid_rank)
-    for (long b = 0; b < nbody; ++b) {
-      if (rigid[b] < 0) continue;
-      double mr[3];
-      composite_inertia(r.bodies, static_cast<size_t>(b), mr);
-      for (int d = 0; d < 3; ++d)
-        if (held[rigid[b] + d]) {
-          const PetscInt q = rigid[b] + d;
-          bv_held[q] = bv_local[q - row0] + mr[d] * r.v_start[3 * b + d];
-          bv_local[q - row0] = 0.0;
-          for (auto& [ij, val] : c_local)
-            if (ij.first == q && ij.second == q) val = mr[d];
-        }
-    }
-  build_kkt_system(comm, k, bp, first, c_local, bv_local, in_c);
+  // The body of a rigid unknown q and its axis (-1 when q is a membrane unknown).
+  auto body_axis = [&](PetscInt q, long& body) {
+    for (body = 0; body < nbody; ++body)
+      if (rigid[body] >= 0 && q >= rigid[body] && q < rigid[body] + 3) return static_cast<int>(q - rigid[body]);
+    return -1;
+  };
+  auto held_mass = [&](PetscInt q) {
+    long b = 0;
+    const int d = body_axis(q, b);
+    double mr[3];
+    composite_inertia(r.bodies, static_cast<size_t>(b), mr);
+    return mr[d];
+  };
+  auto held_momentum = [&](PetscInt q) {
+    long b = 0;
+    const int d = body_axis(q, b);
+    return held_mass(q) * r.v_start[3 * b + d];
+  };
+  set_aside_held_rows(held, row0, nv_local, c_local, bv_local, held_mass, held_momentum);
+  build_kkt_system(comm, k, bp, first, c_local, bv_local,
+                   [&](PetscInt i, PetscInt j) { return held.keep(i, j); });
 
   // Solve (the mode from the deck or -<prefix>solver_mode, kkt_solve.hpp).
   const KktSolveStats stats = solve_kkt(k, options_, comm);
@@ -345,30 +344,13 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   // each rank's own pressure rows, the C and b parts by the owner of the bodies' rows.
   result.held_force.assign(2 * nbody, 0.0);
   result.held_torque.assign(nbody, 0.0);
-  if (std::any_of(held.begin(), held.end(), [](char h) { return h != 0; })) {
-    std::vector<double> impulse(nv, 0.0);
-    Vec sub;
-    MEMBRANE_PETSC(VecGetSubVector(k.z, k.is[0], &sub));
-    PetscInt lo = 0, hi = 0;
-    MEMBRANE_PETSC(VecGetOwnershipRange(sub, &lo, &hi));
-    const PetscScalar* vals;
-    MEMBRANE_PETSC(VecGetArrayRead(sub, &vals));
-    for (const auto& [rq, val] : held_bt) {
-      if (rq.first < lo || rq.first >= hi) throw RuntimeError("membrane held-body force: a pressure row off this rank");
-      impulse[rq.second] += val * vals[rq.first - lo];  // (B^T)_{c,x} p-hat_c = B_{x,c} p-hat_c
-    }
-    MEMBRANE_PETSC(VecRestoreArrayRead(sub, &vals));
-    MEMBRANE_PETSC(VecRestoreSubVector(k.z, k.is[0], &sub));
-    for (const auto& [ij, val] : c_local)  // this rank's rows only
-      if (held[ij.first]) impulse[ij.first] -= val * z[ij.second];
-    for (PetscInt q = 0; q < nv; ++q)
-      if (held[q]) impulse[q] -= bv_held[q];
-    MPI_Allreduce(MPI_IN_PLACE, impulse.data(), static_cast<int>(nv), MPI_DOUBLE, MPI_SUM, comm);
+  if (held.any()) {
+    const std::vector<double> impulse = held_impulse(k, held, c_local, nv, comm);
     for (long b = 0; b < nbody; ++b)
       for (int d = 0; d < 2 && rigid[b] >= 0; ++d)
-        if (held[rigid[b] + d]) result.held_force[2 * b + d] = impulse[rigid[b] + d] / dt;
+        if (held.held[rigid[b] + d]) result.held_force[2 * b + d] = impulse[rigid[b] + d] / dt;
     for (long b = 0; b < nbody; ++b)
-      if (rigid[b] >= 0 && held[rigid[b] + 2]) result.held_torque[b] = impulse[rigid[b] + 2] / dt;
+      if (rigid[b] >= 0 && held.held[rigid[b] + 2]) result.held_torque[b] = impulse[rigid[b] + 2] / dt;
   }
   v_new.assign(2 * nvert, 0.0);
   for (long q = 0; q < 2 * nvert; ++q) v_new[q] = evaluate(vmap[q]);

@@ -83,9 +83,10 @@ struct CoupledSolveResult {
   // membrane stiffness hold them, so many of them mean the W support is too narrow.
   long uncoupled_components = 0;
   long fluid_rigid_faces = 0;
-  // Two per body (x, y): the force (per unit length in 2D) that the liquid and the membrane exert
-  // along a held axis of a body (Disc::held_x, held_y) during the solve's step, i.e. minus the
-  // reaction impulse of the hold over dt; 0 for axes not held. Same value on every rank.
+  // Dim per body (x, y and in 3D z): the force (per unit length in 2D) that the liquid and the
+  // membrane exert along a held axis of a body (Disc::held_x, held_y; RigidBody3::held) during the
+  // solve's step, i.e. minus the reaction impulse of the hold over dt; 0 for axes not held. Same
+  // value on every rank.
   std::vector<double> held_force;
   // One per body: the torque about its centre (counter-clockwise) the liquid and the membrane exert
   // on a body held at its angle (Disc::held_rotation), from the same rows; 0 when not held.

@@ -100,8 +100,11 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   k.rigid_unknowns = nv - nv_membrane;
   const PetscInt nv_local = first[rank + 1] - first[rank];
   std::vector<PetscInt> coupled;  // membrane unknowns on this rank's fluid-air faces
-  const std::vector<char> held(nv, 0);  // no held axes in 3D
-  VelocityEntries held_bt;
+  // Bodies held along world axes (RigidBody3::held; kkt_assembly.hpp, HeldRows).
+  HeldRows held;
+  held.held.assign(nv, 0);
+  for (long b = 0; b < nbody; ++b)
+    for (int d = 0; d < 3 && rigid[b] >= 0; ++d) held.held[rigid[b] + d] = r.bodies[b].held[d];
 
   // A contact vertex moves with J_i v_r (a free body), its prescribed v_contact, or else with the
   // body's known point velocity.
@@ -234,7 +237,7 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
           }
           alpha = std::clamp(alpha, 0.05, 1.0);
           const double mass = rho * alpha * vol;
-          if (row_mine) add_mixed_face_coupling(k.Bt, bp, global_cell(cf), row, vol, s / dx, held, held_bt);
+          if (row_mine) add_mixed_face_coupling(k.Bt, bp, global_cell(cf), row, vol, s / dx, held.held, held.bt);
           if (!face_owned) continue;
           const int c0[3] = {i - lo[0], j - lo[1], kk - lo[2]};
           mixed_node.push_back(c0[0] + static_cast<long>(n[0]) * (c0[1] + static_cast<long>(n[1]) * c0[2]));
@@ -294,10 +297,31 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   VelocityEntries c_local;
   std::vector<double> bv_local;
   exchange_velocity_block(comm, first, c_mine, bv_mine, c_local, bv_local);
-  build_kkt_system(comm, k, bp, first, c_local, bv_local, [](PetscInt, PetscInt) { return true; });
+  // A held axis is a translation: M_r's block there is m I_3, so its diagonal is the mass and the
+  // body's momentum along it m v_r*.
+  auto body_of = [&](PetscInt q) {
+    long b = 0;
+    while (!(rigid[b] >= 0 && q >= rigid[b] && q < rigid[b] + kRd)) ++b;
+    return b;
+  };
+  set_aside_held_rows(
+      held, first[rank], nv_local, c_local, bv_local, [&](PetscInt q) { return r.bodies[body_of(q)].mass(); },
+      [&](PetscInt q) {
+        const long b = body_of(q);
+        return r.bodies[b].mass() * r.v_start[kRd * b + (q - rigid[b])];
+      });
+  build_kkt_system(comm, k, bp, first, c_local, bv_local, [&](PetscInt i, PetscInt j) { return held.keep(i, j); });
   const KktSolveStats stats = solve_kkt(k, options_, comm);
 
   CoupledSolveResult result;
+  result.held_force.assign(3 * nbody, 0.0);
+  result.held_torque.assign(nbody, 0.0);
+  if (held.any()) {  // J_d = B_d p-hat - C'_d z - b'_d (the 2D solve's comment, coupled_solve.cpp)
+    const std::vector<double> impulse = held_impulse(k, held, c_local, nv, comm);
+    for (long b = 0; b < nbody; ++b)
+      for (int d = 0; d < 3 && rigid[b] >= 0; ++d)
+        if (held.held[rigid[b] + d]) result.held_force[3 * b + d] = impulse[rigid[b] + d] / dt;
+  }
   result.iterations = stats.iterations;
   result.reason = stats.reason;
   result.unknowns = static_cast<long>(np + nv);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
 #include "core/mpi_gather.hpp"
 #include "solvers/petsc_check.hpp"
 
@@ -313,5 +314,70 @@ template void write_back_faces<3>(MacGridT<3>&, double, int, int, int, const std
 
 template void store_pressure<2>(KktBlocks&, grid::GridField<2>&, int);
 template void store_pressure<3>(KktBlocks&, grid::GridField<3>&, int);
+
+bool HeldRows::any() const {
+  return std::any_of(held.begin(), held.end(), [](char c) { return c != 0; });
+}
+
+void set_aside_held_rows(HeldRows& h, PetscInt row0, PetscInt nv_local, VelocityEntries& c_local,
+                         std::vector<double>& bv_local, const std::function<double(PetscInt)>& mass,
+                         const std::function<double(PetscInt)>& momentum) {
+  h.rhs.assign(h.held.size(), 0.0);
+  for (PetscInt q = row0; q < row0 + nv_local; ++q) {
+    if (!h.held[q]) continue;
+    h.rhs[q] = bv_local[q - row0] + momentum(q);
+    bv_local[q - row0] = 0.0;
+    c_local[{q, q}] = mass(q);
+  }
+}
+
+std::vector<double> held_impulse(KktBlocks& k, const HeldRows& h, const VelocityEntries& c_local, PetscInt nv,
+                                 MPI_Comm comm) {
+  std::vector<double> impulse(nv, 0.0);
+  Vec sub;
+  PetscInt lo = 0, hi = 0;
+  const PetscScalar* vals;
+  MEMBRANE_PETSC(VecGetSubVector(k.z, k.is[0], &sub));
+  MEMBRANE_PETSC(VecGetOwnershipRange(sub, &lo, &hi));
+  MEMBRANE_PETSC(VecGetArrayRead(sub, &vals));
+  for (const auto& [rq, val] : h.bt) {
+    if (rq.first < lo || rq.first >= hi) throw RuntimeError("membrane held-body force: a pressure row off this rank");
+    impulse[rq.second] += val * vals[rq.first - lo];  // (B^T)_{c,x} p-hat_c = B_{x,c} p-hat_c
+  }
+  MEMBRANE_PETSC(VecRestoreArrayRead(sub, &vals));
+  MEMBRANE_PETSC(VecRestoreSubVector(k.z, k.is[0], &sub));
+  // The velocities the held rows couple to (any rank's unknowns), gathered to this rank.
+  std::vector<PetscInt> cols;
+  for (const auto& [ij, val] : c_local)
+    if (h.held[ij.first]) cols.push_back(ij.second);
+  std::sort(cols.begin(), cols.end());
+  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+  std::vector<double> zc(cols.size(), 0.0);
+  {
+    Vec vel, loc;
+    IS is;
+    VecScatter sc;
+    MEMBRANE_PETSC(VecGetSubVector(k.z, k.is[1], &vel));
+    MEMBRANE_PETSC(VecCreateSeq(PETSC_COMM_SELF, static_cast<PetscInt>(cols.size()), &loc));
+    MEMBRANE_PETSC(ISCreateGeneral(PETSC_COMM_SELF, static_cast<PetscInt>(cols.size()), cols.data(), PETSC_COPY_VALUES, &is));
+    MEMBRANE_PETSC(VecScatterCreate(vel, is, loc, nullptr, &sc));
+    MEMBRANE_PETSC(VecScatterBegin(sc, vel, loc, INSERT_VALUES, SCATTER_FORWARD));
+    MEMBRANE_PETSC(VecScatterEnd(sc, vel, loc, INSERT_VALUES, SCATTER_FORWARD));
+    MEMBRANE_PETSC(VecGetArrayRead(loc, &vals));
+    for (size_t q = 0; q < cols.size(); ++q) zc[q] = vals[q];
+    MEMBRANE_PETSC(VecRestoreArrayRead(loc, &vals));
+    MEMBRANE_PETSC(VecScatterDestroy(&sc));
+    MEMBRANE_PETSC(ISDestroy(&is));
+    MEMBRANE_PETSC(VecDestroy(&loc));
+    MEMBRANE_PETSC(VecRestoreSubVector(k.z, k.is[1], &vel));
+  }
+  auto z = [&](PetscInt j) { return zc[std::lower_bound(cols.begin(), cols.end(), j) - cols.begin()]; };
+  for (const auto& [ij, val] : c_local)  // this rank's rows only
+    if (h.held[ij.first]) impulse[ij.first] -= val * z(ij.second);
+  for (PetscInt q = 0; q < nv; ++q)
+    if (h.held[q]) impulse[q] -= h.rhs[q];
+  MPI_Allreduce(MPI_IN_PLACE, impulse.data(), static_cast<int>(nv), MPI_DOUBLE, MPI_SUM, comm);
+  return impulse;
+}
 
 }  // namespace meniscus::membrane

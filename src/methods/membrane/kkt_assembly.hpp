@@ -144,6 +144,33 @@ void build_kkt_system(MPI_Comm comm, KktBlocks& k, Vec bp, const std::vector<Pet
 // The velocity block of k.z on every rank (nv values). Collective.
 std::vector<double> velocity_block_on_all_ranks(KktBlocks& k, PetscInt nv);
 
+// Bodies held in place along some of their axes (the held-body force of Vella and Mahadevan 2005;
+// 2D Disc::held_x, held_y, held_rotation; 3D RigidBody3::held). A held unknown stays in the
+// system, but every coupling of it is set aside: its B^T entries (add_mixed_face_coupling puts them
+// in `bt`), the off-diagonal entries of its row and column of C (keep() leaves them out) and its
+// right-hand side. It solves to 0, and its row of the full system evaluated at the solution is the
+// impulse the liquid and the membrane gave the body along that axis, i.e. minus the hold's reaction
+// (a Lagrange multiplier eliminated by hand).
+struct HeldRows {
+  std::vector<char> held;   // per velocity unknown: 1 where it is a held axis
+  VelocityEntries bt;       // (global pressure row, unknown) -> B^T entry, on the pressure row's owner
+  std::vector<double> rhs;  // b_v of the held rows less the body's own momentum (on the rows' owner)
+  bool any() const;
+  // keep(i, j) for build_kkt_system: the entry stays in C unless it couples a held unknown to another.
+  bool keep(PetscInt i, PetscInt j) const { return !(held[i] || held[j]) || i == j; }
+};
+// Sets aside this rank's held rows (from row0 on): each one's C diagonal becomes mass(q) (any
+// positive value would do; the body's mass keeps the block's scale) and its right-hand side 0, the
+// old right-hand side plus the body's momentum along it, momentum(q), kept in h.rhs.
+void set_aside_held_rows(HeldRows& h, PetscInt row0, PetscInt nv_local, VelocityEntries& c_local,
+                         std::vector<double>& bv_local, const std::function<double(PetscInt)>& mass,
+                         const std::function<double(PetscInt)>& momentum);
+// The impulse along every held axis (nv values, 0 elsewhere, the same on every rank): B_x p-hat -
+// C'_x z - b'_x from the pressure block of k.z, the held rows' entries in c_local (after
+// set_aside_held_rows) and the velocities they couple to, gathered from their owners. Collective.
+std::vector<double> held_impulse(KktBlocks& k, const HeldRows& h, const VelocityEntries& c_local, PetscInt nv,
+                                 MPI_Comm comm);
+
 // Writes the pressure block of k.z (p-hat) into dof `dof` of the owned nodes of `field` (whose DMDA
 // numbering the pressure block follows) and refreshes its ghosts. Collective.
 template <int Dim>

@@ -130,11 +130,12 @@ void declare_membrane_sections(config::Schema& root) {
              "of grid faces a disc feels a small spurious pressure torque)").def("true");
   body->flag("fixed", "the body moves with its initial velocity whatever the forces (held, or driven kinematically); "
              "its velocity is then not an unknown of the three-way solve").def("false");
-  body->choice("held", {"none", "x", "y", "xy"}, "hold the body in place along x, y or both (the held-body "
+  body->choice("held", {"none", "x", "y", "z", "xy", "xz", "yz", "xyz"},
+               "hold the body in place along the world axes named (x, y and in 3D z; the held-body "
                "measurement of the Cheerios force, Vella and Mahadevan 2005): that velocity component stays 0 while the "
                "others remain unknowns of the three-way solve, and the diagnostics report the force the liquid and the "
-               "membrane exert along each held axis (columns bodyN_held_fx, bodyN_held_fy, dyn/cm in 2D). Not with "
-               "fixed; the initial velocity along a held axis must be 0").def("none");
+               "membrane exert along each held axis (columns bodyN_held_fx, bodyN_held_fy, bodyN_held_fz; dyn/cm in 2D, "
+               "dyn in 3D). Not with fixed; the initial velocity along a held axis must be 0").def("none");
   body->integer("root", "articulated body (the water-strider robot, Ruan 2021 Fig. 10b-e): index in membrane.bodies "
                 "of the free, non-rotating body that carries this one as a kinematically driven link; the link has no "
                 "unknowns of its own, adds its mass to the root's and follows the root's centre plus the stroke "
@@ -189,9 +190,30 @@ Body read_body(const config::Section& b) {
   return body;
 }
 
+// The axes `held` names, checked against the body's dimension, `fixed` and initial velocity.
+template <class Body>
+std::array<bool, 3> read_held(const config::Section& b, const Body& body) {
+  const std::string held = b.text("held");
+  std::array<bool, 3> axes{};
+  if (held == "none") return axes;
+  for (int q = 0; q < 3; ++q) axes[q] = held.find(static_cast<char>('x' + q)) != std::string::npos;
+  if (axes[2] && Body::kDim == 2)
+    throw InputError(b.file(), b.key_path("held"), "a 2D body is held along x, y or xy (z is a 3D axis)");
+  if (body.fixed)
+    throw InputError(b.file(), b.key_path("held"), "a fixed body has no velocity unknowns to hold; give either fixed or held");
+  for (int q = 0; q < Body::kDim; ++q)
+    if (axes[q] && body.v[q] != 0)
+      throw InputError(b.file(), b.key_path("held"),
+                       log::format("a body held along %c must start with velocity component %d = 0 (velocity gives %g)",
+                                   static_cast<char>('x' + q), q, body.v[q]));
+  return axes;
+}
+
 // A 3D body's shape from shape, radius, size and length (a sphere keeps its analytic form).
 RigidBody3 read_body_3d(const config::Section& b) {
   RigidBody3 body = read_body<RigidBody3>(b);
+  const std::array<bool, 3> held = read_held(b, body);
+  for (int q = 0; q < 3; ++q) body.held[q] = held[q];
   const std::string shape = b.text("shape");
   if (shape == "disc" || shape == "ellipse" || shape == "polygon")
     throw InputError(b.file(), b.key_path("shape"), "a 3D body is a sphere, box, capsule, paperclip, mesh or revolved");
@@ -326,16 +348,9 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
         throw InputError(b.file(), b.key_path("corners"), e.what());
       }
     }
-    const std::string held = b.text("held");
-    disc.held_x = held == "x" || held == "xy";
-    disc.held_y = held == "y" || held == "xy";
-    if (held != "none" && disc.fixed)
-      throw InputError(b.file(), b.key_path("held"), "a fixed body has no velocity unknowns to hold; give either fixed or held");
-    for (int q = 0; q < 2; ++q)
-      if ((q == 0 ? disc.held_x : disc.held_y) && disc.v[q] != 0)
-        throw InputError(b.file(), b.key_path("held"),
-                         log::format("a body held along %s must start with velocity component %d = 0 (velocity gives %g)",
-                                     q == 0 ? "x" : "y", q, disc.v[q]));
+    const std::array<bool, 3> held = read_held(b, disc);
+    disc.held_x = held[0];
+    disc.held_y = held[1];
     disc.root = static_cast<int>(b.integer("root"));
     const auto sc = b.vector("stroke_centre"), sa = b.vector("stroke_amplitude");
     for (int q = 0; q < 2; ++q) {
@@ -391,13 +406,12 @@ void check_membrane_geometry(const config::Section& root) {
                        "it or run in 2D");
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{}) {
       const char* missing = nullptr;
-      if (bs.text("held") != "none") missing = "held";
-      else if (bs.integer("root") >= 0) missing = "root";
+      if (bs.integer("root") >= 0) missing = "root";
       else if (bs.real("angular_velocity") != 0) missing = "angular_velocity";
       else if (bs.real("angle") != 0) missing = "angle";
       if (missing)
         throw InputError(bs.file(), bs.key_path(missing),
-                         "3D bodies do not implement this key yet (no held axes, no articulated links, no initial "
+                         "3D bodies do not implement this key yet (no articulated links, no initial "
                          "spin; `angle` is the 2D orientation, `orientation` the 3D one); remove it or run in 2D");
     }
   } else {

@@ -144,6 +144,9 @@ MembraneFlow3::MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Par
                              CoupledSolveOptions solve, std::vector<RigidBody3> bodies)
     : grid_(grid), m_(std::move(membrane)), params_(params), solver_(grid, std::move(solve)) {
   bodies_ = std::move(bodies);
+  for (auto& b : bodies_)  // held in place
+    for (int d = 0; d < 3; ++d)
+      if (b.held[d]) b.v[d] = 0.0;
   zbase_ = grid_.geometry().lower[2];
   if (params_.remesh) {
     remesh_edge_ = params_.remesh_edge;
@@ -482,7 +485,7 @@ Step3Report MembraneFlow3::step(double dt) {
     double* vs = &rigid.v_start[RigidBody3::kDofs * b];
     momentum_velocity(start[b], bodies_[b], vs);  // M_r(q^n) v^n: a free spin keeps its angular momentum
     if (!bodies_[b].fixed)
-      for (int d = 0; d < 3; ++d) vs[d] += dt * params_.gravity[d];
+      for (int d = 0; d < 3; ++d) vs[d] = bodies_[b].held[d] ? 0.0 : vs[d] + dt * params_.gravity[d];
   }
   std::vector<char> contact(m_.vertices(), 0);
   if (!bodies_.empty()) {

@@ -134,6 +134,14 @@ void MembraneRuan3::diagnostics(DiagnosticRow& row) {
   // Each body's state (Ruan 2021 §4.3 generalized coordinates and velocities; the orientation a
   // unit quaternion).
   for (auto& kv : body_state(flow_->bodies())) row.push_back(std::move(kv));
+  // The hold's reaction, negated: the force (dyn) of the liquid and the membrane along each held
+  // axis over the last step (membrane.bodies[N].held).
+  const std::vector<double>& held = last_.second.held_force;
+  for (size_t b = 0; b < flow_->bodies().size(); ++b)
+    for (int d = 0; d < 3; ++d)
+      if (flow_->bodies()[b].held[d])
+        row.emplace_back("body" + std::to_string(b) + "_held_f" + std::string(1, static_cast<char>('x' + d)),
+                         3 * b + d < held.size() ? held[3 * b + d] : 0.0);
   if (deck_.shape == "drop") {
     // Mean pressure of the liquid cells more than two cells inside the initial radius, and Laplace's
     // 2 sigma / R for the drop's equal-volume radius.

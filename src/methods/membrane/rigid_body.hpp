@@ -194,6 +194,9 @@ struct RigidBody3 {
   double density = 1;  // g/cm^3
   bool fixed = false;   // kinematic: keeps its (constant) velocity, no unknowns
   bool rotates = true;  // false: omega stays at its initial value (J drops its omega columns)
+  // Held in place along world axis d (the held-body force measurement, Vella and Mahadevan 2005):
+  // v[d] stays 0, and the solve reports the force the liquid and the membrane exert along it.
+  bool held[3] = {false, false, false};
   bool sphere = true;   // false: the body is `shape` (set_shape)
   BodyShape3 shape;     // body frame, centre of mass at the origin (not a sphere)
   double volume = 0;    // not a sphere: the shape's volume
