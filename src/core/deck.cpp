@@ -145,6 +145,10 @@ YAML::Node resolve_value(const Param& p, const YAML::Node& n, const Ctx& c, cons
       return YAML::Node(n.Scalar());
     }
     case Kind::Vector: {
+      if (p.rotation && c.dim == 2) {  // a rotation in the plane: one number, about z
+        if (!n.IsScalar()) throw InputError(c.file, path, "expected a number (in 2D a rotation is about z)");
+        return real_node(parse_real(n, p, c, path));
+      }
       if (!n.IsSequence()) throw InputError(c.file, path, log::format("expected a list of %d numbers", c.dim));
       if (static_cast<int>(n.size()) != c.dim)
         throw InputError(c.file, path, log::format("expected %d components (dimension is %d), got %zu", c.dim, c.dim, n.size()));

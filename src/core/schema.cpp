@@ -16,7 +16,7 @@ std::string Param::kind_name() const {
     case Kind::Bool: return "bool";
     case Kind::String: return "string";
     case Kind::Choice: return "choice";
-    case Kind::Vector: return "vector";
+    case Kind::Vector: return rotation ? "real (3D: vector)" : "vector";
     case Kind::File: return "file";
     case Kind::Section: return "section";
     case Kind::List: return "list";
@@ -59,6 +59,10 @@ Param& Schema::choice(const std::string& name, std::vector<std::string> choices,
 }
 Param& Schema::vector(const std::string& name, const std::string& unit, const std::string& doc) {
   Param p; p.name = name; p.kind = Kind::Vector; p.unit = unit; p.doc = doc;
+  return add(std::move(p));
+}
+Param& Schema::rotation_vector(const std::string& name, const std::string& unit, const std::string& doc) {
+  Param p; p.name = name; p.kind = Kind::Vector; p.unit = unit; p.doc = doc; p.rotation = true;
   return add(std::move(p));
 }
 Param& Schema::file(const std::string& name, const std::string& doc) {

@@ -24,6 +24,8 @@ struct Param {
   bool has_default = false;
   std::string default_text;                     // YAML text, e.g. "0.4", "[0, 1]", "slip"
   std::string default_text_3d;                  // vectors whose default differs in 3D
+  // Vector of a rotation (an angular velocity): one number in 2D (about z), three components in 3D.
+  bool rotation = false;
   double lo = -std::numeric_limits<double>::infinity();
   double hi = std::numeric_limits<double>::infinity();
   bool lo_open = false, hi_open = false;
@@ -60,6 +62,8 @@ class Schema {
   Param& choice(const std::string& name, std::vector<std::string> choices, const std::string& doc);
   // A vector with one entry per space dimension of the deck.
   Param& vector(const std::string& name, const std::string& unit, const std::string& doc);
+  // A rotation-like vector (Param::rotation): a number in 2D, one entry per axis in 3D.
+  Param& rotation_vector(const std::string& name, const std::string& unit, const std::string& doc);
   // A path to an existing file, relative to the deck's folder.
   Param& file(const std::string& name, const std::string& doc);
   Param& section(const std::string& name, SchemaPtr s, const std::string& doc);

@@ -145,6 +145,9 @@ serial_checks() {
   # 3D bodies have no links or initial spin yet; a held axis starts at rest; z is a 3D axis; a 2D body is a disc.
   expect_error membrane3d_body_root 1 "$SPHERE3D_DECK" "membrane.bodies[0].root" "do not implement" check "$SPHERE3D_DECK" --set "membrane.bodies[0].root=0"
   expect_error membrane3d_body_held_moving 1 "$SPHERE3D_DECK" "membrane.bodies[0].held" "must start with velocity component 2 = 0" check "$SPHERE3D_DECK" --set "membrane.bodies[0].held=xz" --set "membrane.bodies[0].velocity=[0,0,-1]"
+  # An initial spin is one number in 2D (about z) and a vector in 3D.
+  expect_error membrane2d_spin_vector 1 "$ROBOT_DECK" "membrane.bodies[0].angular_velocity" "expected a number" check "$ROBOT_DECK" --set "membrane.bodies[0].angular_velocity=[0,0,1]"
+  expect_error membrane3d_spin_scalar 1 "$SPHERE3D_DECK" "membrane.bodies[0].angular_velocity" "expected a list of 3 numbers" check "$SPHERE3D_DECK" --set "membrane.bodies[0].angular_velocity=2"
   expect_error membrane2d_body_held_z 1 "$ROBOT_DECK" "membrane.bodies[0].held" "z is a 3D axis" check "$ROBOT_DECK" --set "membrane.bodies[0].held=z"
   expect_error membrane3d_body_disc 1 "$SPHERE3D_DECK" "membrane.bodies[0].shape" "sphere" check "$SPHERE3D_DECK" --set "membrane.bodies[0].shape=disc"
   expect_error membrane2d_body_sphere 1 "$ROBOT_DECK" "membrane.bodies[0].shape" "disc" check "$ROBOT_DECK" --set "membrane.bodies[0].shape=sphere"

@@ -377,7 +377,10 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   for (long b = 0; b < nbody; ++b) {
     double known[kRd];
     r.bodies[b].velocity(known);
-    for (int q = 0; q < kRd; ++q) vr_new[kRd * b + q] = rigid[b] >= 0 ? z.at(rigid[b] + q) : known[q];
+    // rotates: false locks omega exactly (J has no omega columns, so the solve returns omega* only to
+    // its tolerance).
+    for (int q = 0; q < kRd; ++q)
+      vr_new[kRd * b + q] = rigid[b] >= 0 && (q < 3 || r.bodies[b].rotates) ? z.at(rigid[b] + q) : known[q];
   }
   store_pressure(k, grid_.field(), k3P);
 

@@ -124,8 +124,9 @@ void declare_membrane_sections(config::Schema& root) {
       .def_dim("[0, 0]", "[0, 0, 0]");
   body->real("angle", "deg", "2D: initial orientation, the body frame turned counter-clockwise from the world "
              "frame (a box's `size[0]` edge lies along x at 0). Must stay 0 in 3D (use `orientation`)").def(0.0);
-  body->real("angular_velocity", "rad/s", "initial angular velocity (counter-clockwise; 2D only: a 3D body starts "
-             "without spin)").def(0.0);
+  body->rotation_vector("angular_velocity", "rad/s", "initial angular velocity: in 2D one number (counter-clockwise), "
+                        "in 3D the world-frame vector [wx, wy, wz]; with `rotates: false` the body keeps it")
+      .def_dim("0", "[0, 0, 0]");
   body->flag("rotates", "false locks the angular velocity at its initial value (for symmetric tests: on a staircase "
              "of grid faces a disc feels a small spurious pressure torque)").def("true");
   body->flag("fixed", "the body moves with its initial velocity whatever the forces (held, or driven kinematically); "
@@ -214,6 +215,8 @@ RigidBody3 read_body_3d(const config::Section& b) {
   RigidBody3 body = read_body<RigidBody3>(b);
   const std::array<bool, 3> held = read_held(b, body);
   for (int q = 0; q < 3; ++q) body.held[q] = held[q];
+  const auto spin = b.vector("angular_velocity");
+  for (int q = 0; q < 3; ++q) body.omega[q] = spin[q];
   const std::string shape = b.text("shape");
   if (shape == "disc" || shape == "ellipse" || shape == "polygon")
     throw InputError(b.file(), b.key_path("shape"), "a 3D body is a sphere, box, capsule, paperclip, mesh or revolved");
@@ -407,12 +410,11 @@ void check_membrane_geometry(const config::Section& root) {
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{}) {
       const char* missing = nullptr;
       if (bs.integer("root") >= 0) missing = "root";
-      else if (bs.real("angular_velocity") != 0) missing = "angular_velocity";
       else if (bs.real("angle") != 0) missing = "angle";
       if (missing)
         throw InputError(bs.file(), bs.key_path(missing),
-                         "3D bodies do not implement this key yet (no articulated links, no initial "
-                         "spin; `angle` is the 2D orientation, `orientation` the 3D one); remove it or run in 2D");
+                         "3D bodies do not implement this key yet (no articulated links; `angle` is the 2D "
+                         "orientation, `orientation` the 3D one); remove it or run in 2D");
     }
   } else {
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{})

@@ -1,4 +1,6 @@
-// 3D bodies held in place along world axes (membrane.bodies[N].held; the held-body measurement of
+// 3D bodies held in place along world axes, and 3D bodies that start spinning.
+//
+// Held (membrane.bodies[N].held; the held-body measurement of
 // Vella and Mahadevan 2005 that Ruan et al. 2021 §7 compare their Cheerios with): the held velocity
 // components stay 0 and the three-way solve's rows of the held axes give the force of the liquid
 // and the membrane on the body. Against Archimedes: a sphere held fully under a pool at rest feels
@@ -11,6 +13,8 @@
 #include "membrane3d_scenes.hpp"
 #include "membrane_scenes.hpp"
 #include "methods/membrane/membrane_ruan_3d.hpp"
+#include "run/deck_schema.hpp"
+#include "scene.hpp"
 #include "validation_support.hpp"
 
 namespace mm = meniscus::membrane;
@@ -130,5 +134,37 @@ TEST(Membrane3DHeldValidation, DeckKeyHeldReportsTheForceColumns) {
     EXPECT_LT(std::abs(fx), 1e-6 * archimedes);
     EXPECT_LT(std::abs(fy), 1e-6 * archimedes);
     EXPECT_EQ(meniscus::test::column(row, "body0_z"), 0.4);
+  }
+}
+
+// A body given an initial spin (membrane.bodies[N].angular_velocity, the world-frame vector in 3D;
+// the step's conservation of a free body's angular momentum is Membrane3dShapes.TorqueFree...).
+// The deck key in 3D: angular_velocity: [0, 0, 5] on the sphere-drop CI deck's sphere with rotates:
+// false (the spin is then kept whatever the liquid does): body0_wz reads 5 before and after steps
+// (rotates: false returns omega* itself, not the solve's value, which is omega* only to the solver's
+// tolerance: 5 + 3e-12 per step before); with rotates: true the spin of the free sphere falling in
+// air is kept to the solver's tolerance until it meets the water (a sphere's inertia is isotropic, so
+// omega itself is conserved).
+TEST(Membrane3DSpinValidation, DeckKeySpinsTheBody) {
+  for (const bool rotates : {false, true}) {
+    auto d = meniscus::run::load_deck(
+        meniscus::test::source_dir() + "/inputs/membrane-sphere-drop-3d-ci.yaml",
+        {"membrane.bodies[0].angular_velocity=[0, 0, 5]", std::string("membrane.bodies[0].rotates=") + (rotates ? "true" : "false")});
+    mm::MembraneRuan3 m(meniscus::MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
+    for (int step = 0; step < 3; ++step) {
+      m.step(1e-3);
+      meniscus::DiagnosticRow row;
+      m.diagnostics(row);
+      const double wz = meniscus::test::column(row, "body0_wz");
+      print_rank0("deck key angular_velocity [0, 0, 5], rotates %s, step %d: body0_w = (%.3e, %.3e, %.17g), contacts %.0f",
+                  rotates ? "true" : "false", step, meniscus::test::column(row, "body0_wx"),
+                  meniscus::test::column(row, "body0_wy"), wz, meniscus::test::column(row, "contact_vertices"));
+      if (rotates) {
+        EXPECT_NEAR(wz, 5.0, 1e-9);  // falling in air: nothing touches it (the solve's tolerance: 3e-12 per step)
+        EXPECT_EQ(meniscus::test::column(row, "contact_vertices"), 0.0);
+      } else {
+        EXPECT_EQ(wz, 5.0);
+      }
+    }
   }
 }
