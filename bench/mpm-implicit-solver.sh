@@ -5,8 +5,8 @@
 #   before:  mpm.newton.hessian = matrix_free (Hessian products through the particles, CG + Jacobi),
 #            with the Newton loop before its adaptive CG rtol (fixed CG rtol, exact Hessian first:
 #            -mpm_newton_forcing false -mpm_newton_hessian_first exact)
-#            (this option shares today's Newton vectors and CPU flags; the code the issue started from
-#            is commit 621a1a1, run beside it in docs/performance.md)
+#            (this option shares today's Newton vectors and CPU flags); with BEFORE_EXE naming a build
+#            of commit 621a1a1, the code the issue started from, "before" runs that build instead
 #   base:    only when BASE_EXE names another build of meniscus (e.g. the previous commit's): its
 #            default assembled solve, for a before/after of a solver change in the same run
 #   after:   mpm.newton.hessian = assembled (the default: reduced MATAIJ on the unknown nodes, CG +
@@ -24,7 +24,7 @@
 # times count work rather than spinning while single-threaded PETSc runs.
 # CONFIGS picks the configurations (default "before base after forcing"; e.g. CONFIGS="base after" for
 # a quick before/after of a change against BASE_EXE without the slow matrix-free run).
-# Usage: [BASE_EXE=path] [CONFIGS=...] bash bench/mpm-implicit-solver.sh [STEPS] [--set key=value ...]  (build first: bash scripts/build.sh)
+# Usage: [BEFORE_EXE=path] [BASE_EXE=path] [CONFIGS=...] bash bench/mpm-implicit-solver.sh [STEPS] [--set key=value ...]  (build first: bash scripts/build.sh)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/mpi-env.sh"
@@ -73,7 +73,7 @@ PY
   PETSC_OPTIONS="$petsc" OMP_NUM_THREADS=2 mpirun --bind-to none -x PETSC_OPTIONS -x OMP_WAIT_POLICY -x OMP_PROC_BIND=spread -x OMP_PLACES=threads -n 1 \
     /usr/bin/time -f "%M %U %S" -o "$dir/cpu" "$exe" run "$deck" --steps "$steps" --threads 2 --quiet --output "$dir" \
     --set domain.cell_size=$dx --set diagnostics.every=1 --set output.every_time=0 \
-    --set mpm.integrator=implicit --set mpm.dt_max=1e-3 --set mpm.newton.hessian=$hessian "$@" > "$dir/log" 2>&1 \
+    --set mpm.integrator=implicit --set mpm.dt_max=1e-3 ${hessian:+--set mpm.newton.hessian=$hessian} "$@" > "$dir/log" 2>&1 \
     || { touch "$dir/done"; cat "$dir/log"; exit 1; }
   touch "$dir/done"
   wait $poller || true
@@ -125,7 +125,11 @@ PY
 
 echo "meniscus $("$exe" --version | cut -d' ' -f2-), 3D impact free fall, dx = 1/63, $steps steps, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 configs=" ${CONFIGS:-before base after forcing} "
-if [[ $configs == *" before "* ]]; then
+if [[ $configs == *" before "* && -n "${BEFORE_EXE:-}" ]]; then
+  # A build of the code the issue started from (commit 621a1a1: matrix-free Hessian, CG + Jacobi),
+  # which knows neither mpm.newton.hessian nor the -mpm_newton_* options; its deck is the same file.
+  run "before: $("$BEFORE_EXE" --version | cut -d' ' -f2-)" "$BEFORE_EXE" "" "" "$@"
+elif [[ $configs == *" before "* ]]; then
   run "before: matrix-free, old Newton" "$exe" matrix_free "-mpm_newton_forcing false -mpm_newton_hessian_first exact" "$@"
 fi
 if [[ -n "${BASE_EXE:-}" && $configs == *" base "* ]]; then
