@@ -290,25 +290,11 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   VelocityEntries c_local;
   std::vector<double> bv_local;
   exchange_velocity_block(comm, first, c_mine, bv_mine, c_local, bv_local);
-  // The body of a rigid unknown q and its axis (-1 when q is a membrane unknown).
-  auto body_axis = [&](PetscInt q, long& body) {
-    for (body = 0; body < nbody; ++body)
-      if (rigid[body] >= 0 && q >= rigid[body] && q < rigid[body] + 3) return static_cast<int>(q - rigid[body]);
-    return -1;
-  };
-  auto held_mass = [&](PetscInt q) {
-    long b = 0;
-    const int d = body_axis(q, b);
+  set_aside_held_rows(held, row0, nv_local, c_local, bv_local, rigid, 3, r.v_start, [&](long b, int d) {
     double mr[3];
     composite_inertia(r.bodies, static_cast<size_t>(b), mr);
     return mr[d];
-  };
-  auto held_momentum = [&](PetscInt q) {
-    long b = 0;
-    const int d = body_axis(q, b);
-    return held_mass(q) * r.v_start[3 * b + d];
-  };
-  set_aside_held_rows(held, row0, nv_local, c_local, bv_local, held_mass, held_momentum);
+  });
   build_kkt_system(comm, k, bp, first, c_local, bv_local,
                    [&](PetscInt i, PetscInt j) { return held.keep(i, j); });
 

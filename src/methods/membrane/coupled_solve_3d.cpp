@@ -297,19 +297,9 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   VelocityEntries c_local;
   std::vector<double> bv_local;
   exchange_velocity_block(comm, first, c_mine, bv_mine, c_local, bv_local);
-  // A held axis is a translation: M_r's block there is m I_3, so its diagonal is the mass and the
-  // body's momentum along it m v_r*.
-  auto body_of = [&](PetscInt q) {
-    long b = 0;
-    while (!(rigid[b] >= 0 && q >= rigid[b] && q < rigid[b] + kRd)) ++b;
-    return b;
-  };
-  set_aside_held_rows(
-      held, first[rank], nv_local, c_local, bv_local, [&](PetscInt q) { return r.bodies[body_of(q)].mass(); },
-      [&](PetscInt q) {
-        const long b = body_of(q);
-        return r.bodies[b].mass() * r.v_start[kRd * b + (q - rigid[b])];
-      });
+  // A held axis is a translation: M_r's block there is m I_3, so its diagonal is the mass.
+  set_aside_held_rows(held, first[rank], nv_local, c_local, bv_local, rigid, kRd, r.v_start,
+                      [&](long b, int) { return r.bodies[b].mass(); });
   build_kkt_system(comm, k, bp, first, c_local, bv_local, [&](PetscInt i, PetscInt j) { return held.keep(i, j); });
   const KktSolveStats stats = solve_kkt(k, options_, comm);
 

@@ -320,15 +320,18 @@ bool HeldRows::any() const {
 }
 
 void set_aside_held_rows(HeldRows& h, PetscInt row0, PetscInt nv_local, VelocityEntries& c_local,
-                         std::vector<double>& bv_local, const std::function<double(PetscInt)>& mass,
-                         const std::function<double(PetscInt)>& momentum) {
+                         std::vector<double>& bv_local, const std::vector<PetscInt>& rigid, int dofs,
+                         const std::vector<double>& v_start, const std::function<double(long, int)>& mass) {
   h.rhs.assign(h.held.size(), 0.0);
-  for (PetscInt q = row0; q < row0 + nv_local; ++q) {
-    if (!h.held[q]) continue;
-    h.rhs[q] = bv_local[q - row0] + momentum(q);
-    bv_local[q - row0] = 0.0;
-    c_local[{q, q}] = mass(q);
-  }
+  for (long b = 0; b < static_cast<long>(rigid.size()); ++b)
+    for (int d = 0; d < dofs && rigid[b] >= 0; ++d) {
+      const PetscInt q = rigid[b] + d;
+      if (!h.held[q] || q < row0 || q >= row0 + nv_local) continue;
+      const double m = mass(b, d);
+      h.rhs[q] = bv_local[q - row0] + m * v_start[dofs * b + d];
+      bv_local[q - row0] = 0.0;
+      c_local[{q, q}] = m;
+    }
 }
 
 std::vector<double> held_impulse(KktBlocks& k, const HeldRows& h, const VelocityEntries& c_local, PetscInt nv,

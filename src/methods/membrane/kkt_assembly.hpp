@@ -159,12 +159,14 @@ struct HeldRows {
   // keep(i, j) for build_kkt_system: the entry stays in C unless it couples a held unknown to another.
   bool keep(PetscInt i, PetscInt j) const { return !(held[i] || held[j]) || i == j; }
 };
-// Sets aside this rank's held rows (from row0 on): each one's C diagonal becomes mass(q) (any
-// positive value would do; the body's mass keeps the block's scale) and its right-hand side 0, the
-// old right-hand side plus the body's momentum along it, momentum(q), kept in h.rhs.
+// Sets aside this rank's held rows (from row0 on): each one's C diagonal becomes the body's mass
+// along that axis, mass(b, d) (any positive value would do; the mass keeps the block's scale), and
+// its right-hand side 0; the old right-hand side plus the body's momentum along the axis,
+// mass(b, d) v_start[dofs b + d], is kept in h.rhs. rigid[b]: the first of body b's `dofs`
+// unknowns, -1 for a body without unknowns.
 void set_aside_held_rows(HeldRows& h, PetscInt row0, PetscInt nv_local, VelocityEntries& c_local,
-                         std::vector<double>& bv_local, const std::function<double(PetscInt)>& mass,
-                         const std::function<double(PetscInt)>& momentum);
+                         std::vector<double>& bv_local, const std::vector<PetscInt>& rigid, int dofs,
+                         const std::vector<double>& v_start, const std::function<double(long, int)>& mass);
 // The impulse along every held axis (nv values, 0 elsewhere, the same on every rank): B_x p-hat -
 // C'_x z - b'_x from the pressure block of k.z, the held rows' entries in c_local (after
 // set_aside_held_rows) and the velocities they couple to, gathered from their owners. Collective.
