@@ -79,15 +79,16 @@ double robot_displacement(double sigma, int cycles) {
 
 // T-ROB (paper Fig. 10b-c): the same robot and gait at sigma = 0.9 and 0.3 on a 1.6 x 0.5 cm pool
 // filled to 0.3 (cells of 0.025 cm, normal vertex motion, dt the capillary bound, at most 2e-3 s),
-// three strokes (0.75 s) from rest. Checked: it moves forward (+x) at sigma = 0.9, and at least 1.5
-// times as far as at sigma = 0.3. Measured: +0.0932 cm (mean 0.124 cm/s) against +0.0416 cm
-// (0.055 cm/s), ratio 2.24. At sigma = 0.3 the surface carries less of the robot: it rides lower
-// (hull centre 0.227-0.258 cm over the third stroke against 0.238-0.288) and its feet, which follow
-// the hull, catch the liquid on their return stroke (the hull recoils at up to -0.37 cm/s against
-// -0.24). The ordering comes from the paper's density: a robot lighter than water (MENISCUS_ROBOT_DENSITY=0.5,
-// floating without help from the surface) goes further at sigma = 0.3 (four strokes: +0.183 against
-// +0.150 cm). MENISCUS_ROBOT_TRACE=1 prints every step, MENISCUS_ROBOT_STROKES=n runs n strokes.
-// About 30 s of one core (75 s on the loaded machine).
+// three strokes (0.75 s) from rest. Checked: it moves forward (+x) at sigma = 0.9, and further than
+// at sigma = 0.3 after the three gait cycles (the paper's result is this ordering, not a number).
+// Measured: +0.0909 cm against +0.0814 cm (ratio 1.12); at sigma = 0.9 the surface carries more of
+// the robot (hull centre 0.2995 cm at the end against 0.2618). The margin is thin and the ordering
+// does not last: after four strokes +0.1211 against +0.1126 cm, after five +0.1598 against +0.1739
+// (docs/theory-membrane.md, "The robot's sigma ordering"). Before 2026-11-29 the feet's contact
+// vertices were held at rest in the three-way solve (a link has no unknowns of its own), so the
+// feet's capillary pull never reached the robot; that run read +0.0932 against +0.0416 cm.
+// A robot lighter than water can be tried with MENISCUS_ROBOT_DENSITY=0.5. MENISCUS_ROBOT_TRACE=1
+// prints every step, MENISCUS_ROBOT_STROKES=n runs n strokes. About 25 s of one core.
 TEST(MembraneRobotValidation, StriderRobotSlidesFurtherWithHigherSurfaceTension) {
   const int strokes = std::getenv("MENISCUS_ROBOT_STROKES") ? std::atoi(std::getenv("MENISCUS_ROBOT_STROKES")) : 3;
   const double strong = robot_displacement(0.9, strokes), weak = robot_displacement(0.3, strokes);
@@ -95,7 +96,7 @@ TEST(MembraneRobotValidation, StriderRobotSlidesFurtherWithHigherSurfaceTension)
   print_rank0("robot: mean speed %.4f cm/s at sigma 0.9, %.4f at 0.3 (ratio of displacements %.2f)",
               strong / (strokes * period), weak / (strokes * period), strong / weak);
   EXPECT_GT(strong, 0.0);
-  EXPECT_GT(strong, 1.5 * weak);
+  EXPECT_GT(strong, weak);
 }
 
 // The articulated body's own dynamics (no liquid touches it): the robot hangs in the air above a

@@ -102,10 +102,15 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
     if (owner != b) out.known = r.bodies[b].v_kin[d];
     return out;
   };
-  // A contact vertex of a free body moves with J_i v_r, else with its prescribed v_contact.
+  // A contact vertex moves with its prescribed v_contact where the caller gives one (the first solve's
+  // projection velocities, Ruan 2021 Eq. 30), else with its body (§5.3, step 7: "the velocities of
+  // contact particles are enforced by the corresponding rigid body's velocity"): J_i v_r on a free
+  // body's unknowns, J_root v_root plus the stroke velocity on a link, the known velocity of a fixed
+  // (kinematic) body. Left at rest, a contact vertex of a moving link or kinematic body would lag
+  // behind it in the next advection.
   const std::vector<LinearVelocity> vmap = vertex_velocities(nvert, 2, unknown, contact_body, [&](long i, int d) {
     const int b = contact_body(i);
-    if (b < nbody && rigid[b] >= 0) return body_velocity(b, d, &m.xy[2 * i]);
+    if (b < nbody && m.v_contact.empty()) return body_velocity(b, d, &m.xy[2 * i]);
     LinearVelocity l;
     l.known = m.v_contact.empty() ? 0.0 : m.v_contact[2 * i + d];
     return l;
