@@ -54,9 +54,10 @@ constexpr double kDx = 0.025, kLevel = 0.3, kWidth = 1.6, kHeight = 0.5;
 // 0.05 cm while it returns. Returns the hull's x displacement after `cycles` strokes.
 double robot_displacement(double sigma, int cycles) {
   const auto bodies = robot(0.5 * kWidth, kLevel);
-  auto p = meniscus::test::pool_parameters(sigma, kDx);
+  const double dx = std::getenv("MENISCUS_ROBOT_DX") ? std::atof(std::getenv("MENISCUS_ROBOT_DX")) : kDx;
+  auto p = meniscus::test::pool_parameters(sigma, dx);
   p.normal_motion = true;
-  auto s = meniscus::test::make_pool_with_bodies(kWidth, kHeight, kDx, kLevel, bodies, p,
+  auto s = meniscus::test::make_pool_with_bodies(kWidth, kHeight, dx, kLevel, bodies, p,
                                                  meniscus::test::pool_solve_options());
   const double x0 = s.flow->bodies()[0].c[0], end = cycles / 4.0;
   double t = 0;
@@ -88,7 +89,8 @@ double robot_displacement(double sigma, int cycles) {
 // vertices were held at rest in the three-way solve (a link has no unknowns of its own), so the
 // feet's capillary pull never reached the robot; that run read +0.0932 against +0.0416 cm.
 // A robot lighter than water can be tried with MENISCUS_ROBOT_DENSITY=0.5. MENISCUS_ROBOT_TRACE=1
-// prints every step, MENISCUS_ROBOT_STROKES=n runs n strokes. About 25 s of one core.
+// prints every step, MENISCUS_ROBOT_STROKES=n runs n strokes, MENISCUS_ROBOT_DX=h uses cells of h cm.
+// About 25 s of one core.
 TEST(MembraneRobotValidation, StriderRobotSlidesFurtherWithHigherSurfaceTension) {
   const int strokes = std::getenv("MENISCUS_ROBOT_STROKES") ? std::atoi(std::getenv("MENISCUS_ROBOT_STROKES")) : 3;
   const double strong = robot_displacement(0.9, strokes), weak = robot_displacement(0.3, strokes);
