@@ -24,7 +24,7 @@ Vec made(DM dm, Vec& v, PetscErrorCode (*create)(DM, Vec*), const char* what) {
 }  // namespace
 
 template <int Dim>
-GridField<Dim>::GridField(const Decomposition<Dim>& decomp) : decomp_(decomp) {}
+GridField<Dim>::GridField(const Decomposition<Dim>& decomp, int active_dof) : decomp_(decomp), active_dof_(active_dof) {}
 
 template <int Dim>
 Vec GridField<Dim>::local() const {
@@ -135,7 +135,7 @@ void GridField<Dim>::sum_ghosts_in_place() {
   }
   PetscScalar* a = nullptr;
   solvers::petsc_check(VecGetArray(local(), &a), "VecGetArray");
-  sum_overlaps(a, gbox, overlaps_);
+  sum_overlaps(a, gbox, overlaps_, dof());
   solvers::petsc_check(VecRestoreArray(local_, &a), "VecRestoreArray");
 }
 
@@ -149,7 +149,7 @@ NodeArray GridField<Dim>::acquire_active(const NodeBox<Dim>& box) {
   active_ = NodeArray();
   if (rows > capacity || 2 * rows < capacity) {
     active_store_ = NodeArray();  // the old store first: the two never coexist
-    active_store_ = NodeArray(Kokkos::view_alloc(Kokkos::WithoutInitializing, "active_nodes"), rows + rows / 8, dof());
+    active_store_ = NodeArray(Kokkos::view_alloc(Kokkos::WithoutInitializing, "active_nodes"), rows + rows / 8, active_dof());
   }
   active_ = Kokkos::subview(active_store_, std::make_pair(size_t(0), rows), Kokkos::ALL());
   active_box_ = box;
@@ -182,13 +182,13 @@ void GridField<Dim>::sum_active_in_place() {
     }
   }
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), active_);
-  sum_overlaps(host.data(), active_box_, overlaps);
+  sum_overlaps(host.data(), active_box_, overlaps, active_dof());
   Kokkos::deep_copy(active_, host);  // a no-op when the views alias (host backends)
 }
 
 template <int Dim>
-void GridField<Dim>::sum_overlaps(double* a, const NodeBox<Dim>& gbox, const std::vector<Overlap>& overlaps) const {
-  const int dof = this->dof();
+void GridField<Dim>::sum_overlaps(double* a, const NodeBox<Dim>& gbox, const std::vector<Overlap>& overlaps,
+                                  int dof) const {
   // As the sum into a zeroed global Vec does: a -0 contribution becomes +0.
   const long total = gbox.size() * dof;
   for (long i = 0; i < total; ++i) a[i] = 0.0 + a[i];

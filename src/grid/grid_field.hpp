@@ -47,7 +47,10 @@ struct NodeBox {
 template <int Dim>
 class GridField {
  public:
-  explicit GridField(const Decomposition<Dim>& decomp);
+  // active_dof > 0 gives the compact active arrays (acquire_active) that many values per node
+  // instead of the decomposition's dof: a pass that fills only a few of the dof (the multiphase
+  // force pass) then zeroes, scatters and sums a compact array. The PETSc Vecs keep the DM's dof.
+  explicit GridField(const Decomposition<Dim>& decomp, int active_dof = 0);
   ~GridField();
   GridField(const GridField&) = delete;
   GridField& operator=(const GridField&) = delete;
@@ -55,6 +58,7 @@ class GridField {
   NodeBox<Dim> owned_box() const;
   NodeBox<Dim> ghost_box() const;
   int dof() const { return decomp_.dof(); }
+  int active_dof() const { return active_dof_ > 0 ? active_dof_ : dof(); }
 
   // Ghosted local array. zero=true clears it first (P2G); copy_in reads the current local values.
   NodeArray acquire_local(bool zero);
@@ -106,14 +110,15 @@ class GridField {
     }
   };
   // Sums the shared nodes of `a` (over `box`, dof values per node) with the overlapping ranks'.
-  void sum_overlaps(double* a, const NodeBox<Dim>& box, const std::vector<Overlap>& overlaps) const;
+  void sum_overlaps(double* a, const NodeBox<Dim>& box, const std::vector<Overlap>& overlaps, int dof) const;
 
   const Decomposition<Dim>& decomp_;
+  int active_dof_ = 0;  // values per node of the active arrays; 0: the decomposition's dof
   // Both created on first use: the explicit MPM step without surface tension needs neither.
   mutable Vec global_ = nullptr, local_ = nullptr;
   std::vector<Overlap> overlaps_;  // other ranks' ghosted boxes met by ours, ascending rank
   bool overlaps_known_ = false;
-  NodeArray active_store_;  // capacity rows x dof; active_ is its first active_box_.size() rows
+  NodeArray active_store_;  // capacity rows x active_dof(); active_ is its first active_box_.size() rows
   NodeArray active_;
   NodeBox<Dim> active_box_{};
   PetscScalar* local_ptr_ = nullptr;

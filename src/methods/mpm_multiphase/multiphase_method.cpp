@@ -156,7 +156,9 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
   decomp_ = particles::balanced_decomposition<Dim>(comm_, spec, root, table_.names, spec.stencil_width + 1);
   particles::warn_no_rebalancing(root, "mpm-multiphase", comm_);
   grid_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
-  forces_ = std::make_unique<grid::GridField<Dim>>(*decomp_);
+  // The force pass fills Dim values per group and node: its own compact arrays (a third of the
+  // state's values per node), which it zeroes, scatters and sums with the neighbours.
+  forces_ = std::make_unique<grid::GridField<Dim>>(*decomp_, G * Dim);
   colliders_ = physics::read_colliders<Dim>(root, *decomp_);
 
   materials_ = Kokkos::View<PhaseMaterial*>("mp_materials", table_.materials.size());
@@ -690,18 +692,18 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
         for (int g = 0; g < G; ++g) gradient = gradient || (g != mt.group && stencil_meets_group<Dim>(st.base, nodes, g));
         auto acc = scatter.access();
         if (fluid_forces && fluid) {
-          // V sigma and the buoyancy m b_j as in p2g_forces (eqs. 15/19).
+          // V sigma and the buoyancy m b_j as in p2g_forces (eqs. 15/19); a fluid's stress is -p I, so
+          // only the diagonal products are taken (the same bits, see p2g_forces_scatter).
           const double V = mp / rho(p, 0);
-          double s[Dim * Dim];
-          for (int i = 0; i < Dim * Dim; ++i) s[i] = V * sig(p, i);
+          double s[Dim];
+          for (int a = 0; a < Dim; ++a) s[a] = V * sig(p, a * Dim + a);
           const double lift = mp * beta_t * (temp(p, 0) - t_amb);
           grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
             const double wm = w * mp;
             acc(idx, o) += wm;
             for (int a = 0; a < Dim; ++a) {
               acc(idx, o + 1 + a) += wm * vp[a];
-              double f = 0;
-              for (int b = 0; b < Dim; ++b) f -= s[a * Dim + b] * grad[b];
+              const double f = 0.0 - s[a] * grad[a];
               acc(idx, o + 1 + Dim + a) += a == 1 ? f + w * lift : f;
               if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
             }
@@ -971,11 +973,20 @@ void MultiphaseMpm<Dim>::constitutive(double dt, Phases which) {
           grid::Stencil<Dim> st;
           shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
           const int o = m.group * S;
-          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
-            jbar += w * local(idx, o + 1 + Dim);
-            for (int a = 0; a < Dim; ++a)
-              for (int b = 0; b < Dim; ++b) gu[a * Dim + b] += local(idx, o + 1 + a) * grad[b];
-          });
+          if (fluid) {
+            // A fluid needs the divergence alone: the diagonal of the velocity gradient, summed as the
+            // full gradient's diagonal would be (the same bits, a third of the products).
+            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
+              jbar += w * local(idx, o + 1 + Dim);
+              for (int a = 0; a < Dim; ++a) gu[a * Dim + a] += local(idx, o + 1 + a) * grad[a];
+            });
+          } else {
+            grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
+              jbar += w * local(idx, o + 1 + Dim);
+              for (int a = 0; a < Dim; ++a)
+                for (int b = 0; b < Dim; ++b) gu[a * Dim + b] += local(idx, o + 1 + a) * grad[b];
+            });
+          }
           for (int a = 0; a < Dim; ++a) div += gu[a * Dim + a];
         }
         if (fluid) {
@@ -1060,8 +1071,20 @@ void MultiphaseMpm<Dim>::p2g_forces_scatter(Scatter& scatter, const grid::NodeBo
         for (int i = 0; i < Dim * Dim; ++i) s[i] = V * sig(p, i);
         // Buoyancy body force m b_j along +y (the b_j of eq. 15), b_j = beta_T (T_j - T_amb).
         const double lift = mass(p, 0) * beta_t * (temp(p, 0) - t_amb);
-        const int o = mats(mat(p)).group * S + 1 + Dim;
+        const int o = mats(mat(p)).group * Dim;  // the force array's layout: Dim per group
         auto acc = scatter.access();
+        if (fluid) {
+          // A fluid's stress is -p I: only the diagonal terms of -V sigma grad N are nonzero. The same
+          // bits as the full product below (f starts at +0, and subtracting the zero off-diagonal
+          // products from +0 or from a nonzero value changes nothing), a third of its multiplications.
+          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
+            for (int a = 0; a < Dim; ++a) {
+              const double f = 0.0 - s[a * Dim + a] * grad[a];
+              acc(idx, o + a) += a == 1 ? f + w * lift : f;
+            }
+          });
+          return;
+        }
         grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
           for (int a = 0; a < Dim; ++a) {
             double f = 0;
@@ -1139,7 +1162,7 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
           for (int d = 0; d < Dim; ++d) {
             u[g * Dim + d] = a(i, g * S + 1 + d);
             gr[g * Dim + d] = a(i, g * S + 1 + 2 * Dim + d);
-            const double fi = (in_fbox ? fa(fi_node, g * S + 1 + Dim + d) : 0.0) +
+            const double fi = (in_fbox ? fa(fi_node, g * Dim + d) : 0.0) +
                               (state_forces ? a(i, g * S + 1 + Dim + d) : 0.0);
             f[g * Dim + d] = with_forces ? fi + m[g] * grav[d] : 0.0;
             if (shares(g)) ft[d] += f[g * Dim + d];
