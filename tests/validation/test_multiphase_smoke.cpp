@@ -60,29 +60,24 @@ Centre centre_of(MultiphaseMpm<2>& m, int material) {
 // MENISCUS_SMOKE_DX the cell size (default 0.01 m, 6 cells per smoke radius; a divisor of 0.04 m),
 // MENISCUS_SMOKE_C the sound speed (default 20 m/s), MENISCUS_SMOKE_BETA the fluid-fluid beta (0.3),
 // MENISCUS_SMOKE_NOCLAMP=1 keeps negative pressures, MENISCUS_SMOKE_TRACE=1 prints the smoke's centre.
-std::string smoke_cell_size() {
-  const char* dx = std::getenv("MENISCUS_SMOKE_DX");
-  return dx ? dx : "0.01";
-}
-
-std::string smoke_sound_speed() {
-  const char* c = std::getenv("MENISCUS_SMOKE_C");
-  return c ? c : "20";
+std::string knob(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value ? value : fallback;
 }
 
 std::unique_ptr<MultiphaseMpm<2>> smoke_in_air(bool interacting) {
-  const std::string beta = std::getenv("MENISCUS_SMOKE_BETA") ? std::getenv("MENISCUS_SMOKE_BETA") : "0.3";
+  const std::string beta = knob("MENISCUS_SMOKE_BETA", "0.3"), c = knob("MENISCUS_SMOKE_C", "20");
   const std::string clamp = std::getenv("MENISCUS_SMOKE_NOCLAMP") ? ", clamp_negative_pressure: false" : "";
   const std::string mode = (interacting ? "force_sharing: shared, contact_mode: pairwise, beta_fluid_fluid: " + beta
                                         : std::string("force_sharing: per_group, contact_mode: none")) + clamp;
   const std::string deck = R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 1}
-domain: {lower: [-0.04, -0.04], upper: [0.64, 0.84], cell_size: )" + smoke_cell_size() + R"(, walls: slip}
+domain: {lower: [-0.04, -0.04], upper: [0.64, 0.84], cell_size: )" + knob("MENISCUS_SMOKE_DX", "0.01") + R"(, walls: slip}
 mpm_multiphase: {dt_max: 2.0e-4, gravity: [0, 0], thermal_buoyancy: 0.5, ambient_temperature: 293.15, )" +
                            mode + R"(}
 materials:
-  - {name: air, model: fluid, density: 2, sound_speed: )" + smoke_sound_speed() + R"(}
-  - {name: smoke, model: fluid, density: 1, sound_speed: )" + smoke_sound_speed() + R"(, temperature: 313.15, displaces: true}
+  - {name: air, model: fluid, density: 2, sound_speed: )" + c + R"(}
+  - {name: smoke, model: fluid, density: 1, sound_speed: )" + c + R"(, temperature: 313.15, displaces: true}
 sources:
   - {type: box, material: air, lower: [0, 0], upper: [0.6, 0.8]}
   - {type: sphere, material: smoke, center: [0.3, 0.3], radius: 0.06}

@@ -137,6 +137,18 @@ void divide_slot1_by_slot0(grid::GridField<Dim>& grid, const char* label) {
   grid.global_to_local();
 }
 
+// Component a of the node force -s grad N from a particle's V sigma (s, Dim x Dim). A fluid's stress
+// is -p I (set_fluid_pressure), so `diagonal` takes its one nonzero product: the same bits as the
+// full sum (f starts at +0, and subtracting the zero off-diagonal products from +0 or from a nonzero
+// value changes nothing), a third of the multiplications.
+template <int Dim>
+KOKKOS_INLINE_FUNCTION double stress_force(const double* s, const double* grad, int a, bool diagonal) {
+  if (diagonal) return 0.0 - s[a * Dim + a] * grad[a];
+  double f = 0;
+  for (int b = 0; b < Dim; ++b) f -= s[a * Dim + b] * grad[b];
+  return f;
+}
+
 }  // namespace
 
 template <int Dim>
@@ -692,18 +704,17 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
         for (int g = 0; g < G; ++g) gradient = gradient || (g != mt.group && stencil_meets_group<Dim>(st.base, nodes, g));
         auto acc = scatter.access();
         if (fluid_forces && fluid) {
-          // V sigma and the buoyancy m b_j as in p2g_forces (eqs. 15/19); a fluid's stress is -p I, so
-          // only the diagonal products are taken (the same bits, see p2g_forces_scatter).
+          // V sigma and the buoyancy m b_j as in p2g_forces (eqs. 15/19).
           const double V = mp / rho(p, 0);
-          double s[Dim];
-          for (int a = 0; a < Dim; ++a) s[a] = V * sig(p, a * Dim + a);
+          double s[Dim * Dim];
+          for (int i = 0; i < Dim * Dim; ++i) s[i] = V * sig(p, i);
           const double lift = mp * beta_t * (temp(p, 0) - t_amb);
           grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
             const double wm = w * mp;
             acc(idx, o) += wm;
             for (int a = 0; a < Dim; ++a) {
               acc(idx, o + 1 + a) += wm * vp[a];
-              const double f = 0.0 - s[a] * grad[a];
+              const double f = stress_force<Dim>(s, grad, a, true);
               acc(idx, o + 1 + Dim + a) += a == 1 ? f + w * lift : f;
               if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
             }
@@ -973,9 +984,10 @@ void MultiphaseMpm<Dim>::constitutive(double dt, Phases which) {
           grid::Stencil<Dim> st;
           shape_stencil<Dim>(gimp, st, xp, lower, inv_dx);
           const int o = m.group * S;
+          // A fluid needs the divergence alone: the diagonal of the velocity gradient, summed as the
+          // full gradient's diagonal would be (the same bits, a third of the products). Two loops, not
+          // one with a test on `fluid` inside: measured, the single loop changed the solids' last bits.
           if (fluid) {
-            // A fluid needs the divergence alone: the diagonal of the velocity gradient, summed as the
-            // full gradient's diagonal would be (the same bits, a third of the products).
             grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
               jbar += w * local(idx, o + 1 + Dim);
               for (int a = 0; a < Dim; ++a) gu[a * Dim + a] += local(idx, o + 1 + a) * grad[a];
@@ -1073,22 +1085,9 @@ void MultiphaseMpm<Dim>::p2g_forces_scatter(Scatter& scatter, const grid::NodeBo
         const double lift = mass(p, 0) * beta_t * (temp(p, 0) - t_amb);
         const int o = mats(mat(p)).group * Dim;  // the force array's layout: Dim per group
         auto acc = scatter.access();
-        if (fluid) {
-          // A fluid's stress is -p I: only the diagonal terms of -V sigma grad N are nonzero. The same
-          // bits as the full product below (f starts at +0, and subtracting the zero off-diagonal
-          // products from +0 or from a nonzero value changes nothing), a third of its multiplications.
-          grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
-            for (int a = 0; a < Dim; ++a) {
-              const double f = 0.0 - s[a * Dim + a] * grad[a];
-              acc(idx, o + a) += a == 1 ? f + w * lift : f;
-            }
-          });
-          return;
-        }
         grid::for_each_stencil_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
           for (int a = 0; a < Dim; ++a) {
-            double f = 0;
-            for (int b = 0; b < Dim; ++b) f -= s[a * Dim + b] * grad[b];
+            const double f = stress_force<Dim>(s, grad, a, fluid);
             acc(idx, o + a) += a == 1 ? f + w * lift : f;
           }
         });
