@@ -41,6 +41,46 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_stencil_node(const Stencil<Dim>& st, c
   }
 }
 
+// As for_each_stencil_node, over the nodes of nonzero weight only. A uniform GIMP stencil
+// (grid/gimp.hpp: support 5/4 h) has a zero weight at one end of an axis whenever the point lies more
+// than h/4 from its nearest node, so it has 2 or 3 nodes per axis, about 16 of the 27 in 3D. A skipped
+// node's weight and gradient are exactly zero, so every sum over the stencil keeps its value.
+template <int Dim, class F>
+KOKKOS_FORCEINLINE_FUNCTION void for_each_support_node(const Stencil<Dim>& st, const NodeBox<Dim>& box,
+                                                       const double* lower, double dx, const double* xp, F&& f) {
+  int lo[Dim], hi[Dim];
+  double r[Dim][3];
+  for (int d = 0; d < Dim; ++d) {
+    lo[d] = st.w[d][0] == 0.0 ? 1 : 0;
+    hi[d] = st.w[d][2] == 0.0 ? 2 : 3;
+    for (int k = 0; k < 3; ++k) r[d][k] = lower[d] + (st.base[d] + k) * dx - xp[d];
+  }
+  const long idx0 = box.index(st.base);
+  if constexpr (Dim == 2) {
+    const long s1 = box.n[0];
+    for (int j = lo[1]; j < hi[1]; ++j)
+      for (int i = lo[0]; i < hi[0]; ++i) {
+        const double w = st.w[0][i] * st.w[1][j];
+        const double g[2] = {st.dw[0][i] * st.w[1][j], st.w[0][i] * st.dw[1][j]};
+        const double rr[2] = {r[0][i], r[1][j]};
+        f(idx0 + i + j * s1, w, g, rr);
+      }
+  } else {
+    const long s1 = box.n[0], s2 = static_cast<long>(box.n[0]) * box.n[1];
+    for (int k = lo[2]; k < hi[2]; ++k)
+      for (int j = lo[1]; j < hi[1]; ++j) {
+        const double wjk = st.w[1][j] * st.w[2][k];
+        const double djk = st.dw[1][j] * st.w[2][k], jdk = st.w[1][j] * st.dw[2][k];
+        for (int i = lo[0]; i < hi[0]; ++i) {
+          const double w = st.w[0][i] * wjk;
+          const double g[3] = {st.dw[0][i] * wjk, st.w[0][i] * djk, st.w[0][i] * jdk};
+          const double rr[3] = {r[0][i], r[1][j], r[2][k]};
+          f(idx0 + i + j * s1 + k * s2, w, g, rr);
+        }
+      }
+  }
+}
+
 // The nodes that the stencils of points inside [lo, hi] reach, clipped to `clip` (the ghosted box);
 // empty (n = 0 on every axis) when lo > hi on some axis (no points). The stencil's first node is
 // monotone in x and the same for the quadratic B-spline and uniform GIMP (grid::compute_gimp_stencil),

@@ -54,6 +54,12 @@ struct Collider {
   KOKKOS_INLINE_FUNCTION double distance(const double* x) const {
     double xs[Dim];
     for (int d = 0; d < Dim; ++d) xs[d] = x[d] - offset[d];
+    // The box's walls are half-spaces, asked once per particle and wall by the particle collision and
+    // the wall images: spelled out here, since the compiler keeps the general switch out of line.
+    if (shape.kind == geometry::ShapeKind::HalfSpace) {
+      const double d = shape.half_space_distance(xs);
+      return shape.inverted ? -d : d;
+    }
     return shape.distance(xs);
   }
 

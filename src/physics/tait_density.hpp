@@ -14,9 +14,23 @@ KOKKOS_INLINE_FUNCTION double tait_stiffness(double rest_density, double sound_s
   return rest_density * sound_speed * sound_speed / gamma;
 }
 
+// x^gamma. The exponent is a small whole number in practice (7 for water, 1 for the linear law), and
+// repeated squaring (four products for 7) costs far less than a call to pow, which took 3 % of a
+// multiphase step. It differs from pow in the last bits only.
+KOKKOS_INLINE_FUNCTION double tait_power(double x, double gamma) {
+  const int n = static_cast<int>(gamma);
+  if (n != gamma || n < 1 || n > 16) return kmath::pow(x, gamma);
+  double r = 1.0, b = x;
+  for (int e = n;; e >>= 1) {
+    if (e & 1) r *= b;
+    if (e == 1) return r;
+    b *= b;
+  }
+}
+
 KOKKOS_INLINE_FUNCTION double tait_pressure_from_density(double rho, double rest_density, double stiffness,
                                                          double gamma, bool clamp_negative) {
-  const double p = stiffness * (kmath::pow(rho / rest_density, gamma) - 1.0);
+  const double p = stiffness * (tait_power(rho / rest_density, gamma) - 1.0);
   return (clamp_negative && p < 0) ? 0.0 : p;
 }
 
