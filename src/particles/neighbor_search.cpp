@@ -9,7 +9,7 @@
 namespace meniscus::particles {
 
 template <int Dim>
-void build_neighbor_lists(ConstRealField x, int owned, double support, NeighborLists& out) {
+void build_neighbor_lists(ConstRealField x, int owned, double support, NeighborLists& out, int cells_per_support) {
   const int total = static_cast<int>(x.extent(0));
   out.offset = Kokkos::View<int*>("nbr_offset", owned + 1);
   if (total == 0 || owned == 0) {
@@ -17,7 +17,7 @@ void build_neighbor_lists(ConstRealField x, int owned, double support, NeighborL
     return;
   }
   // Cells of edge = support: the 3^Dim cells around a row hold all its neighbours (cell_bins.hpp).
-  const CellBins<Dim> grid = bin_rows_by_cell<Dim>(x, total, support, 1);
+  const CellBins<Dim> grid = bin_rows_by_cell<Dim>(x, total, support / cells_per_support, cells_per_support);
   const double h2 = support * support;
   // One distance pass into a fixed stride per row (rows that overflow it are counted and redone),
   // then a scan and a copy into the compact CSR arrays. The stride is a quarter above the mean count
@@ -32,7 +32,9 @@ void build_neighbor_lists(ConstRealField x, int owned, double support, NeighborL
       "nbr::occupied", Kokkos::RangePolicy<>(0, cells),
       KOKKOS_LAMBDA(const long c, long& n) { n += starts(c + 1) > starts(c) ? 1 : 0; }, occupied);
   const double ball = Dim == 3 ? 4.0 * M_PI / 3.0 : M_PI;
-  const double expected = ball * static_cast<double>(total) / static_cast<double>(occupied > 0 ? occupied : 1);
+  const double cells_in_support = std::pow(static_cast<double>(cells_per_support), Dim);
+  const double expected =
+      ball * cells_in_support * static_cast<double>(total) / static_cast<double>(occupied > 0 ? occupied : 1);
   const int kStride = std::min(256, std::max(64, 8 * static_cast<int>(std::ceil(1.25 * expected / 8))));
   auto offset = out.offset;
   Kokkos::View<int*> staged(Kokkos::view_alloc(Kokkos::WithoutInitializing, "nbr_staged"),
@@ -118,8 +120,8 @@ void brute_force_neighbor_lists(ConstRealField x, int owned, double support, Nei
       });
 }
 
-template void build_neighbor_lists<2>(ConstRealField, int, double, NeighborLists&);
-template void build_neighbor_lists<3>(ConstRealField, int, double, NeighborLists&);
+template void build_neighbor_lists<2>(ConstRealField, int, double, NeighborLists&, int);
+template void build_neighbor_lists<3>(ConstRealField, int, double, NeighborLists&, int);
 template void brute_force_neighbor_lists<2>(ConstRealField, int, double, NeighborLists&);
 template void brute_force_neighbor_lists<3>(ConstRealField, int, double, NeighborLists&);
 

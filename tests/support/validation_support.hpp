@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <cstdio>
@@ -30,6 +31,13 @@ void print_rank0(const char* fmt, T... args) {
     std::printf("\n");
     std::fflush(stdout);
   }
+}
+
+// A study's knob: the environment variable `name` if set, else `fallback` (tests run unchanged without it;
+// the theory pages name the knobs that reproduce their tables).
+inline std::string knob(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value ? value : fallback;
 }
 
 inline double column(const DiagnosticRow& row, const std::string& name) {

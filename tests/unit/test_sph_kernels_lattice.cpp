@@ -167,7 +167,9 @@ TEST(SphLattice, HalfSpaceSurfaceForceMatchesTheLatticeSum) {
 
 TEST(SphNeighbours, CellListEqualsBruteForce) {
   // Sparse clouds, and a crowded one whose rows overflow the search's per-row staging (at most 256
-  // entries, whatever the bins predict), so that those rows take the second search.
+  // entries, whatever the bins predict), so that those rows take the second search; with cells of edge
+  // h and of edge h/2 (the multiphase SPH density's list).
+  for (int cells : {1, 2})
   for (int dim : {2, 3})
     for (double spread : {0.4, 0.03}) {
     const int n = spread > 0.1 ? 3000 : 400, owned = spread > 0.1 ? 2000 : 300;
@@ -186,10 +188,10 @@ TEST(SphNeighbours, CellListEqualsBruteForce) {
     Kokkos::deep_copy(x, xh);
     particles::NeighborLists a, b;
     if (dim == 2) {
-      particles::build_neighbor_lists<2>(x, owned, h, a);
+      particles::build_neighbor_lists<2>(x, owned, h, a, cells);
       particles::brute_force_neighbor_lists<2>(x, owned, h, b);
     } else {
-      particles::build_neighbor_lists<3>(x, owned, h, a);
+      particles::build_neighbor_lists<3>(x, owned, h, a, cells);
       particles::brute_force_neighbor_lists<3>(x, owned, h, b);
     }
     auto ao = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.offset);
@@ -204,7 +206,7 @@ TEST(SphNeighbours, CellListEqualsBruteForce) {
     for (int i = 0; i < owned; ++i) {
       std::vector<int> ra(ai.data() + ao(i), ai.data() + ao(i + 1)), rb(bi.data() + bo(i), bi.data() + bo(i + 1));
       std::sort(ra.begin(), ra.end());
-      ASSERT_EQ(ra, rb) << "row " << i;
+      ASSERT_EQ(ra, rb) << "row " << i << ", " << cells << " cells per support";
     }
   }
 }

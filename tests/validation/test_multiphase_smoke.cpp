@@ -60,10 +60,7 @@ Centre centre_of(MultiphaseMpm<2>& m, int material) {
 // MENISCUS_SMOKE_DX the cell size (default 0.01 m, 6 cells per smoke radius; a divisor of 0.04 m),
 // MENISCUS_SMOKE_C the sound speed (default 20 m/s), MENISCUS_SMOKE_BETA the fluid-fluid beta (0.3),
 // MENISCUS_SMOKE_NOCLAMP=1 keeps negative pressures, MENISCUS_SMOKE_TRACE=1 prints the smoke's centre.
-std::string knob(const char* name, const char* fallback) {
-  const char* value = std::getenv(name);
-  return value ? value : fallback;
-}
+using test::knob;
 
 std::unique_ptr<MultiphaseMpm<2>> smoke_in_air(bool interacting) {
   const std::string beta = knob("MENISCUS_SMOKE_BETA", "0.3"), c = knob("MENISCUS_SMOKE_C", "20");
@@ -308,11 +305,13 @@ struct SmokeShape {
   double com_y = 0, rg = 0;  // smoke's centre-of-mass height, horizontal radius of gyration about its centre
   long smoke = 0, air = 0;
 };
-SmokeShape smoke_shape(MultiphaseMpm<2>& m) {
+// The horizontal radius of gyration sums over x (2D) or x and z (3D).
+template <int Dim>
+SmokeShape smoke_shape(MultiphaseMpm<Dim>& m) {
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().x));
   auto mass = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().field(m.fields().mass));
   auto mat = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.particles().material());
-  double s[6] = {0, 0, 0, 0, 0, 0};  // m, m x, m x^2, m y, smoke count, air count
+  double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // m, m x, m x^2, m y, smoke count, air count, m z, m z^2
   for (size_t i = 0; i < m.particles().size(); ++i) {
     if (mat(i) != 1) {
       s[5] += 1;
@@ -323,12 +322,16 @@ SmokeShape smoke_shape(MultiphaseMpm<2>& m) {
     s[2] += mass(i, 0) * x(i, 0) * x(i, 0);
     s[3] += mass(i, 0) * x(i, 1);
     s[4] += 1;
+    if (Dim == 3) {
+      s[6] += mass(i, 0) * x(i, Dim - 1);
+      s[7] += mass(i, 0) * x(i, Dim - 1) * x(i, Dim - 1);
+    }
   }
-  MPI_Allreduce(MPI_IN_PLACE, s, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, s, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   SmokeShape r;
-  const double xc = s[1] / s[0];
+  const double xc = s[1] / s[0], zc = s[6] / s[0];
   r.com_y = s[3] / s[0];
-  r.rg = std::sqrt(std::max(0.0, s[2] / s[0] - xc * xc));
+  r.rg = std::sqrt(std::max(0.0, s[2] / s[0] - xc * xc + (Dim == 3 ? s[7] / s[0] - zc * zc : 0.0)));
   r.smoke = static_cast<long>(s[4]);
   r.air = static_cast<long>(s[5]);
   return r;
@@ -392,6 +395,62 @@ sources:
     }
   }
   test::print_rank0("[smoke scene] at 2 s: centre %.4f m with interaction, %.4f m without; radius of gyration %.4f m "
+                    "with, %.4f m without (ratio %.2f)",
+                    at_end[0].com_y, at_end[1].com_y, at_end[0].rg, at_end[1].rg, at_end[0].rg / at_end[1].rg);
+  EXPECT_GT(at_end[0].com_y, at_end[1].com_y + 0.1);
+  EXPECT_GT(at_end[0].rg, at_end[1].rg);
+}
+
+// The smoke scene in 3D (inputs/mpm-multiphase-smoke-3d.yaml) at 2.5 times its cell size, h = 0.025 (the
+// smoke ball 3.2 cells in radius, 107,520 air particles), 2 s, with and without interaction: the same
+// checks as the 2D scene above. The emitter's disc holds a fixed number of particles per layer (read from
+// the first frame), and every frame's smoke count is the ball plus that many per emitted layer.
+// Measured 2026-11-29 (see docs/theory-mpm-multiphase.md, "The 3D smoke scene"): printed below.
+TEST(S001_Smoke, LongScene3DRisesAndKeepsItsParticles) {
+  SmokeShape at_end[2];
+  for (bool interacting : {true, false}) {
+    const std::string mode = interacting ? "force_sharing: shared, contact_mode: pairwise, beta_fluid_fluid: 0.3"
+                                         : "force_sharing: per_group, contact_mode: none";
+    const std::string deck = R"(
+simulation: {dimension: 3, method: mpm-multiphase, end_time: 3}
+domain: {lower: [-0.05, -0.05, -0.05], upper: [0.65, 1.05, 0.4], cell_size: 0.025, walls: slip}
+mpm_multiphase: {dt_max: 2.0e-4, cfl: 0.3, thermal_buoyancy: 0.5, ambient_temperature: 293.15, thermal_diffusivity: 3.0e-4,
+                 emitter_material: smoke, emitter_center: [0.3, 0.025, 0.175], emitter_radius: 0.05, emitter_speed: 0.5, )" +
+                             mode + R"(}
+materials:
+  - {name: air, model: fluid, density: 2, sound_speed: 28, alpha_pic: 0.05}
+  - {name: smoke, model: fluid, density: 1, sound_speed: 28, alpha_pic: 0.05, temperature: 313.15, displaces: true}
+sources:
+  - {type: box, material: air, lower: [0, 0, 0], upper: [0.6, 1.0, 0.35]}
+  - {type: sphere, material: smoke, center: [0.3, 0.1, 0.175], radius: 0.08}
+)";
+    auto d = test::deck_from_string(deck);
+    MultiphaseMpm<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
+    const auto start = smoke_shape(m);
+    double t = 0, previous = -1, per_layer = -1;
+    for (int k = 1; k <= 20; ++k) {
+      const double end = 0.1 * k;
+      test::advance_floating<3>(m, t, end);
+      const auto s = smoke_shape(m);
+      test::print_rank0("[3D smoke scene, interaction %s] t = %.1f s: centre %.4f m, radius of gyration %.4f m, smoke %ld, "
+                        "air %ld (of %ld), %ld layers",
+                        interacting ? "on" : "off", t, s.com_y, s.rg, s.smoke, s.air, start.air, m.emitted_layers());
+      EXPECT_EQ(s.air, start.air);
+      ASSERT_GT(m.emitted_layers(), 0);
+      if (per_layer < 0) per_layer = static_cast<double>(s.smoke - start.smoke) / m.emitted_layers();
+      EXPECT_EQ(static_cast<double>(s.smoke), start.smoke + per_layer * m.emitted_layers()) << "t = " << t;
+      // One layer per emitter spacing travelled at 0.5 m/s, and one at the start (+-1 for where a step ends).
+      EXPECT_NEAR(static_cast<double>(m.emitted_layers()), 1 + 0.5 * t / m.emitter_spacing(), 1.0);
+      if (k >= 2) {
+        if (previous >= 0) EXPECT_GT(s.com_y, previous) << "t = " << t;
+        previous = s.com_y;
+      }
+      at_end[interacting ? 0 : 1] = s;
+    }
+    EXPECT_EQ(per_layer, std::floor(per_layer)) << "particles per emitted layer";
+    EXPECT_GT(per_layer, 0);
+  }
+  test::print_rank0("[3D smoke scene] at 2 s: centre %.4f m with interaction, %.4f m without; radius of gyration %.4f m "
                     "with, %.4f m without (ratio %.2f)",
                     at_end[0].com_y, at_end[1].com_y, at_end[0].rg, at_end[1].rg, at_end[0].rg / at_end[1].rg);
   EXPECT_GT(at_end[0].com_y, at_end[1].com_y + 0.1);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/log.hpp"
 #include "methods/mpm_multiphase/multiphase_method.hpp"
 #include "floating_body.hpp"
 #include "scene.hpp"
@@ -66,11 +67,18 @@ struct MixingRun {
   double red_drift = 0;          // relative change of the red species' volume
 };
 
+// Knobs of the resolution study in docs/theory-mpm-multiphase.md ("Not yet done", three-fluid mixing):
+// MENISCUS_MIX_DX the cell size (default 0.02 m), MENISCUS_MIX_DT the largest step (default 2e-4 s).
 MixingRun run_three_fluids(const std::string& alpha_pic) {
+  const char* dx = std::getenv("MENISCUS_MIX_DX");  // two wall cells outside the 1.2 x 0.6 m box
+  const double h = dx ? std::stod(dx) : 0;
+  const std::string box = dx ? log::format("lower: [%.17g, %.17g], upper: [%.17g, %.17g], cell_size: %s", -2 * h, -2 * h,
+                                           1.2 + 2 * h, 0.6 + 2 * h, dx)
+                             : "lower: [-0.04, -0.04], upper: [1.24, 0.64], cell_size: 0.02";
   const std::string deck = R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 30}
-domain: {lower: [-0.04, -0.04], upper: [1.24, 0.64], cell_size: 0.02, walls: slip}
-mpm_multiphase: {dt_max: 2.0e-4, cfl: 0.3, contact_mode: pairwise, beta_fluid_fluid: 0.3, diffusivity: 3.0e-4}
+domain: {)" + box + R"(, walls: slip}
+mpm_multiphase: {dt_max: )" + test::knob("MENISCUS_MIX_DT", "2.0e-4") + R"(, cfl: 0.3, contact_mode: pairwise, beta_fluid_fluid: 0.3, diffusivity: 3.0e-4}
 materials:
   - {name: blue, model: fluid, density: 3000, sound_speed: 28, alpha_pic: )" + alpha_pic + R"(, group: 0}
   - {name: red, model: fluid, density: 2000, sound_speed: 28, alpha_pic: )" + alpha_pic + R"(, group: 1}

@@ -803,7 +803,7 @@ void MultiphaseMpm<Dim>::sph_density() {
     // Every owned row's neighbours within the reach (the particles' neighbour search: cells of edge
     // reach, ordered by cell and row, so that the sum does not depend on thread scheduling).
     particles::NeighborLists near;
-    particles::build_neighbor_lists<Dim>(xt, owned, reach, near);
+    particles::build_neighbor_lists<Dim>(xt, owned, reach, near, 2);
     sph_offset_ = near.offset;
     sph_index_ = near.index;
     if (static_cast<int>(sph_x0_.extent(0)) != owned)
