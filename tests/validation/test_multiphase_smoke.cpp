@@ -421,8 +421,8 @@ materials:
   - {name: air, model: fluid, density: 2, sound_speed: 28, alpha_pic: 0.05}
   - {name: smoke, model: fluid, density: 1, sound_speed: 28, alpha_pic: 0.05, temperature: 313.15, displaces: true}
 sources:
-  - {type: box, material: air, lower: [0, 0, 0], upper: [0.6, 1.0, 0.35]}
-  - {type: sphere, material: smoke, center: [0.3, 0.1, 0.175], radius: 0.08}
+  - {type: box, material: air, lower: [0, 0, 0], upper: [0.6, 1.0, 0.35], particles_per_cell: 8}
+  - {type: sphere, material: smoke, center: [0.3, 0.1, 0.175], radius: 0.08, particles_per_cell: 8}
 )";
     auto d = test::deck_from_string(deck);
     MultiphaseMpm<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
