@@ -9,17 +9,20 @@
 
 namespace meniscus::grid {
 
-template <int Dim, class F>
-KOKKOS_FORCEINLINE_FUNCTION void for_each_stencil_node(const Stencil<Dim>& st, const NodeBox<Dim>& box,
-                                                       const double* lower, double dx, const double* xp, F&& f) {
+// The stencil's nodes with local indices lo[d] <= i_d < hi[d] on each axis (Ranged), or all 3^Dim of
+// them with the loop bounds known at compile time, so that the full stencil's loops unroll as before.
+template <int Dim, bool Ranged, class F>
+KOKKOS_FORCEINLINE_FUNCTION void for_each_stencil_node_in(const Stencil<Dim>& st, const NodeBox<Dim>& box,
+                                                          const double* lower, double dx, const double* xp,
+                                                          const int* lo, const int* hi, F&& f) {
   double r[Dim][3];
   for (int d = 0; d < Dim; ++d)
     for (int k = 0; k < 3; ++k) r[d][k] = lower[d] + (st.base[d] + k) * dx - xp[d];
   const long idx0 = box.index(st.base);
   if constexpr (Dim == 2) {
     const long s1 = box.n[0];
-    for (int j = 0; j < 3; ++j)
-      for (int i = 0; i < 3; ++i) {
+    for (int j = Ranged ? lo[1] : 0; j < (Ranged ? hi[1] : 3); ++j)
+      for (int i = Ranged ? lo[0] : 0; i < (Ranged ? hi[0] : 3); ++i) {
         const double w = st.w[0][i] * st.w[1][j];
         const double g[2] = {st.dw[0][i] * st.w[1][j], st.w[0][i] * st.dw[1][j]};
         const double rr[2] = {r[0][i], r[1][j]};
@@ -27,11 +30,11 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_stencil_node(const Stencil<Dim>& st, c
       }
   } else {
     const long s1 = box.n[0], s2 = static_cast<long>(box.n[0]) * box.n[1];
-    for (int k = 0; k < 3; ++k)
-      for (int j = 0; j < 3; ++j) {
+    for (int k = Ranged ? lo[2] : 0; k < (Ranged ? hi[2] : 3); ++k)
+      for (int j = Ranged ? lo[1] : 0; j < (Ranged ? hi[1] : 3); ++j) {
         const double wjk = st.w[1][j] * st.w[2][k];
         const double djk = st.dw[1][j] * st.w[2][k], jdk = st.w[1][j] * st.dw[2][k];
-        for (int i = 0; i < 3; ++i) {
+        for (int i = Ranged ? lo[0] : 0; i < (Ranged ? hi[0] : 3); ++i) {
           const double w = st.w[0][i] * wjk;
           const double g[3] = {st.dw[0][i] * wjk, st.w[0][i] * djk, st.w[0][i] * jdk};
           const double rr[3] = {r[0][i], r[1][j], r[2][k]};
@@ -39,6 +42,12 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_stencil_node(const Stencil<Dim>& st, c
         }
       }
   }
+}
+
+template <int Dim, class F>
+KOKKOS_FORCEINLINE_FUNCTION void for_each_stencil_node(const Stencil<Dim>& st, const NodeBox<Dim>& box,
+                                                       const double* lower, double dx, const double* xp, F&& f) {
+  for_each_stencil_node_in<Dim, false>(st, box, lower, dx, xp, nullptr, nullptr, f);
 }
 
 // As for_each_stencil_node, over the nodes of nonzero weight only. A uniform GIMP stencil
@@ -49,36 +58,11 @@ template <int Dim, class F>
 KOKKOS_FORCEINLINE_FUNCTION void for_each_support_node(const Stencil<Dim>& st, const NodeBox<Dim>& box,
                                                        const double* lower, double dx, const double* xp, F&& f) {
   int lo[Dim], hi[Dim];
-  double r[Dim][3];
   for (int d = 0; d < Dim; ++d) {
     lo[d] = st.w[d][0] == 0.0 ? 1 : 0;
     hi[d] = st.w[d][2] == 0.0 ? 2 : 3;
-    for (int k = 0; k < 3; ++k) r[d][k] = lower[d] + (st.base[d] + k) * dx - xp[d];
   }
-  const long idx0 = box.index(st.base);
-  if constexpr (Dim == 2) {
-    const long s1 = box.n[0];
-    for (int j = lo[1]; j < hi[1]; ++j)
-      for (int i = lo[0]; i < hi[0]; ++i) {
-        const double w = st.w[0][i] * st.w[1][j];
-        const double g[2] = {st.dw[0][i] * st.w[1][j], st.w[0][i] * st.dw[1][j]};
-        const double rr[2] = {r[0][i], r[1][j]};
-        f(idx0 + i + j * s1, w, g, rr);
-      }
-  } else {
-    const long s1 = box.n[0], s2 = static_cast<long>(box.n[0]) * box.n[1];
-    for (int k = lo[2]; k < hi[2]; ++k)
-      for (int j = lo[1]; j < hi[1]; ++j) {
-        const double wjk = st.w[1][j] * st.w[2][k];
-        const double djk = st.dw[1][j] * st.w[2][k], jdk = st.w[1][j] * st.dw[2][k];
-        for (int i = lo[0]; i < hi[0]; ++i) {
-          const double w = st.w[0][i] * wjk;
-          const double g[3] = {st.dw[0][i] * wjk, st.w[0][i] * djk, st.w[0][i] * jdk};
-          const double rr[3] = {r[0][i], r[1][j], r[2][k]};
-          f(idx0 + i + j * s1 + k * s2, w, g, rr);
-        }
-      }
-  }
+  for_each_stencil_node_in<Dim, true>(st, box, lower, dx, xp, lo, hi, f);
 }
 
 // The nodes that the stencils of points inside [lo, hi] reach, clipped to `clip` (the ghosted box);

@@ -338,6 +338,64 @@ SmokeShape smoke_shape(MultiphaseMpm<Dim>& m) {
 }
 }  // namespace
 
+namespace {
+// The smoke scene with and without interaction, 2 s, checked every 0.1 s: the air keeps its particles,
+// the smoke is its ball plus `per_layer` particles per emitted layer (per_layer <= 0: read from the first
+// frame, then the same every frame), one layer per emitter spacing travelled at 0.5 m/s and one at the
+// start (+-1 for where a step ends), and the smoke's centre rises from 0.2 s on. `domain`, `emitter` and
+// `sources` are the deck's lines, `spacing` the emitter's layer spacing (half a cell). Asserted at the end: with interaction the smoke is higher (by 0.1 m)
+// and spreads wider than without.
+template <int Dim>
+void smoke_scene_rises(const std::string& domain, const std::string& emitter, const std::string& sources,
+                       double spacing, double per_layer) {
+  SmokeShape at_end[2];
+  const char* dim = Dim == 3 ? "3D " : "";
+  for (bool interacting : {true, false}) {
+    const std::string mode = interacting ? "force_sharing: shared, contact_mode: pairwise, beta_fluid_fluid: 0.3"
+                                         : "force_sharing: per_group, contact_mode: none";
+    const std::string deck = "simulation: {dimension: " + std::to_string(Dim) + R"(, method: mpm-multiphase, end_time: 3}
+domain: {)" + domain + R"(, walls: slip}
+mpm_multiphase: {dt_max: 2.0e-4, cfl: 0.3, thermal_buoyancy: 0.5, ambient_temperature: 293.15, thermal_diffusivity: 3.0e-4,
+                 emitter_material: smoke, )" + emitter + ", emitter_radius: 0.05, emitter_speed: 0.5, " + mode + R"(}
+materials:
+  - {name: air, model: fluid, density: 2, sound_speed: 28, alpha_pic: 0.05}
+  - {name: smoke, model: fluid, density: 1, sound_speed: 28, alpha_pic: 0.05, temperature: 313.15, displaces: true}
+sources:
+)" + sources;
+    auto d = test::deck_from_string(deck);
+    MultiphaseMpm<Dim> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), Dim});
+    const auto start = smoke_shape(m);
+    ASSERT_NEAR(m.emitter_spacing(), spacing, 1e-15);
+    double t = 0, previous = -1, per = per_layer;
+    for (int k = 1; k <= 20; ++k) {
+      const double end = 0.1 * k;
+      test::advance_floating<Dim>(m, t, end);
+      const auto s = smoke_shape(m);
+      test::print_rank0("[%ssmoke scene, interaction %s] t = %.1f s: centre %.4f m, radius of gyration %.4f m, smoke %ld, "
+                        "air %ld (of %ld), %ld layers",
+                        dim, interacting ? "on" : "off", t, s.com_y, s.rg, s.smoke, s.air, start.air, m.emitted_layers());
+      EXPECT_EQ(s.air, start.air);
+      ASSERT_GT(m.emitted_layers(), 0);
+      if (per <= 0) per = static_cast<double>(s.smoke - start.smoke) / m.emitted_layers();
+      EXPECT_EQ(static_cast<double>(s.smoke), start.smoke + per * m.emitted_layers()) << "t = " << t;
+      EXPECT_NEAR(static_cast<double>(m.emitted_layers()), 1 + 0.5 * t / m.emitter_spacing(), 1.0);
+      if (k >= 2) {
+        if (previous >= 0) EXPECT_GT(s.com_y, previous) << "t = " << t;
+        previous = s.com_y;
+      }
+      at_end[interacting ? 0 : 1] = s;
+    }
+    EXPECT_EQ(per, std::floor(per)) << "particles per emitted layer";
+    EXPECT_GT(per, 0);
+  }
+  test::print_rank0("[%ssmoke scene] at 2 s: centre %.4f m with interaction, %.4f m without; radius of gyration %.4f m "
+                    "with, %.4f m without (ratio %.2f)",
+                    dim, at_end[0].com_y, at_end[1].com_y, at_end[0].rg, at_end[1].rg, at_end[0].rg / at_end[1].rg);
+  EXPECT_GT(at_end[0].com_y, at_end[1].com_y + 0.1);
+  EXPECT_GT(at_end[0].rg, at_end[1].rg);
+}
+}  // namespace
+
 // The smoke scene (Yan et al. 2018, case 4, Fig. 7; inputs/mpm-multiphase-smoke-3d.yaml) in 2D at twice its
 // cell size, h = 0.02: a hot smoke ball (rho 1, T_amb + 20 K) at the floor of an air box (rho 2), fed by
 // the floor emitter (radius 0.05 m, 0.5 m/s), with gravity, thermal buoyancy 0.5 m/s^2/K and heat
@@ -354,51 +412,10 @@ SmokeShape smoke_shape(MultiphaseMpm<Dim>& m) {
 // is a coherent jet of a cohesive weakly compressible fluid that sees no air, and the interacting plume
 // spreads as a mushroom cap does. The test asserts the measured order (cap wider than the jet).
 TEST(S001_Smoke, LongSceneRisesAndKeepsItsParticles) {
-  SmokeShape at_end[2];
-  for (bool interacting : {true, false}) {
-    const std::string mode = interacting ? "force_sharing: shared, contact_mode: pairwise, beta_fluid_fluid: 0.3"
-                                         : "force_sharing: per_group, contact_mode: none";
-    const std::string deck = R"(
-simulation: {dimension: 2, method: mpm-multiphase, end_time: 3}
-domain: {lower: [-0.04, -0.04], upper: [0.64, 1.04], cell_size: 0.02, walls: slip}
-mpm_multiphase: {dt_max: 2.0e-4, cfl: 0.3, thermal_buoyancy: 0.5, ambient_temperature: 293.15, thermal_diffusivity: 3.0e-4,
-                 emitter_material: smoke, emitter_center: [0.3, 0.02], emitter_radius: 0.05, emitter_speed: 0.5, )" +
-                             mode + R"(}
-materials:
-  - {name: air, model: fluid, density: 2, sound_speed: 28, alpha_pic: 0.05}
-  - {name: smoke, model: fluid, density: 1, sound_speed: 28, alpha_pic: 0.05, temperature: 313.15, displaces: true}
-sources:
-  - {type: box, material: air, lower: [0, 0], upper: [0.6, 1.0]}
-  - {type: sphere, material: smoke, center: [0.3, 0.1], radius: 0.08}
-)";
-    auto d = test::deck_from_string(deck);
-    MultiphaseMpm<2> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
-    const auto start = smoke_shape(m);
-    ASSERT_NEAR(m.emitter_spacing(), 0.01, 1e-15);
-    double t = 0, previous = -1;
-    for (int k = 1; k <= 20; ++k) {
-      const double end = 0.1 * k;
-      test::advance_floating<2>(m, t, end);
-      const auto s = smoke_shape(m);
-      test::print_rank0("[smoke scene, interaction %s] t = %.1f s: centre %.4f m, radius of gyration %.4f m, smoke %ld, "
-                        "air %ld (of %ld), %ld layers",
-                        interacting ? "on" : "off", t, s.com_y, s.rg, s.smoke, s.air, start.air, m.emitted_layers());
-      EXPECT_EQ(s.air, start.air);
-      EXPECT_EQ(s.smoke, start.smoke + 10 * m.emitted_layers());
-      // Layers: one at t = 0 and one per 0.01 m travelled at 0.5 m/s (+-1 for where a step ends).
-      EXPECT_NEAR(static_cast<double>(m.emitted_layers()), 1 + 50 * t, 1.0);
-      if (k >= 2) {
-        if (previous >= 0) EXPECT_GT(s.com_y, previous) << "t = " << t;
-        previous = s.com_y;
-      }
-      at_end[interacting ? 0 : 1] = s;
-    }
-  }
-  test::print_rank0("[smoke scene] at 2 s: centre %.4f m with interaction, %.4f m without; radius of gyration %.4f m "
-                    "with, %.4f m without (ratio %.2f)",
-                    at_end[0].com_y, at_end[1].com_y, at_end[0].rg, at_end[1].rg, at_end[0].rg / at_end[1].rg);
-  EXPECT_GT(at_end[0].com_y, at_end[1].com_y + 0.1);
-  EXPECT_GT(at_end[0].rg, at_end[1].rg);
+  smoke_scene_rises<2>("lower: [-0.04, -0.04], upper: [0.64, 1.04], cell_size: 0.02", "emitter_center: [0.3, 0.02]",
+                       "  - {type: box, material: air, lower: [0, 0], upper: [0.6, 1.0]}\n"
+                       "  - {type: sphere, material: smoke, center: [0.3, 0.1], radius: 0.08}\n",
+                       0.01, 10);
 }
 
 // The smoke scene in 3D (inputs/mpm-multiphase-smoke-3d.yaml) at 2.5 times its cell size, h = 0.025 (the
@@ -407,52 +424,9 @@ sources:
 // the first frame), and every frame's smoke count is the ball plus that many per emitted layer.
 // Measured 2026-11-29 (see docs/theory-mpm-multiphase.md, "The 3D smoke scene"): printed below.
 TEST(S001_Smoke, LongScene3DRisesAndKeepsItsParticles) {
-  SmokeShape at_end[2];
-  for (bool interacting : {true, false}) {
-    const std::string mode = interacting ? "force_sharing: shared, contact_mode: pairwise, beta_fluid_fluid: 0.3"
-                                         : "force_sharing: per_group, contact_mode: none";
-    const std::string deck = R"(
-simulation: {dimension: 3, method: mpm-multiphase, end_time: 3}
-domain: {lower: [-0.05, -0.05, -0.05], upper: [0.65, 1.05, 0.4], cell_size: 0.025, walls: slip}
-mpm_multiphase: {dt_max: 2.0e-4, cfl: 0.3, thermal_buoyancy: 0.5, ambient_temperature: 293.15, thermal_diffusivity: 3.0e-4,
-                 emitter_material: smoke, emitter_center: [0.3, 0.025, 0.175], emitter_radius: 0.05, emitter_speed: 0.5, )" +
-                             mode + R"(}
-materials:
-  - {name: air, model: fluid, density: 2, sound_speed: 28, alpha_pic: 0.05}
-  - {name: smoke, model: fluid, density: 1, sound_speed: 28, alpha_pic: 0.05, temperature: 313.15, displaces: true}
-sources:
-  - {type: box, material: air, lower: [0, 0, 0], upper: [0.6, 1.0, 0.35], particles_per_cell: 8}
-  - {type: sphere, material: smoke, center: [0.3, 0.1, 0.175], radius: 0.08, particles_per_cell: 8}
-)";
-    auto d = test::deck_from_string(deck);
-    MultiphaseMpm<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
-    const auto start = smoke_shape(m);
-    double t = 0, previous = -1, per_layer = -1;
-    for (int k = 1; k <= 20; ++k) {
-      const double end = 0.1 * k;
-      test::advance_floating<3>(m, t, end);
-      const auto s = smoke_shape(m);
-      test::print_rank0("[3D smoke scene, interaction %s] t = %.1f s: centre %.4f m, radius of gyration %.4f m, smoke %ld, "
-                        "air %ld (of %ld), %ld layers",
-                        interacting ? "on" : "off", t, s.com_y, s.rg, s.smoke, s.air, start.air, m.emitted_layers());
-      EXPECT_EQ(s.air, start.air);
-      ASSERT_GT(m.emitted_layers(), 0);
-      if (per_layer < 0) per_layer = static_cast<double>(s.smoke - start.smoke) / m.emitted_layers();
-      EXPECT_EQ(static_cast<double>(s.smoke), start.smoke + per_layer * m.emitted_layers()) << "t = " << t;
-      // One layer per emitter spacing travelled at 0.5 m/s, and one at the start (+-1 for where a step ends).
-      EXPECT_NEAR(static_cast<double>(m.emitted_layers()), 1 + 0.5 * t / m.emitter_spacing(), 1.0);
-      if (k >= 2) {
-        if (previous >= 0) EXPECT_GT(s.com_y, previous) << "t = " << t;
-        previous = s.com_y;
-      }
-      at_end[interacting ? 0 : 1] = s;
-    }
-    EXPECT_EQ(per_layer, std::floor(per_layer)) << "particles per emitted layer";
-    EXPECT_GT(per_layer, 0);
-  }
-  test::print_rank0("[3D smoke scene] at 2 s: centre %.4f m with interaction, %.4f m without; radius of gyration %.4f m "
-                    "with, %.4f m without (ratio %.2f)",
-                    at_end[0].com_y, at_end[1].com_y, at_end[0].rg, at_end[1].rg, at_end[0].rg / at_end[1].rg);
-  EXPECT_GT(at_end[0].com_y, at_end[1].com_y + 0.1);
-  EXPECT_GT(at_end[0].rg, at_end[1].rg);
+  smoke_scene_rises<3>("lower: [-0.05, -0.05, -0.05], upper: [0.65, 1.05, 0.4], cell_size: 0.025",
+                       "emitter_center: [0.3, 0.025, 0.175]",
+                       "  - {type: box, material: air, lower: [0, 0, 0], upper: [0.6, 1.0, 0.35], particles_per_cell: 8}\n"
+                       "  - {type: sphere, material: smoke, center: [0.3, 0.1, 0.175], radius: 0.08, particles_per_cell: 8}\n",
+                       0.0125, 0);
 }
