@@ -801,7 +801,8 @@ void MultiphaseMpm<Dim>::sph_density() {
   if (rebuild) {
     auto tb = timers_.scope("sph_list");
     // Every owned row's neighbours within the reach (the particles' neighbour search: cells of edge
-    // reach, ordered by cell and row, so that the sum does not depend on thread scheduling).
+    // reach / 2, 5^Dim of them per row, ordered by cell and row, so that the sum does not depend on
+    // thread scheduling).
     particles::NeighborLists near;
     particles::build_neighbor_lists<Dim>(xt, owned, reach, near, 2);
     sph_offset_ = near.offset;
