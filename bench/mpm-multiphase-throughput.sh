@@ -8,6 +8,8 @@
 # ball-in-water-1to2" (default) picks the decks; LAYOUTS="1x2 2x1" (default) the ranks x threads.
 # Besides wall-clock rates it prints the run's CPU time (user + system of every rank and thread,
 # start-up included): on a machine shared with other jobs the wall clock mostly measures the load.
+# MENISCUS_SET="key=value ..." adds deck overrides to every run (e.g. mpm_multiphase.contact_separation=0
+# times the ball decks with the paper's contact detection).
 # The scene "ball-in-water-1to2-impact" is the paper-scale 1:2 ball deck with the ball started 1 cm above the water
 # at 2 m/s downwards: steps from rest rebuild the SPH neighbour list once, these every few steps.
 set -euo pipefail
@@ -46,6 +48,7 @@ for scene in ${SCENES:-dam-break ball-in-water-1to2}; do
   if [ "$scene" = ball-in-water-1to2-impact ]; then
     extra=(--set "sources[1].center=[0.3,0.34,0.175]" --set "sources[1].velocity=[0,-2,0]")
   fi
+  for kv in ${MENISCUS_SET:-}; do extra+=(--set "$kv"); done
   deck="$root/inputs/mpm-multiphase-${scene%-impact}-3d$suffix.yaml"
   for layout in ${LAYOUTS:-1x2 2x1}; do
     ranks=${layout%x*} threads=${layout#*x}

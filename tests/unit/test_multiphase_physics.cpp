@@ -3,8 +3,11 @@
 // one node (eqs. 21-26, with the dimensionally consistent collision force).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
+#include "grid/gimp.hpp"
 #include "methods/mpm_multiphase/contact.hpp"
 #include "physics/hypoelastic.hpp"
 #include "physics/tait_density.hpp"
@@ -164,6 +167,75 @@ TEST(S001_Contact, VolumeFillGatesTheContact) {
     EXPECT_NEAR(v[0], 2.0 / 3.0, 1e-15);
     EXPECT_NEAR(v[3], 2.0 / 3.0, 1e-15);
   }
+}
+
+// contact_separation: the pair acts only where B's mass-weighted particle centre lies less than the
+// separation beyond A's along A's outward normal (+x here). Centres 0.8 apart along x (and 5 apart along
+// y, which does not count) act at 0.85; 0.9 apart do not. each_vs_rest compares with the rest's
+// mass-weighted centre: a third group at 0.5 beyond A with the same mass as B's brings the rest to 0.85.
+TEST(S001_Contact, SeparationGatesTheContact) {
+  const double m[3] = {2, 1, 0};
+  const double grad[9] = {3, 0, 0, -5, 0, 0, 0, 0, 0};
+  const double beta[9] = {0, 1, 1, 1, 0, 1, 1, 1, 0};
+  const double near[9] = {0.1, 0, 0, 0.9, 5, 0, 99, 99, 99}, far[9] = {0.1, 0, 0, 1.0, 0, 0, 0, 0, 0};
+  for (auto mode : {ContactMode::Pairwise, ContactMode::EachVsRest}) {
+    double u[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+    EXPECT_EQ(apply_contact<3>(3, m, grad, u, beta, mode, nullptr, 0, far, 0.85), 0);
+    EXPECT_EQ(u[0], 1.0);
+    EXPECT_EQ(u[3], 0.0);
+    EXPECT_EQ(apply_contact<3>(3, m, grad, u, beta, mode, nullptr, 0, near, 0.85), mode == ContactMode::Pairwise ? 1 : 2);
+    EXPECT_NEAR(u[0], 2.0 / 3.0, 1e-15);
+    EXPECT_NEAR(u[3], 2.0 / 3.0, 1e-15);
+  }
+  // Three groups, each_vs_rest: B 1.2 beyond A and C 0.5 beyond, equal masses: the rest at 0.85.
+  const double m3[3] = {2, 1, 1};
+  const double grad3[9] = {3, 0, 0, -5, 0, 0, -5, 0, 0};
+  const double spread[9] = {0, 0, 0, 1.2, 0, 0, 0.5, 0, 0};
+  double u[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+  EXPECT_EQ(apply_contact<3>(3, m3, grad3, u, beta, ContactMode::EachVsRest, nullptr, 0, spread, 0.84), 0);
+  EXPECT_GT(apply_contact<3>(3, m3, grad3, u, beta, ContactMode::EachVsRest, nullptr, 0, spread, 0.86), 0);
+}
+
+// What the separation reads with the method's uniform GIMP weights (particle half-width h/4, two
+// particles per cell and axis): two half-lattices, A's particles at -h/4, -3h/4, ... and B's at g + h/4,
+// g + 3h/4, ..., read at every node (256 offsets per cell against the lattices) that both reach.
+// Touching (g = 0) the centres lie 3h/4 apart where the node sits on the interface (equal masses) and
+// 6h/7 where the lighter group carries a quarter of a particle's weight, up to 5h/4 in the limit of a
+// vanishing weight. A quarter cell apart they read at least 0.93 h, a cell apart 1.5 h. So a separation
+// of 0.85 h acts on touching lattices at the nodes next to their interface and not across a quarter-cell
+// gap, while the paper's rule (any two masses) reaches across gaps up to 2h.
+TEST(S001_Contact, TouchingLatticesReadUnderACell) {
+  struct Reading {
+    double lo = 1e300, hi = -1e300, hi_quarter = -1e300;  // hi_quarter: both weights >= 1/4
+  };
+  auto reading = [](double gap) {
+    Reading r;
+    for (int k = 0; k < 256; ++k)
+      for (int j = -4; j <= 5; ++j) {
+        const double node = k / 256.0 + j;
+        double ma = 0, xa = 0, mb = 0, xb = 0;
+        for (int p = 0; p < 12; ++p) {
+          const double a = -0.25 - 0.5 * p, b = gap + 0.25 + 0.5 * p;
+          const double wa = grid::gimp_weight(std::fabs(a - node)), wb = grid::gimp_weight(std::fabs(b - node));
+          ma += wa, xa += wa * a, mb += wb, xb += wb * b;
+        }
+        if (!(ma > 0 && mb > 0)) continue;
+        const double apart = xb / mb - xa / ma;
+        r.lo = std::min(r.lo, apart);
+        r.hi = std::max(r.hi, apart);
+        if (std::min(ma, mb) >= 0.25) r.hi_quarter = std::max(r.hi_quarter, apart);
+      }
+    return r;
+  };
+  const Reading touching = reading(0.0), quarter = reading(0.25), cell = reading(1.0);
+  EXPECT_NEAR(touching.lo, 0.75, 1e-12);
+  EXPECT_NEAR(touching.hi_quarter, 6.0 / 7.0, 1e-12);
+  EXPECT_LT(touching.hi, 1.25);
+  EXPECT_GT(touching.hi, 1.24);
+  EXPECT_GT(quarter.lo, 0.92);
+  EXPECT_NEAR(cell.lo, 1.5, 1e-12);
+  EXPECT_LE(reading(1.9).lo, reading(1.9).hi);  // still both reach a node: the paper's rule acts
+  EXPECT_GT(reading(2.0).lo, reading(2.0).hi);  // no node reached by both
 }
 
 // A group surrounded by its own particles has a mass gradient that cancels; its floating-point residue

@@ -46,6 +46,16 @@ void declare_multiphase_sections(config::Schema& root) {
       .def(0.0)
       .min(0.0)
       .max(1.0);
+  s->real("contact_separation", "1",
+          "apply a pair's anti-penetration only at nodes where the two groups' mass-weighted particle centres "
+          "(over the node's stencil) lie closer than this many cells along the contact normal (a position-based "
+          "detection, our addition; two touching lattices read 0.75 cells at their interface, a quarter cell apart "
+          "at least 0.93); 0 applies it wherever both "
+          "groups have mass (Yan et al. 2018), which reaches across a gap of up to two cells "
+          "(docs/theory-mpm-multiphase.md, Contact across a gap)")
+      .def(0.0)
+      .min(0.0)
+      .max(4.0);
   s->choice("hypoelastic_volumetric", {"standard", "paper_literal"},
             "volumetric term of the hypoelastic rate: K tr(eps_dot) I (Hooke) or the printed K tr(eps_dot) I / 3 "
             "(eq. 11, an effective bulk modulus K/3)")
@@ -179,6 +189,7 @@ MultiphaseSettings read_multiphase_settings(const config::Section& root, int dim
   o.contact = mode == "pairwise" ? ContactMode::Pairwise : mode == "each_vs_rest" ? ContactMode::EachVsRest : ContactMode::None;
   o.beta_fluid_solid = s.real("beta_fluid_solid");
   o.contact_fill = s.real("contact_fill");
+  o.contact_separation = s.real("contact_separation");
   o.beta_fluid_fluid = s.real("beta_fluid_fluid");
   o.beta_solid_solid = s.real("beta_solid_solid");
   o.paper_literal_volumetric = s.text("hypoelastic_volumetric") == "paper_literal";

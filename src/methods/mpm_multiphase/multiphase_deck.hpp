@@ -41,6 +41,9 @@ struct MultiphaseSettings {
   // Volume-overlap contact detection (ours): a pair's anti-penetration acts at a node only where the two
   // groups' nodal volumes fill at least this fraction of a cell (0: wherever both have mass, the paper).
   double contact_fill = 0;
+  // Position-based contact detection (ours): a pair's anti-penetration acts at a node only where the
+  // groups' mass-weighted particle centres there lie closer than this many cells along the normal (0: off).
+  double contact_separation = 0;
   bool paper_literal_volumetric = false;
   // Fluid density: the particle's tracked volume ratio (rho = m / (V0 J), J advanced by the grid
   // velocity divergence) or the SPH number-density sum of the paper (eq. 17).

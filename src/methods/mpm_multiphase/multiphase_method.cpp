@@ -160,7 +160,7 @@ MultiphaseMpm<Dim>::MultiphaseMpm(const MethodContext& ctx) : comm_(ctx.comm) {
   // Per node: m, u, f (or a), G for every group; the species diffusion reuses the same Vecs with one
   // volume per group and one fraction per material.
   const int K = static_cast<int>(table_.materials.size());
-  auto spec = grid::read_domain<Dim>(root, 2, std::max(G * (1 + 3 * Dim), G + K));
+  auto spec = grid::read_domain<Dim>(root, 2, std::max(G * stride(), G + K));
   for (int d = 0; d < Dim; ++d)
     if (spec.periodic[d])
       throw InputError(root.file(), "domain.periodic", "mpm-multiphase has no periodic grid (bounded box only)");
@@ -657,12 +657,15 @@ void MultiphaseMpm<Dim>::p2g(bool fluid_forces) {
   // bit, so each rank updates its whole box where it is).
   grid::NodeArray a = state_;
   const int G = table_.groups;
+  const bool centres = s_.contact_separation > 0;
   Kokkos::parallel_for(
       "mp::grid_velocity", Kokkos::RangePolicy<>(0, a.extent(0)), KOKKOS_LAMBDA(const long i) {
         for (int g = 0; g < G; ++g) {
           const double m = a(i, g * S);
           for (int d = 0; d < Dim; ++d) a(i, g * S + 1 + d) = m > 0 ? a(i, g * S + 1 + d) / m : 0.0;
           if (!fluid_forces) a(i, g * S + 1 + Dim) = m > 0 ? a(i, g * S + 1 + Dim) / m : 0.0;  // J_I
+          if (centres)
+            for (int d = 0; d < Dim; ++d) a(i, g * S + 1 + 3 * Dim + d) = m > 0 ? a(i, g * S + 1 + 3 * Dim + d) / m : 0.0;
         }
       });
   forces_in_state_ = fluid_forces;
@@ -686,6 +689,7 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
   const double beta_t = s_.thermal_buoyancy, t_amb = s_.ambient_temperature;
   auto nodes = group_nodes_;
   const int G = table_.groups;
+  const bool centres = s_.contact_separation > 0;
   Kokkos::parallel_for(
       "mp::p2g", Kokkos::RangePolicy<>(0, set_.size()), KOKKOS_LAMBDA(const int p) {
         double xp[Dim], vp[Dim];
@@ -717,6 +721,7 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
               const double f = stress_force<Dim>(s, grad, a, true);
               acc(idx, o + 1 + Dim + a) += a == 1 ? f + w * lift : f;
               if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+              if (gradient && centres) acc(idx, o + 1 + 3 * Dim + a) += wm * xp[a];
             }
           });
           return;
@@ -735,6 +740,7 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
             for (int a = 0; a < Dim; ++a) {
               acc(idx, o + 1 + a) += wm * vp[a];
               if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+              if (gradient && centres) acc(idx, o + 1 + 3 * Dim + a) += wm * xp[a];
             }
           });
           return;
@@ -745,6 +751,7 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
           for (int a = 0; a < Dim; ++a) {
             acc(idx, o + 1 + a) += wm * vp[a];
             if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+            if (gradient && centres) acc(idx, o + 1 + 3 * Dim + a) += wm * xp[a];
           }
         });
       });
@@ -1149,6 +1156,7 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
   auto beta = beta_;
   auto rest = group_rest_;
   const double fill_volume = s_.contact_fill * std::pow(dx, Dim);
+  const double separation = s_.contact_separation * dx;
   // Internal forces: from the force pass (forces_) and/or from the fused P2G (in state_).
   const bool vec_forces = forces_in_vec_, state_forces = forces_in_state_;
   long contacts = 0;
@@ -1185,10 +1193,14 @@ void MultiphaseMpm<Dim>::grid_update(double dt, bool with_forces) {
             un[g * Dim + d] = u[g * Dim + d] + dt * acc;
           }
         for (int g = 0; g < G; ++g) floor_mass_gradient<Dim>(gr + g * Dim, m[g], inv_dx);
-        double vol[kMaxGroups];
+        double vol[kMaxGroups], centre[kMaxGroups * Dim];
         if (fill_volume > 0)
           for (int g = 0; g < G; ++g) vol[g] = m[g] / rest(g);
-        const int applied = apply_contact<Dim>(G, m, gr, un, beta.data(), mode, fill_volume > 0 ? vol : nullptr, fill_volume);
+        if (separation > 0)
+          for (int g = 0; g < G; ++g)
+            for (int d = 0; d < Dim; ++d) centre[g * Dim + d] = a(i, g * S + 1 + 3 * Dim + d);
+        const int applied = apply_contact<Dim>(G, m, gr, un, beta.data(), mode, fill_volume > 0 ? vol : nullptr, fill_volume,
+                                               separation > 0 ? centre : nullptr, separation);
         bool counted = owned;
         if (applied > 0 && !owned) {
           // In the box of rank r (rank_boxes_ layout: lo, n per axis).

@@ -134,7 +134,9 @@ class MultiphaseMpm : public Method {
   std::vector<double> species_volumes();
 
  private:
-  int stride() const { return 1 + 3 * Dim; }
+  // Per group and node: m, u, f (or a), the mass gradient, and with the position-based contact
+  // detection the mass-weighted particle centre (Dim more).
+  int stride() const { return 1 + 3 * Dim + (s_.contact_separation > 0 ? Dim : 0); }
   bool has_miscible_group() const;
 
   MPI_Comm comm_;
