@@ -413,7 +413,9 @@ namespace {
 // the means over t in [end - 1, end] of tests/support/floating_body.hpp: the disc's area fraction below
 // the far-field level of the water's mass (more than 2R from the disc's centre) and the rms of its
 // vertical centre-of-mass velocity.
-// `sharing`: the force sharing (default: the scene deck's); the SPH wall images are the scene deck's. Without
+// `sharing`: the force sharing (default: the scene deck's); the SPH wall images are the scene deck's; the
+// contact detection is the paper's (knob MENISCUS_CONTACT_SEPARATION: the position-based detection's
+// separation in cells, docs/theory-mpm-multiphase.md, "Detection by position"). Without
 // `body` the pool alone, at rest.
 std::unique_ptr<MultiphaseMpm<2>> disc_pool(double ratio, std::string sharing, bool body, test::FloatingPool& pool) {
   const std::string scene = "mpm-multiphase-ball-in-water-1to2-3d.yaml";
@@ -422,7 +424,7 @@ std::unique_ptr<MultiphaseMpm<2>> disc_pool(double ratio, std::string sharing, b
   std::string deck = R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 10}
 domain: {lower: [0, 0], upper: [0.68, 0.6], cell_size: 0.02, walls: slip}
-mpm_multiphase: {fluid_density: sph, force_sharing: )" + sharing + ", sph_wall_images: " + images + R"(}
+mpm_multiphase: {fluid_density: sph, force_sharing: )" + sharing + ", sph_wall_images: " + images + ", contact_separation: " + test::knob("MENISCUS_CONTACT_SEPARATION", "0") + R"(}
 materials:
   - {name: water, model: fluid, density: 1000, sound_speed: 28}
   - {name: ball, model: hypoelastic, density: )" + std::to_string(1000 * ratio) +
