@@ -707,6 +707,17 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
         bool gradient = false;
         for (int g = 0; g < G; ++g) gradient = gradient || (g != mt.group && stencil_meets_group<Dim>(st.base, nodes, g));
         auto acc = scatter.access();
+        // What every particle gives its group's nodes: m and m u, and where another group may reach the
+        // node the mass gradient and (position-based contact detection) the mass-weighted centre.
+        auto scatter_motion = [&](long idx, double w, const double* grad) {
+          const double wm = w * mp;
+          acc(idx, o) += wm;
+          for (int a = 0; a < Dim; ++a) {
+            acc(idx, o + 1 + a) += wm * vp[a];
+            if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
+            if (gradient && centres) acc(idx, o + 1 + 3 * Dim + a) += wm * xp[a];
+          }
+        };
         if (fluid_forces && fluid) {
           // V sigma and the buoyancy m b_j as in p2g_forces (eqs. 15/19).
           const double V = mp / rho(p, 0);
@@ -714,14 +725,10 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
           for (int i = 0; i < Dim * Dim; ++i) s[i] = V * sig(p, i);
           const double lift = mp * beta_t * (temp(p, 0) - t_amb);
           grid::for_each_support_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
-            const double wm = w * mp;
-            acc(idx, o) += wm;
+            scatter_motion(idx, w, grad);
             for (int a = 0; a < Dim; ++a) {
-              acc(idx, o + 1 + a) += wm * vp[a];
               const double f = stress_force<Dim>(s, grad, a, true);
               acc(idx, o + 1 + Dim + a) += a == 1 ? f + w * lift : f;
-              if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
-              if (gradient && centres) acc(idx, o + 1 + 3 * Dim + a) += wm * xp[a];
             }
           });
           return;
@@ -734,26 +741,13 @@ void MultiphaseMpm<Dim>::p2g_scatter(Scatter& scatter, bool fluid_forces) {
           const double ratio = vol0(p, 0) * rho(p, 0) / mp;
           const double mj = volume_density ? mp * mp / (vol0(p, 0) * rho(p, 0)) : mp * (ratio < kSurfaceRatio ? 1.0 : ratio);
           grid::for_each_support_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
-            const double wm = w * mp;
-            acc(idx, o) += wm;
+            scatter_motion(idx, w, grad);
             acc(idx, o + 1 + Dim) += w * mj;
-            for (int a = 0; a < Dim; ++a) {
-              acc(idx, o + 1 + a) += wm * vp[a];
-              if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
-              if (gradient && centres) acc(idx, o + 1 + 3 * Dim + a) += wm * xp[a];
-            }
           });
           return;
         }
-        grid::for_each_support_node<Dim>(st, gbox, lower, dx, xp, [&](long idx, double w, const double* grad, const double*) {
-          const double wm = w * mp;
-          acc(idx, o) += wm;
-          for (int a = 0; a < Dim; ++a) {
-            acc(idx, o + 1 + a) += wm * vp[a];
-            if (gradient) acc(idx, o + 1 + 2 * Dim + a) += mp * grad[a];
-            if (gradient && centres) acc(idx, o + 1 + 3 * Dim + a) += wm * xp[a];
-          }
-        });
+        grid::for_each_support_node<Dim>(st, gbox, lower, dx, xp,
+                                         [&](long idx, double w, const double* grad, const double*) { scatter_motion(idx, w, grad); });
       });
 }
 
