@@ -139,3 +139,47 @@ TEST(MembraneRigid, ThreeWayMinresAgreesWithMumps) {
   EXPECT_NEAR(ba.v[1], bb.v[1], 1e-7 * std::abs(bb.v[1]));
   EXPECT_NEAR(ba.omega, bb.omega, 1e-6 * std::abs(bb.v[1]) / 0.1 + 1e-12);
 }
+
+// A link's stroke window (the robot's jump gait, Ruan 2021 Fig. 10d-e): before stroke_start the link holds
+// at the stroke's starting position, inside the window it follows r(t) = (s_x - a_x cos th, s_y + a_y sin th),
+// th = 2 pi f (t - t_start) + phase, with r'(t) as its known velocity, and after stroke_cycles cycles it holds
+// at the last position with no velocity. Its centre is always the root's plus r, so the position is
+// continuous across both edges. Checked against the formula at times before, inside and after the window.
+TEST(MembraneRigid, LinkStrokeRunsInsideItsWindowAndHoldsOutside) {
+  std::vector<mm::Disc> bodies = {disc(1.0, 2.0, 0.1, 1.1), disc(0, 0, 0.05, 1.1)};
+  bodies[0].rotates = false;
+  bodies[0].v[0] = 0.5;
+  mm::Disc& link = bodies[1];
+  link.root = 0;
+  link.stroke_centre[0] = -0.2;
+  link.stroke_centre[1] = -0.23;
+  link.stroke_amplitude[0] = 0.01;
+  link.stroke_amplitude[1] = 0.03;
+  link.stroke_frequency = 5;
+  link.stroke_phase = M_PI / 2;
+  link.stroke_start = 0.6;
+  link.stroke_cycles = 0.75;  // the window ends at 0.6 + 0.15 s
+  const double w = 2 * M_PI * 5;
+  auto expect_at = [&](double t, double th, bool moving) {
+    mm::attach_links(bodies, t);
+    const double r[2] = {-0.2 - 0.01 * std::cos(th), -0.23 + 0.03 * std::sin(th)};
+    const double vk[2] = {moving ? w * 0.01 * std::sin(th) : 0.0, moving ? w * 0.03 * std::cos(th) : 0.0};
+    for (int d = 0; d < 2; ++d) {
+      EXPECT_NEAR(bodies[1].c[d], bodies[0].c[d] + r[d], 1e-15) << "t " << t << " axis " << d;
+      EXPECT_NEAR(bodies[1].v_kin[d], vk[d], 1e-13) << "t " << t << " axis " << d;
+      EXPECT_NEAR(bodies[1].v[d], bodies[0].v[d] + vk[d], 1e-13) << "t " << t << " axis " << d;
+    }
+  };
+  expect_at(0.0, M_PI / 2, false);
+  expect_at(0.3, M_PI / 2, false);
+  expect_at(0.6, M_PI / 2, true);
+  expect_at(0.65, M_PI / 2 + w * 0.05, true);
+  expect_at(0.74, M_PI / 2 + w * (0.74 - 0.6), true);
+  expect_at(0.9, M_PI / 2 + w * 0.15, false);
+  expect_at(5.0, M_PI / 2 + w * 0.15, false);
+  // Without a window (the defaults) the stroke runs from t = 0 for ever.
+  link.stroke_start = 0;
+  link.stroke_cycles = 0;
+  expect_at(0.0, M_PI / 2, true);
+  expect_at(7.3, M_PI / 2 + w * 7.3, true);
+}

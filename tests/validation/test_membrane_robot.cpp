@@ -76,6 +76,63 @@ double robot_displacement(double sigma, int cycles) {
   return hull.c[0] - x0;
 }
 
+// The jump gait (Fig. 10d-e) on the robot of `robot` standing on its feet (inputs/membrane-robot-jump-2d-ci.yaml):
+// the hull's centre 0.2 cm above the level, its bottom clear of the liquid, and the feet centred on the level
+// below it, in a tank 0.8 cm high. A settle window (damping 12 /s) brings the standing robot to rest by 0.6 s.
+// Then each foot kicks once: it presses straight down by `depth` (0.06 cm) and comes back up, one cycle of
+// r_y = -0.2 - depth/2 + (depth/2) sin th from th = pi/2 at `frequency` (5 Hz), starting and ending at rest,
+// and holds. Returns the highest rise of the robot's centre of mass (hull and feet) above its height at the
+// kick's start, over the 0.4 s that follow. Study knobs: MENISCUS_JUMP_DEPTH, MENISCUS_JUMP_FREQUENCY,
+// MENISCUS_ROBOT_DX; MENISCUS_ROBOT_TRACE=1 prints every step.
+double robot_jump_rise(double sigma) {
+  constexpr double kLift = 0.2, kKick = 0.6, kWatch = 0.4;
+  const double depth = std::atof(meniscus::test::knob("MENISCUS_JUMP_DEPTH", "0.06").c_str());
+  auto bodies = robot(0.5 * kWidth, kLevel + kLift);
+  for (int k = 1; k < 3; ++k) {
+    bodies[k].stroke_centre[1] = -kLift - 0.5 * depth;
+    bodies[k].stroke_amplitude[0] = 0;
+    bodies[k].stroke_amplitude[1] = 0.5 * depth;
+    bodies[k].stroke_frequency = std::atof(meniscus::test::knob("MENISCUS_JUMP_FREQUENCY", "5").c_str());
+    bodies[k].stroke_phase = M_PI / 2;
+    bodies[k].stroke_start = kKick;
+    bodies[k].stroke_cycles = 1;
+  }
+  mm::attach_links(bodies, 0.0);
+  const double dx = std::atof(meniscus::test::knob("MENISCUS_ROBOT_DX", "0.025").c_str());
+  auto p = meniscus::test::pool_parameters(sigma, dx);
+  p.normal_motion = true;
+  p.settle_damping = 12;
+  p.settle_until = kKick;
+  auto s = meniscus::test::make_pool_with_bodies(kWidth, 0.8, dx, kLevel, bodies, p, meniscus::test::pool_solve_options());
+  auto centre_of_mass = [&](double* velocity) {
+    double m = 0, y = 0, vy = 0;
+    for (const auto& b : s.flow->bodies()) m += b.mass(), y += b.mass() * b.c[1], vy += b.mass() * b.v[1];
+    if (velocity) *velocity = vy / m;
+    return y / m;
+  };
+  double t = 0, y0 = 0, peak = 0, t_peak = 0;
+  for (const double until : {kKick, kKick + kWatch}) {
+    while (t < until - 1e-12) {
+      const double dt = std::min(s.flow->stable_dt(0.5, 1.0, 2e-3), until - t);
+      const auto rep = s.flow->step(dt);
+      t += dt;
+      const double y = centre_of_mass(nullptr);
+      if (until > kKick && y - y0 > peak) peak = y - y0, t_peak = t;
+      if (std::getenv("MENISCUS_ROBOT_TRACE"))
+        print_rank0("jump trace sigma %.2f t %.4f centre of mass %.5f hull y %.5f v_y %+.4f contacts %ld", sigma, t, y,
+                    s.flow->bodies()[0].c[1], s.flow->bodies()[0].v[1], rep.contact_vertices);
+    }
+    if (until == kKick) {
+      double v = 0;
+      y0 = centre_of_mass(&v);
+      print_rank0("robot sigma %.2f standing: centre of mass at %.5f cm, moving at %+.5f cm/s", sigma, y0, v);
+    }
+  }
+  print_rank0("robot sigma %.2f: centre of mass rises %.5f cm, highest %.4f s after the kick's start", sigma, peak,
+              t_peak - kKick);
+  return peak;
+}
+
 }  // namespace
 
 // T-ROB (paper Fig. 10b-c): the same robot and gait at sigma = 0.9 and 0.3 on a 1.6 x 0.5 cm pool
@@ -137,4 +194,20 @@ TEST(MembraneRobotValidation, RowingInTheAirKeepsTheRobotsMomentum) {
   EXPECT_LT(worst, 1e-12);
   EXPECT_LT(worst_offset, 1e-12);
   EXPECT_GT(std::abs(travel), 1e-4);  // the hull does recoil
+}
+
+// T-ROB, the jump gait (paper Fig. 10d-e; "high surface tension fluid can produce more counter-impulse,
+// thus helping the robot jump higher"): the standing robot kicks its feet into the surface once
+// (robot_jump_rise) and its centre of mass rises higher at sigma = 0.9 than at 0.3. The paper's result is
+// this ordering, not a number. Measured (cells of 0.025 cm): 0.0638 against 0.0437 cm (ratio 1.46). The
+// ordering needs a quick kick: a 0.1 s kick of 0.06 cm gives 2.13, a 0.2 s kick of 0.12 cm 1.41, but a
+// 0.4 s kick of 0.06 cm reverses it (0.0499 against 0.0621 cm; docs/theory-membrane.md, "The robot's
+// jump"). The contact vertices do not let go, so the robot bounces on the surface rather than leaving it
+// (the missing release of "Pulling a body out of the liquid"). About 60 s of one core.
+TEST(MembraneRobotValidation, StriderRobotJumpsHigherWithHigherSurfaceTension) {
+  const double strong = robot_jump_rise(0.9), weak = robot_jump_rise(0.3);
+  print_rank0("robot jump: centre of mass rises %.5f cm at sigma 0.9 and %.5f cm at 0.3 (ratio %.2f)", strong, weak,
+              strong / weak);
+  EXPECT_GT(strong, 0.0);
+  EXPECT_GT(strong, weak);
 }

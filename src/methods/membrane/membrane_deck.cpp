@@ -140,13 +140,18 @@ void declare_membrane_sections(config::Schema& root) {
   body->integer("root", "articulated body (the water-strider robot, Ruan 2021 Fig. 10b-e): index in membrane.bodies "
                 "of the free, non-rotating body that carries this one as a kinematically driven link; the link has no "
                 "unknowns of its own, adds its mass to the root's and follows the root's centre plus the stroke "
-                "(stroke_centre - a_x cos th, + a_y sin th), th = 2 pi stroke_frequency t + stroke_phase, so that "
+                "(stroke_centre - a_x cos th, + a_y sin th), th = 2 pi stroke_frequency (t - stroke_start) + stroke_phase, so that "
                 "with a_x, a_y > 0 it sweeps backward (-x) while low and returns while high (a link's center and "
                 "velocity keys are overridden by its root and stroke). -1: not a link").def("-1").min(-1);
   body->vector("stroke_centre", "cm", "link: mean offset of its centre from the root's centre").def_dim("[0, 0]", "[0, 0, 0]");
   body->vector("stroke_amplitude", "cm", "link: stroke half-widths (a_x, a_y)").def_dim("[0, 0]", "[0, 0, 0]");
   body->real("stroke_frequency", "Hz", "link: strokes per second").def(0.0).nonnegative();
-  body->real("stroke_phase", "rad", "link: phase of the stroke at t = 0").def(0.0);
+  body->real("stroke_phase", "rad", "link: phase of the stroke at its start").def(0.0);
+  body->real("stroke_start", "s", "link: time the stroke starts; before it the link holds at its starting "
+             "position").def(0.0).nonnegative();
+  body->real("stroke_cycles", "", "link: number of stroke cycles (fractions allowed: 0.5 with stroke_phase pi and "
+             "a_x = 0 is one press down and back, the jump gait of Ruan 2021 Fig. 10d-e); after them the link holds "
+             "still. 0: the stroke never ends").def(0.0).nonnegative();
   s->list("bodies", body, "rigid bodies: each is an unknown (v_x, v_y, omega) of the three-way solve (in 3D six: "
           "the velocity and the angular velocity, with the orientation a quaternion), couples to the "
           "liquid through the faces between fluid cells and the cells it covers and to the membrane through the "
@@ -362,6 +367,8 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
     }
     disc.stroke_frequency = b.real("stroke_frequency");
     disc.stroke_phase = b.real("stroke_phase");
+    disc.stroke_start = b.real("stroke_start");
+    disc.stroke_cycles = b.real("stroke_cycles");
     d.bodies.push_back(disc);
   }
   const auto listed = s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{};

@@ -342,11 +342,16 @@ void attach_links(std::vector<Disc>& bodies, double t) {
   for (auto& link : bodies) {
     if (link.root < 0) continue;
     const Disc& root = bodies[static_cast<size_t>(link.root)];
-    const double w = 2 * M_PI * link.stroke_frequency, th = w * t + link.stroke_phase;
+    // Outside the stroke's window the link holds at the window's edge (clamped tau, no velocity).
+    const double w = 2 * M_PI * link.stroke_frequency;
+    const double last = link.stroke_cycles > 0 && w > 0 ? link.stroke_cycles / link.stroke_frequency : HUGE_VAL;
+    const double tau = std::clamp(t - link.stroke_start, 0.0, last);
+    const double moving = t - link.stroke_start >= 0 && t - link.stroke_start <= last ? 1.0 : 0.0;
+    const double th = w * tau + link.stroke_phase;
     const double r[2] = {link.stroke_centre[0] - link.stroke_amplitude[0] * std::cos(th),
                          link.stroke_centre[1] + link.stroke_amplitude[1] * std::sin(th)};
-    link.v_kin[0] = w * link.stroke_amplitude[0] * std::sin(th);
-    link.v_kin[1] = w * link.stroke_amplitude[1] * std::cos(th);
+    link.v_kin[0] = moving * w * link.stroke_amplitude[0] * std::sin(th);
+    link.v_kin[1] = moving * w * link.stroke_amplitude[1] * std::cos(th);
     for (int d = 0; d < 2; ++d) {
       link.c[d] = root.c[d] + r[d];
       link.v[d] = root.v[d] + link.v_kin[d];

@@ -60,15 +60,19 @@ struct Disc {
   // the reduced form of the paper's articulated bodies: only the root's DOFs are unknowns). root >= 0
   // makes this disc a link of bodies[root] (a non-rotating free body): it has no unknowns of its own,
   // its centre follows the root's centre plus the prescribed stroke
-  //   r(t) = (s_x - a_x cos th, s_y + a_y sin th),  th = 2 pi f t + phase,
+  //   r(t) = (s_x - a_x cos th, s_y + a_y sin th),  th = 2 pi f tau + phase,  tau = t - t_start,
   // so that a foot with a_x, a_y > 0 sweeps backward (-x) while low and returns forward while high,
-  // and its points move with J_root(x) v_root + r'(t) (r' the known part, v_kin). attach_links keeps
-  // c, v and v_kin of the links up to date.
+  // and its points move with J_root(x) v_root + r'(t) (r' the known part, v_kin). The stroke runs for
+  // `stroke_cycles` cycles from `stroke_start` (0 cycles: without end); before and after that window
+  // the link holds still at the window's first and last stroke position (the jump gait of Fig. 10d-e:
+  // one press, then legs held). attach_links keeps c, v and v_kin of the links up to date.
   int root = -1;
   double stroke_centre[2] = {0, 0};     // s: mean offset of the link's centre from the root's
   double stroke_amplitude[2] = {0, 0};  // (a_x, a_y)
   double stroke_frequency = 0;          // f (Hz)
-  double stroke_phase = 0;              // phase (rad)
+  double stroke_phase = 0;              // phase (rad) at the stroke's start
+  double stroke_start = 0;              // t_start (s)
+  double stroke_cycles = 0;             // cycles before the link holds still (0: without end)
   double v_kin[2] = {0, 0};             // r'(t) at the link's current time
 
   KOKKOS_INLINE_FUNCTION bool is_box() const { return outline == Outline::Box; }
