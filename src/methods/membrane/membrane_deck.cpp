@@ -149,9 +149,10 @@ void declare_membrane_sections(config::Schema& root) {
   body->real("stroke_phase", "rad", "link: phase of the stroke at its start").def(0.0);
   body->real("stroke_start", "s", "link: time the stroke starts; before it the link holds at its starting "
              "position").def(0.0).nonnegative();
-  body->real("stroke_cycles", "", "link: number of stroke cycles (fractions allowed: 0.5 with stroke_phase pi and "
-             "a_x = 0 is one press down and back, the jump gait of Ruan 2021 Fig. 10d-e); after them the link holds "
-             "still. 0: the stroke never ends").def(0.0).nonnegative();
+  body->real("stroke_cycles", "", "link: number of stroke cycles (fractions allowed); after them the link holds "
+             "still. 1 with a_x = 0 and stroke_phase pi/2 is one kick down by 2 a_y and back, from rest to rest (the "
+             "jump gait of Ruan 2021 Fig. 10d-e, inputs/membrane-robot-jump-2d.yaml). 0: the stroke never "
+             "ends").def(0.0).nonnegative();
   s->list("bodies", body, "rigid bodies: each is an unknown (v_x, v_y, omega) of the three-way solve (in 3D six: "
           "the velocity and the angular velocity, with the orientation a quaternion), couples to the "
           "liquid through the faces between fluid cells and the cells it covers and to the membrane through the "

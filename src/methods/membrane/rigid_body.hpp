@@ -65,7 +65,7 @@ struct Disc {
   // and its points move with J_root(x) v_root + r'(t) (r' the known part, v_kin). The stroke runs for
   // `stroke_cycles` cycles from `stroke_start` (0 cycles: without end); before and after that window
   // the link holds still at the window's first and last stroke position (the jump gait of Fig. 10d-e:
-  // one press, then legs held). attach_links keeps c, v and v_kin of the links up to date.
+  // one kick, then the legs held). attach_links keeps c, v and v_kin of the links up to date.
   int root = -1;
   double stroke_centre[2] = {0, 0};     // s: mean offset of the link's centre from the root's
   double stroke_amplitude[2] = {0, 0};  // (a_x, a_y)
