@@ -22,7 +22,7 @@ using meniscus::test::print_rank0;
 namespace {
 
 // The CI robot's bodies: hull (root) and two feet (links) of the paper's robot density 1.1 (the
-// robot is heavier than water: the surface tension helps carry it); see robot_displacement.
+// robot is heavier than water: the surface tension helps carry it); see robot_displacements.
 std::vector<mm::Disc> robot(double hull_x, double hull_y, double frequency) {
   const double rho_s = std::getenv("MENISCUS_ROBOT_DENSITY") ? std::atof(std::getenv("MENISCUS_ROBOT_DENSITY")) : 1.1;
   std::vector<mm::Disc> bodies(3);
@@ -49,6 +49,12 @@ std::vector<mm::Disc> robot(double hull_x, double hull_y, double frequency) {
 
 constexpr double kDx = 0.025, kLevel = 0.3, kWidth = 1.6, kHeight = 0.5;
 
+// The robot tests' cell size (cm): kDx, or the study knob MENISCUS_ROBOT_DX.
+double robot_cell() {
+  const std::string dx = meniscus::test::knob("MENISCUS_ROBOT_DX", "");
+  return dx.empty() ? kDx : std::atof(dx.c_str());
+}
+
 // The rowing robot's stroke frequency (Hz): 8, the gait of inputs/membrane-robot-2d.yaml; the study knob
 // MENISCUS_ROBOT_FREQUENCY sets another (4 Hz reverses the sigma ordering after four strokes).
 double rowing_frequency() { return std::atof(meniscus::test::knob("MENISCUS_ROBOT_FREQUENCY", "8").c_str()); }
@@ -63,7 +69,7 @@ double rowing_frequency() { return std::atof(meniscus::test::knob("MENISCUS_ROBO
 std::vector<double> robot_displacements(double sigma, int cycles) {
   const double f = rowing_frequency();
   const auto bodies = robot(0.5 * kWidth, kLevel, f);
-  const double dx = std::getenv("MENISCUS_ROBOT_DX") ? std::atof(std::getenv("MENISCUS_ROBOT_DX")) : kDx;
+  const double dx = robot_cell();
   auto p = meniscus::test::pool_parameters(sigma, dx);
   p.normal_motion = true;
   auto s = meniscus::test::make_pool_with_bodies(kWidth, kHeight, dx, kLevel, bodies, p,
@@ -111,7 +117,7 @@ double robot_jump_rise(double sigma) {
     bodies[k].stroke_cycles = 1;
   }
   mm::attach_links(bodies, 0.0);
-  const double dx = std::atof(meniscus::test::knob("MENISCUS_ROBOT_DX", "0.025").c_str());
+  const double dx = robot_cell();
   auto p = meniscus::test::pool_parameters(sigma, dx);
   p.normal_motion = true;
   p.settle_damping = 12;
@@ -155,8 +161,8 @@ double robot_jump_rise(double sigma) {
 // asks for it after three gait cycles). Measured (cm): +0.0094 +0.0398 +0.0891 +0.1451 +0.1990 +0.2586
 // against +0.0075 +0.0365 +0.0838 +0.1353 +0.1922 +0.2381, and sigma = 0.9 stays ahead to 12 strokes
 // (+0.6303 against +0.5544); with cells of 0.0125 cm it is level at the sixth stroke (0.2114 against
-// 0.2127) and ahead at the other eleven. The gait's speed matters: at 4 Hz (MENISCUS_ROBOT_FREQUENCY=4, the gait
-// until 2026-11-30) sigma = 0.9 leads for four strokes and sigma = 0.3 is ahead from the fifth
+// 0.2127) and ahead at the other eleven. The gait's speed matters: at 4 Hz (MENISCUS_ROBOT_FREQUENCY=4,
+// the gait until 2026-11-30) sigma = 0.9 leads for four strokes and sigma = 0.3 is ahead from the fifth
 // (+0.1598 against +0.1739), and the lead after three strokes, 0.0909 against 0.0814, moves to 0.1035
 // when the steps are cut at the stroke ends (docs/theory-membrane.md, "The robot's sigma ordering").
 // A robot lighter than water can be tried with MENISCUS_ROBOT_DENSITY=0.5. MENISCUS_ROBOT_TRACE=1

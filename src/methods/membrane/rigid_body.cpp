@@ -345,8 +345,8 @@ void attach_links(std::vector<Disc>& bodies, double t) {
     // Outside the stroke's window the link holds at the window's edge (clamped tau, no velocity).
     const double w = 2 * M_PI * link.stroke_frequency;
     const double last = link.stroke_cycles > 0 && w > 0 ? link.stroke_cycles / link.stroke_frequency : HUGE_VAL;
-    const double tau = std::clamp(t - link.stroke_start, 0.0, last);
-    const double moving = t - link.stroke_start >= 0 && t - link.stroke_start <= last ? 1.0 : 0.0;
+    const double since = t - link.stroke_start, tau = std::clamp(since, 0.0, last);
+    const double moving = tau == since ? 1.0 : 0.0;
     const double th = w * tau + link.stroke_phase;
     const double r[2] = {link.stroke_centre[0] - link.stroke_amplitude[0] * std::cos(th),
                          link.stroke_centre[1] + link.stroke_amplitude[1] * std::sin(th)};
