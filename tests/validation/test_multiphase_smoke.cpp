@@ -65,7 +65,8 @@ using test::knob;
 std::unique_ptr<MultiphaseMpm<2>> smoke_in_air(bool interacting) {
   const std::string beta = knob("MENISCUS_SMOKE_BETA", "0.3"), c = knob("MENISCUS_SMOKE_C", "20");
   const std::string clamp = std::getenv("MENISCUS_SMOKE_NOCLAMP") ? ", clamp_negative_pressure: false" : "";
-  const std::string mode = (interacting ? "force_sharing: shared, contact_mode: pairwise, beta_fluid_fluid: " + beta
+  const std::string sharing = knob("MENISCUS_SMOKE_SHARING", "shared"), extra = knob("MENISCUS_SMOKE_EXTRA", "");
+  const std::string mode = (interacting ? "force_sharing: " + sharing + ", contact_mode: pairwise, beta_fluid_fluid: " + beta + extra
                                         : std::string("force_sharing: per_group, contact_mode: none")) + clamp;
   const std::string deck = R"(
 simulation: {dimension: 2, method: mpm-multiphase, end_time: 1}
