@@ -11,7 +11,9 @@
 // surface moves outward through the vertices that lag, which the penetration rule projects back
 // onto it (docs/theory-membrane.md, "Pulling a body out of the liquid"). Before 2026-11-29 the
 // contact vertices of a fixed body were given zero velocity in the three-way solve, which let both
-// schemes go for the wrong reason. Set MENISCUS_TRACE=1 to print the contact count every 10 steps.
+// schemes go for the wrong reason. With a receding contact angle (our addition) the line lets go under
+// either scheme (RecedingContactLineLetsThePulledBodyGo, below). Set MENISCUS_TRACE=1 to print the
+// contact count every 10 steps.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,7 +38,7 @@ struct Detach {
 
 // R = 0.1, rho_s = 3, centre 0.05 cm below the level (the liquid wraps its lower part), lifted
 // at once at kLift until its bottom is 6 cells above the level.
-Detach pull_out(bool two_solve) {
+Detach pull_out(bool two_solve, double receding_deg = 0) {
   mm::Disc d;
   d.c[0] = 0.5;
   d.c[1] = kLevel - 0.05;
@@ -47,6 +49,7 @@ Detach pull_out(bool two_solve) {
   d.v[1] = kLift;
   auto p = meniscus::test::pool_parameters(0.9, kDx);
   p.two_solve = two_solve;
+  p.receding_angle = receding_deg * M_PI / 180;
   auto s = meniscus::test::make_pool_with_bodies(1.0, 0.6, kDx, kLevel, {d}, p, meniscus::test::pool_solve_options());
   Detach out{-1, 0, 0};
   const double dt = 1e-3;
@@ -66,9 +69,9 @@ Detach pull_out(bool two_solve) {
   auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.flow->membrane().x);
   for (long i = 0; i < s.flow->membrane().vertices(); ++i) out.highest_membrane = std::max(out.highest_membrane, x(i, 1));
   out.end_bottom = s.flow->bodies()[0].c[1] - s.flow->bodies()[0].radius;
-  print_rank0("pull-out with %s: %ld contact vertices when the body's bottom passes level + 2 dx; at the end (bottom "
+  print_rank0("pull-out with %s, receding angle %g deg: %ld contact vertices when the body's bottom passes level + 2 dx; at the end (bottom "
               "%.4f cm) the highest membrane vertex is %.4f cm (level %.3f, level + 3 dx %.4f)",
-              two_solve ? "two solves" : "one solve (control)", out.contacts_when_clear, out.end_bottom,
+              two_solve ? "two solves" : "one solve (control)", receding_deg, out.contacts_when_clear, out.end_bottom,
               out.highest_membrane, kLevel, kLevel + 3 * kDx);
   return out;
 }
@@ -82,4 +85,24 @@ TEST(MembraneDetachValidation, OneSolveControlCarriesTheMembraneUpWithAPulledBod
   EXPECT_GT(one.highest_membrane, kLevel + 6 * kDx);     // the membrane carried above the level
   const auto two = pull_out(true);                       // reported only (see the head of this file)
   EXPECT_GT(two.end_bottom, kLevel + 6 * kDx - 0.01);
+}
+
+// The same pull with a receding contact angle (membrane.receding_angle, our addition; the paper's lines
+// stay pinned): a line's end vertex whose angle through the liquid falls below it lets go, one edge per
+// step. The digest's criteria for Fig. 8c's release: no contact vertex left when the body's bottom passes
+// the level + 2 cells, and no membrane above the level + 3 cells at the end. Measured (two solves; contact
+// vertices then, highest membrane at the end, cm): 30 deg 19, 0.5924; 60 deg 15, 0.5512; 90 deg 7,
+// 0.5507 (a liquid tether hangs from the body's bottom); 120 deg 3, 0.4463; 150 deg 0, 0.4009; 170 deg 0,
+// 0.4006. The release comes from the rule, not from the second solve: the one-solve control lets go
+// alike (150 deg: 0 contact vertices, membrane to 0.4030 cm), so the paper's contrast between the two
+// schemes is still not reproduced (docs/theory-membrane.md, "Pulling a body out of the liquid").
+// MENISCUS_RECEDING sets another angle (degrees).
+TEST(MembraneDetachValidation, RecedingContactLineLetsThePulledBodyGo) {
+  const double angle = std::atof(meniscus::test::knob("MENISCUS_RECEDING", "150").c_str());
+  const auto two = pull_out(true, angle);
+  EXPECT_GT(two.end_bottom, kLevel + 6 * kDx - 0.01);
+  EXPECT_EQ(two.contacts_when_clear, 0);
+  EXPECT_LT(two.highest_membrane, kLevel + 3 * kDx);
+  const auto one = pull_out(false, angle);  // reported only
+  EXPECT_GT(one.end_bottom, kLevel + 6 * kDx - 0.01);
 }

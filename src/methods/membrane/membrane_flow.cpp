@@ -5,6 +5,7 @@
 
 #include "methods/membrane/body_contact.hpp"
 #include "methods/membrane/fluid_kernels.hpp"
+#include "methods/membrane/receding_contact.hpp"
 #include "methods/membrane/remesh.hpp"
 #include "methods/membrane/tangential_motion.hpp"
 #include "methods/membrane/volume_correction.hpp"
@@ -69,6 +70,10 @@ void MembraneFlow::classify_contacts() {
     edges[2 * e + 1] = seg(e, 1);
   }
   contact_ = contact_set(near, edges);
+  if (params_.receding_angle > 0) {
+    const std::vector<double> xy(x.data(), x.data() + 2 * n);
+    release_receding_ends(bodies_, xy, edges, params_.receding_angle, contact_);
+  }
 }
 
 void MembraneFlow::mark_wall_ends() {

@@ -29,6 +29,10 @@ struct FlowParameters {
   // A membrane vertex within this distance (in cells) of a rigid body is a contact particle
   // (Ruan 2021 §6 rule 2: epsilon = 0.1 dx).
   double contact_eps_over_dx = 0.1;
+  // Receding contact angle (radians; receding_contact.hpp, not in the paper; deck key
+  // membrane.receding_angle in degrees): a contact line's end vertex whose angle through the liquid
+  // is below it is not a contact vertex. 0 (default): the paper's pinned lines.
+  double receding_angle = 0.0;
   // Adhesion (Ruan 2021 §5.2, Eqs. 20-22; deck key membrane.adhesion): the capillary pull of the
   // membrane on its contact vertices reaches their body (f_a) with its stiffnesses K_{a,s}, K_{a,r},
   // K_{c,r}. false (a negative control, not in the paper): bodies feel the liquid's pressure only;
