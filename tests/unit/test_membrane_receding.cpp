@@ -104,3 +104,32 @@ TEST(MembraneReceding, ReleasesChainEndsBelowTheRecedingAngleOneVertexAtATime) {
   EXPECT_EQ(mm::release_receding_ends(bodies, xy, edges, 90 * kDeg, c), 2);
   EXPECT_EQ(c, (std::vector<int>(9, -1)));
 }
+
+// 3D: a vertex at the lowest point (0, 0, -1) of a unit sphere on the edge of a contact region that
+// lies toward -x (two contact neighbours on the sphere), with two free neighbours whose mean direction
+// leaves at theta through the liquid (below the sphere) and which stand symmetric in y. The vertex goes
+// when theta is below the receding angle; a vertex past `owned` is not judged.
+TEST(MembraneReceding, ReleasesTheEdgeOfAContactRegionOnASphere) {
+  meniscus::membrane::RigidBody3 sphere;
+  sphere.radius = 1;
+  const std::vector<mm::RigidBody3> bodies = {sphere};
+  for (const double theta : {40.0, 100.0, 160.0}) {
+    const double a = 0.15;  // polar step of the contact neighbours
+    std::vector<double> x = {0, 0, -1};
+    for (const double y : {-0.1, 0.1}) {  // contact neighbours on the sphere toward -x
+      const double px = -std::sin(a), pz = -std::cos(a);
+      const double len = std::sqrt(px * px + y * y + pz * pz);
+      x.insert(x.end(), {px / len, y / len, pz / len});
+    }
+    for (const double y : {-0.05, 0.05})  // free neighbours: t = cos(theta) s + sin(theta) n, s = -x, n = -z
+      x.insert(x.end(), {-0.1 * std::cos(theta * kDeg), y, -1 - 0.1 * std::sin(theta * kDeg)});
+    const std::vector<int> edges = {0, 1, 0, 2, 0, 3, 0, 4, 1, 2, 3, 4};
+    const std::vector<int> contact = {0, 0, 0, -1, -1};
+    for (const double receding : {90.0, 150.0}) {
+      const auto out = mm::receding_vertices(bodies, x, edges, 5, receding * kDeg, contact);
+      EXPECT_EQ(out, theta < receding ? std::vector<int>{0} : std::vector<int>{}) << "theta " << theta << ", receding "
+                                                                                    << receding;
+      EXPECT_TRUE(mm::receding_vertices(bodies, x, edges, 0, receding * kDeg, contact).empty());
+    }
+  }
+}

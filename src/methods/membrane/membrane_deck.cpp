@@ -159,11 +159,11 @@ void declare_membrane_sections(config::Schema& root) {
           "contact vertices it carries");
   s->real("contact_epsilon", "1", "a membrane vertex closer than this (in cells) to a body is a contact vertex "
           "carried by it (Ruan 2021 §6: 0.1)").def(0.1).positive();
-  s->real("receding_angle", "deg", "2D: receding contact angle, our addition (Ruan 2021 pins a contact line): the end "
-          "vertex of a contact line whose angle through the liquid, between the wetted surface and the membrane, is "
-          "below it is released, one edge per step, so that the line slides down a body pulled out of the liquid "
-          "(contact angle hysteresis without an advancing limit; docs/theory-membrane.md, \"Pulling a body out of the "
-          "liquid\"). 0 (default): the paper's pinned lines").def(0.0).min(0.0).max(180.0);
+  s->real("receding_angle", "deg", "receding contact angle, our addition (Ruan 2021 pins a contact line): a vertex "
+          "on the edge of a contact region whose angle through the liquid, between the wetted surface and the "
+          "membrane, is below it is released, one edge (in 3D one ring) per step, so that the line slides down a body "
+          "pulled out of the liquid (contact angle hysteresis without an advancing limit; docs/theory-membrane.md, "
+          "\"Pulling a body out of the liquid\"). 0 (default): the paper's pinned lines").def(0.0).min(0.0).max(180.0);
   s->flag("adhesion", "the membrane's capillary pull on the contact vertices a body carries reaches the body: the "
           "adhesion force f_a = -sigma dA/dq of Ruan 2021 §5.2 (Eq. 20) with its stiffnesses (Eqs. 21-22), as in the "
           "paper. false is a negative control, not in the paper: bodies then feel the liquid's pressure only, and the "
@@ -421,10 +421,6 @@ void check_membrane_geometry(const config::Section& root) {
       throw InputError(ms.file(), ms.key_path("two_solve"),
                        "the 3D membrane step does not implement this key yet (3D has no one-solve control); remove "
                        "it or run in 2D");
-    if (deck.flow.receding_angle > 0)
-      throw InputError(ms.file(), ms.key_path("receding_angle"),
-                       "the 3D membrane step does not implement this key yet (its contact lines stay pinned, as in "
-                       "Ruan 2021); remove it or run in 2D");
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{}) {
       const char* missing = nullptr;
       if (bs.integer("root") >= 0) missing = "root";

@@ -8,6 +8,7 @@
 #include "methods/membrane/body_contact.hpp"
 #include "methods/membrane/fluid_kernels.hpp"
 #include "methods/membrane/membrane_ownership.hpp"
+#include "methods/membrane/receding_contact.hpp"
 #include "methods/membrane/triangle_interpolation.hpp"
 #include "methods/membrane/triangle_remesh.hpp"
 #include "methods/membrane/volume_correction.hpp"
@@ -213,9 +214,21 @@ void MembraneFlow3::classify_contacts() {
     }
   contact_ = contact_set(near, edges);
   // Rule 3 reads the one ring, complete for owned vertices only: ghosts take their owners' result.
-  std::vector<double> body(contact_.begin(), contact_.end());
-  update_ghosts(halo_, body.data(), 1, grid_.comm());
-  for (long i = 0; i < n; ++i) contact_[i] = static_cast<int>(body[i]);
+  auto owners_result = [&] {
+    std::vector<double> body(contact_.begin(), contact_.end());
+    update_ghosts(halo_, body.data(), 1, grid_.comm());
+    for (long i = 0; i < n; ++i) contact_[i] = static_cast<int>(body[i]);
+  };
+  owners_result();
+  if (params_.receding_angle > 0) {
+    // A receding line (receding_contact.hpp): the owners release the vertices on the edge of a contact
+    // region whose angle through the liquid is below the receding angle, then rule 3 again.
+    for (const int i : receding_vertices(bodies_, x, edges, m_.owned_vertices, params_.receding_angle, contact_))
+      contact_[i] = -1;
+    owners_result();
+    contact_ = contact_set(contact_, edges);
+    owners_result();
+  }
 }
 
 // A vertex can end inside a body although its prediction did not (it moved with v-dagger, a

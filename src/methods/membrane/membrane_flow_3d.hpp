@@ -64,6 +64,8 @@ struct Flow3Parameters {
   // A membrane vertex within this distance (in cells) of a rigid body is a contact particle
   // (Ruan 2021 §6 rule 2: epsilon = 0.1 dx), as in 2D.
   double contact_eps_over_dx = 0.1;
+  // Receding contact angle (radians; receding_contact.hpp, not in the paper): as in 2D. 0: pinned lines.
+  double receding_angle = 0.0;
   // Adhesion f_a of Ruan 2021 Eqs. 20-22 on (default) or off (negative control), as in 2D
   // (FlowParameters::adhesion).
   bool adhesion = true;

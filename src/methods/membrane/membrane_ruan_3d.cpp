@@ -62,6 +62,7 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
   p.remesh = deck_.remesh;
   p.remesh_smoothing = deck_.remesh_smoothing;
   p.contact_eps_over_dx = deck_.flow.contact_eps_over_dx;
+  p.receding_angle = deck_.flow.receding_angle;
   p.adhesion = deck_.flow.adhesion;
   p.body_contact = deck_.flow.body_contact;
   p.body_friction = deck_.flow.body_friction;

@@ -5,74 +5,107 @@
 namespace meniscus::membrane {
 
 namespace {
-// Outward unit normal of the body's surface at x (on or near it): radial for a disc, else central
-// differences of the exact signed distance.
-void surface_normal(const Disc& b, const double* x, double* n) {
-  if (b.outline == Disc::Outline::Disc) {
-    n[0] = x[0] - b.c[0];
-    n[1] = x[1] - b.c[1];
+// Outward unit normal of the body's surface at x (on or near it): radial for a disc or a sphere, else
+// central differences of the exact signed distance.
+template <class Body>
+void surface_normal(const Body& b, const double* x, double* n) {
+  constexpr int dim = Body::kDim;
+  bool round = false;
+  if constexpr (dim == 2) round = b.outline == Disc::Outline::Disc;
+  else round = b.sphere;
+  if (round) {
+    for (int d = 0; d < dim; ++d) n[d] = x[d] - b.c[d];
   } else {
-    const double h = 1e-7 * std::max(b.reach(0), b.reach(1));
-    for (int d = 0; d < 2; ++d) {
-      double p[2] = {x[0], x[1]}, m[2] = {x[0], x[1]};
+    const double h = 1e-7 * (b.radius > 0 ? b.radius : 1.0);
+    for (int d = 0; d < dim; ++d) {
+      double p[dim], m[dim];
+      for (int e = 0; e < dim; ++e) p[e] = m[e] = x[e];
       p[d] += h;
       m[d] -= h;
       n[d] = b.phi(p) - b.phi(m);
     }
   }
-  const double len = std::hypot(n[0], n[1]);
-  n[0] = len > 0 ? n[0] / len : 1.0;
-  n[1] = len > 0 ? n[1] / len : 0.0;
+  double len = 0;
+  for (int d = 0; d < dim; ++d) len += n[d] * n[d];
+  len = std::sqrt(len);
+  for (int d = 0; d < dim; ++d) n[d] = len > 0 ? n[d] / len : (d == 0 ? 1.0 : 0.0);
+}
+
+double dot(const double* a, const double* b, int dim) {
+  double s = 0;
+  for (int d = 0; d < dim; ++d) s += a[d] * b[d];
+  return s;
 }
 }  // namespace
+
+double angle_through_liquid(const double* n, const double* s, const double* t, int dim) {
+  double u[3];
+  const double sn = dot(s, n, dim);
+  for (int d = 0; d < dim; ++d) u[d] = s[d] - sn * n[d];
+  const double len = std::sqrt(dot(u, u, dim));
+  if (!(len > 0)) return M_PI;
+  const double a = std::atan2(dot(t, n, dim), dot(t, u, dim) / len);
+  return a < 0 ? a + 2 * M_PI : a;
+}
 
 double contact_angle_through_liquid(const Disc& body, const double* xi, const double* xk, const double* xj) {
   double n[2];
   surface_normal(body, xi, n);
-  // The surface's tangent at i, toward the wetted side (where k lies).
-  double s[2] = {-n[1], n[0]};
-  if (s[0] * (xk[0] - xi[0]) + s[1] * (xk[1] - xi[1]) < 0) s[0] = -s[0], s[1] = -s[1];
-  double t[2] = {xj[0] - xi[0], xj[1] - xi[1]};
-  const double len = std::hypot(t[0], t[1]);
-  if (!(len > 0)) return M_PI;
-  t[0] /= len;
-  t[1] /= len;
-  // Measured from s toward the liquid, which lies on the side of s that n points to.
-  const double side = s[0] * n[1] - s[1] * n[0] > 0 ? 1.0 : -1.0;
-  const double a = std::atan2(side * (s[0] * t[1] - s[1] * t[0]), s[0] * t[0] + s[1] * t[1]);
-  return a < 0 ? a + 2 * M_PI : a;
+  const double s[2] = {xk[0] - xi[0], xk[1] - xi[1]}, t[2] = {xj[0] - xi[0], xj[1] - xi[1]};
+  return angle_through_liquid(n, s, t, 2);
 }
+
+template <class Body>
+std::vector<int> receding_vertices(const std::vector<Body>& bodies, const std::vector<double>& x,
+                                   const std::vector<int>& edges, long owned, double receding,
+                                   const std::vector<int>& contact) {
+  constexpr int dim = Body::kDim;
+  const long n = static_cast<long>(contact.size());
+  // Per owned edge vertex: the sums s (to contact neighbours) and t (unit, to free ones), and counts.
+  std::vector<double> s(dim * n, 0.0), t(dim * n, 0.0);
+  std::vector<char> wet(n, 0), dry(n, 0);
+  for (size_t e = 0; e + 1 < edges.size(); e += 2)
+    for (int end = 0; end < 2; ++end) {
+      const int i = edges[e + end], j = edges[e + 1 - end];
+      if (i >= owned || contact[i] < 0) continue;
+      double r[dim], len = 0;
+      for (int d = 0; d < dim; ++d) r[d] = x[dim * j + d] - x[dim * i + d], len += r[d] * r[d];
+      len = std::sqrt(len);
+      if (!(len > 0)) continue;
+      if (contact[j] == contact[i]) {
+        for (int d = 0; d < dim; ++d) s[dim * i + d] += r[d];
+        wet[i] = 1;
+      } else if (contact[j] < 0) {
+        for (int d = 0; d < dim; ++d) t[dim * i + d] += r[d] / len;
+        dry[i] = 1;
+      }
+    }
+  std::vector<int> out;
+  for (long i = 0; i < owned && i < n; ++i) {
+    if (!wet[i] || !dry[i]) continue;
+    double nrm[dim];
+    surface_normal(bodies[contact[i]], &x[dim * i], nrm);
+    if (angle_through_liquid(nrm, &s[dim * i], &t[dim * i], dim) < receding) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+template std::vector<int> receding_vertices(const std::vector<Disc>&, const std::vector<double>&, const std::vector<int>&,
+                                            long, double, const std::vector<int>&);
+template std::vector<int> receding_vertices(const std::vector<RigidBody3>&, const std::vector<double>&,
+                                            const std::vector<int>&, long, double, const std::vector<int>&);
 
 int release_receding_ends(const std::vector<Disc>& bodies, const std::vector<double>& xy, const std::vector<int>& edges,
                           double receding, std::vector<int>& contact) {
-  const size_t n = contact.size();
-  // A polyline vertex has at most two neighbours.
-  std::vector<int> nb(2 * n, -1);
-  for (size_t e = 0; e + 1 < edges.size(); e += 2)
-    for (int end = 0; end < 2; ++end) {
-      const int a = edges[e + end], b = edges[e + 1 - end];
-      if (nb[2 * a] < 0) nb[2 * a] = b;
-      else nb[2 * a + 1] = b;
-    }
-  std::vector<int> release;
-  for (size_t i = 0; i < n; ++i) {
-    const int b = contact[i];
-    if (b < 0 || nb[2 * i + 1] < 0) continue;
-    const int p = nb[2 * i], q = nb[2 * i + 1];
-    const bool p_wet = contact[p] == b, q_wet = contact[q] == b;
-    if (p_wet == q_wet || contact[p_wet ? q : p] >= 0) continue;  // not a chain end next to free membrane
-    const int k = p_wet ? p : q, j = p_wet ? q : p;
-    if (contact_angle_through_liquid(bodies[b], &xy[2 * i], &xy[2 * k], &xy[2 * j]) < receding)
-      release.push_back(static_cast<int>(i));
-  }
+  const long n = static_cast<long>(contact.size());
+  const std::vector<int> release = receding_vertices(bodies, xy, edges, n, receding, contact);
+  if (release.empty()) return 0;
   for (const int i : release) contact[i] = -1;
   // Rule 3 again: a contact vertex with no contact neighbour on its body is not one.
+  const std::vector<int> kept = contact_set(contact, edges);
   int released = static_cast<int>(release.size());
-  if (released > 0) {
-    const std::vector<int> kept = contact_set(contact, edges);
-    for (size_t i = 0; i < n; ++i) released += contact[i] >= 0 && kept[i] < 0;
-    contact = kept;
-  }
+  for (long i = 0; i < n; ++i) released += contact[i] >= 0 && kept[i] < 0;
+  contact = kept;
   return released;
 }
 
