@@ -83,22 +83,7 @@ void outward_normal(const Body& b, const double* x, const double* q, double phi,
     for (int d = 0; d < Dim; ++d) n[d] = s * (x[d] - q[d]) / len;
     return;
   }
-  const double h = 1e-7 * b.radius;
-  double g = 0;
-  for (int d = 0; d < Dim; ++d) {
-    double p[Dim], m[Dim];
-    for (int e = 0; e < Dim; ++e) p[e] = m[e] = x[e];
-    p[d] += h;
-    m[d] -= h;
-    n[d] = b.phi(p) - b.phi(m);
-    g += n[d] * n[d];
-  }
-  if (!(g > 0))
-    for (int d = 0; d < Dim; ++d) n[d] = x[d] - b.c[d];
-  g = 0;
-  for (int d = 0; d < Dim; ++d) g += n[d] * n[d];
-  g = std::sqrt(g);
-  for (int d = 0; d < Dim; ++d) n[d] = g > 0 ? n[d] / g : (d == 0 ? 1.0 : 0.0);
+  surface_normal_by_differences(b, x, n);
 }
 
 // Points on the surface of a body about `spacing` apart (world frame).

@@ -6,29 +6,18 @@ namespace meniscus::membrane {
 
 namespace {
 // Outward unit normal of the body's surface at x (on or near it): radial for a disc or a sphere, else
-// central differences of the exact signed distance.
+// by differences of the exact signed distance.
 template <class Body>
 void surface_normal(const Body& b, const double* x, double* n) {
   constexpr int dim = Body::kDim;
   bool round = false;
   if constexpr (dim == 2) round = b.outline == Disc::Outline::Disc;
   else round = b.sphere;
-  if (round) {
-    for (int d = 0; d < dim; ++d) n[d] = x[d] - b.c[d];
-  } else {
-    const double h = 1e-7 * (b.radius > 0 ? b.radius : 1.0);
-    for (int d = 0; d < dim; ++d) {
-      double p[dim], m[dim];
-      for (int e = 0; e < dim; ++e) p[e] = m[e] = x[e];
-      p[d] += h;
-      m[d] -= h;
-      n[d] = b.phi(p) - b.phi(m);
-    }
-  }
+  if (!round) return surface_normal_by_differences(b, x, n);
   double len = 0;
-  for (int d = 0; d < dim; ++d) len += n[d] * n[d];
+  for (int d = 0; d < dim; ++d) len += (x[d] - b.c[d]) * (x[d] - b.c[d]);
   len = std::sqrt(len);
-  for (int d = 0; d < dim; ++d) n[d] = len > 0 ? n[d] / len : (d == 0 ? 1.0 : 0.0);
+  for (int d = 0; d < dim; ++d) n[d] = len > 0 ? (x[d] - b.c[d]) / len : (d == 0 ? 1.0 : 0.0);
 }
 
 double dot(const double* a, const double* b, int dim) {

@@ -304,6 +304,29 @@ int body_within(const std::vector<Body>& bodies, const double* x, double eps) {
   return best;
 }
 
+// Outward unit normal of a body's surface at x (on or near it) by central differences of its exact signed
+// distance (step 1e-7 of its radius); radially out from the centre where they vanish.
+template <class Body>
+void surface_normal_by_differences(const Body& b, const double* x, double* n) {
+  constexpr int dim = Body::kDim;
+  const double h = 1e-7 * b.radius;
+  double g = 0;
+  for (int d = 0; d < dim; ++d) {
+    double p[dim], m[dim];
+    for (int e = 0; e < dim; ++e) p[e] = m[e] = x[e];
+    p[d] += h;
+    m[d] -= h;
+    n[d] = b.phi(p) - b.phi(m);
+    g += n[d] * n[d];
+  }
+  if (!(g > 0))
+    for (int d = 0; d < dim; ++d) n[d] = x[d] - b.c[d];
+  g = 0;
+  for (int d = 0; d < dim; ++d) g += n[d] * n[d];
+  g = std::sqrt(g);
+  for (int d = 0; d < dim; ++d) n[d] = g > 0 ? n[d] / g : (d == 0 ? 1.0 : 0.0);
+}
+
 // Distance (in cells) within which a vertex counts as on a body's surface in predicted_contact: far
 // above the round-off of coordinates of order one (1e-16) and far below any motion a step resolves.
 inline constexpr double kSurfaceMarginCells = 1e-9;
