@@ -73,6 +73,7 @@ std::vector<double> robot_displacements(double sigma, int cycles, double dt_scal
   const double dx = robot_cell();
   auto p = meniscus::test::pool_parameters(sigma, dx);
   p.normal_motion = true;
+  p.receding_angle = std::atof(meniscus::test::knob("MENISCUS_RECEDING", "0").c_str()) * M_PI / 180;
   const bool cut = std::atoi(meniscus::test::knob("MENISCUS_ROBOT_CUT", "0").c_str()) != 0;
   auto s = meniscus::test::make_pool_with_bodies(kWidth, kHeight, dx, kLevel, bodies, p,
                                                  meniscus::test::pool_solve_options());
@@ -209,9 +210,9 @@ void expect_slide_ordering(int strokes, const std::vector<double>& scales) {
 // three: ratios 1.20, 1.09, 1.09 after strokes 1-3. The gait's speed matters: at 4 Hz
 // (MENISCUS_ROBOT_FREQUENCY=4, the gait until 2026-11-30) the eight-sequence mean is ahead for four strokes
 // and behind from the fifth (ratio 0.94, then 0.74 after six, where every run is behind).
-// A robot lighter than water can be tried with MENISCUS_ROBOT_DENSITY=0.5. MENISCUS_ROBOT_TRACE=1
-// prints every step, MENISCUS_ROBOT_STROKES=n runs n strokes, MENISCUS_ROBOT_DX=h uses cells of h cm.
-// About 40 s of one core.
+// A robot lighter than water can be tried with MENISCUS_ROBOT_DENSITY=0.5, a receding contact angle
+// with MENISCUS_RECEDING (degrees). MENISCUS_ROBOT_TRACE=1 prints every step, MENISCUS_ROBOT_STROKES=n
+// runs n strokes, MENISCUS_ROBOT_DX=h uses cells of h cm. About 40 s of one core.
 TEST(MembraneRobotValidation, StriderRobotSlidesFurtherWithHigherSurfaceTension) {
   const int strokes = std::atoi(meniscus::test::knob("MENISCUS_ROBOT_STROKES", "3").c_str());
   expect_slide_ordering(strokes, {1.0, 0.9, 0.8});
