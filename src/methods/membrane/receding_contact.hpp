@@ -25,13 +25,13 @@ double angle_through_liquid(const double* n, const double* s, const double* t, i
 // The same in 2D for a contact vertex x_i on `body` with its contact neighbour x_k and free neighbour x_j.
 double contact_angle_through_liquid(const Disc& body, const double* xi, const double* xk, const double* xj);
 
-// Releases the vertices on the edge of every contact region whose angle through the liquid is below
-// `receding` (radians). contact[i] is the body of vertex i or -1 (x: Body::kDim coordinates per vertex;
+// The vertices to release: those on the edge of a contact region whose angle through the liquid is
+// below `receding` (radians). contact[i] is the body of vertex i or -1 (x: Body::kDim coordinates per vertex;
 // edges: vertex pairs, a triangle's edges in 3D); only vertices i < `owned` are judged (their one ring
 // must be complete). An edge vertex has contact neighbours on its body and free neighbours; s is the sum
 // of the directions to the contact ones, t the sum of the unit directions to the free ones. At most one
-// ring of vertices goes per call (a line recedes by about one membrane edge per step). Rule 3 of Ruan
-// 2021 §5.2 is left to the caller (contact_set). Returns the vertices released.
+// ring of vertices goes per call (a line recedes by about one membrane edge per step). The caller
+// releases them and applies rule 3 of Ruan 2021 §5.2 again (contact_set).
 template <class Body>
 std::vector<int> receding_vertices(const std::vector<Body>& bodies, const std::vector<double>& x,
                                    const std::vector<int>& edges, long owned, double receding,
