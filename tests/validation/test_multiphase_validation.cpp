@@ -816,6 +816,7 @@ TEST(S001_Dissolution, SaturatedSolidBecomesFluid) {
 // elastic disc (material 2, rho 1500, R = 0.05 m, E = 2.6e6 Pa) released at rest with its centre
 // 0.12 m above the mid-plane, in the upper fluid (that fluid seeded inside it is displaced); `gravity`
 // off: no gravity and no walls (the disc then moves down at 1 m/s).
+// Study knob MENISCUS_LAYERS_EXTRA: more mpm_multiphase keys, e.g. ", contact_separation: 0.85".
 namespace {
 constexpr double kLayerDx = 0.02, kLayerWidth = 0.4, kLayerDepth = 0.4, kLayerLo = 2 * kLayerDx;
 constexpr double kLayerMid = kLayerLo + 0.5 * kLayerDepth;
@@ -847,7 +848,9 @@ materials:
 sources:
 %s)",
                                        width + 2 * lo, hi + lo + 0.1, dx, gravity ? "slip" : "none", contact.c_str(),
-                                       gravity ? "" : ", gravity: [0, 0]", sources.c_str());
+                                       (std::string(gravity ? "" : ", gravity: [0, 0]") +
+                                        test::knob("MENISCUS_LAYERS_EXTRA", "")).c_str(),
+                                       sources.c_str());
   auto d = test::deck_from_string(deck);
   return std::make_unique<MultiphaseMpm<2>>(MethodContext{MPI_COMM_WORLD, d.deck.root(), 2});
 }
