@@ -69,7 +69,8 @@ struct MixingRun {
 };
 
 // Knobs of the resolution study in docs/theory-mpm-multiphase.md ("Not yet done", three-fluid mixing):
-// MENISCUS_MIX_DX the cell size (default 0.02 m), MENISCUS_MIX_DT the largest step (default 2e-4 s). In
+// MENISCUS_MIX_DX the cell size (default 0.02 m), MENISCUS_MIX_DT the largest step (default 2e-4 s),
+// MENISCUS_MIX_EXTRA more mpm_multiphase keys (e.g. ", contact_separation: 0.85"). In
 // 3D the box is 0.2 m deep, the columns spanning it, as in inputs/mpm-multiphase-three-fluids-3d.yaml.
 template <int Dim>
 MixingRun run_three_fluids(const std::string& alpha_pic, const std::string& cell = test::knob("MENISCUS_MIX_DX", "0.02"),
@@ -85,7 +86,8 @@ MixingRun run_three_fluids(const std::string& alpha_pic, const std::string& cell
   const std::string deck = R"(
 simulation: {dimension: )" + std::to_string(Dim) + R"(, method: mpm-multiphase, end_time: 30}
 domain: {)" + box + R"(, walls: slip}
-mpm_multiphase: {dt_max: )" + dt_max + R"(, cfl: 0.3, contact_mode: pairwise, beta_fluid_fluid: 0.3, diffusivity: 3.0e-4}
+mpm_multiphase: {dt_max: )" + dt_max + R"(, cfl: 0.3, contact_mode: pairwise, beta_fluid_fluid: 0.3, diffusivity: 3.0e-4)" +
+                           test::knob("MENISCUS_MIX_EXTRA", "") + R"(}
 materials:
   - {name: blue, model: fluid, density: 3000, sound_speed: 28, alpha_pic: )" + alpha_pic + R"(, group: 0}
   - {name: red, model: fluid, density: 2000, sound_speed: 28, alpha_pic: )" + alpha_pic + R"(, group: 1}
