@@ -165,12 +165,12 @@ Triangles3D marching_tetrahedra(const Kokkos::View<const double*>& phi, const La
 }
 
 SurfaceSamples3D sample_triangles(const Triangles3D& triangles, double density, AreaWeight weight, uint64_t seed,
-                                  int64_t step) {
+                                  int64_t step, bool stratified) {
   auto T = triangles.corners;
   auto key = triangles.key;
   const auto first = cell_elements(key, 12);
   const int ne = static_cast<int>(first.extent(0)) - 1;
-  const bool uniform = weight == AreaWeight::Uniform;
+  const bool uniform = weight == AreaWeight::Uniform && !stratified;
   auto geometry_of = KOKKOS_LAMBDA(const int q, double* n)->double {
     double e1[3], e2[3];
     for (int d = 0; d < 3; ++d) {
@@ -189,6 +189,7 @@ SurfaceSamples3D sample_triangles(const Triangles3D& triangles, double density, 
     double n[3];
     for (int q = first(e); q < first(e + 1); ++q) A += geometry_of(q, n);
     if (A <= 0) return 0;
+    if (stratified) return kmath::max(1, static_cast<int>(density * A + 0.5));
     const int k = hashed_poisson(seed, step, key(first(e)) / 12, density * A);
     return uniform ? k : kmath::max(1, k);
   };
@@ -217,16 +218,25 @@ SurfaceSamples3D sample_triangles(const Triangles3D& triangles, double density, 
         const int64_t cell = key(first(e)) / 12;
         for (int r = 0; r < k; ++r) {
           // A triangle of the element with probability proportional to its area, then a uniform
-          // point on it (Osada et al. 2002).
-          double a = hashed_uniform(seed, step, cell, 3 * r) * A, n[3];
+          // point on it (Osada et al. 2002). Stratified: the midpoint of the r-th of k equal parts of the
+          // element's area, counted triangle by triangle, and across that part a golden-ratio sequence.
+          double a = (stratified ? (r + 0.5) / k : hashed_uniform(seed, step, cell, 3 * r)) * A, n[3];
           int q = first(e);
           double Aq = geometry_of(q, n);
           while (q + 1 < first(e + 1) && a > Aq) {
             a -= Aq;
             Aq = geometry_of(++q, n);
           }
-          const double u1 = kmath::sqrt(hashed_uniform(seed, step, cell, 3 * r + 1));
-          const double u2 = hashed_uniform(seed, step, cell, 3 * r + 2);
+          double u1, u2;
+          if (stratified) {
+            // The part of triangle (P0, P1, P2) nearer P0 than the line u1 = const holds the area fraction u1^2.
+            u1 = kmath::sqrt(Aq > 0 ? kmath::min(a / Aq, 1.0) : 0.5);
+            const double g = 0.5 + 0.6180339887498949 * r;
+            u2 = g - kmath::floor(g);
+          } else {
+            u1 = kmath::sqrt(hashed_uniform(seed, step, cell, 3 * r + 1));
+            u2 = hashed_uniform(seed, step, cell, 3 * r + 2);
+          }
           const int o = offset(e) + r;
           for (int d = 0; d < 3; ++d) {
             pos(o, d) = (1 - u1) * T(q, 0, d) + u1 * (1 - u2) * T(q, 1, d) + u1 * u2 * T(q, 2, d);

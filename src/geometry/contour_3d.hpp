@@ -37,7 +37,10 @@ struct SurfaceSamples3D {
 };
 
 // Poisson sampling per cell element (its triangles; Osada et al. 2002 uniform points), as sample_segments in 2D.
+// Stratified placement (stratified = true): n = max(1, round(density A)) samples per element of area A, each with
+// |dA| = A/n, at the midpoints of n equal parts of the element's area (counted triangle by triangle, as 2D counts
+// arc length), spread across each part by a golden-ratio sequence; the same points every step, for any seed.
 SurfaceSamples3D sample_triangles(const Triangles3D& triangles, double density, AreaWeight weight, uint64_t seed,
-                                  int64_t step);
+                                  int64_t step, bool stratified = false);
 
 }  // namespace meniscus::geometry

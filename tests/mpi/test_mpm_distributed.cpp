@@ -200,4 +200,9 @@ void expect_surface_columns_same_bits(const char* deck) {
 TEST(MpmMethod, SurfaceMeasuresAreTheSameBitsAtEveryRankCount) {
   expect_surface_columns_same_bits<2>(kWettingDrop2D);
   expect_surface_columns_same_bits<3>(kWettingDrop3D);
+  // Stratified placement in 3D (geometry::sample_triangles): its points are a function of each cell's contour.
+  std::string stratified = kWettingDrop3D;
+  const std::string key = "samples_per_dx: 2";
+  stratified.replace(stratified.find(key), key.size(), key + ", placement: stratified");
+  expect_surface_columns_same_bits<3>(stratified.c_str());
 }

@@ -172,3 +172,87 @@ TEST(Contour3D, SamplesChooseTheTrianglesOfACellByArea) {
   EXPECT_NEAR(cell7[1], 0.0, 1e-12);
   EXPECT_NEAR(cell7[2], 1.0, 0.05);
 }
+
+// Stratified placement: max(1, round(density A)) samples per element (the triangles of one cell), each with |dA| = A/n,
+// so their magnitudes add up to the contour's area up to round-off; every sample lies on a triangle of its cell, faces
+// outward, and the points are the same for any seed and step. The midpoints of equal parts of a cell's area put about
+// 3/4 of the samples of the two-triangle cell on its larger triangle (area 3 of 4), deterministically.
+TEST(Contour3D, StratifiedSamplesAreTheSameEveryStepAndCoverTheArea) {
+  Ball b;
+  const double h = 0.03;
+  const auto t = surface(b, h);
+  const double density = 4 / (h * h), A = area(t);
+  const auto s = sample_triangles(t, density, AreaWeight::Uniform, 77, 2, true);
+  auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.position);
+  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.area);
+  auto T = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.corners);
+  auto K = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.key);
+  std::map<int64_t, double> cell_area;
+  for (size_t q = 0; q < t.size(); ++q) {
+    double e1[3], e2[3];
+    for (int d = 0; d < 3; ++d) {
+      e1[d] = T(q, 1, d) - T(q, 0, d);
+      e2[d] = T(q, 2, d) - T(q, 0, d);
+    }
+    cell_area[K(q) / 12] += 0.5 * std::sqrt(std::pow(e1[1] * e2[2] - e1[2] * e2[1], 2) +
+                                            std::pow(e1[2] * e2[0] - e1[0] * e2[2], 2) +
+                                            std::pow(e1[0] * e2[1] - e1[1] * e2[0], 2));
+  }
+  size_t expected = 0;
+  for (const auto& [cell, ca] : cell_area)
+    if (ca > 0) expected += std::max(1, static_cast<int>(density * ca + 0.5));
+  ASSERT_EQ(s.size(), expected);
+  double sum = 0;
+  for (size_t r = 0; r < s.size(); ++r) {
+    const double x[3] = {p(r, 0), p(r, 1), p(r, 2)};
+    EXPECT_LT(std::fabs(b.phi(x)), h * h / b.R + 1e-3) << "on the contour";
+    sum += std::sqrt(a(r, 0) * a(r, 0) + a(r, 1) * a(r, 1) + a(r, 2) * a(r, 2));
+    EXPECT_GT(a(r, 0) * (x[0] - b.c[0]) + a(r, 1) * (x[1] - b.c[1]) + a(r, 2) * (x[2] - b.c[2]), 0.0) << "outward";
+  }
+  EXPECT_NEAR(sum, A, 1e-12 * A);
+  const auto other = sample_triangles(t, density, AreaWeight::PerElement, 99, 3, true);
+  ASSERT_EQ(other.size(), s.size());
+  auto p2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), other.position);
+  auto a2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), other.area);
+  for (size_t r = 0; r < s.size(); ++r)
+    for (int d = 0; d < 3; ++d) {
+      EXPECT_EQ(p(r, d), p2(r, d));
+      EXPECT_EQ(a(r, d), a2(r, d));
+    }
+
+  Triangles3D two;
+  two.corners = Kokkos::View<double* [3][3]>("corners", 2);
+  two.key = Kokkos::View<int64_t*>("key", 2);
+  auto C = Kokkos::create_mirror_view(two.corners);
+  auto Q = Kokkos::create_mirror_view(two.key);
+  const double tri[2][3][3] = {{{0, 0, 0}, {1, 0, 0}, {0, 2, 0}}, {{5, 0, 0}, {5, 3, 0}, {5, 0, 2}}};
+  for (int q = 0; q < 2; ++q)
+    for (int c = 0; c < 3; ++c)
+      for (int d = 0; d < 3; ++d) C(q, c, d) = tri[q][c][d];
+  Q(0) = 7 * 12;
+  Q(1) = 7 * 12 + 1;
+  Kokkos::deep_copy(two.corners, C);
+  Kokkos::deep_copy(two.key, Q);
+  const auto s2 = sample_triangles(two, 10, AreaWeight::PerElement, 11, 0, true);  // 40 samples of area 0.1
+  ASSERT_EQ(s2.size(), 40u);
+  auto pp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s2.position);
+  auto aa = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s2.area);
+  int on_large = 0;
+  double vec[3] = {0, 0, 0};
+  for (size_t r = 0; r < s2.size(); ++r) {
+    on_large += pp(r, 0) > 4 ? 1 : 0;
+    for (int d = 0; d < 3; ++d) vec[d] += aa(r, d);
+    if (pp(r, 0) > 4) {
+      EXPECT_NEAR(pp(r, 0), 5.0, 1e-12);  // on the plane x = 5, inside the triangle
+      EXPECT_GE(pp(r, 1), 0.0);
+      EXPECT_GE(pp(r, 2), 0.0);
+      EXPECT_LE(pp(r, 1) / 3 + pp(r, 2) / 2, 1.0 + 1e-12);
+    } else {
+      EXPECT_NEAR(pp(r, 2), 0.0, 1e-12);
+      EXPECT_LE(pp(r, 0) + pp(r, 1) / 2, 1.0 + 1e-12);
+    }
+  }
+  EXPECT_EQ(on_large, 30);
+  EXPECT_NEAR(vec[0], 3.0, 1e-12);
+  EXPECT_NEAR(vec[2], 1.0, 1e-12);
+}

@@ -504,19 +504,20 @@ double cap_angle_from_volume_deg(double V, double Rc) {
   return 0.5 * (a + b) * 180 / M_PI;
 }
 
-// Study knobs of the 3D drops (docs/theory-mpm-surface-tension.md, "Sampling noise, the level set's radius and
+// Study knobs of the 3D drops (docs/theory-mpm-surface-tension.md, "The sample count, the level set's radius and
 // the parents' motion"): MENISCUS_SAMPLES_PER_DX replaces Drop3D::samples_per_dx; MENISCUS_LEVEL_SET_RADIUS sets
 // mpm.surface_tension.level_set_radius (cells; unset: the deck's default) and MENISCUS_SURFACE_OFFSET the reading's
-// offset with it (cells; test::kSampledSurfaceOffset by default); MENISCUS_TAIT_GAMMA the liquid's tait_gamma.
+// offset with it (cells; test::kSampledSurfaceOffset by default); MENISCUS_PLACEMENT mpm.surface_tension.placement;
+// MENISCUS_TAIT_GAMMA the liquid's tait_gamma.
 double reading_offset_cells() {
   return std::stod(test::knob("MENISCUS_SURFACE_OFFSET", std::to_string(test::kSampledSurfaceOffset).c_str()));
 }
 int samples_per_dx_study(int tested) {
   return std::stoi(test::knob("MENISCUS_SAMPLES_PER_DX", std::to_string(tested).c_str()));
 }
-std::string level_set_radius_study() {
-  const std::string r = test::knob("MENISCUS_LEVEL_SET_RADIUS", "");
-  return r.empty() ? std::string() : ", level_set_radius: " + r;
+std::string surface_keys_study() {
+  const std::string r = test::knob("MENISCUS_LEVEL_SET_RADIUS", ""), p = test::knob("MENISCUS_PLACEMENT", "");
+  return (r.empty() ? std::string() : ", level_set_radius: " + r) + (p.empty() ? std::string() : ", placement: " + p);
 }
 
 // The readings of a 3D sessile drop (Sessile3D) from its surface samples and particles.
@@ -624,7 +625,7 @@ sources: [%s]
                                        domain.c_str(), c.integrator.c_str(), c.dt_max, k,
                                        samples_per_dx_study(c.samples_per_dx),
                                        c.solid_liquid_distance, c.wetting_width, c.line_hold ? "true" : "false",
-                                       level_set_radius_study().c_str(), test::knob("MENISCUS_TAIT_GAMMA", "7").c_str(), floor_z,
+                                       surface_keys_study().c_str(), test::knob("MENISCUS_TAIT_GAMMA", "7").c_str(), floor_z,
                                        c.boundary.c_str(),
                                        c.young_deg, source.c_str());
   auto d = test::deck_from_string(deck);
@@ -962,9 +963,9 @@ TEST(ContactAngleValidation, LongYoungAngleRange3DImplicitHoldTenSeconds) {
 // 2 %: the particles crowd, DISABLED_LongFreeDrop3DKeepsItsVolume), read 140.1 -> 144.1 deg on the floor plane.
 // Bands: 4 deg either way at 100 and 130; 150: 4 below, 12 above (the crowding's rise, 10.1 deg measured).
 // Footprint: at least 0.85 of its 1-s size. The drops use samples_per_dx 2; with the deck's default 4 the same drops
-// read 92.42 / 123.03 / 153.95 deg at 10 s (less sampling noise for the capped hold to rectify, so 150 deg holds and the
-// crowding's fall shows at 100 and 130; docs/theory-mpm-surface-tension.md, "Sampling noise, the level set's radius and
-// the parents' motion").
+// read 92.42 / 123.03 / 153.95 deg at 10 s (a finer quadrature of the near-wall forces, so 150 deg holds and the
+// crowding's fall shows at 100 and 130; docs/theory-mpm-surface-tension.md, "The sample count, the level set's radius
+// and the parents' motion").
 TEST(ContactAngleValidation, LongYoungAngleRange3DAdhesiveHoldTenSeconds) {
   const Drop3D c = held_drop_ten_seconds("explicit", 2e-3, 0.85);
   young_range_3d({{100, 4, 4}, {130, 4, 4}, {150, 4, 12}}, c, 2e-3, "_hold_10s");

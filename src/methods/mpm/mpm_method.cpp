@@ -34,8 +34,6 @@ MpmMethod<Dim>::MpmMethod(const MethodContext& ctx) : comm_(ctx.comm) {
   st_.options.weight = st.text("area_weight") == "uniform" ? geometry::AreaWeight::Uniform : geometry::AreaWeight::PerElement;
   st_.options.seed = static_cast<uint64_t>(st.integer("seed"));
   st_.options.stratified = st.text("placement") == "stratified";
-  if (Dim == 3 && st_.options.stratified)
-    throw InputError(st.file(), st.key_path("placement"), "stratified placement exists in 2D only");
   // Balance particles b = 2 x_p - s reach a few cells past their parent: a wider ghost layer.
   // The contact-line hold (wetting_adhesion.hpp) carries each node's hold limit in one more grid column.
   st_.line_hold = st_.enabled && st.flag("contact_line_hold");

@@ -108,7 +108,7 @@ RawSamples contour_and_sample(const Kokkos::View<double*>& phi, const grid::Node
           area(q) = 0.5 * kmath::sqrt(n0 * n0 + n1 * n1 + n2 * n2);
         });
     const auto smp = geometry::sample_triangles(tris, opt.samples_per_dx * opt.samples_per_dx / (dx * dx), opt.weight,
-                                                opt.seed, step);
+                                                opt.seed, step, opt.stratified);
     out.position = Kokkos::View<double**, Kokkos::LayoutRight>("raw_position", smp.size(), 3);
     out.area = Kokkos::View<double**, Kokkos::LayoutRight>("raw_area", smp.size(), 3);
     Kokkos::deep_copy(out.position, smp.position);

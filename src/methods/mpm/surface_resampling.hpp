@@ -22,7 +22,7 @@ struct ResamplingOptions {
   double samples_per_dx = 4;    // expected samples per cell length of contour (2D); squared per dx^2 in 3D
   geometry::AreaWeight weight = geometry::AreaWeight::PerElement;
   uint64_t seed = 20210801;
-  bool stratified = false;  // 2D only: midpoint placement instead of Poisson (geometry/contour_2d.hpp)
+  bool stratified = false;  // midpoint placement instead of Poisson (geometry/contour_2d.hpp, contour_3d.hpp)
 };
 
 template <int Dim>
