@@ -508,7 +508,7 @@ double cap_angle_from_volume_deg(double V, double Rc) {
 // the parents' motion"): MENISCUS_SAMPLES_PER_DX replaces Drop3D::samples_per_dx; MENISCUS_LEVEL_SET_RADIUS sets
 // mpm.surface_tension.level_set_radius (cells; unset: the deck's default) and MENISCUS_SURFACE_OFFSET the reading's
 // offset with it (cells; test::kSampledSurfaceOffset by default); MENISCUS_PLACEMENT mpm.surface_tension.placement;
-// MENISCUS_TAIT_GAMMA the liquid's tait_gamma.
+// MENISCUS_TAIT_GAMMA the liquid's tait_gamma; MENISCUS_DT_MAX replaces Drop3D::dt_max.
 double reading_offset_cells() {
   return std::stod(test::knob("MENISCUS_SURFACE_OFFSET", std::to_string(test::kSampledSurfaceOffset).c_str()));
 }
@@ -622,7 +622,7 @@ materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: 100, viscosi
 colliders: [{type: half-space, point: [0, 0, %.17g], normal: [0, 0, 1], boundary: %s, contact_angle: %g}]
 sources: [%s]
 )",
-                                       domain.c_str(), c.integrator.c_str(), c.dt_max, k,
+                                       domain.c_str(), c.integrator.c_str(), std::stod(test::knob("MENISCUS_DT_MAX", std::to_string(c.dt_max).c_str())), k,
                                        samples_per_dx_study(c.samples_per_dx),
                                        c.solid_liquid_distance, c.wetting_width, c.line_hold ? "true" : "false",
                                        surface_keys_study().c_str(), test::knob("MENISCUS_TAIT_GAMMA", "7").c_str(), floor_z,
