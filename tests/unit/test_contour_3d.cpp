@@ -36,19 +36,22 @@ Triangles3D surface(const Ball& b, double h) {
   return marching_tetrahedra(phi, L, lo, hi, gn);
 }
 
+// Area of triangle q of the host copy T of Triangles3D::corners.
+template <class Corners>
+double triangle_area(const Corners& T, size_t q) {
+  double e1[3], e2[3];
+  for (int d = 0; d < 3; ++d) {
+    e1[d] = T(q, 1, d) - T(q, 0, d);
+    e2[d] = T(q, 2, d) - T(q, 0, d);
+  }
+  return 0.5 * std::sqrt(std::pow(e1[1] * e2[2] - e1[2] * e2[1], 2) + std::pow(e1[2] * e2[0] - e1[0] * e2[2], 2) +
+                         std::pow(e1[0] * e2[1] - e1[1] * e2[0], 2));
+}
+
 double area(const Triangles3D& t) {
   auto T = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.corners);
   double A = 0;
-  for (size_t q = 0; q < t.size(); ++q) {
-    double e1[3], e2[3];
-    for (int d = 0; d < 3; ++d) {
-      e1[d] = T(q, 1, d) - T(q, 0, d);
-      e2[d] = T(q, 2, d) - T(q, 0, d);
-    }
-    const double a = 0.5 * std::sqrt(std::pow(e1[1] * e2[2] - e1[2] * e2[1], 2) +
-                                     std::pow(e1[2] * e2[0] - e1[0] * e2[2], 2) + std::pow(e1[0] * e2[1] - e1[1] * e2[0], 2));
-    A += a;
-  }
+  for (size_t q = 0; q < t.size(); ++q) A += triangle_area(T, q);
   return A;
 }
 }  // namespace
@@ -188,16 +191,7 @@ TEST(Contour3D, StratifiedSamplesAreTheSameEveryStepAndCoverTheArea) {
   auto T = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.corners);
   auto K = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.key);
   std::map<int64_t, double> cell_area;
-  for (size_t q = 0; q < t.size(); ++q) {
-    double e1[3], e2[3];
-    for (int d = 0; d < 3; ++d) {
-      e1[d] = T(q, 1, d) - T(q, 0, d);
-      e2[d] = T(q, 2, d) - T(q, 0, d);
-    }
-    cell_area[K(q) / 12] += 0.5 * std::sqrt(std::pow(e1[1] * e2[2] - e1[2] * e2[1], 2) +
-                                            std::pow(e1[2] * e2[0] - e1[0] * e2[2], 2) +
-                                            std::pow(e1[0] * e2[1] - e1[1] * e2[0], 2));
-  }
+  for (size_t q = 0; q < t.size(); ++q) cell_area[K(q) / 12] += triangle_area(T, q);
   size_t expected = 0;
   for (const auto& [cell, ca] : cell_area)
     if (ca > 0) expected += std::max(1, static_cast<int>(density * ca + 0.5));
