@@ -87,8 +87,8 @@ void declare_mpm_sections(config::Schema& root) {
       .def("false");
   st->choice("placement", {"poisson", "stratified"},
              "sample placement on each cell's contour: Poisson-distributed random points (paper), or "
-             "round(density L) points at the centres of equal parts of its length (2D) or area (3D), the same "
-             "every step (removes the random force imbalance that large implicit steps amplify)")
+             "max(1, round(density x its length (2D) or area (3D))) points at the centres of equal parts of it, "
+             "the same every step (removes the random force imbalance that large implicit steps amplify)")
       .def("poisson");
   st->integer("seed", "seed of the counter-based sampling random numbers").def("20210801").min(0);
   st->real("solid_liquid_distance", "1",
