@@ -513,7 +513,12 @@ double reading_offset_cells() {
   return std::stod(test::knob("MENISCUS_SURFACE_OFFSET", std::to_string(test::kSampledSurfaceOffset).c_str()));
 }
 int samples_per_dx_study(int tested) {
-  return std::stoi(test::knob("MENISCUS_SAMPLES_PER_DX", std::to_string(tested).c_str()));
+  const std::string v = test::knob("MENISCUS_SAMPLES_PER_DX", "");
+  return v.empty() ? tested : std::stoi(v);
+}
+double dt_max_study(double tested) {
+  const std::string v = test::knob("MENISCUS_DT_MAX", "");
+  return v.empty() ? tested : std::stod(v);
 }
 std::string surface_keys_study() {
   const std::string r = test::knob("MENISCUS_LEVEL_SET_RADIUS", ""), p = test::knob("MENISCUS_PLACEMENT", "");
@@ -622,7 +627,7 @@ materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: 100, viscosi
 colliders: [{type: half-space, point: [0, 0, %.17g], normal: [0, 0, 1], boundary: %s, contact_angle: %g}]
 sources: [%s]
 )",
-                                       domain.c_str(), c.integrator.c_str(), std::stod(test::knob("MENISCUS_DT_MAX", std::to_string(c.dt_max).c_str())), k,
+                                       domain.c_str(), c.integrator.c_str(), dt_max_study(c.dt_max), k,
                                        samples_per_dx_study(c.samples_per_dx),
                                        c.solid_liquid_distance, c.wetting_width, c.line_hold ? "true" : "false",
                                        surface_keys_study().c_str(), test::knob("MENISCUS_TAIT_GAMMA", "7").c_str(), floor_z,
@@ -1078,12 +1083,12 @@ simulation: {dimension: 3, method: mpm, end_time: 100}
 domain: {lower: [0, 0, 0], upper: [0.6, 0.6, 0.6], cell_size: %.17g, walls: none}
 mpm:
   integrator: explicit
-  dt_max: %s
+  dt_max: %.17g
   gravity: [0, 0, 0]
   surface_tension: {enabled: true, coefficient: 0.1, samples_per_dx: %d}
 materials: [{name: liquid, model: fluid, density: 10, bulk_modulus: 100, viscosity: 0.2}]
 sources: [{type: sphere, material: liquid, center: [0.3, 0.3, 0.3], radius: 0.15, particles_per_cell: 8}]
-)", dx, test::knob("MENISCUS_DT_MAX", "0.002").c_str(), samples_per_dx_study(2));
+)", dx, dt_max_study(0.002), samples_per_dx_study(2));
   auto d = test::deck_from_string(deck);
   mpm::MpmMethod<3> m(MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
   double t = 0, worst = 1;
