@@ -25,6 +25,7 @@ MULTIPHASE_DECK=$SRC/inputs/mpm-multiphase-dam-break-3d-ci.yaml
 ROBOT_DECK=$SRC/inputs/membrane-robot-2d-ci.yaml
 DROP3D_DECK=$SRC/inputs/membrane-drop-3d-ci.yaml
 SPHERE3D_DECK=$SRC/inputs/membrane-sphere-drop-3d-ci.yaml
+STRIDER3D_DECK=$SRC/inputs/membrane-strider-3d-ci.yaml
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/meniscus-cli.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -142,8 +143,10 @@ serial_checks() {
   expect_error robot_root_rotates 1 "$ROBOT_DECK" "membrane.bodies[1].root" "non-rotating" check "$ROBOT_DECK" --set "membrane.bodies[0].rotates=true"
   # The 3D membrane step (phase 1) refuses the keys it does not implement yet.
   expect_error membrane3d_two_solve 1 "$DROP3D_DECK" membrane.two_solve "does not implement" check "$DROP3D_DECK" --set membrane.two_solve=false
-  # 3D bodies have no links or initial spin yet; a held axis starts at rest; z is a 3D axis; a 2D body is a disc.
-  expect_error membrane3d_body_root 1 "$SPHERE3D_DECK" "membrane.bodies[0].root" "do not implement" check "$SPHERE3D_DECK" --set "membrane.bodies[0].root=0"
+  # 3D links follow the same rules as 2D ones; a held axis starts at rest; z is a 3D axis; a 2D body is a disc.
+  expect_error membrane3d_body_root 1 "$SPHERE3D_DECK" "membrane.bodies[0].root" "is not another body" check "$SPHERE3D_DECK" --set "membrane.bodies[0].root=0"
+  expect_error membrane3d_root_rotates 1 "$STRIDER3D_DECK" "membrane.bodies[1].root" "non-rotating" check "$STRIDER3D_DECK" --set "membrane.bodies[0].rotates=true"
+  expect_error membrane3d_link_held 1 "$STRIDER3D_DECK" "membrane.bodies[1].root" "cannot be fixed or held" check "$STRIDER3D_DECK" --set "membrane.bodies[1].held=z"
   expect_error membrane3d_body_held_moving 1 "$SPHERE3D_DECK" "membrane.bodies[0].held" "must start with velocity component 2 = 0" check "$SPHERE3D_DECK" --set "membrane.bodies[0].held=xz" --set "membrane.bodies[0].velocity=[0,0,-1]"
   # An initial spin is one number in 2D (about z) and a vector in 3D.
   expect_error membrane2d_spin_vector 1 "$ROBOT_DECK" "membrane.bodies[0].angular_velocity" "expected a number" check "$ROBOT_DECK" --set "membrane.bodies[0].angular_velocity=[0,0,1]"

@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <vector>
 
 #include "membrane3d_scenes.hpp"
 #include "petsc_matrices.hpp"
@@ -207,4 +210,123 @@ TEST(Membrane3dRigid, ThreeWayMinresAgreesWithMumps) {
     EXPECT_NEAR(ba.v[d], bb.v[d], 1e-7 * std::abs(bb.v[2]));
     EXPECT_NEAR(ba.omega[d], bb.omega[d], 1e-6 * std::abs(bb.v[2]) / 0.25);
   }
+}
+
+// Articulated bodies in 3D (RigidBody3::root, the water strider of Ruan 2021 Fig. 14 in the reduced form
+// of the 2D robot): a link sits at its root's centre plus the stroke (s_x - a_x cos th, s_y - a_y cos th,
+// s_z + a_z sin th), th = 2 pi f (t - t_start) + phase, moves with the root's velocity plus r'(t), keeps
+// its own orientation and no spin; outside the stroke's window it holds still at the window's edge (at
+// rest; on the edges it still moves with the stroke).
+// r'(t) is checked against central differences of r(t) (1e-8), the rest exactly.
+TEST(Membrane3dRigid, LinkFollowsItsRootAlongTheStroke) {
+  std::vector<mm::RigidBody3> bodies(2);
+  bodies[0] = meniscus::test::sphere3({1.0, 2.0, 3.0}, 0.3, 0.4);
+  bodies[0].rotates = false;
+  bodies[0].v[0] = 0.7;
+  bodies[0].v[2] = -0.2;
+  mm::RigidBody3& link = bodies[1];
+  link = meniscus::test::sphere3({0, 0, 0}, 0.1, 0.4);
+  link.root = 0;
+  link.q[0] = std::cos(0.25 * M_PI);  // a quarter turn about z, kept
+  link.q[3] = std::sin(0.25 * M_PI);
+  link.omega[1] = 5.0;  // overridden: a link does not spin
+  const double s[3] = {0.1, -1.2, 0.05}, a[3] = {0.3, 0.02, 0.08}, f = 4.0, phase = 0.3, start = 0.1, cycles = 2;
+  for (int d = 0; d < 3; ++d) {
+    link.stroke_centre[d] = s[d];
+    link.stroke_amplitude[d] = a[d];
+  }
+  link.stroke_frequency = f;
+  link.stroke_phase = phase;
+  link.stroke_start = start;
+  link.stroke_cycles = cycles;
+  auto offset = [&](double t) {
+    std::vector<mm::RigidBody3> copy = bodies;
+    mm::attach_links(copy, t);
+    std::array<double, 3> r{};
+    for (int d = 0; d < 3; ++d) r[d] = copy[1].c[d] - copy[0].c[d];
+    return r;
+  };
+  for (const double t : {0.0, 0.1, 0.23, 0.37, 0.5, 0.6, 0.8}) {
+    mm::attach_links(bodies, t);
+    const double tau = std::clamp(t - start, 0.0, cycles / f), th = 2 * M_PI * f * tau + phase;
+    const double expect[3] = {s[0] - a[0] * std::cos(th), s[1] - a[1] * std::cos(th), s[2] + a[2] * std::sin(th)};
+    // The window is closed: at its edges the link still has the stroke's velocity.
+    const bool moving = t >= start && t <= start + cycles / f, inside = t > start && t < start + cycles / f;
+    const double h = 1e-6;
+    const std::array<double, 3> up = offset(t + h), down = offset(t - h);
+    for (int d = 0; d < 3; ++d) {
+      EXPECT_NEAR(link.c[d] - bodies[0].c[d], expect[d], 1e-15) << "t " << t << ", axis " << d;
+      EXPECT_EQ(link.v[d], bodies[0].v[d] + link.v_kin[d]);
+      EXPECT_EQ(link.omega[d], 0.0);
+      if (inside) EXPECT_NEAR(link.v_kin[d], (up[d] - down[d]) / (2 * h), 1e-8) << "t " << t << ", axis " << d;
+      if (!moving) EXPECT_EQ(link.v_kin[d], 0.0) << "t " << t;
+    }
+    EXPECT_EQ(link.q[0], std::cos(0.25 * M_PI));
+    EXPECT_EQ(link.q[3], std::sin(0.25 * M_PI));
+  }
+  // The same stroke in 2D (Disc::root): its x and its vertical axis (y) move as the 3D link's x and z.
+  std::vector<mm::Disc> flat(2);
+  flat[0].radius = 0.3;
+  flat[0].c[0] = bodies[0].c[0];
+  flat[0].rotates = false;
+  flat[1].radius = 0.1;
+  flat[1].root = 0;
+  flat[1].stroke_centre[0] = s[0];
+  flat[1].stroke_centre[1] = s[2];
+  flat[1].stroke_amplitude[0] = a[0];
+  flat[1].stroke_amplitude[1] = a[2];
+  flat[1].stroke_frequency = f;
+  flat[1].stroke_phase = phase;
+  flat[1].stroke_start = start;
+  flat[1].stroke_cycles = cycles;
+  mm::attach_links(flat, 0.37);
+  mm::attach_links(bodies, 0.37);
+  EXPECT_EQ(flat[1].c[0] - flat[0].c[0], bodies[1].c[0] - bodies[0].c[0]);
+  EXPECT_EQ(flat[1].v_kin[0], bodies[1].v_kin[0]);
+  EXPECT_EQ(flat[1].v_kin[1], bodies[1].v_kin[2]);
+}
+
+// The root's M_r with its links (composite_mass_matrix): the masses add on the translations and each
+// link adds I_k + m_k (|d|^2 I - d d^T) to the world inertia (parallel axes), d = c_k - c_root. Checked
+// against the inertia tensor of point samples of the three bodies about the root's centre (a sphere
+// sampled on a fine lattice, 2e-3 relative), and the translational block against the sum of masses.
+TEST(Membrane3dRigid, CompositeMassMatrixAddsTheLinks) {
+  std::vector<mm::RigidBody3> bodies(3);
+  bodies[0] = meniscus::test::sphere3({0.2, -0.1, 0.4}, 0.3, 0.4);
+  bodies[0].rotates = false;
+  for (int k = 1; k < 3; ++k) {
+    bodies[k] = meniscus::test::sphere3({0, 0, 0}, 0.15, 1.3);
+    bodies[k].root = 0;
+    bodies[k].stroke_centre[0] = k == 1 ? 0.5 : -0.2;
+    bodies[k].stroke_centre[1] = k == 1 ? -0.6 : 0.7;
+    bodies[k].stroke_centre[2] = k == 1 ? 0.1 : -0.3;
+  }
+  mm::attach_links(bodies, 0.0);
+  double M[36];
+  mm::composite_mass_matrix(bodies, 0, M);
+  const double mass = bodies[0].mass() + bodies[1].mass() + bodies[2].mass();
+  EXPECT_DOUBLE_EQ(mm::composite_mass(bodies, 0), mass);
+  double I[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const int n = 120;
+  for (const auto& b : bodies) {
+    const double h = 2 * b.radius / n, dm = b.density * h * h * h;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        for (int l = 0; l < n; ++l) {
+          const double y[3] = {(i + 0.5) * h - b.radius, (j + 0.5) * h - b.radius, (l + 0.5) * h - b.radius};
+          if (y[0] * y[0] + y[1] * y[1] + y[2] * y[2] > b.radius * b.radius) continue;
+          const double r[3] = {b.c[0] + y[0] - bodies[0].c[0], b.c[1] + y[1] - bodies[0].c[1], b.c[2] + y[2] - bodies[0].c[2]};
+          const double rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+          for (int e = 0; e < 3; ++e)
+            for (int g = 0; g < 3; ++g) I[3 * e + g] += dm * ((e == g ? rr : 0.0) - r[e] * r[g]);
+        }
+  }
+  for (int e = 0; e < 6; ++e)
+    for (int g = 0; g < 6; ++g) {
+      if (e < 3 || g < 3) {
+        EXPECT_EQ(M[6 * e + g], e == g ? mass : 0.0) << e << " " << g;
+        continue;
+      }
+      EXPECT_NEAR(M[6 * e + g], I[3 * (e - 3) + (g - 3)], 2e-3 * std::abs(I[3 * (e - 3) + (e - 3)])) << e << " " << g;
+    }
 }

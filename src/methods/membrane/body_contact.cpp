@@ -41,7 +41,7 @@ double* spin(RigidBody3& b) { return b.omega; }
 const double* spin(const Disc& b) { return &b.omega; }
 const double* spin(const RigidBody3& b) { return b.omega; }
 bool takes_part(const Disc& b) { return b.root < 0; }  // links follow their root
-bool takes_part(const RigidBody3&) { return true; }
+bool takes_part(const RigidBody3& b) { return b.root < 0; }
 
 Rigid<2> rigid_of(const std::vector<Disc>& bodies, size_t k) {
   const Disc& d = bodies[k];
@@ -57,7 +57,8 @@ Rigid<3> rigid_of(const std::vector<RigidBody3>& bodies, size_t k) {
   const RigidBody3& b = bodies[k];
   Rigid<3> r;
   if (b.fixed) return r;
-  for (int d = 0; d < 3; ++d) r.inv_mass[d] = b.held[d] ? 0.0 : 1 / b.mass();
+  const double m = composite_mass(bodies, k);  // a root carries its links
+  for (int d = 0; d < 3; ++d) r.inv_mass[d] = b.held[d] ? 0.0 : 1 / m;
   if (!b.rotates) return r;
   double I[9];
   b.world_inertia(I);

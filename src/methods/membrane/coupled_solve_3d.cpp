@@ -90,7 +90,7 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   constexpr int kRd = RigidBody3::kDofs;
   std::vector<PetscInt> rigid(nbody, -1);  // first of the body's six unknowns
   for (long b = 0; b < nbody; ++b)
-    if (r.unknowns && !r.bodies[b].fixed) {
+    if (r.unknowns && !r.bodies[b].fixed && r.bodies[b].root < 0) {  // a link shares its root's unknowns
       rigid[b] = nv;
       nv += kRd;
     }
@@ -106,11 +106,22 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   for (long b = 0; b < nbody; ++b)
     for (int d = 0; d < 3 && rigid[b] >= 0; ++d) held.held[rigid[b] + d] = r.bodies[b].held[d];
 
-  // A contact vertex moves with J_i v_r (a free body), its prescribed v_contact, or else with the
-  // body's known point velocity.
+  // Velocity component d of body b's point x: J(x) v_r on a free body's unknowns, the known point
+  // velocity of a fixed body (or of every body when the bodies are not unknowns); a link's point moves
+  // with its root's J(x) v_root plus the known stroke velocity (RigidBody3::root).
+  auto owner_of = [&](long b) { return r.bodies[b].root >= 0 ? static_cast<long>(r.bodies[b].root) : b; };
+  auto body_velocity = [&](long b, int d, const double* x) {
+    const long owner = owner_of(b);
+    if (rigid[owner] < 0) return rigid_point_velocity(r.bodies[b], -1, d, x);  // a link's v is its total velocity
+    LinearVelocity out = rigid_point_velocity(r.bodies[owner], rigid[owner], d, x);
+    if (owner != b) out.known = r.bodies[b].v_kin[d];
+    return out;
+  };
+  // A contact vertex moves with its body (body_velocity), or with its prescribed v_contact where the
+  // bodies are not unknowns and the caller gives one (the first solve's projection velocities).
   const std::vector<LinearVelocity> vmap = vertex_velocities(nvert, 3, unknown, contact_body, [&](long i, int d) {
     const int b = contact_body(i);
-    if (rigid[b] >= 0 || m.v_contact.empty()) return rigid_point_velocity(r.bodies[b], rigid[b], d, &m.x[3 * i]);
+    if (rigid[owner_of(b)] >= 0 || m.v_contact.empty()) return body_velocity(b, d, &m.x[3 * i]);
     LinearVelocity l;
     l.known = m.v_contact[3 * i + d];
     return l;
@@ -232,7 +243,7 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
             g.cell_centre(cf, xf);
             const int b = covering_body(r.bodies, xo, xf, alpha);
             if (b < 0) continue;  // a SOLID cell without a body: not produced by classify
-            row = rigid_point_velocity(r.bodies[b], rigid[b], d, centre);
+            row = body_velocity(b, d, centre);
             if (face_owned) ++rigid_faces;
           }
           alpha = std::clamp(alpha, 0.05, 1.0);
@@ -285,13 +296,14 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
       add_vertex_inertia(l, m.mass[vi], rhs, c_mine, bv_mine);
     }
   }
-  // Body inertia M_r = diag(m I_3, R I_body R^T) and its momentum M_r v_r* (Eq. 27), on the rank
-  // owning the bodies' rows.
+  // Body inertia M_r = diag(m I_3, R I_body R^T) (with the links a root carries) and its momentum
+  // M_r v_r* (Eq. 27; gravity and the links' stroke acceleration are in v_r*), on the rank owning the
+  // bodies' rows.
   if (rank == size - 1)
     for (long b = 0; b < nbody; ++b) {
       if (rigid[b] < 0) continue;
       double mr[kRd * kRd];
-      r.bodies[b].mass_matrix(mr);
+      composite_mass_matrix(r.bodies, static_cast<size_t>(b), mr);
       add_rigid_inertia(rigid[b], kRd, mr, &r.v_start[kRd * b], c_mine, bv_mine);
     }
   VelocityEntries c_local;
@@ -299,7 +311,7 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   exchange_velocity_block(comm, first, c_mine, bv_mine, c_local, bv_local);
   // A held axis is a translation: M_r's block there is m I_3, so its diagonal is the mass.
   set_aside_held_rows(held, first[rank], nv_local, c_local, bv_local, rigid, kRd, r.v_start,
-                      [&](long b, int) { return r.bodies[b].mass(); });
+                      [&](long b, int) { return composite_mass(r.bodies, static_cast<size_t>(b)); });
   build_kkt_system(comm, k, bp, first, c_local, bv_local, [&](PetscInt i, PetscInt j) { return held.keep(i, j); });
   const KktSolveStats stats = solve_kkt(k, options_, comm);
 

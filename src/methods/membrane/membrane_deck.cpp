@@ -137,14 +137,17 @@ void declare_membrane_sections(config::Schema& root) {
                "others remain unknowns of the three-way solve, and the diagnostics report the force the liquid and the "
                "membrane exert along each held axis (columns bodyN_held_fx, bodyN_held_fy, bodyN_held_fz; dyn/cm in 2D, "
                "dyn in 3D). Not with fixed; the initial velocity along a held axis must be 0").def("none");
-  body->integer("root", "articulated body (the water-strider robot, Ruan 2021 Fig. 10b-e): index in membrane.bodies "
-                "of the free, non-rotating body that carries this one as a kinematically driven link; the link has no "
-                "unknowns of its own, adds its mass to the root's and follows the root's centre plus the stroke "
-                "(stroke_centre - a_x cos th, + a_y sin th), th = 2 pi stroke_frequency (t - stroke_start) + stroke_phase, so that "
-                "with a_x, a_y > 0 it sweeps backward (-x) while low and returns while high (a link's center and "
-                "velocity keys are overridden by its root and stroke). -1: not a link").def("-1").min(-1);
+  body->integer("root", "articulated body (the water-strider robot, Ruan 2021 Fig. 10b-e in 2D, Fig. 14 in 3D): index "
+                "in membrane.bodies of the free, non-rotating body that carries this one as a kinematically driven link; "
+                "the link has no unknowns of its own, adds its mass (and in 3D its inertia) to the root's and follows the "
+                "root's centre plus the stroke (stroke_centre - a_x cos th, + a_y sin th) in 2D, (stroke_centre - a_x cos "
+                "th, - a_y cos th, + a_z sin th) in 3D (the last axis is up), th = 2 pi stroke_frequency (t - stroke_start) "
+                "+ stroke_phase, so that with a_x and the vertical amplitude > 0 it sweeps backward (-x) while low and "
+                "returns while high (a link's center and velocity keys are overridden by its root and stroke; in 3D it "
+                "keeps its own orientation). -1: not a link").def("-1").min(-1);
   body->vector("stroke_centre", "cm", "link: mean offset of its centre from the root's centre").def_dim("[0, 0]", "[0, 0, 0]");
-  body->vector("stroke_amplitude", "cm", "link: stroke half-widths (a_x, a_y)").def_dim("[0, 0]", "[0, 0, 0]");
+  body->vector("stroke_amplitude", "cm", "link: stroke half-widths along each axis ((a_x, a_y) in 2D, (a_x, a_y, a_z) "
+               "in 3D)").def_dim("[0, 0]", "[0, 0, 0]");
   body->real("stroke_frequency", "Hz", "link: strokes per second").def(0.0).nonnegative();
   body->real("stroke_phase", "rad", "link: phase of the stroke at its start").def(0.0);
   body->real("stroke_start", "s", "link: time the stroke starts; before it the link holds at its starting "
@@ -221,6 +224,49 @@ std::array<bool, 3> read_held(const config::Section& b, const Body& body) {
   return axes;
 }
 
+// The link keys (root, stroke_*) of a body of either dimension.
+template <class Body>
+void read_link(const config::Section& b, Body& body) {
+  body.root = static_cast<int>(b.integer("root"));
+  const auto sc = b.vector("stroke_centre"), sa = b.vector("stroke_amplitude");
+  for (size_t q = 0; q < static_cast<size_t>(Body::kDim) && q < sc.size() && q < sa.size(); ++q) {
+    body.stroke_centre[q] = sc[q];
+    body.stroke_amplitude[q] = sa[q];
+  }
+  body.stroke_frequency = b.real("stroke_frequency");
+  body.stroke_phase = b.real("stroke_phase");
+  body.stroke_start = b.real("stroke_start");
+  body.stroke_cycles = b.real("stroke_cycles");
+}
+
+bool spins(const Disc& b) { return b.rotates || b.omega != 0; }
+bool spins(const RigidBody3& b) { return b.rotates || b.omega[0] != 0 || b.omega[1] != 0 || b.omega[2] != 0; }
+bool held_any(const Disc& b) { return b.held_x || b.held_y; }
+bool held_any(const RigidBody3& b) { return b.held[0] || b.held[1] || b.held[2]; }
+
+// Every link names another body as its root, a free, non-rotating body that is not a link itself,
+// and is neither fixed nor held; then the links are placed at their t = 0 stroke position (the
+// initial surface wraps them).
+template <class Body>
+void check_and_attach_links(const std::vector<config::Section>& listed, std::vector<Body>& bodies) {
+  for (size_t k = 0; k < bodies.size(); ++k) {
+    const int root = bodies[k].root;
+    if (root < 0) continue;
+    const auto& b = listed[k];
+    if (root >= static_cast<int>(bodies.size()) || root == static_cast<int>(k))
+      throw InputError(b.file(), b.key_path("root"),
+                       log::format("root %d is not another body of membrane.bodies (%zu bodies)", root, bodies.size()));
+    const Body& r = bodies[static_cast<size_t>(root)];
+    if (r.root >= 0 || r.fixed || spins(r) || held_any(r))
+      throw InputError(b.file(), b.key_path("root"),
+                       log::format("the root (body %d) must be a free, non-rotating body that is not itself a link "
+                                   "(rotates: false, angular_velocity 0, not fixed or held)", root));
+    if (bodies[k].fixed || held_any(bodies[k]))
+      throw InputError(b.file(), b.key_path("root"), "a link follows its root: it cannot be fixed or held");
+  }
+  attach_links(bodies, 0.0);
+}
+
 // A 3D body's shape from shape, radius, size and length (a sphere keeps its analytic form).
 RigidBody3 read_body_3d(const config::Section& b) {
   RigidBody3 body = read_body<RigidBody3>(b);
@@ -288,6 +334,7 @@ RigidBody3 read_body_3d(const config::Section& b) {
     body.q[0] = std::cos(half);
     for (int d = 0; d < 3; ++d) body.q[1 + d] = std::sin(half) * rot[d] / deg;
   }
+  read_link(b, body);
   return body;
 }
 }  // namespace
@@ -331,8 +378,9 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
   d.flow.settle_until = s.real("settle_until");
   if (root.section("simulation").integer("dimension") == 3) {
     // 3D: spheres, boxes, capsules, paperclips (check_membrane_geometry refuses the 2D-only keys).
-    for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{})
-      d.bodies_3d.push_back(read_body_3d(b));
+    const auto listed = s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{};
+    for (const auto& b : listed) d.bodies_3d.push_back(read_body_3d(b));
+    check_and_attach_links(listed, d.bodies_3d);
     return d;
   }
   for (const auto& b : s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{}) {
@@ -366,35 +414,10 @@ MembraneDeck read_membrane_deck(const config::Section& root) {
     const std::array<bool, 3> held = read_held(b, disc);
     disc.held_x = held[0];
     disc.held_y = held[1];
-    disc.root = static_cast<int>(b.integer("root"));
-    const auto sc = b.vector("stroke_centre"), sa = b.vector("stroke_amplitude");
-    for (int q = 0; q < 2; ++q) {
-      disc.stroke_centre[q] = sc[q];
-      disc.stroke_amplitude[q] = sa[q];
-    }
-    disc.stroke_frequency = b.real("stroke_frequency");
-    disc.stroke_phase = b.real("stroke_phase");
-    disc.stroke_start = b.real("stroke_start");
-    disc.stroke_cycles = b.real("stroke_cycles");
+    read_link(b, disc);
     d.bodies.push_back(disc);
   }
-  const auto listed = s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{};
-  for (size_t k = 0; k < d.bodies.size(); ++k) {
-    const int root = d.bodies[k].root;
-    if (root < 0) continue;
-    const auto& b = listed[k];
-    if (root >= static_cast<int>(d.bodies.size()) || root == static_cast<int>(k))
-      throw InputError(b.file(), b.key_path("root"),
-                       log::format("root %d is not another body of membrane.bodies (%zu bodies)", root, d.bodies.size()));
-    const Disc& r = d.bodies[static_cast<size_t>(root)];
-    if (r.root >= 0 || r.fixed || r.rotates || r.omega != 0 || r.held_x || r.held_y)
-      throw InputError(b.file(), b.key_path("root"),
-                       log::format("the root (body %d) must be a free, non-rotating body that is not itself a link "
-                                   "(rotates: false, angular_velocity 0, not fixed or held)", root));
-    if (d.bodies[k].fixed || d.bodies[k].held_x || d.bodies[k].held_y)
-      throw InputError(b.file(), b.key_path("root"), "a link follows its root: it cannot be fixed or held");
-  }
-  attach_links(d.bodies, 0.0);  // links at their t = 0 stroke position (the initial surface wraps them)
+  check_and_attach_links(s.has("bodies") ? s.list("bodies") : std::vector<config::Section>{}, d.bodies);
   return d;
 }
 
@@ -422,13 +445,9 @@ void check_membrane_geometry(const config::Section& root) {
                        "the 3D membrane step does not implement this key yet (3D has no one-solve control); remove "
                        "it or run in 2D");
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{}) {
-      const char* missing = nullptr;
-      if (bs.integer("root") >= 0) missing = "root";
-      else if (bs.real("angle") != 0) missing = "angle";
-      if (missing)
-        throw InputError(bs.file(), bs.key_path(missing),
-                         "3D bodies do not implement this key yet (no articulated links; `angle` is the 2D "
-                         "orientation, `orientation` the 3D one); remove it or run in 2D");
+      if (bs.real("angle") != 0)
+        throw InputError(bs.file(), bs.key_path("angle"),
+                         "`angle` is the 2D orientation, `orientation` the 3D one; remove it or run in 2D");
     }
   } else {
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{})

@@ -148,6 +148,7 @@ MembraneFlow3::MembraneFlow3(MacGrid3& grid, TriangleMembrane membrane, Flow3Par
   for (auto& b : bodies_)  // held in place
     for (int d = 0; d < 3; ++d)
       if (b.held[d]) b.v[d] = 0.0;
+  attach_links(bodies_, time_);
   zbase_ = grid_.geometry().lower[2];
   if (params_.remesh) {
     remesh_edge_ = params_.remesh_edge;
@@ -250,7 +251,7 @@ void MembraneFlow3::damp_velocities(double factor) {
         for (int d = 0; d < 3; ++d) v(i, d) *= factor;
       });
   for (auto& b : bodies_)
-    if (!b.fixed)
+    if (!b.fixed && b.root < 0)
       for (int d = 0; d < 3; ++d) {
         b.v[d] *= factor;
         b.omega[d] *= factor;
@@ -398,10 +399,13 @@ void MembraneFlow3::classify() {
 Step3Report MembraneFlow3::step(double dt) {
   Step3Report report;
   const long n = m_.vertices();  // this rank's owned and ghost vertices
-  // Stage 1 (Eq. 29): predicted body positions q^{n+1} = q^n + v^n dt (rotation by Rodrigues); the
-  // first solve still sees the bodies at q^n, where the previous cell types put them.
+  // Stage 1 (Eq. 29): predicted body positions q^{n+1} = q^n + v^n dt (rotation by Rodrigues; links
+  // of articulated bodies at their stroke position of t + dt on the predicted root); the first solve
+  // still sees the bodies at q^n, where the previous cell types put them.
+  attach_links(bodies_, time_);  // idempotent; places the links after a restart
   std::vector<RigidBody3> predicted = bodies_;
   predict_positions(predicted, dt);
+  attach_links(predicted, time_ + dt);
   // Stages 2-3: a vertex whose prediction x + v dt penetrates a body (with the 2D step's round-off
   // margin) is a contact particle of the first solve, moving to its projection on the predicted
   // surface (Eq. 30). A ghost's test reads its owner's x and v, so it gives the owner's answer.
@@ -500,6 +504,18 @@ Step3Report MembraneFlow3::step(double dt) {
     if (!bodies_[b].fixed)
       for (int d = 0; d < 3; ++d) vs[d] = bodies_[b].held[d] ? 0.0 : vs[d] + dt * params_.gravity[d];
   }
+  // Articulated bodies, as in 2D: the momentum of a root and its links, M v_root + sum_k m_k v_kin,k,
+  // changes only by the external impulses, so the root's v_r* loses sum_k m_k (v_kin,k^{n+1} -
+  // v_kin,k^n) / M (the fictitious force -sum_k m_k a_kin,k; the root does not rotate, so no torque).
+  for (size_t k = 0; k < bodies_.size(); ++k) {
+    const RigidBody3& link = bodies_[k];
+    if (link.root < 0) continue;
+    const auto root = static_cast<size_t>(link.root);
+    const double mr = composite_mass(bodies_, root);
+    for (int d = 0; d < 3; ++d)
+      if (!bodies_[root].held[d])
+        rigid.v_start[RigidBody3::kDofs * root + d] -= link.mass() * (link.v_kin[d] - start[k].v_kin[d]) / mr;
+  }
   std::vector<char> contact(m_.vertices(), 0);
   if (!bodies_.empty()) {
     after.body = contact_;
@@ -524,10 +540,11 @@ Step3Report MembraneFlow3::step(double dt) {
   {
     const MacGeometryT<3> g = grid_.geometry();
     for (auto& b : bodies_)
-      if (!b.fixed) stop_at_walls(b, g.lower, g.cells, g.dx, dt);
+      if (!b.fixed && b.root < 0) stop_at_walls(b, g.lower, g.cells, g.dx, dt);
   }
   if (params_.settle_damping > 0 && time_ < params_.settle_until) damp_velocities(1.0 - params_.settle_damping * dt);
   time_ += dt;
+  attach_links(bodies_, time_);  // the links' velocities from their root's new one
   report.volume = volume();
   return report;
 }

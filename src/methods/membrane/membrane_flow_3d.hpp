@@ -18,7 +18,8 @@
 // Eq. 30, cells inside a body are SOLID, the Stage 6 contact set (epsilon rule 2 and neighbour rule
 // 3) is slaved to the bodies in the second, three-way solve (Eq. 28), whose six unknowns per body
 // give v_r^{n+1}.
-// Not yet in 3D: adhesion with a contact angle, articulated bodies.
+// Not yet in 3D: adhesion with a contact angle; articulated bodies are links riding on a non-rotating root
+// (RigidBody3::root), as in 2D.
 // Ranks: the MAC grid is split over the ranks (DMDA) and so is the membrane. Each vertex belongs to
 // the rank owning its cell (cell_owner, mac_grid.hpp); a rank stores its owned vertices and ghost
 // copies of every vertex of the triangles within reach of its cells (layout_reach: what W and the

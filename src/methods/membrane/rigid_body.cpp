@@ -342,22 +342,51 @@ void attach_links(std::vector<Disc>& bodies, double t) {
   for (auto& link : bodies) {
     if (link.root < 0) continue;
     const Disc& root = bodies[static_cast<size_t>(link.root)];
-    // Outside the stroke's window the link holds at the window's edge (clamped tau, no velocity).
-    const double w = 2 * M_PI * link.stroke_frequency;
-    const double last = link.stroke_cycles > 0 && w > 0 ? link.stroke_cycles / link.stroke_frequency : HUGE_VAL;
-    const double since = t - link.stroke_start, tau = std::clamp(since, 0.0, last);
-    const double moving = tau == since ? 1.0 : 0.0;
-    const double th = w * tau + link.stroke_phase;
-    const double r[2] = {link.stroke_centre[0] - link.stroke_amplitude[0] * std::cos(th),
-                         link.stroke_centre[1] + link.stroke_amplitude[1] * std::sin(th)};
-    link.v_kin[0] = moving * w * link.stroke_amplitude[0] * std::sin(th);
-    link.v_kin[1] = moving * w * link.stroke_amplitude[1] * std::cos(th);
+    double r[2];
+    link_stroke(link, t, r, link.v_kin);
     for (int d = 0; d < 2; ++d) {
       link.c[d] = root.c[d] + r[d];
       link.v[d] = root.v[d] + link.v_kin[d];
     }
     link.angle = root.angle;
     link.omega = 0;
+  }
+}
+
+void attach_links(std::vector<RigidBody3>& bodies, double t) {
+  for (auto& link : bodies) {
+    if (link.root < 0) continue;
+    const RigidBody3& root = bodies[static_cast<size_t>(link.root)];
+    double r[3];
+    link_stroke(link, t, r, link.v_kin);
+    for (int d = 0; d < 3; ++d) {
+      link.c[d] = root.c[d] + r[d];
+      link.v[d] = root.v[d] + link.v_kin[d];
+      link.omega[d] = 0;
+    }
+  }
+}
+
+double composite_mass(const std::vector<RigidBody3>& bodies, size_t b) {
+  double m = bodies[b].mass();
+  for (const auto& link : bodies)
+    if (link.root == static_cast<int>(b)) m += link.mass();
+  return m;
+}
+
+void composite_mass_matrix(const std::vector<RigidBody3>& bodies, size_t b, double* out) {
+  bodies[b].mass_matrix(out);
+  for (const auto& link : bodies) {
+    if (link.root != static_cast<int>(b)) continue;
+    const double m = link.mass();
+    double I[9];
+    link.world_inertia(I);
+    const double d[3] = {link.c[0] - bodies[b].c[0], link.c[1] - bodies[b].c[1], link.c[2] - bodies[b].c[2]};
+    const double dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    for (int e = 0; e < 3; ++e) {
+      out[7 * e] += m;
+      for (int f = 0; f < 3; ++f) out[6 * (3 + e) + 3 + f] += I[3 * e + f] + m * ((e == f ? dd : 0.0) - d[e] * d[f]);
+    }
   }
 }
 

@@ -201,6 +201,17 @@ struct RigidBody3 {
   // Held in place along world axis d (the held-body force measurement, Vella and Mahadevan 2005):
   // v[d] stays 0, and the solve reports the force the liquid and the membrane exert along it.
   bool held[3] = {false, false, false};
+  // Kinematically driven link of an articulated body (the water strider of Ruan 2021 Fig. 14, in the
+  // reduced form of Disc::root): root >= 0 makes this body a link of bodies[root], a free, non-rotating
+  // body whose unknowns it shares. Its centre follows the root's centre plus the prescribed stroke
+  //   r(t) = (s_x - a_x cos th, s_y - a_y cos th, s_z + a_z sin th),  th = 2 pi f tau + phase,
+  // (z up: with a_x, a_z > 0 a foot sweeps backward while low and returns while high), its orientation
+  // stays its own (a leg keeps its direction), and its points move with J_root(x) v_root + r'(t).
+  int root = -1;
+  double stroke_centre[3] = {0, 0, 0};
+  double stroke_amplitude[3] = {0, 0, 0};
+  double stroke_frequency = 0, stroke_phase = 0, stroke_start = 0, stroke_cycles = 0;
+  double v_kin[3] = {0, 0, 0};  // r'(t) at the link's current time
   bool sphere = true;   // false: the body is `shape` (set_shape)
   BodyShape3 shape;     // body frame, centre of mass at the origin (not a sphere)
   double volume = 0;    // not a sphere: the shape's volume
@@ -433,9 +444,35 @@ std::vector<double> outline_points(const Disc& b, double edge);
 // World coordinates of the corners of a box or polygon, counter-clockwise (empty for smooth outlines).
 std::vector<double> outline_corners(const Disc& b);
 
-// Places every link (Disc::root >= 0) on its root at time t: c = c_root + r(t), v_kin = r'(t),
-// v = v_root + v_kin, omega = 0.
+// The stroke of a link (Disc or RigidBody3) at time t: its centre's offset r(t) from the root's centre
+// and r'(t). The axes below the last (the vertical one) move as s - a cos th, the vertical one as
+// s + a sin th; outside the window [stroke_start, stroke_start + stroke_cycles / f] the link holds at
+// the window's edge (clamped time, r' = 0).
+template <class Body>
+void link_stroke(const Body& link, double t, double* r, double* r_dot) {
+  constexpr int dim = Body::kDim;
+  const double w = 2 * M_PI * link.stroke_frequency;
+  const double last = link.stroke_cycles > 0 && w > 0 ? link.stroke_cycles / link.stroke_frequency : HUGE_VAL;
+  const double since = t - link.stroke_start, tau = std::clamp(since, 0.0, last);
+  const double moving = tau == since ? 1.0 : 0.0;
+  const double th = w * tau + link.stroke_phase;
+  for (int d = 0; d < dim; ++d) {
+    const bool up = d == dim - 1;
+    r[d] = up ? link.stroke_centre[d] + link.stroke_amplitude[d] * std::sin(th)
+              : link.stroke_centre[d] - link.stroke_amplitude[d] * std::cos(th);
+    r_dot[d] = moving * w * link.stroke_amplitude[d] * (up ? std::cos(th) : std::sin(th));
+  }
+}
+
+// Places every link (root >= 0) on its root at time t: c = c_root + r(t), v_kin = r'(t),
+// v = v_root + v_kin, omega = 0 (2D: the root's angle; 3D: the link keeps its orientation).
 void attach_links(std::vector<Disc>& bodies, double t);
+void attach_links(std::vector<RigidBody3>& bodies, double t);
+// M_r (6 x 6, row major) of 3D body b with the links it carries: their masses added to m I_3 and
+// I_k + m_k (|d|^2 I - d d^T) (d = c_k - c_b) to the world inertia.
+void composite_mass_matrix(const std::vector<RigidBody3>& bodies, size_t b, double* out);
+// The composite translational mass of 3D body b (its mass and its links').
+double composite_mass(const std::vector<RigidBody3>& bodies, size_t b);
 // Inertia (m, m, I about the centre) of body b with the links it carries (composite: I_k + m_k |c_k -
 // c_b|^2 per link), the M_r of its unknowns.
 void composite_inertia(const std::vector<Disc>& bodies, size_t b, double* out);
