@@ -2,6 +2,7 @@
 // Helpers for tests that build a simulation from a deck written inline.
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -74,6 +75,21 @@ auto run_here_and_alone(MPI_Comm comm, Run&& run) {
     MPI_Comm_free(&solo);
   }
   return std::make_pair(std::move(here), std::move(alone));
+}
+
+// Steps a method (anything with stable_dt() and step(dt)) with its own time step to t_end, the last
+// step cut to land on it; after each step calls after_step(t, steps taken). Returns the step count.
+template <class Method, class AfterStep>
+int step_method_to(Method& m, double t_end, AfterStep&& after_step) {
+  double t = 0;
+  int steps = 0;
+  while (t < t_end - 1e-12) {
+    const double dt = std::min(m.stable_dt(), t_end - t);
+    m.step(dt);
+    t += dt;
+    after_step(t, ++steps);
+  }
+  return steps;
 }
 
 }  // namespace meniscus::test

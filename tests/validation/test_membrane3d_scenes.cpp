@@ -29,13 +29,7 @@ std::vector<BodyTrack> run_scene(const std::string& deck, double t_end, const st
   mm::MembraneRuan3 m(meniscus::MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
   std::vector<BodyTrack> track(m.flow().bodies().size());
   for (size_t b = 0; b < track.size(); ++b) track[b].z0 = m.flow().bodies()[b].c[2];
-  double t = 0;
-  int steps = 0;
-  while (t < t_end - 1e-12) {
-    const double dt = std::min(m.stable_dt(), t_end - t);
-    m.step(dt);
-    t += dt;
-    ++steps;
+  meniscus::test::step_method_to(m, t_end, [&](double t, int steps) {
     for (size_t b = 0; b < track.size(); ++b) {
       const auto& body = m.flow().bodies()[b];
       track[b].z = body.c[2];
@@ -47,7 +41,7 @@ std::vector<BodyTrack> run_scene(const std::string& deck, double t_end, const st
       for (size_t b = 0; b < track.size(); ++b)
         print_rank0("%s t %.4f body %zu: z %.5f (down %.4f), v_z %+.3f cm/s", deck.c_str(), t, b, track[b].z,
                     track[b].z0 - track[b].z, track[b].vz);
-  }
+  });
   return track;
 }
 

@@ -49,18 +49,13 @@ Slide strider_slide(double t_end, const std::vector<std::string>& sets) {
   mm::MembraneRuan3 m(meniscus::MethodContext{MPI_COMM_WORLD, d.deck.root(), 3});
   const mm::RigidBody3 start = m.flow().bodies()[0];
   Slide s;
-  double t = 0;
-  int steps = 0;
-  while (t < t_end - 1e-12) {
-    const double dt = std::min(m.stable_dt(), t_end - t);
-    m.step(dt);
-    t += dt;
+  meniscus::test::step_method_to(m, t_end, [&](double t, int steps) {
     const mm::RigidBody3& hull = m.flow().bodies()[0];
     s.lowest = std::min(s.lowest, hull.c[2]);
-    if (++steps % 25 == 0)
+    if (steps % 25 == 0)
       print_rank0("strider t %.3f: hull x %+.5f, y %+.5f, z %.5f cm, v_x %+.3f cm/s", t, hull.c[0] - start.c[0],
                   hull.c[1] - start.c[1], hull.c[2], hull.v[0]);
-  }
+  });
   s.dx = m.flow().bodies()[0].c[0] - start.c[0];
   s.dy = m.flow().bodies()[0].c[1] - start.c[1];
   return s;

@@ -338,34 +338,34 @@ std::vector<double> pool_surface(double x0, double x1, double level, double edge
   return xy;
 }
 
-void attach_links(std::vector<Disc>& bodies, double t) {
-  for (auto& link : bodies) {
-    if (link.root < 0) continue;
-    const Disc& root = bodies[static_cast<size_t>(link.root)];
-    double r[2];
-    link_stroke(link, t, r, link.v_kin);
-    for (int d = 0; d < 2; ++d) {
-      link.c[d] = root.c[d] + r[d];
-      link.v[d] = root.v[d] + link.v_kin[d];
-    }
-    link.angle = root.angle;
-    link.omega = 0;
-  }
+namespace {
+// A link does not spin: in 2D it takes its root's angle, in 3D it keeps its own orientation.
+void align_link(Disc& link, const Disc& root) {
+  link.angle = root.angle;
+  link.omega = 0;
+}
+void align_link(RigidBody3& link, const RigidBody3&) {
+  for (double& w : link.omega) w = 0;
 }
 
-void attach_links(std::vector<RigidBody3>& bodies, double t) {
+template <class Body>
+void attach_links_of(std::vector<Body>& bodies, double t) {
   for (auto& link : bodies) {
     if (link.root < 0) continue;
-    const RigidBody3& root = bodies[static_cast<size_t>(link.root)];
-    double r[3];
+    const Body& root = bodies[static_cast<size_t>(link.root)];
+    double r[Body::kDim];
     link_stroke(link, t, r, link.v_kin);
-    for (int d = 0; d < 3; ++d) {
+    for (int d = 0; d < Body::kDim; ++d) {
       link.c[d] = root.c[d] + r[d];
       link.v[d] = root.v[d] + link.v_kin[d];
-      link.omega[d] = 0;
     }
+    align_link(link, root);
   }
 }
+}  // namespace
+
+void attach_links(std::vector<Disc>& bodies, double t) { attach_links_of(bodies, t); }
+void attach_links(std::vector<RigidBody3>& bodies, double t) { attach_links_of(bodies, t); }
 
 double composite_mass(const std::vector<RigidBody3>& bodies, size_t b) {
   double m = bodies[b].mass();
