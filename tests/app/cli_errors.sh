@@ -141,8 +141,8 @@ serial_checks() {
   # Articulated membrane bodies (the water-strider robot): a link's root must be another, free, non-rotating body.
   expect_error robot_root_index 1 "$ROBOT_DECK" "membrane.bodies[1].root" "is not another body" check "$ROBOT_DECK" --set "membrane.bodies[1].root=7"
   expect_error robot_root_rotates 1 "$ROBOT_DECK" "membrane.bodies[1].root" "non-rotating" check "$ROBOT_DECK" --set "membrane.bodies[0].rotates=true"
-  # The 3D membrane step (phase 1) refuses the keys it does not implement yet.
-  expect_error membrane3d_two_solve 1 "$DROP3D_DECK" membrane.two_solve "does not implement" check "$DROP3D_DECK" --set membrane.two_solve=false
+  # A 3D body's orientation is a rotation vector, not the 2D angle.
+  expect_error membrane3d_angle 1 "$SPHERE3D_DECK" "membrane.bodies[0].angle" "2D orientation" check "$SPHERE3D_DECK" --set "membrane.bodies[0].angle=30"
   # 3D links follow the same rules as 2D ones; a held axis starts at rest; z is a 3D axis; a 2D body is a disc.
   expect_error membrane3d_body_root 1 "$SPHERE3D_DECK" "membrane.bodies[0].root" "is not another body" check "$SPHERE3D_DECK" --set "membrane.bodies[0].root=0"
   expect_error membrane3d_root_rotates 1 "$STRIDER3D_DECK" "membrane.bodies[1].root" "non-rotating" check "$STRIDER3D_DECK" --set "membrane.bodies[0].rotates=true"

@@ -439,11 +439,6 @@ void check_membrane_geometry(const config::Section& root) {
   const auto ms = root.section("membrane");
   const MembraneDeck deck = read_membrane_deck(root);
   if (dim == 3) {
-    // What the 3D step (membrane_flow_3d.hpp) does not implement yet.
-    if (!deck.flow.two_solve)
-      throw InputError(ms.file(), ms.key_path("two_solve"),
-                       "the 3D membrane step does not implement this key yet (3D has no one-solve control); remove "
-                       "it or run in 2D");
     for (const auto& bs : ms.has("bodies") ? ms.list("bodies") : std::vector<config::Section>{}) {
       if (bs.real("angle") != 0)
         throw InputError(bs.file(), bs.key_path("angle"),

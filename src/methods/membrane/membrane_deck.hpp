@@ -33,9 +33,8 @@ struct MembraneDeck {
 void declare_membrane_sections(config::Schema& root);
 MembraneDeck read_membrane_deck(const config::Section& root);
 // The refusals that need the domain with the membrane section: a whole number of cells, the pool
-// level, the drop and every body inside the box a cell away from its walls; in 3D the keys the 3D
-// step does not implement yet (two_solve: false; linked or spinning bodies), a disc in 3D and
-// a sphere in 2D. Throws
+// level, the drop and every body inside the box a cell away from its walls; the 2D `angle` in 3D, a
+// disc in 3D and a sphere in 2D. Throws
 // InputError naming the file and key. Called by the method's constructor and by `meniscus check`.
 void check_membrane_geometry(const config::Section& root);
 

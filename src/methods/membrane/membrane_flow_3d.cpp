@@ -429,7 +429,19 @@ Step3Report MembraneFlow3::step(double dt) {
   // into k3Udag, v-dagger.
   std::vector<double> vdag, vr_unused;
   std::optional<Timers::Scope> stage(std::in_place, timers_, "solve1");
-  report.first = solver_.solve(before, RigidHost3{bodies_, {}, false}, params_.rho, dt, k3U, k3Udag, vdag, vr_unused);
+  if (params_.two_solve) {
+    report.first = solver_.solve(before, RigidHost3{bodies_, {}, false}, params_.rho, dt, k3U, k3Udag, vdag, vr_unused);
+  } else {
+    // One-solve control: advect with the previous step's velocities (the membrane's v^n, the faces' u^n).
+    vdag = before.v;
+    auto owned = grid_.field().acquire_owned();
+    Kokkos::parallel_for(
+        "membrane3_copy_advection_velocity", owned.extent(0), KOKKOS_LAMBDA(const long q) {
+          for (int d = 0; d < 3; ++d) owned(q, k3Udag + d) = owned(q, k3U + d);
+        });
+    grid_.field().release_owned(owned);
+    grid_.field().global_to_local();
+  }
   // Free vertices: the normal part of v-dagger (optional); contact particles keep their projection
   // velocity, they must land on the body. The normals are complete on owned vertices (their one
   // ring is local), which are the rows the advection reads.

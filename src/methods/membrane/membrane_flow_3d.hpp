@@ -52,6 +52,9 @@ struct Flow3Parameters {
   double h = 0.0;      // membrane thickness (paper default 0.5 dx)
   bool closed = true;  // a drop; false: an open pool surface whose boundary lies on the x/y walls
   bool preserve_volume = true;
+  // false: the one-solve control of Ruan 2021 Fig. 8c (no first solve; the membrane and the liquid are
+  // advected with the previous step's velocities), as in 2D (FlowParameters::two_solve).
+  bool two_solve = true;
   // Vertices move with the normal part of v-dagger only and keep only the normal part of their new
   // velocity (deck key membrane.normal_motion; not in the paper, as in 2D: tangential_motion.hpp).
   bool normal_motion = false;

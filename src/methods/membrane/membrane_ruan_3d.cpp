@@ -59,6 +59,7 @@ MembraneRuan3::MembraneRuan3(const MethodContext& ctx) : comm_(ctx.comm) {
   p.h = deck_.thickness_over_dx * dx;
   p.preserve_volume = deck_.flow.preserve_volume;
   p.normal_motion = deck_.flow.normal_motion;
+  p.two_solve = deck_.flow.two_solve;
   p.remesh = deck_.remesh;
   p.remesh_smoothing = deck_.remesh_smoothing;
   p.contact_eps_over_dx = deck_.flow.contact_eps_over_dx;
