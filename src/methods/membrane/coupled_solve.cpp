@@ -93,14 +93,8 @@ CoupledSolveResult CoupledSolver::solve(const MembraneHost& m, const RigidHost& 
   const int rigid_rank = size - 1;  // owns the bodies' rows
   std::vector<int> coupled(nv, 0);  // free components that appear in some W row on this rank
 
-  // Velocity component d of body b's point x. A point of a link (Disc::root) moves with the root's
-  // J(x) v_root plus the known stroke velocity v_kin (its term goes to the right-hand side).
-  auto body_velocity = [&](long b, int d, const double* x) {
-    const long owner = r.bodies[b].root >= 0 ? r.bodies[b].root : b;
-    if (rigid[owner] < 0) return rigid_point_velocity(r.bodies[b], -1, d, x);  // a link's v is its total velocity
-    LinearVelocity out = rigid_point_velocity(r.bodies[owner], rigid[owner], d, x);
-    if (owner != b) out.known = r.bodies[b].v_kin[d];
-    return out;
+  auto body_velocity = [&](long b, int d, const double* x) {  // a link: its root's unknowns plus its stroke
+    return body_point_velocity(r.bodies, rigid, b, d, x);
   };
   // A contact vertex moves with its prescribed v_contact where the caller gives one (the first solve's
   // projection velocities, Ruan 2021 Eq. 30), else with its body (§5.3, step 7: "the velocities of

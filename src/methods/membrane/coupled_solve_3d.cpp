@@ -106,16 +106,9 @@ CoupledSolveResult CoupledSolver3::solve(const MembraneHost3& m, const RigidHost
   for (long b = 0; b < nbody; ++b)
     for (int d = 0; d < 3 && rigid[b] >= 0; ++d) held.held[rigid[b] + d] = r.bodies[b].held[d];
 
-  // Velocity component d of body b's point x: J(x) v_r on a free body's unknowns, the known point
-  // velocity of a fixed body (or of every body when the bodies are not unknowns); a link's point moves
-  // with its root's J(x) v_root plus the known stroke velocity (RigidBody3::root).
   auto owner_of = [&](long b) { return r.bodies[b].root >= 0 ? static_cast<long>(r.bodies[b].root) : b; };
-  auto body_velocity = [&](long b, int d, const double* x) {
-    const long owner = owner_of(b);
-    if (rigid[owner] < 0) return rigid_point_velocity(r.bodies[b], -1, d, x);  // a link's v is its total velocity
-    LinearVelocity out = rigid_point_velocity(r.bodies[owner], rigid[owner], d, x);
-    if (owner != b) out.known = r.bodies[b].v_kin[d];
-    return out;
+  auto body_velocity = [&](long b, int d, const double* x) {  // a link: its root's unknowns plus its stroke
+    return body_point_velocity(r.bodies, rigid, b, d, x);
   };
   // A contact vertex moves with its body (body_velocity), or with its prescribed v_contact where the
   // bodies are not unknowns and the caller gives one (the first solve's projection velocities).

@@ -57,6 +57,19 @@ LinearVelocity rigid_point_velocity(const Body& body, PetscInt first, int d, con
   return out;
 }
 
+// Velocity component d of the point x of body b (Disc or RigidBody3), rigid[b] the first of its unknowns
+// (-1: none): rigid_point_velocity. A link's point (root >= 0) moves with its root's J(x) v_root plus the
+// known stroke velocity v_kin, or, when the root has no unknowns, with the link's own total velocity.
+template <class Body>
+LinearVelocity body_point_velocity(const std::vector<Body>& bodies, const std::vector<PetscInt>& rigid, long b, int d,
+                                   const double* x) {
+  const long owner = bodies[b].root >= 0 ? static_cast<long>(bodies[b].root) : b;
+  if (rigid[owner] < 0) return rigid_point_velocity(bodies[b], -1, d, x);
+  LinearVelocity out = rigid_point_velocity(bodies[owner], rigid[owner], d, x);
+  if (owner != b) out.known = bodies[b].v_kin[d];
+  return out;
+}
+
 // A fluid-air face's velocity W v of component d: the interpolation row (vertex, weight) through the
 // vertices' linear velocities vmap (dim per vertex), terms merged per unknown.
 LinearVelocity interpolated_velocity(const std::vector<std::pair<int, double>>& w_row,
